@@ -1,0 +1,84 @@
+// datadesk ingest crimes|stocks: load files or the portal's API into PostgreSQL.
+import path from 'node:path';
+import type { Command } from 'commander';
+import { UserError } from '../../core/errors.js';
+import { ingestCsv, type CsvSource, type IngestSummary } from '../../ingest/csv-ingest.js';
+import { CRIMES_SPEC } from '../../ingest/crimes/crime-table.js';
+import { portalCsvSource } from '../../ingest/crimes/portal-csv.js';
+import { syncSocrata } from '../../ingest/crimes/socrata-sync.js';
+import { parseExchange, stockCsvSource, stockSpec } from '../../ingest/stocks/stock-table.js';
+import type { TableSpec } from '../../ingest/table-spec.js';
+import { commandContext, withDatabase } from '../context.js';
+import { progressBar } from '../progress.js';
+import { positiveInt } from '../options.js';
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+export function printSummary(what: string, s: IngestSummary): void {
+  process.stdout.write(
+    `${what}: ${n(s.rowsRead)} rows read; ${n(s.inserted)} loaded, ${n(s.updated)} updated, ` +
+      `${n(s.unchanged)} unchanged, ${n(s.rejected)} rejected in ${s.seconds.toFixed(1)} s ` +
+      `(${n(Math.round(s.rowsRead / Math.max(s.seconds, 1e-3)))} rows/s)\n`,
+  );
+  if (s.rejectsPath) process.stdout.write(`Rejected rows, with line numbers and reasons: ${s.rejectsPath}\n`);
+}
+
+async function loadCsv(file: string, spec: TableSpec, source: CsvSource, rejects: string | undefined, what: string) {
+  const ctx = commandContext();
+  const summary = await withDatabase(ctx, async (db) => {
+    const bar = progressBar(`Loading ${path.basename(file)}`, 'bytes');
+    try {
+      const s = await ingestCsv({
+        pool: db.write, file, spec, source, rejectsPath: rejects ?? `${file}.rejects.csv`,
+        onProgress: (done, total) => bar.update(done, total),
+      });
+      await db.write.query(`ANALYZE ${spec.table}`);
+      return s;
+    } finally {
+      bar.stop();
+    }
+  });
+  printSummary(what, summary);
+}
+
+export function registerIngest(program: Command): void {
+  const ingest = program.command('ingest').description('load data into PostgreSQL (idempotent: re-running changes nothing)');
+
+  ingest
+    .command('crimes')
+    .description("load Chicago crimes from the portal's CSV export (--csv) or its SODA API (--socrata)")
+    .option('--csv <file>', 'a "Crimes - 2001 to Present" CSV export')
+    .option('--socrata [url]', 'incremental sync from the SODA API (default: SOCRATA_URL)')
+    .option('--rejects <file>', 'where rejected rows go (default: <file>.rejects.csv)')
+    .option('--max-pages <n>', 'with --socrata: stop after n pages (resumable)', positiveInt)
+    .action(async (opts: { csv?: string; socrata?: string | boolean; rejects?: string; maxPages?: number }) => {
+      if (Boolean(opts.csv) === Boolean(opts.socrata)) throw new UserError('Give exactly one of --csv FILE or --socrata [URL]');
+      if (opts.csv) return loadCsv(opts.csv, CRIMES_SPEC, portalCsvSource, opts.rejects, 'Crimes');
+      const ctx = commandContext();
+      const url = typeof opts.socrata === 'string' ? opts.socrata : ctx.config.socrata.url;
+      const s = await withDatabase(ctx, (db) =>
+        syncSocrata({
+          pool: db.write, url, appToken: ctx.config.socrata.appToken, pageSize: ctx.config.socrata.pageSize,
+          rejectsPath: opts.rejects ?? path.resolve(ctx.config.home, 'socrata.rejects.csv'), logger: ctx.logger,
+          maxPages: opts.maxPages,
+        }),
+      );
+      process.stdout.write(
+        `Portal sync: ${n(s.fetched)} records in ${s.pages} pages; ${n(s.inserted)} loaded, ${n(s.updated)} updated, ` +
+          `${n(s.unchanged)} unchanged, ${n(s.rejected)} rejected; ${s.complete ? 'up to date' : 'stopped early, resumable'}` +
+          `${s.cursor ? ` (through updated_on ${s.cursor.updatedOn}, id ${s.cursor.id})` : ''}\n`,
+      );
+      if (s.rejectsPath) process.stdout.write(`Rejected records, with positions and reasons: ${s.rejectsPath}\n`);
+    });
+
+  ingest
+    .command('stocks')
+    .description('load daily A-share bars (BacktestBench columns) for one exchange')
+    .requiredOption('--csv <file>', 'CSV with header ' + 'stock_code,name,short_name,trade_date,opening_price,...')
+    .requiredOption('--exchange <name>', 'shanghai (SSE), shenzhen (SZSE) or beijing (BSE)')
+    .option('--rejects <file>', 'where rejected rows go (default: <file>.rejects.csv)')
+    .action(async (opts: { csv: string; exchange: string; rejects?: string }) => {
+      const exchange = parseExchange(opts.exchange);
+      await loadCsv(opts.csv, stockSpec(exchange), stockCsvSource, opts.rejects, `Stocks (${exchange})`);
+    });
+}

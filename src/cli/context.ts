@@ -1,0 +1,25 @@
+// What every command needs: the validated config, a logger, and a database
+// that is opened (and migrated) for the command and closed after it.
+import { loadConfigFromProcess } from '../config/load.js';
+import type { Config } from '../config/env.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { openDatabase, type Database } from '../db/database.js';
+
+export interface CommandContext {
+  config: Config;
+  logger: Logger;
+}
+
+export function commandContext(): CommandContext {
+  const config = loadConfigFromProcess();
+  return { config, logger: createLogger(config.logLevel) };
+}
+
+export async function withDatabase<T>(ctx: CommandContext, run: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase(ctx.config, ctx.logger);
+  try {
+    return await run(db);
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// The `datadesk` command. Each command lives in its own file under commands/;
+// this file only wires them and turns errors into one clear line on stderr.
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/env.js';
+import { UserError } from '../core/errors.js';
+import { registerDb } from './commands/db.js';
+import { registerGenerate } from './commands/generate.js';
+import { registerIngest } from './commands/ingest.js';
+import { registerServe } from './commands/serve.js';
+
+export function buildProgram(): Command {
+  const program = new Command('datadesk')
+    .description('Data Desk: ask the Chicago crime data and A-share backtests in Slack, Teams or your terminal')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)');
+  registerServe(program);
+  registerIngest(program);
+  registerGenerate(program);
+  registerDb(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram().exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode; // commander already printed it
+    if (error instanceof UserError || error instanceof ConfigError) {
+      process.stderr.write(`datadesk: ${error.message}\n`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`datadesk: unexpected error: ${message}\n`);
+    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    return 2;
+  }
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,166 @@
+// The one typed configuration object, read from the environment (and an
+// optional .env file) and validated once at start. Every variable is documented
+// in .env.example; an invalid value fails with the variable's name and what is
+// expected, never with a stack trace.
+import { z } from 'zod';
+import { Cron } from 'croner';
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const postgresUrl = optionalString.refine(
+  (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
+  { message: 'expected a PostgreSQL URL such as postgres://user@host:5432/dbname' },
+);
+
+const httpUrl = optionalString.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), {
+  message: 'expected an http:// or https:// URL',
+});
+
+const integer = (fallback: number, min: number, max: number) =>
+  optionalString
+    .transform((v) => (v === undefined ? fallback : Number(v)))
+    .refine((n) => Number.isInteger(n) && n >= min && n <= max, {
+      message: `expected a whole number from ${min} to ${max}`,
+    });
+
+/** A cron expression (5 or 6 fields) or the word "off". */
+const schedule = optionalString.refine(
+  (v) => {
+    if (v === undefined || v === 'off') return true;
+    try {
+      new Cron(v, { paused: true });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected a cron expression such as "0 4 * * 1" (Mondays 04:00) or "off"' },
+);
+
+const timezone = optionalString.refine(
+  (v) => {
+    if (v === undefined) return true;
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: v });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'expected an IANA time zone such as America/Chicago' },
+);
+
+const schema = z.object({
+  DATABASE_URL: postgresUrl,
+  READ_DATABASE_URL: postgresUrl,
+  DATADESK_HOME: optionalString.transform((v) => v ?? '.datadesk'),
+  EMBEDDED_PG_PORT: integer(54329, 1024, 65535),
+  HOST: optionalString.transform((v) => v ?? '127.0.0.1'),
+  PORT: integer(3000, 0, 65535),
+  LOG_LEVEL: optionalString
+    .transform((v) => v ?? 'info')
+    .pipe(z.enum(['debug', 'info', 'warn', 'error'], { message: 'expected debug, info, warn or error' })),
+  DEMO_DATA: optionalString
+    .transform((v) => v ?? 'auto')
+    .pipe(z.enum(['auto', 'off'], { message: 'expected auto (load on an empty database) or off' })),
+  DEMO_CRIME_ROWS: integer(300_000, 1, 20_000_000),
+  DEMO_TICKERS: integer(200, 1, 6_000),
+  SOCRATA_URL: httpUrl.transform((v) => v ?? 'https://data.cityofchicago.org/resource/ijzp-q8t2.json'),
+  SOCRATA_APP_TOKEN: optionalString,
+  SOCRATA_PAGE_SIZE: integer(50_000, 1, 50_000),
+  SOCRATA_SCHEDULE: schedule,
+  SCHEDULE_TIMEZONE: timezone.transform((v) => v ?? 'America/Chicago'),
+  LLM_BASE_URL: httpUrl,
+  LLM_API_KEY: optionalString,
+  LLM_MODEL: optionalString,
+});
+
+export type RawEnv = Record<string, string | undefined>;
+
+export interface Config {
+  databaseUrl?: string;
+  readDatabaseUrl?: string;
+  home: string;
+  embeddedPgPort: number;
+  host: string;
+  port: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  demoData: 'auto' | 'off';
+  demoCrimeRows: number;
+  demoTickers: number;
+  socrata: {
+    url: string;
+    appToken?: string;
+    pageSize: number;
+    /** Cron expression, or undefined when the scheduled sync is off. */
+    schedule?: string;
+  };
+  scheduleTimezone: string;
+  llm?: { baseUrl?: string; apiKey?: string; model: string };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The weekly default of the portal sync; off on the embedded demo database, whose data is synthetic. */
+const DEFAULT_SOCRATA_SCHEDULE = '0 4 * * 1';
+
+export function loadConfig(env: RawEnv): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if ((e.LLM_BASE_URL || e.LLM_API_KEY) && !e.LLM_MODEL) {
+    problems.push('LLM_MODEL: required when LLM_BASE_URL or LLM_API_KEY is set (e.g. gpt-4o-mini)');
+  }
+  if (e.READ_DATABASE_URL && !e.DATABASE_URL) {
+    problems.push('READ_DATABASE_URL: needs DATABASE_URL too (writes always go to DATABASE_URL)');
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const socrataSchedule =
+    e.SOCRATA_SCHEDULE === 'off'
+      ? undefined
+      : (e.SOCRATA_SCHEDULE ?? (e.DATABASE_URL ? DEFAULT_SOCRATA_SCHEDULE : undefined));
+
+  return {
+    databaseUrl: e.DATABASE_URL,
+    readDatabaseUrl: e.READ_DATABASE_URL,
+    home: e.DATADESK_HOME,
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    demoData: e.DEMO_DATA,
+    demoCrimeRows: e.DEMO_CRIME_ROWS,
+    demoTickers: e.DEMO_TICKERS,
+    socrata: {
+      url: e.SOCRATA_URL,
+      appToken: e.SOCRATA_APP_TOKEN,
+      pageSize: e.SOCRATA_PAGE_SIZE,
+      schedule: socrataSchedule,
+    },
+    scheduleTimezone: e.SCHEDULE_TIMEZONE,
+    llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
+  };
+}
+
+/** One line about the LLM for the start-up banner; never prints the key. */
+export function describeLlm(config: Config): string {
+  if (!config.llm) {
+    return 'LLM: none configured. Answers come from verified queries, the rule syntax and the deterministic narrator; set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for free-form questions.';
+  }
+  const where = config.llm.baseUrl ?? 'https://api.openai.com/v1';
+  return `LLM: ${config.llm.model} at ${where}${config.llm.apiKey ? ' (key set)' : ' (no key)'}`;
+}

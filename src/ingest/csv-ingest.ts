@@ -1,0 +1,120 @@
+// Streams a CSV file into a table: parse, validate each row (a bad row goes to
+// the reject file with its line number), load in batches through COPY and an
+// upsert. Re-running the same file changes nothing.
+import { createReadStream, statSync } from 'node:fs';
+import type pg from 'pg';
+import type { TableSpec } from './table-spec.js';
+import { BatchUpserter, addCounts, zeroCounts, type BatchCounts } from './upsert-batch.js';
+import { RejectFile } from './rejects.js';
+import { readCsvRecords } from './csv-records.js';
+import { UserError } from '../core/errors.js';
+
+/** A row turned into COPY text values (the spec's columns), or why it was refused. */
+export type RowResult = { values: string } | { reason: string };
+
+export interface CsvSource {
+  /** What the file's first line must be, field by field. */
+  header: readonly string[];
+  /** Converts the fields of one data row; must not throw. */
+  parseRow(fields: string[]): RowResult;
+}
+
+export interface CsvIngestOptions {
+  pool: pg.Pool;
+  file: string;
+  spec: TableSpec;
+  source: CsvSource;
+  rejectsPath: string;
+  batchSize?: number;
+  /** Called after each batch with bytes read so far and the file size. */
+  onProgress?: (bytesRead: number, totalBytes: number) => void;
+}
+
+export interface IngestSummary extends BatchCounts {
+  rowsRead: number;
+  rejected: number;
+  rejectsPath?: string;
+  seconds: number;
+}
+
+export async function ingestCsv(options: CsvIngestOptions): Promise<IngestSummary> {
+  const { pool, file, spec, source } = options;
+  const batchSize = options.batchSize ?? 200_000;
+  let totalBytes: number;
+  try {
+    totalBytes = statSync(file).size;
+  } catch {
+    throw new UserError(`Cannot read ${file}: no such file`);
+  }
+  const started = performance.now();
+  const rejects = new RejectFile(options.rejectsPath);
+  const client = await pool.connect();
+  const upserter = new BatchUpserter(client, spec);
+  let counts = zeroCounts();
+  let rowsRead = 0;
+  // The database loads batch k while we parse batch k+1: at most one write in flight.
+  let inFlight: Promise<void> = Promise.resolve();
+  const progress = { bytesRead: 0 };
+  try {
+    await upserter.prepare();
+    let batch: string[] = [];
+    let headerSeen = false;
+    const flush = async () => {
+      const lines = batch;
+      batch = [];
+      await inFlight;
+      const bytes = progress.bytesRead;
+      inFlight = upserter.write(lines).then((c) => {
+        counts = addCounts(counts, c);
+        options.onProgress?.(Math.min(bytes, totalBytes), totalBytes);
+      });
+      // surface a failed write at the next flush instead of as an unhandled rejection
+      inFlight.catch(() => undefined);
+    };
+
+    for await (const record of readCsvRecords(file, progress)) {
+      if (!headerSeen) {
+        if (record.error !== undefined) throw new UserError(`${file}: the header line is not valid CSV (${record.error})`);
+        headerSeen = true;
+        checkHeader(record.fields, source.header, file);
+        continue;
+      }
+      rowsRead++;
+      if (record.error !== undefined) {
+        await rejects.add({ where: record.line, reason: record.error, raw: record.raw });
+        continue;
+      }
+      const result = source.parseRow(record.fields);
+      if ('reason' in result) {
+        await rejects.add({ where: record.line, reason: result.reason, raw: record.raw });
+        continue;
+      }
+      batch.push(`${result.values}\t${record.line}`);
+      if (batch.length >= batchSize) await flush();
+    }
+    if (!headerSeen) throw new UserError(`${file} is empty: expected a header line ${source.header.join(',')}`);
+    await flush();
+    await inFlight;
+  } finally {
+    await inFlight.catch(() => undefined);
+    client.release();
+    await rejects.close();
+  }
+  return {
+    ...counts,
+    rowsRead,
+    rejected: rejects.count,
+    rejectsPath: rejects.count ? rejects.path : undefined,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+function checkHeader(found: string[], expected: readonly string[], file: string): void {
+  const same = found.length === expected.length && found.every((f, i) => f.trim() === expected[i]);
+  if (same) return;
+  const firstDiff = expected.findIndex((e, i) => found[i]?.trim() !== e);
+  throw new UserError(
+    `${file}: unexpected header. Expected ${expected.length} columns "${expected.join(',')}"; ` +
+      `column ${firstDiff + 1} is "${found[firstDiff] ?? '(missing)'}" where "${expected[firstDiff] ?? '(none)'}" was expected.`,
+  );
+}

@@ -1,0 +1,95 @@
+// Field converters shared by the ingesters. Each returns the value for COPY, or
+// throws FieldError with a sentence naming the field and what was expected.
+export class FieldError extends Error {}
+
+export const emptyToNull = (s: string | undefined): string | null => {
+  if (s === undefined) return null;
+  const t = s.trim();
+  return t === '' ? null : t;
+};
+
+export function integerField(name: string, raw: string | undefined, required = false): number | null {
+  const s = emptyToNull(raw);
+  if (s === null) {
+    if (required) throw new FieldError(`${name} is empty`);
+    return null;
+  }
+  if (!/^[+-]?\d+$/.test(s)) throw new FieldError(`${name}: "${s}" is not a whole number`);
+  const n = Number(s);
+  if (!Number.isSafeInteger(n) || Math.abs(n) > 2_147_483_647) throw new FieldError(`${name}: ${s} is out of range`);
+  return n;
+}
+
+export function numberField(name: string, raw: string | undefined, min = -Infinity, max = Infinity): number | null {
+  const s = emptyToNull(raw);
+  if (s === null) return null;
+  const n = Number(s);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s) || !Number.isFinite(n)) {
+    throw new FieldError(`${name}: "${s}" is not a number`);
+  }
+  if (n < min || n > max) throw new FieldError(`${name}: ${s} is outside ${min}..${max}`);
+  return n;
+}
+
+export function booleanField(name: string, raw: string | boolean | undefined): boolean | null {
+  if (typeof raw === 'boolean') return raw;
+  const s = emptyToNull(raw);
+  if (s === null) return null;
+  const lower = s.toLowerCase();
+  if (lower === 'true') return true;
+  if (lower === 'false') return false;
+  throw new FieldError(`${name}: "${s}" is not true or false`);
+}
+
+function validDate(y: number, m: number, d: number): boolean {
+  if (m < 1 || m > 12 || d < 1) return false;
+  const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return d <= days;
+}
+
+const pad2 = (n: number) => (n < 10 ? '0' : '') + n;
+
+const PORTAL_TIMESTAMP = /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2}):(\d{2}) ([AP]M)$/;
+
+/** `MM/DD/YYYY hh:mm:ss AM/PM` (the portal's CSV) -> `YYYY-MM-DD HH:MM:SS`. */
+export function portalTimestampField(name: string, raw: string | undefined, required = false): string | null {
+  const s = emptyToNull(raw);
+  if (s === null) {
+    if (required) throw new FieldError(`${name} is empty`);
+    return null;
+  }
+  const m = PORTAL_TIMESTAMP.exec(s);
+  if (!m) throw new FieldError(`${name}: "${s}" is not MM/DD/YYYY hh:mm:ss AM/PM`);
+  const [, mo, d, y, hh, mi, ss, ampm] = m;
+  const hour12 = Number(hh);
+  if (hour12 < 1 || hour12 > 12 || Number(mi) > 59 || Number(ss) > 59 || !validDate(Number(y), Number(mo), Number(d))) {
+    throw new FieldError(`${name}: "${s}" is not a real date and time`);
+  }
+  const hour = (hour12 % 12) + (ampm === 'PM' ? 12 : 0);
+  return `${y}-${mo}-${d} ${pad2(hour)}:${mi}:${ss}`;
+}
+
+const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;
+
+/** SODA's floating timestamp `2014-11-02T05:57:00.000` -> `2014-11-02 05:57:00`. */
+export function isoTimestampField(name: string, raw: unknown, required = false): string | null {
+  const s = typeof raw === 'string' ? emptyToNull(raw) : null;
+  if (s === null) {
+    if (required) throw new FieldError(`${name} is empty`);
+    return null;
+  }
+  const m = ISO_TIMESTAMP.exec(s);
+  if (!m || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59 || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) {
+    throw new FieldError(`${name}: "${s}" is not an ISO 8601 timestamp`);
+  }
+  return `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6]}`;
+}
+
+/** `YYYY-MM-DD`, a real calendar date. */
+export function isoDateField(name: string, raw: string | undefined): string {
+  const s = emptyToNull(raw);
+  if (s === null) throw new FieldError(`${name} is empty`);
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw new FieldError(`${name}: "${s}" is not a date YYYY-MM-DD`);
+  return s;
+}

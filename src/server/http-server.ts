@@ -1,0 +1,62 @@
+// The bot's own HTTP server: health for containers and a status page. Channel
+// endpoints (Slack events, Teams messages, the playground) mount here as routes.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type pg from 'pg';
+import type { Logger } from '../core/logger.js';
+import { dataFreshness } from '../db/freshness.js';
+
+export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<boolean>;
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+export function healthRoutes(pool: pg.Pool, startedAt: Date): Route {
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'GET') return false;
+    if (url.pathname === '/healthz') {
+      try {
+        await pool.query('SELECT 1');
+        json(res, 200, { status: 'ok', database: 'up' });
+      } catch {
+        json(res, 503, { status: 'unavailable', database: 'down' });
+      }
+      return true;
+    }
+    if (url.pathname === '/status') {
+      json(res, 200, { startedAt: startedAt.toISOString(), data: await dataFreshness(pool) });
+      return true;
+    }
+    return false;
+  };
+}
+
+export async function startHttpServer(host: string, port: number, routes: Route[], logger: Logger): Promise<RunningServer> {
+  const server = http.createServer(async (req, res) => {
+    try {
+      for (const route of routes) if (await route(req, res)) return;
+      json(res, 404, { error: `Nothing at ${req.method} ${req.url}` });
+    } catch (error) {
+      logger.error(`HTTP ${req.method} ${req.url}: ${(error as Error).message}`);
+      if (!res.headersSent) json(res, 500, { error: 'Internal error; see the server log.' });
+      else res.end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
