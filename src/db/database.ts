@@ -32,6 +32,12 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** Idle pooled connections closed by a server shutdown (57P01) are expected on stop. */
+function logPoolError(logger: Logger, error: Error & { code?: string }): void {
+  if (error.code === '57P01') logger.debug(`PostgreSQL closed an idle connection: ${error.message}`);
+  else logger.warn(`PostgreSQL pool: ${error.message}`);
+}
+
 async function checkReachable(pool: pg.Pool, url: string): Promise<void> {
   try {
     await pool.query('SELECT 1');
@@ -50,12 +56,12 @@ export async function openDatabase(
     : await startEmbeddedPostgres(config.home, config.embeddedPgPort, logger);
   const url = config.databaseUrl ?? embedded!.url;
   const write = new pg.Pool({ connectionString: url, max: 10 });
-  write.on('error', (error) => logger.warn(`PostgreSQL pool: ${error.message}`));
+  write.on('error', (error) => logPoolError(logger, error));
   try {
     await checkReachable(write, url);
     const read = config.readDatabaseUrl ? new pg.Pool({ connectionString: config.readDatabaseUrl, max: 10 }) : write;
     if (read !== write) {
-      read.on('error', (error) => logger.warn(`PostgreSQL read pool: ${error.message}`));
+      read.on('error', (error) => logPoolError(logger, error));
       await checkReachable(read, config.readDatabaseUrl!);
     }
     if (options.migrate !== false) {

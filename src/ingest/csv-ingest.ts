@@ -7,6 +7,8 @@ import type { TableSpec } from './table-spec.js';
 import { BatchUpserter, addCounts, zeroCounts, type BatchCounts } from './upsert-batch.js';
 import { RejectFile } from './rejects.js';
 import { readCsvRecords } from './csv-records.js';
+import { recordRun } from './run-log.js';
+import path from 'node:path';
 import { UserError } from '../core/errors.js';
 
 /** A row turned into COPY text values (the spec's columns), or why it was refused. */
@@ -38,8 +40,12 @@ export interface IngestSummary extends BatchCounts {
 }
 
 export async function ingestCsv(options: CsvIngestOptions): Promise<IngestSummary> {
+  return recordRun(options.pool, `${options.spec.table} from ${path.basename(options.file)}`, () => ingestCsvFile(options));
+}
+
+async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> {
   const { pool, file, spec, source } = options;
-  const batchSize = options.batchSize ?? 200_000;
+  const batchSize = options.batchSize ?? 100_000;
   let totalBytes: number;
   try {
     totalBytes = statSync(file).size;

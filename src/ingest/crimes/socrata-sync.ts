@@ -9,6 +9,7 @@ import type { Logger } from '../../core/logger.js';
 import { UserError } from '../../core/errors.js';
 import { BatchUpserter, addCounts, zeroCounts } from '../upsert-batch.js';
 import { RejectFile } from '../rejects.js';
+import { recordRun } from '../run-log.js';
 import { CRIMES_SPEC } from './crime-table.js';
 import { parseSodaRecord, type SodaRecord } from './soda-row.js';
 
@@ -111,6 +112,10 @@ async function fetchPage(
 }
 
 export async function syncSocrata(options: SocrataSyncOptions): Promise<SocrataSyncSummary> {
+  return recordRun(options.pool, SOCRATA_STATE_KEY, () => syncPages(options));
+}
+
+async function syncPages(options: SocrataSyncOptions): Promise<SocrataSyncSummary> {
   const client = await options.pool.connect();
   const rejects = new RejectFile(options.rejectsPath);
   const upserter = new BatchUpserter(client, CRIMES_SPEC);

@@ -99,3 +99,18 @@ describe('ingest crimes from the portal CSV', () => {
     ).rejects.toThrow(/Cannot read .*missing\.csv: no such file/);
   });
 });
+
+describe('ingest_runs', () => {
+  it('records each load with its counts and outcome', async () => {
+    const { rows } = await db.pool.query(
+      `SELECT source, status, loaded, updated, unchanged, rejected, detail FROM ingest_runs ORDER BY id`,
+    );
+    expect(rows.slice(0, 3)).toEqual([
+      { source: 'crimes from first.csv', status: 'done', loaded: 4, updated: 0, unchanged: 0, rejected: 3, detail: null },
+      { source: 'crimes from again.csv', status: 'done', loaded: 0, updated: 0, unchanged: 4, rejected: 3, detail: null },
+      { source: 'crimes from updates.csv', status: 'done', loaded: 0, updated: 1, unchanged: 3, rejected: 0, detail: null },
+    ]);
+    expect(rows[3]).toMatchObject({ source: 'crimes from wrong.csv', status: 'failed' });
+    expect(rows[3].detail).toMatch(/unexpected header/);
+  });
+});

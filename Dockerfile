@@ -1,0 +1,27 @@
+# Data Desk: `datadesk serve` in a small image, as a non-root user.
+# Give it DATABASE_URL for a real deployment; without it, the embedded
+# PostgreSQL keeps its data in /data (mount a volume there).
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY fixtures ./fixtures
+# npm ci runs `prepare`, which compiles TypeScript into dist/
+RUN npm ci && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATADESK_HOME=/data
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY src/db/migrations ./src/db/migrations
+COPY fixtures ./fixtures
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 3000
+VOLUME ["/data"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=120s \
+  CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+CMD ["node", "dist/cli/main.js", "serve"]

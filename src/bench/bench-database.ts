@@ -1,0 +1,35 @@
+// The benchmarks' own database, next to the app's on the same server, so that
+// an 8.5M-row run never touches the data the bot serves.
+import pg from 'pg';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../core/logger.js';
+import { openDatabase, type Database } from '../db/database.js';
+import { migrate } from '../db/migrate.js';
+
+export const BENCH_DATABASE = 'datadesk_bench';
+
+export interface BenchDatabase {
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export async function openBenchDatabase(config: Config, logger: Logger, fresh: boolean): Promise<BenchDatabase> {
+  const app: Database = await openDatabase(config, logger, { migrate: false });
+  const serverUrl = new URL(config.databaseUrl ?? (app.write.options.connectionString as string));
+  const admin = new pg.Client({ connectionString: serverUrl.toString() });
+  await admin.connect();
+  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [BENCH_DATABASE])).rowCount;
+  if (fresh && exists) await admin.query(`DROP DATABASE ${BENCH_DATABASE} WITH (FORCE)`);
+  if (fresh || !exists) await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`);
+  await admin.end();
+  serverUrl.pathname = `/${BENCH_DATABASE}`;
+  const pool = new pg.Pool({ connectionString: serverUrl.toString(), max: 4 });
+  await migrate(pool);
+  return {
+    pool,
+    close: async () => {
+      await pool.end();
+      await app.close();
+    },
+  };
+}

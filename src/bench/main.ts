@@ -1,0 +1,33 @@
+// npm run bench -- <name> [options]: prints figures; never a pass/fail test.
+import { Command } from 'commander';
+import { loadConfigFromProcess } from '../config/load.js';
+import { createLogger } from '../core/logger.js';
+import { positiveInt } from '../cli/options.js';
+import { ingestBench } from './ingest-bench.js';
+import { indexBench } from './index-bench.js';
+
+const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
+program
+  .command('ingest')
+  .description('generate and load crime rows (default 8.5M, the real size); rows/s and total time')
+  .option('--rows <n>', 'rows to generate and load', positiveInt, 8_500_000)
+  .option('--no-rerun', 'skip loading the same file a second time')
+  .action(async (opts: { rows: number; rerun: boolean }) => {
+    const config = loadConfigFromProcess();
+    await ingestBench(config, createLogger(config.logLevel), opts.rows, opts.rerun);
+  });
+program
+  .command('indexes')
+  .description('the index-serving queries with and without the crime indexes (after `ingest`)')
+  .action(async () => {
+    const config = loadConfigFromProcess();
+    await indexBench(config, createLogger(config.logLevel));
+  });
+
+program
+  .parseAsync(process.argv)
+  .then(() => process.exit(0))
+  .catch((error: Error) => {
+    console.error(`bench: ${error.message}`);
+    process.exit(1);
+  });
