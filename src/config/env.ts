@@ -73,6 +73,7 @@ const schema = z.object({
   SOCRATA_PAGE_SIZE: integer(50_000, 1, 50_000),
   SOCRATA_SCHEDULE: schedule,
   SCHEDULE_TIMEZONE: timezone.transform((v) => v ?? 'America/Chicago'),
+  STATEMENT_TIMEOUT_MS: integer(15_000, 100, 600_000),
   LLM_BASE_URL: httpUrl,
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
@@ -99,6 +100,8 @@ export interface Config {
     schedule?: string;
   };
   scheduleTimezone: string;
+  /** the longest an agent's query may run */
+  statementTimeoutMs: number;
   llm?: { baseUrl?: string; apiKey?: string; model: string };
 }
 
@@ -152,6 +155,7 @@ export function loadConfig(env: RawEnv): Config {
       schedule: socrataSchedule,
     },
     scheduleTimezone: e.SCHEDULE_TIMEZONE,
+    statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };
 }

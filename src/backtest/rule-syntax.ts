@@ -1,0 +1,309 @@
+// The rule syntax of /backtest: a whole strategy request in one line, no LLM.
+//
+//   600519 2022-01-01..2023-12-31 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe
+//   compare 000001,600036,601318 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: return
+//   600519 2021 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: sharpe      (parameter confirmation)
+//   600519 2020..2022 strategy A buy: RSI_OVERSOLD sell: RSI_OVERBOUGHT strategy B buy: MACD_CROSS_UP kpi: calmar
+//
+// Errors name the bad token, its position, and the closest known names.
+import { closest } from '../core/suggest.js';
+import { compileExpression } from './expr/compile.js';
+import { ExpressionError } from './expr/parser.js';
+import { KPI_NAMES, type KpiName } from './kpis.js';
+import { loadLibrary, type Factor } from './library.js';
+import type { Condition, FactorRef, Strategy, StrategySpec } from './spec.js';
+
+export class RuleSyntaxError extends Error {
+  constructor(
+    readonly detail: string,
+    readonly position: number,
+    readonly input: string,
+  ) {
+    super(`${detail} (at position ${position}: "${input.slice(Math.max(0, position - 1), position + 24).trim()}")`);
+    this.name = 'RuleSyntaxError';
+  }
+}
+
+const KPI_WORDS: Record<string, KpiName> = {
+  return: 'return_ratio', returns: 'return_ratio', return_ratio: 'return_ratio', profit: 'return_ratio',
+  drawdown: 'max_drawdown', max_drawdown: 'max_drawdown', mdd: 'max_drawdown', maxdd: 'max_drawdown',
+  volatility: 'volatility', vol: 'volatility',
+  sharpe: 'sharpe_ratio', sharpe_ratio: 'sharpe_ratio',
+  winrate: 'win_rate', win_rate: 'win_rate', win: 'win_rate',
+  plr: 'profit_loss_ratio', profit_loss: 'profit_loss_ratio', profit_loss_ratio: 'profit_loss_ratio', pl: 'profit_loss_ratio',
+  calmar: 'calmar_ratio', calmar_ratio: 'calmar_ratio',
+};
+
+/** Does this text look like rule syntax (rather than a sentence for the LLM)? */
+export function looksLikeRuleSyntax(text: string): boolean {
+  return /\bbuy:/i.test(text);
+}
+
+interface Section {
+  key: 'buy' | 'sell' | 'kpi' | 'capital' | 'sizing' | 'strategy';
+  /** for `strategy NAME` */
+  name?: string;
+  text: string;
+  /** 1-based position of `text` in the input */
+  at: number;
+}
+
+function splitSections(input: string): { header: string; sections: Section[] } {
+  const marker = /\b(buy|sell|kpi|capital|sizing):|\bstrategy\s+([A-Za-z0-9_]+)\b/gi;
+  const hits = [...input.matchAll(marker)];
+  const header = hits.length ? input.slice(0, hits[0].index) : input;
+  const sections = hits.map((m, i) => {
+    const start = m.index! + m[0].length;
+    const end = i + 1 < hits.length ? hits[i + 1].index! : input.length;
+    const key = (m[1]?.toLowerCase() ?? 'strategy') as Section['key'];
+    const leading = input.slice(start, end).length - input.slice(start, end).trimStart().length;
+    return { key, name: m[2], text: input.slice(start, end).trim(), at: start + leading + 1 };
+  });
+  return { header, sections };
+}
+
+/** Splits on `and` / `&&` outside parentheses and braces, keeping positions. */
+function splitConditions(text: string, at: number): { text: string; at: number }[] {
+  const parts: { text: string; at: number }[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '(' || ch === '{') depth++;
+    else if (ch === ')' || ch === '}') depth--;
+    else if (depth === 0) {
+      const m = /^(\s+and\s+|\s*&&\s*)/i.exec(text.slice(i));
+      if (m && i > start) {
+        parts.push({ text: text.slice(start, i), at: at + start });
+        start = i + m[0].length;
+        i = start - 1;
+      }
+    }
+  }
+  parts.push({ text: text.slice(start), at: at + start });
+  return parts.map((p) => ({ text: p.text.trim(), at: p.at + (p.text.length - p.text.trimStart().length) })).filter((p) => p.text);
+}
+
+interface Ctx {
+  input: string;
+  /** alternatives seen in factor arguments: at most one varied parameter */
+  varied?: { factor: string; param: string; candidates: number[] };
+}
+
+function factorNames(): string[] {
+  const lib = loadLibrary();
+  return [...lib.factors.map((f) => f.id), ...lib.rules.map((r) => r.id)];
+}
+
+function findFactor(name: string): Factor | undefined {
+  const lib = loadLibrary();
+  const upper = name.toUpperCase();
+  return (
+    lib.factor(upper) ??
+    lib.factors.find((f) => f.aliases.some((a) => a.toUpperCase().replace(/[\s-]+/g, '_') === upper))
+  );
+}
+
+const TERM = /^([A-Za-z_][A-Za-z0-9_%]*)\s*(?:\(([^()]*)\))?/;
+
+function parseTerm(text: string, at: number, ctx: Ctx): { ref: FactorRef; factor: Factor; rest: string; restAt: number } {
+  const m = TERM.exec(text);
+  if (!m) throw new RuleSyntaxError(`expected a factor such as RSI(14) or MA(20), found "${text.split(/\s/)[0]}"`, at, ctx.input);
+  const factor = findFactor(m[1]);
+  if (!factor) {
+    throw new RuleSyntaxError(`unknown factor "${m[1]}"; closest: ${closest(m[1], factorNames()).join(', ')}`, at, ctx.input);
+  }
+  const params: Record<string, number> = {};
+  if (m[2] !== undefined && m[2].trim()) {
+    const args = m[2].split(',');
+    let offset = m[0].indexOf('(') + 1;
+    args.forEach((raw, i) => {
+      const argAt = at + offset + (raw.length - raw.trimStart().length);
+      offset += raw.length + 1;
+      const named = /^\s*([A-Za-z_]\w*)\s*=\s*(.+?)\s*$/.exec(raw);
+      const paramName = named ? named[1] : factor.params[i]?.name;
+      const valueText = (named ? named[2] : raw).trim();
+      if (!paramName || !factor.params.some((p) => p.name === paramName)) {
+        throw new RuleSyntaxError(
+          `${factor.id} takes ${factor.params.length ? `the parameters ${factor.params.map((p) => p.name).join(', ')}` : 'no parameters'}`,
+          argAt, ctx.input,
+        );
+      }
+      const values = valueText.split('|').map((v) => Number(v.trim()));
+      if (values.some((v) => !Number.isInteger(v))) throw new RuleSyntaxError(`"${valueText}" is not a whole number (or numbers separated by |)`, argAt, ctx.input);
+      if (values.length > 1) {
+        const varied = { factor: factor.id, param: paramName, candidates: values };
+        if (ctx.varied && JSON.stringify(ctx.varied) !== JSON.stringify(varied)) {
+          throw new RuleSyntaxError('only one parameter of one factor can be varied (the same list everywhere it appears)', argAt, ctx.input);
+        }
+        ctx.varied = varied;
+        params[paramName] = values[0];
+      } else params[paramName] = values[0];
+    });
+  }
+  const rest = text.slice(m[0].length);
+  return {
+    ref: Object.keys(params).length ? { factor: factor.id, params } : { factor: factor.id },
+    factor, rest: rest.trim(), restAt: at + m[0].length + (rest.length - rest.trimStart().length),
+  };
+}
+
+function parseCondition(text: string, at: number, ctx: Ctx): Condition {
+  if (text.startsWith('{')) {
+    if (!text.endsWith('}')) throw new RuleSyntaxError('a raw expression must end with "}"', at + text.length - 1, ctx.input);
+    const code = text.slice(1, -1);
+    try {
+      compileExpression(code);
+    } catch (error) {
+      if (error instanceof ExpressionError) throw new RuleSyntaxError(error.message.split(' at position')[0], at + error.position, ctx.input);
+      throw error;
+    }
+    return { type: 'expression', code };
+  }
+  const rule = loadLibrary().rules.find((r) => r.id === text.toUpperCase());
+  if (rule) return { type: 'rule', rule: rule.id };
+
+  const left = parseTerm(text, at, ctx);
+  if (!left.rest) {
+    if (left.factor.kind === 'event') return { type: 'event', event: left.ref };
+    throw new RuleSyntaxError(`${left.factor.id} needs a comparison, e.g. ${left.factor.id} > 0`, left.restAt, ctx.input);
+  }
+  const cross = /^crosses\s+(above|below)\s+/i.exec(left.rest);
+  if (cross) {
+    const right = parseTerm(left.rest.slice(cross[0].length), left.restAt + cross[0].length, ctx);
+    if (right.rest) throw new RuleSyntaxError(`unexpected "${right.rest}" (join conditions with "and")`, right.restAt, ctx.input);
+    return { type: 'cross', left: left.ref, direction: cross[1].toLowerCase() as 'above' | 'below', right: right.ref };
+  }
+  const cmp = /^(>=|<=|>|<)\s*/.exec(left.rest);
+  if (!cmp) throw new RuleSyntaxError(`expected >, <, >=, <= or "crosses above/below" after ${left.factor.id}, found "${left.rest.split(/\s/)[0]}"`, left.restAt, ctx.input);
+  const afterOp = left.rest.slice(cmp[0].length);
+  const afterAt = left.restAt + cmp[0].length;
+  const num = /^-?\d+(\.\d+)?(?=\s*$)/.exec(afterOp);
+  if (num) return { type: 'compare', left: left.ref, op: cmp[1] as '>' | '<' | '>=' | '<=', right: Number(num[0]) };
+  const right = parseTerm(afterOp, afterAt, ctx);
+  if (right.rest) throw new RuleSyntaxError(`unexpected "${right.rest}" (join conditions with "and")`, right.restAt, ctx.input);
+  return { type: 'compare', left: left.ref, op: cmp[1] as '>' | '<' | '>=' | '<=', right: right.ref };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const lastDay = (y: number, m: number) => new Date(Date.UTC(y, m, 0)).getUTCDate();
+
+function parseWindow(token: string): { start: string; end: string } | undefined {
+  let m = /^(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})$/.exec(token);
+  if (m) return { start: m[1], end: m[2] };
+  m = /^(\d{4})(?:\.\.(\d{4}))?$/.exec(token);
+  if (m && Number(m[1]) >= 1990 && Number(m[1]) <= 2100) return { start: `${m[1]}-01-01`, end: `${m[2] ?? m[1]}-12-31` };
+  m = /^(\d{4})-(\d{2})(?:\.\.(\d{4})-(\d{2}))?$/.exec(token);
+  if (m) {
+    const [ey, em] = m[3] ? [Number(m[3]), Number(m[4])] : [Number(m[1]), Number(m[2])];
+    return { start: `${m[1]}-${m[2]}-01`, end: `${ey}-${pad(em)}-${pad(lastDay(ey, em))}` };
+  }
+  return undefined;
+}
+
+function validDate(d: string): boolean {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d;
+}
+
+export interface ParsedRequest {
+  spec: StrategySpec;
+  /** choices the parser made that the user did not state */
+  defaults: string[];
+}
+
+export function parseRuleSyntax(input: string): ParsedRequest {
+  const { header, sections } = splitSections(input);
+  const ctx: Ctx = { input };
+  const defaults: string[] = [];
+
+  // header: [compare] tickers [window]
+  const tokens = [...header.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => ({ text: m[1] ?? m[2], at: m.index! + 1, quoted: m[1] !== undefined }));
+  let compare = false;
+  const tickers: string[] = [];
+  let window: { start: string; end: string } | undefined;
+  for (const tok of tokens) {
+    if (!tok.quoted && tok.text.toLowerCase() === 'compare') {
+      compare = true;
+      continue;
+    }
+    const w = tok.quoted ? undefined : parseWindow(tok.text);
+    if (w) {
+      if (window) throw new RuleSyntaxError('the window is given twice', tok.at, input);
+      for (const d of [w.start, w.end]) if (!validDate(d)) throw new RuleSyntaxError(`${d} is not a real date`, tok.at, input);
+      window = w;
+      continue;
+    }
+    if (/^\d{4}-/.test(tok.text)) throw new RuleSyntaxError(`"${tok.text}" is not a window; write 2022-01-01..2023-12-31, 2021, 2020..2022 or 2024-03..2024-09`, tok.at, input);
+    tickers.push(...tok.text.split(',').map((t) => t.trim()).filter(Boolean));
+  }
+  if (!tickers.length) throw new RuleSyntaxError('name a ticker first, e.g. "600519 2022 buy: ..."', 1, input);
+  if (!window) defaults.push('window: all available data');
+
+  // strategies
+  const strategies: Strategy[] = [];
+  let current: Strategy | undefined;
+  let kpi: KpiName | undefined;
+  let capital: number | undefined;
+  let sizing: 'lots' | 'shares' | undefined;
+  for (const s of sections) {
+    if (s.key === 'strategy') {
+      current = { name: s.name!, buy: [], sell: [] };
+      strategies.push(current);
+      if (s.text) throw new RuleSyntaxError(`expected "buy:" after strategy ${s.name}`, s.at, input);
+      continue;
+    }
+    if (s.key === 'buy' || s.key === 'sell') {
+      if (!current) {
+        current = { name: 'A', buy: [], sell: [] };
+        strategies.push(current);
+      }
+      if (!s.text) throw new RuleSyntaxError(`"${s.key}:" needs at least one condition`, s.at, input);
+      for (const c of splitConditions(s.text, s.at)) current[s.key].push(parseCondition(c.text, c.at, ctx));
+      continue;
+    }
+    if (s.key === 'kpi') {
+      const word = s.text.toLowerCase().replace(/[\s-]+/g, '_');
+      kpi = KPI_WORDS[word] ?? (KPI_NAMES as readonly string[]).find((k) => k === word) as KpiName | undefined;
+      if (!kpi) throw new RuleSyntaxError(`unknown KPI "${s.text}"; one of: return, drawdown, volatility, sharpe, winrate, plr, calmar`, s.at, input);
+      continue;
+    }
+    if (s.key === 'capital') {
+      const n = Number(s.text.replace(/[,_]/g, ''));
+      if (!Number.isFinite(n) || n <= 0) throw new RuleSyntaxError(`capital must be a positive amount of yuan, not "${s.text}"`, s.at, input);
+      capital = n;
+      continue;
+    }
+    if (s.key === 'sizing') {
+      const v = s.text.toLowerCase();
+      if (v !== 'lots' && v !== 'shares') throw new RuleSyntaxError(`sizing is "lots" (whole lots of 100, the default) or "shares"`, s.at, input);
+      sizing = v;
+    }
+  }
+  if (!strategies.length) throw new RuleSyntaxError('no "buy:" conditions', input.length, input);
+  for (const s of strategies) {
+    if (!s.buy.length) throw new RuleSyntaxError(`strategy ${s.name} has no "buy:" conditions`, input.indexOf(`strategy ${s.name}`) + 1, input);
+    if (!s.sell.length) defaults.push(`strategy ${s.name} has no sell rule: it holds until the last day`);
+  }
+
+  const task: StrategySpec['task'] = ctx.varied
+    ? 'parameter_confirmation'
+    : strategies.length > 1
+      ? 'strategy_selection'
+      : compare || tickers.length > 1
+        ? 'ticker_selection'
+        : 'metrics';
+  if (!kpi) {
+    kpi = task === 'metrics' ? 'sharpe_ratio' : 'return_ratio';
+    defaults.push(`kpi: ${kpi.replace('_', ' ')} (not given)`);
+  }
+  if (!sizing) defaults.push('sizing: whole lots of 100 shares');
+  if (!capital) defaults.push('capital: 1,000,000 yuan');
+  return {
+    spec: {
+      task, tickers, ...(window ?? {}), strategies, kpi, capital: capital ?? 1_000_000, sizing: sizing ?? 'lots',
+      ...(ctx.varied ? { parameter: ctx.varied } : {}),
+    },
+    defaults,
+  };
+}

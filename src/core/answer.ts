@@ -1,0 +1,107 @@
+// The one channel-neutral reply every agent returns and every channel renders
+// (Block Kit, Adaptive Card, terminal, web). Validated with zod at the boundary
+// so a renderer can trust its shape.
+import { z } from 'zod';
+
+export const cellSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const tableSchema = z.object({
+  columns: z.array(z.string()),
+  rows: z.array(z.array(cellSchema)),
+  /** all rows the query produced, even when only the first are kept here */
+  rowCount: z.number().int().nonnegative(),
+  truncated: z.boolean(),
+});
+
+export const chartSchema = z.object({
+  kind: z.enum(['line', 'bar', 'grouped-bar']),
+  title: z.string(),
+  labels: z.array(z.string()),
+  series: z.array(
+    z.object({
+      name: z.string(),
+      values: z.array(z.number().nullable()),
+      /** a second y axis on the right, e.g. drawdown under an equity curve */
+      axis: z.enum(['left', 'right']).default('left'),
+      /** draw as a filled area */
+      fill: z.boolean().default(false),
+    }),
+  ),
+  yLabel: z.string().optional(),
+  y2Label: z.string().optional(),
+});
+
+export const traceStepSchema = z.object({
+  node: z.string(),
+  ms: z.number().nonnegative(),
+  note: z.string().optional(),
+  tokens: z.number().int().nonnegative().optional(),
+});
+
+const base = {
+  route: z.enum(['sql', 'backtest', 'help', 'reject']),
+  trace: z.array(traceStepSchema),
+};
+
+export const answerSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('result'),
+    ...base,
+    headline: z.string(),
+    narration: z.string(),
+    /** the SQL that produced the data, in the order it ran */
+    sql: z.array(z.string()),
+    table: tableSchema.optional(),
+    /** more tables (e.g. a backtest's trades) under the main one */
+    extraTables: z.array(z.object({ title: z.string(), table: tableSchema })).default([]),
+    chart: chartSchema.optional(),
+    /** choices the answer rests on ("night = 22:00-06:00", "sizing: whole lots") */
+    assumptions: z.array(z.string()),
+    notes: z.array(z.string()),
+    /** "data through 2025-09-30" */
+    freshness: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal('clarify'),
+    ...base,
+    question: z.string(),
+    term: z.string(),
+    options: z.array(z.object({ id: z.string(), label: z.string(), description: z.string().optional() })).min(2),
+  }),
+  z.object({
+    kind: z.literal('refusal'),
+    ...base,
+    reason: z.string(),
+    /** what the bot can do instead */
+    alternatives: z.array(z.string()),
+  }),
+  z.object({
+    kind: z.literal('error'),
+    ...base,
+    message: z.string(),
+    /** whether asking again later may work (a timeout, the LLM down) */
+    retryable: z.boolean(),
+  }),
+]);
+
+export type Answer = z.infer<typeof answerSchema>;
+export type AnswerInput = z.input<typeof answerSchema>;
+export type AnswerTable = z.infer<typeof tableSchema>;
+export type ChartSpec = z.infer<typeof chartSchema>;
+export type TraceStep = z.infer<typeof traceStepSchema>;
+export type Cell = z.infer<typeof cellSchema>;
+
+/** Validates an agent's answer; a malformed one is a bug, reported as such. */
+export function makeAnswer(input: AnswerInput): Answer {
+  return answerSchema.parse(input);
+}
+
+/** Runs `work` and appends its timing to the trace. */
+export async function timed<T>(trace: TraceStep[], node: string, work: () => Promise<T> | T, note?: string): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    trace.push({ node, ms: Math.round((performance.now() - started) * 100) / 100, ...(note ? { note } : {}) });
+  }
+}
