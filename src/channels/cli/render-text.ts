@@ -1,0 +1,34 @@
+// An Answer as plain text for the terminal: the same content the chat
+// renderers show, in the same order.
+import type { Answer, AnswerTable } from '../../core/answer.js';
+
+function renderTable(t: AnswerTable): string {
+  const cells = [t.columns, ...t.rows.map((r) => r.map((c) => (c === null ? '' : String(c))))];
+  const widths = t.columns.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const out = [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)];
+  if (t.truncated) out.push(`(showing ${t.rows.length} of ${t.rowCount} rows)`);
+  return out.join('\n');
+}
+
+export function renderAnswerText(answer: Answer, chartPath?: string): string {
+  switch (answer.kind) {
+    case 'result': {
+      const parts = [answer.headline, '', answer.narration];
+      if (answer.table) parts.push('', renderTable(answer.table));
+      for (const extra of answer.extraTables) parts.push('', `${extra.title}:`, renderTable(extra.table));
+      if (chartPath) parts.push('', `Chart: ${chartPath}`);
+      if (answer.sql.length) parts.push('', 'SQL:', ...answer.sql.map((s) => s.replace(/^/gm, '  ')));
+      if (answer.assumptions.length) parts.push('', 'Assumptions:', ...answer.assumptions.map((a) => `  - ${a}`));
+      for (const note of answer.notes) parts.push(`Note: ${note}`);
+      if (answer.freshness) parts.push(`Data: ${answer.freshness}`);
+      return parts.join('\n');
+    }
+    case 'clarify':
+      return [answer.question, ...answer.options.map((o, i) => `  ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ''}`)].join('\n');
+    case 'refusal':
+      return [answer.reason, ...answer.alternatives.map((a) => `  - ${a}`)].join('\n');
+    case 'error':
+      return `${answer.message}${answer.retryable ? '\n(Trying again later may work.)' : ''}`;
+  }
+}

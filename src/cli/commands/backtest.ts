@@ -1,0 +1,86 @@
+// datadesk backtest simulate|factor|run: the exact engine from files, and the
+// whole backtest agent against the database.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { answerBacktest } from '../../agents/backtest/agent.js';
+import { readBarFile, readSignalFile } from '../../backtest/bar-files.js';
+import { compileExpression } from '../../backtest/expr/compile.js';
+import { ExpressionError } from '../../backtest/expr/parser.js';
+import { computeKpis } from '../../backtest/kpis.js';
+import { simulate } from '../../backtest/simulator.js';
+import { renderAnswerText } from '../../channels/cli/render-text.js';
+import { renderChartPng } from '../../charts/render-png.js';
+import { UserError } from '../../core/errors.js';
+import { llmFromConfig } from '../../llm/from-config.js';
+import { commandContext, withDatabase } from '../context.js';
+
+const positiveNumber = (v: string) => {
+  const n = Number(v.replace(/[,_]/g, ''));
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive amount, got "${v}"`);
+  return n;
+};
+const sizing = (v: string) => {
+  if (v !== 'lots' && v !== 'shares') throw new InvalidArgumentError('expected lots or shares');
+  return v;
+};
+
+export function registerBacktest(program: Command): void {
+  const backtest = program.command('backtest').description('exact backtests (BACKTEST_PROTOCOL.md)');
+
+  backtest
+    .command('simulate')
+    .description('run buy/sell signals over bars; prints KPIs, trades and equity as JSON')
+    .requiredOption('--bars <file>', 'CSV date,open,high,low,close,volume')
+    .requiredOption('--signals <file>', 'CSV date,buy,sell (0/1 or true/false: act on this day)')
+    .option('--capital <n>', 'initial capital', positiveNumber, 1_000_000)
+    .option('--sizing <mode>', 'lots (whole lots of 100) or shares', sizing, 'lots')
+    .action(async (opts: { bars: string; signals: string; capital: number; sizing: 'lots' | 'shares' }) => {
+      const { dates, bars } = await readBarFile(opts.bars);
+      const { buy, sell } = await readSignalFile(opts.signals, dates);
+      const result = simulate({ dates, open: bars.OPEN, close: bars.CLOSE, buy, sell, capital: opts.capital, sizing: opts.sizing });
+      const trades = result.trades.map(({ buy_date, buy_price, sell_date, sell_price, shares, pnl }) => ({ buy_date, buy_price, sell_date, sell_price, shares, pnl }));
+      process.stdout.write(JSON.stringify({ kpis: computeKpis(result), trades, equity: result.equity }) + '\n');
+    });
+
+  backtest
+    .command('factor')
+    .description('evaluate a factor short code over bars; prints {"values": [...]} (null where undefined)')
+    .requiredOption('--bars <file>', 'CSV date,open,high,low,close,volume[,amount]')
+    .requiredOption('--expr <code>', 'e.g. "(DELAY(CLOSE,1)-SMA(DELAY(CLOSE,1),5))/SMA(DELAY(CLOSE,1),5)*100"')
+    .action(async (opts: { bars: string; expr: string }) => {
+      let compiled;
+      try {
+        compiled = compileExpression(opts.expr);
+      } catch (error) {
+        if (error instanceof ExpressionError) throw new UserError(error.message);
+        throw error;
+      }
+      const { dates, bars } = await readBarFile(opts.bars);
+      const values = Array.from(compiled.evaluate(bars, dates.length), (v) => (Number.isFinite(v) ? v : null));
+      process.stdout.write(JSON.stringify({ values }) + '\n');
+    });
+
+  backtest
+    .command('run')
+    .description('the backtest agent: rule syntax (or words, with an LLM) against the database')
+    .argument('<request...>', 'e.g. 600519 2022 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe')
+    .option('--json', 'print the Answer as JSON')
+    .option('--chart <file>', 'where to save the equity chart PNG', '')
+    .action(async (words: string[], opts: { json?: boolean; chart: string }) => {
+      const ctx = commandContext();
+      const answer = await withDatabase(ctx, (db) =>
+        answerBacktest(words.join(' '), { pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs, logger: ctx.logger, llm: llmFromConfig(ctx.config) }),
+      );
+      let chartPath: string | undefined;
+      if (answer.kind === 'result' && answer.chart) {
+        chartPath = path.resolve(opts.chart || path.join(ctx.config.home, 'charts', `backtest-${Date.now()}.png`));
+        mkdirSync(path.dirname(chartPath), { recursive: true });
+        writeFileSync(chartPath, renderChartPng(answer.chart));
+      }
+      if (opts.json) process.stdout.write(JSON.stringify({ ...answer, chart_png: chartPath ?? null }, null, 2) + '\n');
+      else process.stdout.write(renderAnswerText(answer, chartPath) + '\n');
+      if (answer.kind === 'error') process.exitCode = 1;
+    });
+}

@@ -1,0 +1,122 @@
+// The LLM behind Data Desk: any OpenAI-compatible endpoint through the
+// `openai` package. The SDK retries 429 and 5xx with backoff and honours
+// Retry-After; on top we queue by a requests/tokens-per-minute budget, time
+// out each call, validate structured output with zod (one repair attempt on
+// invalid JSON) and report token usage for the trace.
+import OpenAI from 'openai';
+import type { z } from 'zod';
+import { RateLimiter, type RateLimits } from './rate-limiter.js';
+
+export interface LlmSettings {
+  baseUrl?: string;
+  apiKey?: string;
+  model: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+  limits?: RateLimits;
+}
+
+export interface LlmUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ChatRequest {
+  system: string;
+  user: string;
+}
+
+export class LlmError extends Error {
+  constructor(message: string, readonly retryable: boolean) {
+    super(message);
+    this.name = 'LlmError';
+  }
+}
+
+export interface LlmClient {
+  readonly model: string;
+  chatText(request: ChatRequest): Promise<{ text: string; usage: LlmUsage }>;
+  chatJson<T>(request: ChatRequest & { schema: z.ZodType<T> }): Promise<{ value: T; usage: LlmUsage }>;
+}
+
+/** Rough token estimate (4 characters a token) for reserving budget before a call. */
+const estimateTokens = (text: string) => Math.ceil(text.length / 4) + 256;
+
+/** The JSON object in a reply, tolerating ```json fences and text around it. */
+export function extractJson(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = (fenced ? fenced[1] : text).trim();
+  const start = body.indexOf('{');
+  const end = body.lastIndexOf('}');
+  if (start < 0 || end < start) throw new SyntaxError('no JSON object in the reply');
+  return JSON.parse(body.slice(start, end + 1));
+}
+
+export function createLlmClient(settings: LlmSettings): LlmClient {
+  const openai = new OpenAI({
+    baseURL: settings.baseUrl,
+    // local servers (vLLM, Ollama, llama.cpp) accept any key
+    apiKey: settings.apiKey ?? 'no-key',
+    maxRetries: settings.maxRetries ?? 3,
+    timeout: settings.timeoutMs ?? 60_000,
+  });
+  const limiter = new RateLimiter(settings.limits ?? { requestsPerMinute: 60, tokensPerMinute: 200_000 });
+
+  async function complete(messages: OpenAI.ChatCompletionMessageParam[], json: boolean) {
+    const record = await limiter.acquire(estimateTokens(messages.map((m) => String(m.content)).join('\n')));
+    try {
+      const response = await openai.chat.completions.create({
+        model: settings.model,
+        messages,
+        temperature: 0,
+        ...(json ? { response_format: { type: 'json_object' as const } } : {}),
+      });
+      const usage = {
+        promptTokens: response.usage?.prompt_tokens ?? 0,
+        completionTokens: response.usage?.completion_tokens ?? 0,
+      };
+      record(usage.promptTokens + usage.completionTokens);
+      return { text: response.choices[0]?.message?.content ?? '', usage };
+    } catch (error) {
+      if (error instanceof OpenAI.APIError) {
+        const status = error.status;
+        throw new LlmError(
+          status ? `the LLM service answered HTTP ${status}${status === 401 ? ' (check LLM_API_KEY)' : ''}` : 'the LLM service could not be reached',
+          status === undefined || status === 429 || status >= 500,
+        );
+      }
+      throw error;
+    }
+  }
+
+  return {
+    model: settings.model,
+    async chatText({ system, user }) {
+      return complete([{ role: 'system', content: system }, { role: 'user', content: user }], false);
+    },
+    async chatJson({ system, user, schema }) {
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: user }];
+      const first = await complete(messages, true);
+      const usage = { ...first.usage };
+      const attempt = (text: string) => {
+        try {
+          const parsed = schema.safeParse(extractJson(text));
+          return parsed.success ? { value: parsed.data } : { problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+        } catch (error) {
+          return { problem: `not valid JSON (${(error as Error).message})` };
+        }
+      };
+      const firstTry = attempt(first.text);
+      if ('value' in firstTry) return { value: firstTry.value as never, usage };
+      // one repair round with the exact problem
+      messages.push({ role: 'assistant', content: first.text });
+      messages.push({ role: 'user', content: `That reply was invalid: ${firstTry.problem}. Answer again with the corrected JSON object only.` });
+      const second = await complete(messages, true);
+      usage.promptTokens += second.usage.promptTokens;
+      usage.completionTokens += second.usage.completionTokens;
+      const secondTry = attempt(second.text);
+      if ('value' in secondTry) return { value: secondTry.value as never, usage };
+      throw new LlmError(`the LLM's answer was still invalid after a repair attempt: ${secondTry.problem}`, true);
+    },
+  };
+}

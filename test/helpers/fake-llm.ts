@@ -1,0 +1,51 @@
+// A scripted OpenAI-compatible server over real HTTP: each POST to
+// /v1/chat/completions takes the next scripted reply (a message, or an HTTP
+// error with headers) and the request bodies are recorded for assertions.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ScriptedReply =
+  | { content: string; promptTokens?: number; completionTokens?: number }
+  | { status: number; headers?: Record<string, string>; body?: unknown };
+
+export interface FakeLlm {
+  baseUrl: string;
+  script: ScriptedReply[];
+  requests: { messages: { role: string; content: string }[]; model: string; response_format?: unknown }[];
+  close(): Promise<void>;
+}
+
+export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLlm> {
+  const fake: FakeLlm = { baseUrl: '', script, requests: [], close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        res.writeHead(404).end();
+        return;
+      }
+      fake.requests.push(JSON.parse(body));
+      const reply = fake.script.shift();
+      if (!reply) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'script exhausted' } }));
+        return;
+      }
+      if ('status' in reply) {
+        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+        res.end(JSON.stringify(reply.body ?? { error: { message: `scripted ${reply.status}` } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({
+        id: `chatcmpl-${fake.requests.length}`, object: 'chat.completion', created: 0, model: 'fake',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: reply.content } }],
+        usage: { prompt_tokens: reply.promptTokens ?? 100, completion_tokens: reply.completionTokens ?? 20, total_tokens: (reply.promptTokens ?? 100) + (reply.completionTokens ?? 20) },
+      }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return fake;
+}
