@@ -11,7 +11,7 @@ import { compileExpression } from './expr/compile.js';
 import { ExpressionError } from './expr/parser.js';
 import { KPI_NAMES, type KpiName } from './kpis.js';
 import { loadLibrary, type Factor } from './library.js';
-import type { Condition, FactorRef, Strategy, StrategySpec } from './spec.js';
+import { ALL_TICKERS, type Condition, type FactorRef, type Strategy, type StrategySpec } from './spec.js';
 
 export class RuleSyntaxError extends Error {
   constructor(
@@ -225,6 +225,10 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   for (const tok of tokens) {
     if (!tok.quoted && tok.text.toLowerCase() === 'compare') {
       compare = true;
+      continue;
+    }
+    if (!tok.quoted && compare && tok.text.toLowerCase() === 'all') {
+      tickers.push(ALL_TICKERS);
       continue;
     }
     const w = tok.quoted ? undefined : parseWindow(tok.text);

@@ -48,6 +48,9 @@ export const strategySpecSchema = z.object({
   sizing: z.enum(['lots', 'shares']).default('lots'),
 });
 
+/** `compare all ...`: every ticker of the database. */
+export const ALL_TICKERS = '*';
+
 export type FactorRef = z.infer<typeof factorRefSchema>;
 export type Condition = z.infer<typeof conditionSchema>;
 export type Strategy = z.infer<typeof strategySchema>;
@@ -59,7 +62,9 @@ export function checkSpec(spec: StrategySpec): string[] {
   const problems: string[] = [];
   const lib = loadLibrary();
   const { task, tickers, strategies } = spec;
-  if (task === 'ticker_selection' && tickers.length < 2) problems.push('ticker selection needs at least two tickers to compare');
+  const everyTicker = tickers.length === 1 && tickers[0] === ALL_TICKERS;
+  if (everyTicker && task !== 'ticker_selection') problems.push('"all" tickers only makes sense for ticker selection (compare all ...)');
+  if (task === 'ticker_selection' && tickers.length < 2 && !everyTicker) problems.push('ticker selection needs at least two tickers to compare');
   if (task !== 'ticker_selection' && tickers.length > 1) problems.push(`${task.replace('_', ' ')} runs on one ticker; ${tickers.length} were given`);
   if (task === 'strategy_selection' && strategies.length < 2) problems.push('strategy selection needs at least two strategies (A, B, ...)');
   if (task !== 'strategy_selection' && strategies.length > 1) problems.push(`${task.replace('_', ' ')} runs one strategy; ${strategies.length} were given`);

@@ -5,6 +5,7 @@ import { createLogger } from '../core/logger.js';
 import { positiveInt } from '../cli/options.js';
 import { ingestBench } from './ingest-bench.js';
 import { indexBench } from './index-bench.js';
+import { backtestBench } from './backtest-bench.js';
 
 const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
 program
@@ -22,6 +23,15 @@ program
   .action(async () => {
     const config = loadConfigFromProcess();
     await indexBench(config, createLogger(config.logLevel));
+  });
+
+program
+  .command('backtest')
+  .description('one 1,395-day backtest (engine, median) and ticker selection over all tickers (agent, with fetch)')
+  .option('--tickers <n>', 'tickers to load into the benchmark database when it has none', positiveInt, 5_401)
+  .action(async (opts: { tickers: number }) => {
+    const config = loadConfigFromProcess();
+    await backtestBench(config, createLogger(config.logLevel), opts.tickers);
   });
 
 program

@@ -6,6 +6,7 @@ import { ConfigError } from '../config/env.js';
 import { UserError } from '../core/errors.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerDb } from './commands/db.js';
+import { registerEval } from './commands/eval.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerServe } from './commands/serve.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerGenerate(program);
   registerBacktest(program);
   registerDb(program);
+  registerEval(program);
   program.addHelpText('after', () => `\nAll commands:\n${listCommands(program).map((line) => `  ${line}`).join('\n')}\n`);
   return program;
 }

@@ -8,7 +8,7 @@ import { UserError, describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { compileExpression } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
-import { runSpec } from '../../backtest/run-spec.js';
+import { runSpec, type SpecResult } from '../../backtest/run-spec.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
 import { checkSpec, conditionCode, type StrategySpec } from '../../backtest/spec.js';
 import { QueryTimeoutError } from '../../db/read-only.js';
@@ -85,15 +85,28 @@ function fieldsOf(spec: StrategySpec): Field[] {
   return [...fields];
 }
 
+/** The answer, and for evaluation the spec as read and the engine's result. */
+export interface BacktestOutcome {
+  answer: Answer;
+  spec?: StrategySpec;
+  result?: SpecResult;
+}
+
 export async function answerBacktest(text: string, deps: BacktestDeps, progress?: ProgressReporter): Promise<Answer> {
+  return (await runBacktest(text, deps, progress)).answer;
+}
+
+export async function runBacktest(text: string, deps: BacktestDeps, progress?: ProgressReporter): Promise<BacktestOutcome> {
   const trace: TraceStep[] = [];
+  let specRead: StrategySpec | undefined;
   try {
     progress?.('Reading the strategy');
     const reading = await readRequest(text, deps, trace);
-    if ('kind' in reading) return reading;
-    const { spec } = reading;
+    if ('kind' in reading) return { answer: reading };
+    const spec = reading.spec;
+    specRead = spec;
     const problems = checkSpec(spec);
-    if (problems.length) return errorAnswer(`This backtest cannot run as asked: ${problems.join('; ')}.`, false, trace);
+    if (problems.length) return { spec, answer: errorAnswer(`This backtest cannot run as asked: ${problems.join('; ')}.`, false, trace) };
 
     progress?.(spec.tickers.length > 1 ? `Fetching bars of ${spec.tickers.length} tickers` : `Fetching bars of ${spec.tickers[0]}`);
     const data = await timed(trace, 'retrieve', () =>
@@ -110,28 +123,36 @@ export async function answerBacktest(text: string, deps: BacktestDeps, progress?
       extraTables: [{ title: `Trades of ${best.label}`, table: tradesTable(best) }],
       chart: equityChart(best, spec.capital, spec.sizing),
     }));
-    return makeAnswer({
+    const final = makeAnswer({
       kind: 'result', route, trace, ...answer,
       sql: data.sql,
       assumptions: [
         ...reading.assumptions,
         `execution: buy at the open, sell at the close, no same-day round trip, zero costs, ${spec.sizing === 'lots' ? 'whole lots of 100' : 'any number of shares (at least 100)'}`,
       ],
-      notes: spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`],
+      notes: [
+        ...(spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`]),
+        ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
+      ],
       freshness: `bars through ${data.tickers.map((t) => t.dates.at(-1)).sort().at(-1)}`,
     });
+    return { answer: final, spec, result };
   } catch (error) {
-    if (error instanceof UserError) return errorAnswer(error.message, false, trace);
-    if (error instanceof LlmError) {
-      return errorAnswer(
-        `I could not read this request with the language model: ${error.message}. The rule syntax works without it:\n${RULE_SYNTAX_HELP.split('\n')[1]}`,
-        error.retryable, trace,
-      );
-    }
-    if (error instanceof QueryTimeoutError) {
-      return errorAnswer(`${error.message}. Try a shorter window or fewer tickers.`, true, trace);
-    }
-    deps.logger.error(`backtest failed: ${describeError(error)}`);
-    return errorAnswer('Something went wrong running this backtest; it has been logged. Please try again.', true, trace);
+    return { spec: specRead, answer: failureAnswer(error, deps, trace) };
   }
+}
+
+function failureAnswer(error: unknown, deps: BacktestDeps, trace: TraceStep[]): Answer {
+  if (error instanceof UserError) return errorAnswer(error.message, false, trace);
+  if (error instanceof LlmError) {
+    return errorAnswer(
+      `I could not read this request with the language model: ${error.message}. The rule syntax works without it:\n${RULE_SYNTAX_HELP.split('\n')[1]}`,
+      error.retryable, trace,
+    );
+  }
+  if (error instanceof QueryTimeoutError) {
+    return errorAnswer(`${error.message}. Try a shorter window or fewer tickers.`, true, trace);
+  }
+  deps.logger.error(`backtest failed: ${describeError(error)}`);
+  return errorAnswer('Something went wrong running this backtest; it has been logged. Please try again.', true, trace);
 }

@@ -7,6 +7,7 @@ import type { TickerBars } from '../../backtest/run-spec.js';
 import type { Bars } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
 import { withReadOnly } from '../../db/read-only.js';
+import { ALL_TICKERS } from '../../backtest/spec.js';
 
 export interface Listing {
   code: string;
@@ -28,6 +29,11 @@ const listingColumns = `stock_code AS code, name, exchange, first_date::text AS 
 
 export async function resolveTickers(client: pg.PoolClient, wanted: string[]): Promise<Listing[]> {
   const out: Listing[] = [];
+  if (wanted.length === 1 && wanted[0] === ALL_TICKERS) {
+    const { rows } = await client.query<Listing>(`SELECT ${listingColumns} FROM stock_listings ORDER BY stock_code`);
+    if (!rows.length) throw new UserError('There are no stock bars in the database yet.');
+    return rows;
+  }
   for (const raw of wanted) {
     const text = raw.trim();
     if (/^\d{6}$/.test(text)) {
@@ -58,6 +64,12 @@ export function barsSql(listing: Listing, fields: Field[], start?: string, end?:
   const cols = ['trade_date', ...fields.map((f) => COLUMN[f])].join(', ');
   const window = [start ? `trade_date >= '${start}'` : '', end ? `trade_date <= '${end}'` : ''].filter(Boolean);
   return `SELECT ${cols}\nFROM ${listing.exchange}\nWHERE stock_code = '${listing.code}'${window.map((w) => `\n  AND ${w}`).join('')}\nORDER BY trade_date`;
+}
+
+function barsSqlMany(exchange: string, fields: Field[], start?: string, end?: string): string {
+  const cols = ['stock_code', 'trade_date', ...fields.map((f) => COLUMN[f])].join(', ');
+  const window = [start ? `trade_date >= '${start}'` : '', end ? `trade_date <= '${end}'` : ''].filter(Boolean);
+  return `SELECT ${cols}\nFROM ${exchange}${window.length ? `\nWHERE ${window.join('\n  AND ')}` : ''}\nORDER BY stock_code, trade_date`;
 }
 
 export async function fetchBars(
@@ -104,6 +116,7 @@ export async function fetchManyBars(
   fields: Field[],
   start?: string,
   end?: string,
+  skipShort = false,
 ): Promise<TickerBars[]> {
   const cols = ['stock_code', 'trade_date::text AS trade_date', ...fields.map((f) => `${COLUMN[f]} AS "${f}"`)].join(', ');
   const byCode = new Map<string, Record<string, string | number>[]>();
@@ -120,12 +133,16 @@ export async function fetchManyBars(
       byCode.get(code)!.push(row);
     }
   }
-  return listings.map((l) => toTickerBars(l, byCode.get(l.code) ?? [], fields, start, end));
+  return listings
+    .filter((l) => !skipShort || (byCode.get(l.code)?.length ?? 0) >= MIN_BARS)
+    .map((l) => toTickerBars(l, byCode.get(l.code) ?? [], fields, start, end));
 }
 
 export interface RetrievedData {
   tickers: TickerBars[];
   sql: string[];
+  /** with "all" tickers: those left out for having too few bars in the window */
+  skipped: number;
 }
 
 export async function retrieve(
@@ -140,15 +157,21 @@ export async function retrieve(
   const needed = [...new Set<Field>(['OPEN', 'CLOSE', ...fields])];
   return withReadOnly(pool, { statementTimeoutMs }, async (client) => {
     const listings = await resolveTickers(client, wanted);
+    const everyTicker = wanted.length === 1 && wanted[0] === ALL_TICKERS;
     let tickers: TickerBars[] = [];
-    if (listings.length > 20) {
-      tickers = await fetchManyBars(client, listings, needed, start, end);
+    if (listings.length > 20 || everyTicker) {
+      tickers = await fetchManyBars(client, listings, needed, start, end, everyTicker);
+      if (!tickers.length) throw new UserError(`No ticker has at least ${MIN_BARS} trading days from ${start ?? 'the start'} to ${end ?? 'the end'}.`);
+      onProgress?.(tickers.length, tickers.length);
     } else {
       for (const listing of listings) {
         tickers.push(await fetchBars(client, listing, needed, start, end));
         onProgress?.(tickers.length, listings.length);
       }
     }
-    return { tickers, sql: listings.map((l) => barsSql(l, needed, start, end)) };
+    const sql = everyTicker
+      ? [...new Set(listings.map((l) => l.exchange))].map((exchange) => barsSqlMany(exchange, needed, start, end))
+      : listings.map((l) => barsSql(l, needed, start, end));
+    return { tickers, sql, skipped: listings.length - tickers.length };
   });
 }

@@ -1,0 +1,22 @@
+// datadesk eval backtest: accuracy of the backtest agent per task family.
+import type { Command } from 'commander';
+import { evaluateBacktests } from '../../eval/backtest-eval.js';
+import { llmFromConfig } from '../../llm/from-config.js';
+import { commandContext, withDatabase } from '../context.js';
+import { nonNegativeInt, positiveInt } from '../options.js';
+
+export function registerEval(program: Command): void {
+  const evaluate = program.command('eval').description('benchmarks of the agents, with whatever LLM is configured');
+  evaluate
+    .command('backtest')
+    .description('BacktestBench-style tasks of the four families: accuracy, indicator retrieval, failure reasons')
+    .option('--per-family <n>', 'tasks per family', positiveInt, 10)
+    .option('--seed <s>', 'random seed of the task generator', nonNegativeInt, 1)
+    .action(async (opts: { perFamily: number; seed: number }) => {
+      const ctx = commandContext();
+      const report = await withDatabase(ctx, (db) =>
+        evaluateBacktests({ pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs, logger: ctx.logger, llm: llmFromConfig(ctx.config) }, opts.perFamily, opts.seed),
+      );
+      process.stdout.write(report.lines.join('\n') + '\n');
+    });
+}
