@@ -2,6 +2,7 @@
 // the daily bars of the window, only the columns the factors read. Runs as
 // datadesk_reader in a read-only transaction; the SQL is shown in the answer.
 import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { UserError } from '../../core/errors.js';
 import type { TickerBars } from '../../backtest/run-spec.js';
 import type { Bars } from '../../backtest/expr/compile.js';
@@ -118,24 +119,54 @@ export async function fetchManyBars(
   end?: string,
   skipShort = false,
 ): Promise<TickerBars[]> {
-  const cols = ['stock_code', 'trade_date::text AS trade_date', ...fields.map((f) => `${COLUMN[f]} AS "${f}"`)].join(', ');
-  const byCode = new Map<string, Record<string, string | number>[]>();
+  // A whole market is ~6.5M rows: COPY TO STDOUT in text, split here, is about
+  // 3x faster than row-by-row query results and makes no object per row.
+  // COPY takes no bind parameters; every literal below is validated first.
+  for (const l of listings) if (!/^\d{6}$/.test(l.code)) throw new Error(`bad stock code ${l.code}`);
+  for (const d of [start, end]) if (d !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(d)) throw new Error(`bad date ${d}`);
+  const cols = ['stock_code', 'trade_date', ...fields.map((f) => COLUMN[f])].join(', ');
+  const byCode = new Map<string, { dates: string[]; values: number[][] }>();
   for (const exchange of [...new Set(listings.map((l) => l.exchange))]) {
-    const codes = listings.filter((l) => l.exchange === exchange).map((l) => l.code);
-    const { rows } = await client.query<Record<string, string | number>>(
-      `SELECT ${cols} FROM ${exchange} WHERE stock_code = ANY($1)
-         AND ($2::date IS NULL OR trade_date >= $2) AND ($3::date IS NULL OR trade_date <= $3) ORDER BY stock_code, trade_date`,
-      [codes, start ?? null, end ?? null],
-    );
-    for (const row of rows) {
-      const code = String(row.stock_code);
-      if (!byCode.has(code)) byCode.set(code, []);
-      byCode.get(code)!.push(row);
+    if (!/^[a-z_]+$/.test(exchange)) throw new Error(`bad table ${exchange}`);
+    const codes = listings.filter((l) => l.exchange === exchange).map((l) => `'${l.code}'`).join(',');
+    const window = `${start ? ` AND trade_date >= '${start}'` : ''}${end ? ` AND trade_date <= '${end}'` : ''}`;
+    const stream = client.query(copyTo(
+      `COPY (SELECT ${cols} FROM ${exchange} WHERE stock_code IN (${codes})${window} ORDER BY stock_code, trade_date) TO STDOUT`,
+    ));
+    let carry = '';
+    let entry: { dates: string[]; values: number[][] } | undefined;
+    let current = '';
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const text = carry + chunk.toString('latin1');
+      let from = 0;
+      for (let nl = text.indexOf('\n', from); nl >= 0; nl = text.indexOf('\n', from)) {
+        const parts = text.slice(from, nl).split('\t');
+        from = nl + 1;
+        if (parts[0] !== current) {
+          current = parts[0];
+          entry = { dates: [], values: fields.map(() => []) };
+          byCode.set(current, entry);
+        }
+        entry!.dates.push(parts[1]);
+        for (let f = 0; f < fields.length; f++) entry!.values[f].push(parts[2 + f] === '\\N' ? NaN : Number(parts[2 + f]));
+      }
+      carry = text.slice(from);
     }
   }
-  return listings
-    .filter((l) => !skipShort || (byCode.get(l.code)?.length ?? 0) >= MIN_BARS)
-    .map((l) => toTickerBars(l, byCode.get(l.code) ?? [], fields, start, end));
+  const out: TickerBars[] = [];
+  for (const l of listings) {
+    const entry = byCode.get(l.code);
+    const n = entry?.dates.length ?? 0;
+    if (n < MIN_BARS) {
+      if (skipShort) continue;
+      // throws the specific message (no days, or too few)
+      toTickerBars(l, (entry?.dates ?? []).map((d) => ({ trade_date: d })), [], start, end);
+    }
+    const bars = {} as Bars;
+    fields.forEach((f, i) => (bars[f] = Float64Array.from(entry!.values[i])));
+    out.push({ code: l.code, name: l.name, dates: entry!.dates, bars });
+  }
+  return out;
 }
 
 export interface RetrievedData {

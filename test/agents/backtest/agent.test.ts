@@ -63,6 +63,19 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     expect(a.sql).toHaveLength(3);
   });
 
+  it('compare all: the whole market (bulk COPY fetch) ranks exactly as the same tickers fetched one by one', async () => {
+    const all = result(await answerBacktest('compare all 2021 buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: sharpe', deps));
+    const { rows } = await db.pool.query('SELECT stock_code FROM stock_listings ORDER BY stock_code');
+    expect(rows).toHaveLength(20);
+    const listed = result(await answerBacktest(`compare ${rows.map((r) => r.stock_code).join(',')} 2021 buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: sharpe`, deps));
+    expect(all.table!.rowCount).toBeGreaterThan(10);
+    // tickers listed after 2021 are left out of "all" (and named in a note); the rest rank identically
+    const shared = listed.table!.rows.filter((r) => all.table!.rows.some((x) => x[0] === r[0]));
+    expect(all.table!.rows).toEqual(shared);
+    expect(all.notes.join(' ')).toMatch(all.table!.rowCount === 20 ? /20 candidates compared/ : /tickers left out: fewer than 2 trading days in the window/);
+    expect(all.sql[0]).toMatch(/^SELECT stock_code, trade_date, opening_price, closing_price\nFROM (shanghai|shenzhen|beijing)_stock_exchange\nWHERE trade_date >= '2021-01-01'\n  AND trade_date <= '2021-12-31'\nORDER BY stock_code, trade_date$/);
+  });
+
   it('parameter confirmation tries each value', async () => {
     const a = result(await answerBacktest('600519 2020..2022 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: sharpe', deps));
     expect(a.table!.rows.map((r) => r[0]).sort()).toEqual(['RSI.n = 14', 'RSI.n = 24', 'RSI.n = 6']);
