@@ -183,3 +183,22 @@ describe('factor library', () => {
     expect(() => resolveParams(rsi, { n: 1 })).toThrow('RSI parameter n must be a whole number of at least 2, not 1');
   });
 });
+
+describe('no look-ahead, as a property of every factor', () => {
+  it('changing the bars after day t (and day t\'s close, high, low, volume) never changes any factor value up to t', () => {
+    for (const t of [30, 61, 75]) {
+      const spoiled: Bars = Object.fromEntries(
+        Object.entries(bars).map(([field, series]) => [
+          field,
+          series.map((v: number, i: number) => (i > t || (i === t && field !== 'OPEN') ? v * 1.7 + 3 : v)),
+        ]),
+      ) as Bars;
+      for (const factor of library.factors) {
+        const code = compileExpression(instantiate(factor));
+        const before = code.evaluate(bars, N).slice(0, t + 1);
+        const after = code.evaluate(spoiled, N).slice(0, t + 1);
+        expect(Array.from(after), `${factor.id} up to day ${t}`).toEqual(Array.from(before));
+      }
+    }
+  });
+});

@@ -99,6 +99,22 @@ describe('computeKpis: the seven KPIs', () => {
 });
 
 describe('properties', () => {
+  it('a strategy that never trades has return 0 and drawdown 0, whatever the prices', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const n = 5 + seed * 7;
+      const open = Array.from({ length: n }, (_, i) => 5 + ((seed * 37 + i * 11) % 23));
+      const close = open.map((o, i) => o * (1 + (((seed + i) % 7) - 3) / 50));
+      // sell signals alone, or buys that cannot afford a lot, never trade
+      const sells = simulate({ dates: days(n), open, close, buy: open.map(() => false), sell: open.map(() => true) });
+      const poor = simulate({ dates: days(n), open, close, buy: open.map(() => true), sell: open.map(() => false), capital: 400 });
+      for (const r of [sells, poor]) {
+        expect(r.trades).toEqual([]);
+        const k = computeKpis(r);
+        expect([k.return_ratio, k.max_drawdown]).toEqual([0, 0]);
+      }
+    }
+  });
+
   it('changing bars after day t never changes the decisions up to t', () => {
     const n = 60;
     const open = Array.from({ length: n }, (_, i) => 10 + Math.sin(i / 3));
