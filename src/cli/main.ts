@@ -7,6 +7,7 @@ import { UserError } from '../core/errors.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerDb } from './commands/db.js';
 import { registerEval } from './commands/eval.js';
+import { registerSql } from './commands/sql.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerServe } from './commands/serve.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerBacktest(program);
   registerDb(program);
   registerEval(program);
+  registerSql(program);
   program.addHelpText('after', () => `\nAll commands:\n${listCommands(program).map((line) => `  ${line}`).join('\n')}\n`);
   return program;
 }

@@ -1,0 +1,16 @@
+// datadesk sql check "SQL": the guard's verdict as JSON (exit 1 when refused).
+import type { Command } from 'commander';
+import { checkSql } from '../../db/sql-guard.js';
+
+export function registerSql(program: Command): void {
+  const sql = program.command('sql').description('the SQL guard');
+  sql
+    .command('check')
+    .description("print the guard's verdict on a query as JSON: {ok, tables} or {ok, reason, message}")
+    .argument('<sql...>', 'the query')
+    .action(async (words: string[]) => {
+      const verdict = await checkSql(words.join(' '));
+      process.stdout.write(JSON.stringify(verdict) + '\n');
+      if (!verdict.ok) process.exitCode = 1;
+    });
+}
