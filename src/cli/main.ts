@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/env.js';
 import { UserError } from '../core/errors.js';
+import { registerAsk } from './commands/ask.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerDb } from './commands/db.js';
 import { registerEval } from './commands/eval.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerIngest(program);
   registerGenerate(program);
+  registerAsk(program);
   registerBacktest(program);
   registerDb(program);
   registerEval(program);

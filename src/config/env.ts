@@ -4,6 +4,7 @@
 // expected, never with a stack trace.
 import { z } from 'zod';
 import { Cron } from 'croner';
+import { parseGlossaryDefaults } from '../knowledge/glossary.js';
 
 const optionalString = z
   .string()
@@ -74,6 +75,13 @@ const schema = z.object({
   SOCRATA_SCHEDULE: schedule,
   SCHEDULE_TIMEZONE: timezone.transform((v) => v ?? 'America/Chicago'),
   STATEMENT_TIMEOUT_MS: integer(15_000, 100, 600_000),
+  SQL_DISPLAY_ROWS: integer(20, 1, 1_000),
+  THREAD_MEMORY_URL: optionalString.refine((v) => v === undefined || v === 'memory' || /^(rediss?|postgres(ql)?):\/\//.test(v), {
+    message: 'expected memory, redis://host:6379 or postgres://... (default: the app database)',
+  }),
+  THREAD_MEMORY_TTL_HOURS: integer(168, 1, 24 * 365),
+  GLOSSARY_DEFAULTS: optionalString,
+  QUICKCHART_URL: httpUrl,
   LLM_BASE_URL: httpUrl,
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
@@ -102,6 +110,14 @@ export interface Config {
   scheduleTimezone: string;
   /** the longest an agent's query may run */
   statementTimeoutMs: number;
+  /** rows of a result kept for display (the full count is still reported) */
+  sqlDisplayRows: number;
+  /** keyv store of thread memory; undefined: the app database */
+  threadMemoryUrl?: string;
+  threadMemoryTtlHours: number;
+  /** workspace defaults for ambiguous glossary terms, e.g. {night: "22-06"} */
+  glossaryDefaults: Record<string, string>;
+  quickchartUrl?: string;
   llm?: { baseUrl?: string; apiKey?: string; model: string };
 }
 
@@ -130,6 +146,12 @@ export function loadConfig(env: RawEnv): Config {
   if (e.READ_DATABASE_URL && !e.DATABASE_URL) {
     problems.push('READ_DATABASE_URL: needs DATABASE_URL too (writes always go to DATABASE_URL)');
   }
+  let glossaryDefaults: Record<string, string> = {};
+  try {
+    glossaryDefaults = parseGlossaryDefaults(e.GLOSSARY_DEFAULTS);
+  } catch (error) {
+    problems.push(`GLOSSARY_DEFAULTS: ${(error as Error).message}`);
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const socrataSchedule =
@@ -156,6 +178,11 @@ export function loadConfig(env: RawEnv): Config {
     },
     scheduleTimezone: e.SCHEDULE_TIMEZONE,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
+    sqlDisplayRows: e.SQL_DISPLAY_ROWS,
+    threadMemoryUrl: e.THREAD_MEMORY_URL,
+    threadMemoryTtlHours: e.THREAD_MEMORY_TTL_HOURS,
+    glossaryDefaults,
+    quickchartUrl: e.QUICKCHART_URL,
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };
 }

@@ -9,6 +9,8 @@ import { startEmbeddedPostgres } from './embedded.js';
 import { migrate } from './migrate.js';
 
 export interface Database {
+  /** the write database's URL (secrets included: never print it unredacted) */
+  url: string;
   write: pg.Pool;
   read: pg.Pool;
   /** True when this process runs on the embedded server (demo defaults). */
@@ -69,6 +71,7 @@ export async function openDatabase(
       if (applied.length) logger.info(`PostgreSQL: applied migrations ${applied.join(', ')}`);
     }
     return {
+      url,
       write,
       read,
       embedded: Boolean(embedded),

@@ -14,7 +14,7 @@ function renderTable(t: AnswerTable): string {
 export function renderAnswerText(answer: Answer, chartPath?: string): string {
   switch (answer.kind) {
     case 'result': {
-      const parts = [answer.headline, '', answer.narration];
+      const parts = answer.narration === answer.headline ? [answer.headline] : [answer.headline, '', answer.narration];
       if (answer.table) parts.push('', renderTable(answer.table));
       for (const extra of answer.extraTables) parts.push('', `${extra.title}:`, renderTable(extra.table));
       if (chartPath) parts.push('', `Chart: ${chartPath}`);

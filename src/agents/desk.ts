@@ -1,0 +1,122 @@
+// The bot core behind every channel: one inbound message -> the relevance gate
+// -> the SQL agent or the backtest agent (or help, or a refusal) -> one Answer,
+// recorded in the audit log. Channels never see the agents' insides.
+import { readFileSync } from 'node:fs';
+import type pg from 'pg';
+import type { Answer } from '../core/answer.js';
+import { makeAnswer } from '../core/answer.js';
+import type { Logger } from '../core/logger.js';
+import { fixturePath } from '../core/paths.js';
+import { recordQuestion } from '../audit/audit-log.js';
+import type { LlmClient } from '../llm/client.js';
+import type { ThreadMemory } from '../memory/thread-memory.js';
+import { runBacktest, type ProgressReporter } from './backtest/agent.js';
+import { RULE_SYNTAX_HELP } from './backtest/help.js';
+import { createRouter, type Route } from './router.js';
+import { SqlAgent } from './sql/agent.js';
+
+export interface InboundMessage {
+  platform: 'slack' | 'teams' | 'cli' | 'web';
+  threadId: string;
+  text: string;
+  channel?: string;
+  userId?: string;
+  /** the message is a /backtest command: no routing */
+  kind?: 'question' | 'backtest';
+}
+
+export interface DeskDeps {
+  readPool: pg.Pool;
+  writePool: pg.Pool;
+  logger: Logger;
+  memory: ThreadMemory;
+  llm?: LlmClient;
+  statementTimeoutMs: number;
+  displayRows: number;
+  glossaryDefaults: Record<string, string>;
+}
+
+const GUIDE = readFileSync(fixturePath('help', 'guide.md'), 'utf8').trim();
+
+export class DataDesk {
+  readonly sql: SqlAgent;
+  private router?: (text: string) => Route;
+
+  constructor(private readonly deps: DeskDeps) {
+    this.sql = new SqlAgent({
+      pool: deps.readPool, logger: deps.logger, memory: deps.memory, llm: deps.llm,
+      statementTimeoutMs: deps.statementTimeoutMs, displayRows: deps.displayRows, glossaryDefaults: deps.glossaryDefaults,
+    });
+  }
+
+  private async route(text: string): Promise<Route> {
+    if (!this.router) {
+      const schema = await this.sql.schemaInfo();
+      this.router = createRouter([...schema.areas.keys()]);
+    }
+    return this.router(text);
+  }
+
+  async answer(message: InboundMessage, progress?: ProgressReporter): Promise<Answer> {
+    const started = performance.now();
+    const text = message.text.trim();
+    let routed: Route = message.kind === 'backtest' ? 'backtest' : await this.route(text);
+    // a short follow-up ("and in 2020?") belongs to the thread's conversation about the data
+    if (routed === 'reject' && (await this.deps.memory.get(message.threadId)).history.length) routed = 'sql';
+    const gate = { node: 'relevance', ms: Math.round((performance.now() - started) * 1000) / 1000, note: routed };
+    let answer: Answer;
+    let sql: string | undefined;
+    let rowCount: number | undefined;
+    let tokens = 0;
+    switch (routed) {
+      case 'help':
+        answer = makeAnswer({ kind: 'result', route: 'help', trace: [gate], headline: 'What I can do', narration: GUIDE, sql: [], assumptions: [], notes: [] });
+        break;
+      case 'refuse_write':
+        answer = makeAnswer({
+          kind: 'refusal', route: 'reject', trace: [gate],
+          reason: 'I only read data; I never change, add or delete it.',
+          alternatives: ['Ask a question about the data instead, e.g. "How many thefts were reported in 2019?"'],
+        });
+        break;
+      case 'reject':
+        answer = makeAnswer({
+          kind: 'refusal', route: 'reject', trace: [gate],
+          reason: 'That is outside what I know: I answer questions about Chicago crime data and run backtests of A-share trading strategies.',
+          alternatives: ['Say "help" for example questions'],
+        });
+        break;
+      case 'backtest': {
+        if (/^\s*help\s*$/i.test(text)) {
+          answer = makeAnswer({ kind: 'result', route: 'backtest', trace: [gate], headline: 'Backtest rule syntax', narration: RULE_SYNTAX_HELP, sql: [], assumptions: [], notes: [] });
+          break;
+        }
+        const outcome = await runBacktest(text, { pool: this.deps.readPool, statementTimeoutMs: this.deps.statementTimeoutMs, logger: this.deps.logger, llm: this.deps.llm }, progress);
+        answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
+        sql = outcome.answer.kind === 'result' ? outcome.answer.sql.join(';\n') : undefined;
+        rowCount = outcome.result?.candidates.length;
+        break;
+      }
+      case 'sql': {
+        progress?.('Writing the query');
+        const outcome = await this.sql.ask({ question: text, threadId: message.threadId });
+        answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
+        ({ sql, tokens } = outcome);
+        rowCount = outcome.result?.rowCount;
+        break;
+      }
+    }
+    await recordQuestion(this.deps.writePool, { ...message, question: text, thread: message.threadId, answer, sql, rowCount, tokens }, this.deps.logger);
+    return answer;
+  }
+
+  /** A clarification choice from a button or card action. */
+  async choose(message: Omit<InboundMessage, 'text'>, term: string, optionId: string): Promise<Answer> {
+    const outcome = await this.sql.choose(message.threadId, term, optionId);
+    await recordQuestion(this.deps.writePool, {
+      ...message, question: `(choice ${term}=${optionId})`, thread: message.threadId, answer: outcome.answer, sql: outcome.sql,
+      rowCount: outcome.result?.rowCount, tokens: outcome.tokens,
+    }, this.deps.logger);
+    return outcome.answer;
+  }
+}

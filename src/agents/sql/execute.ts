@@ -1,0 +1,54 @@
+// The validate and run nodes. Validate: the guard, then EXPLAIN, both under the
+// same walls as the real run. Run: a READ ONLY transaction as datadesk_reader
+// with a statement timeout, the rows fetched through a server-side cursor up
+// to the display cap, and the true total counted by moving the cursor to the end.
+import type pg from 'pg';
+import type { Cell } from '../../core/answer.js';
+import { checkSql } from '../../db/sql-guard.js';
+import { withReadOnly } from '../../db/read-only.js';
+
+export type Validation = { ok: true } | { ok: false; error: string };
+
+export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs: number): Promise<Validation> {
+  const verdict = await checkSql(sql);
+  if (!verdict.ok) return { ok: false, error: verdict.message };
+  try {
+    await withReadOnly(pool, { statementTimeoutMs }, (client) => client.query(`EXPLAIN ${sql}`));
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error: `PostgreSQL rejected the query: ${(error as Error).message}` };
+  }
+}
+
+export interface QueryResult {
+  columns: string[];
+  rows: Cell[][];
+  rowCount: number;
+  truncated: boolean;
+}
+
+const toCell = (v: unknown): Cell => {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return v;
+  if (v instanceof Date) return v.toISOString().replace('T', ' ').replace(/\.000Z$/, '').replace(/ 00:00:00$/, '');
+  return JSON.stringify(v);
+};
+
+// numeric (avg, round, percentile) arrives as text from pg; show it as a number
+const NUMERIC_OIDS = new Set([1700, 700, 701, 20, 21, 23]);
+
+/**
+ * Runs the query; keeps the first `keepRows` rows (enough to narrate and chart
+ * a whole series: the display cap is applied when the answer is built).
+ */
+export async function runSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, keepRows = 1_000): Promise<QueryResult> {
+  return withReadOnly(pool, { statementTimeoutMs }, async (client) => {
+    await client.query(`DECLARE answer NO SCROLL CURSOR FOR ${sql.trim().replace(/;+$/, "")}`);
+    const first = await client.query({ text: `FETCH ${keepRows} FROM answer`, rowMode: 'array' });
+    const rest = await client.query(`MOVE FORWARD ALL IN answer`);
+    const numeric = first.fields.map((f) => NUMERIC_OIDS.has(f.dataTypeID));
+    const rows = (first.rows as unknown[][]).map((r) => r.map((v, i) => (numeric[i] && typeof v === 'string' ? Number(v) : toCell(v))));
+    const rowCount = first.rowCount! + (rest.rowCount ?? 0);
+    return { columns: first.fields.map((f) => f.name), rows, rowCount, truncated: rowCount > rows.length };
+  });
+}

@@ -1,0 +1,73 @@
+// datadesk ask "QUESTION" [--thread ID] [--choose TERM=OPTION] [--json]: the
+// whole pipeline from the terminal; --thread keeps memory across calls.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { createDesk } from '../../agents/create-desk.js';
+import { renderAnswerText } from '../../channels/cli/render-text.js';
+import { renderChartPng } from '../../charts/render-png.js';
+import type { Answer } from '../../core/answer.js';
+import { UserError } from '../../core/errors.js';
+import { commandContext, withDatabase } from '../context.js';
+
+const STATUS: Record<Answer['kind'], string> = { result: 'answered', clarify: 'clarify', refusal: 'rejected', error: 'error' };
+
+/** The --json shape of the issue: one flat object a script can read. */
+export function answerJson(answer: Answer, chartPng: string | null): Record<string, unknown> {
+  const unsupported = answer.kind === 'refusal' && answer.route === 'sql';
+  return {
+    route: answer.route,
+    status: unsupported ? 'unsupported' : STATUS[answer.kind],
+    sql: answer.kind === 'result' ? (answer.sql[0] ?? null) : null,
+    columns: answer.kind === 'result' ? (answer.table?.columns ?? []) : [],
+    rows: answer.kind === 'result' ? (answer.table?.rows ?? []) : [],
+    row_count: answer.kind === 'result' ? (answer.table?.rowCount ?? 0) : 0,
+    answer: answer.kind === 'result' ? answer.narration : answer.kind === 'clarify' ? answer.question : answer.kind === 'refusal' ? answer.reason : answer.message,
+    assumptions: answer.kind === 'result' ? answer.assumptions : [],
+    clarify: answer.kind === 'clarify' ? { term: answer.term, question: answer.question, options: answer.options } : null,
+    chart_png: chartPng,
+    trace: answer.trace,
+  };
+}
+
+export function registerAsk(program: Command): void {
+  program
+    .command('ask')
+    .description('ask a question (crime data or a backtest) through the whole pipeline')
+    .argument('[question...]', 'e.g. How many thefts were reported in 2019?')
+    .option('--thread <id>', 'a thread id: clarifications and follow-ups carry over between calls', 'cli')
+    .option('--choose <term=option>', 'answer a clarifying question of this thread, e.g. night=22-06')
+    .option('--json', 'print {route, status, sql, columns, rows, row_count, answer, assumptions, clarify, chart_png, trace}')
+    .option('--chart <file>', 'where to save the chart PNG')
+    .action(async (words: string[], opts: { thread: string; choose?: string; json?: boolean; chart?: string }) => {
+      const question = words.join(' ').trim();
+      if (!question && !opts.choose) throw new UserError('Ask a question, e.g. datadesk ask "How many thefts were reported in 2019?"');
+      const ctx = commandContext();
+      const answer = await withDatabase(ctx, async (db) => {
+        const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
+        try {
+          const threadId = `cli:${opts.thread}`;
+          if (opts.choose) {
+            const [term, option] = opts.choose.split('=');
+            if (!term || !option) throw new UserError('--choose takes TERM=OPTION, e.g. night=22-06');
+            return await desk.choose({ platform: 'cli', threadId }, term.trim(), option.trim());
+          }
+          return await desk.answer({ platform: 'cli', threadId, text: question });
+        } finally {
+          await memory.close();
+        }
+      });
+      let chartPath: string | null = null;
+      if (answer.kind === 'result' && answer.chart) {
+        chartPath = path.resolve(opts.chart ?? path.join(ctx.config.home, 'charts', `answer-${Date.now()}.png`));
+        mkdirSync(path.dirname(chartPath), { recursive: true });
+        writeFileSync(chartPath, renderChartPng(answer.chart));
+      }
+      if (opts.json) process.stdout.write(JSON.stringify(answerJson(answer, chartPath), null, 2) + '\n');
+      else {
+        process.stdout.write(renderAnswerText(answer, chartPath ?? undefined) + '\n');
+        if (answer.kind === 'clarify') process.stdout.write(`Answer with: datadesk ask --thread ${opts.thread} --choose ${answer.term}=${answer.options[0].id}\n`);
+      }
+      if (answer.kind === 'error') process.exitCode = 1;
+    });
+}

@@ -1,0 +1,74 @@
+// Slot values in a question, for filling verified query templates without an
+// LLM: crime type, year, district, ward, community area (number or name),
+// top-N and location. Each slot remembers the text it came from, so that the
+// caller can tell whether the whole question was understood.
+import { readFileSync } from 'node:fs';
+import { fixturePath } from '../core/paths.js';
+
+export interface Slots {
+  type?: string;
+  year?: number;
+  n?: number;
+  district?: number;
+  ward?: number;
+  area?: number;
+  location?: string;
+}
+
+interface Synonyms {
+  crimeTypes: Record<string, string[]>;
+  locations: Record<string, string[]>;
+}
+
+let synonyms: Synonyms | undefined;
+const load = () => (synonyms ??= JSON.parse(readFileSync(fixturePath('knowledge', 'synonyms.json'), 'utf8')) as Synonyms);
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The longest phrase of a dictionary found in the text (longest wins: "motor vehicle thefts" over "thefts"). */
+function longestMatch(text: string, dictionary: Record<string, string[]>): { value: string; phrase: string } | undefined {
+  let best: { value: string; phrase: string } | undefined;
+  for (const [value, phrases] of Object.entries(dictionary)) {
+    for (const phrase of [value.toLowerCase(), ...phrases]) {
+      if (new RegExp(`\\b${escape(phrase)}\\b`, 'i').test(text) && (!best || phrase.length > best.phrase.length)) best = { value, phrase };
+    }
+  }
+  return best;
+}
+
+export function extractSlots(question: string, areaNames: ReadonlyMap<string, number>): { slots: Slots; ambiguous: string[] } {
+  const slots: Slots = {};
+  const ambiguous: string[] = [];
+  const text = question.toLowerCase();
+  const type = longestMatch(text, load().crimeTypes);
+  if (type) slots.type = type.value;
+  const years = [...new Set(text.match(/\b(200[1-9]|201\d|202[0-5])\b/g) ?? [])];
+  if (years.length === 1) slots.year = Number(years[0]);
+  if (years.length > 1) ambiguous.push(`several years (${years.join(', ')})`);
+  const top = /\btop\s+(\d{1,3})\b|\b(\d{1,3})\s+(most|highest|worst|safest)\b/.exec(text);
+  if (top) slots.n = Number(top[1] ?? top[2]);
+  const district = /\bdistrict\s+(\d{1,2})\b/.exec(text);
+  if (district) slots.district = Number(district[1]);
+  const ward = /\bward\s+(\d{1,2})\b/.exec(text);
+  if (ward) slots.ward = Number(ward[1]);
+  const areaNumber = /\bcommunity area\s+(\d{1,2})\b/.exec(text);
+  if (areaNumber) slots.area = Number(areaNumber[1]);
+  else {
+    let best = '';
+    for (const [name, number] of areaNames) {
+      if (name.length > best.length && new RegExp(`\\b${escape(name)}\\b`, 'i').test(text)) {
+        best = name;
+        slots.area = number;
+      }
+    }
+  }
+  const location = longestMatch(text, load().locations);
+  if (location) slots.location = location.value;
+  return { slots, ambiguous };
+}
+
+/** The slot kinds a template uses ({type}, {year}, ...). */
+export function templateSlots(template: string): (keyof Slots)[] {
+  const kinds: (keyof Slots)[] = ['type', 'year', 'n', 'district', 'ward', 'area', 'location'];
+  return kinds.filter((k) => template.includes(`{${k}}`));
+}
