@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Answer } from '../../../src/core/answer.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { loadCrimes } from '../../helpers/crime-data.js';
+import { testDesk } from '../../helpers/desk.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadCrimes(db.pool, 20_000);
+});
+afterAll(async () => db?.drop());
+
+const result = (a: Answer) => {
+  if (a.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(a)}`);
+  return a;
+};
+const ask = (desk: ReturnType<typeof testDesk>['desk'], text: string, thread = 't') => desk.answer({ platform: 'cli', threadId: thread, text });
+
+describe('SQL agent without an LLM (verified queries)', () => {
+  it('answers a count exactly, with the SQL it ran', async () => {
+    const { desk } = testDesk(db);
+    const a = result(await ask(desk, 'How many thefts were reported in 2019?'));
+    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
+    expect(a.sql).toEqual(["SELECT count(*) AS incidents FROM crimes WHERE primary_type = 'THEFT' AND year = 2019"]);
+    expect(a.table).toEqual({ columns: ['incidents'], rows: [[truth]], rowCount: 1, truncated: false });
+    expect(a.narration).toBe(`Incidents: ${truth.toLocaleString('en-US')}.`);
+    expect(a.chart).toBeUndefined();
+    expect(a.trace.map((t) => t.node)).toEqual(['relevance', 'schema', 'generate', 'validate', 'run', 'synthesize']);
+  });
+
+  it('answers "which blocks had the most burglaries" (no action verb) with a ranking and a bar chart', async () => {
+    const { desk } = testDesk(db);
+    const a = result(await ask(desk, 'which blocks had the most burglaries'));
+    const { rows } = await db.pool.query(`SELECT block, count(*) AS n FROM crimes WHERE primary_type = 'BURGLARY' GROUP BY block ORDER BY n DESC, block LIMIT 10`);
+    expect(a.table!.rows).toEqual(rows.map((r) => [r.block, r.n]));
+    expect(a.assumptions).toEqual(['top 10 (no number given)']);
+    expect(a.chart).toMatchObject({ kind: 'bar', labels: rows.map((r) => r.block) });
+    expect(a.narration).toMatch(new RegExp(`^${rows[0].block} comes first with ${rows[0].n} incidents`));
+  });
+
+  it('narrates a whole time series even when the table shows only the first rows', async () => {
+    const { desk } = testDesk(db);
+    const a = result(await ask(desk, 'How many crimes were reported each year?'));
+    expect(a.table!.rowCount).toBe(25);
+    expect(a.table!.rows).toHaveLength(20);
+    expect(a.table!.truncated).toBe(true);
+    expect(a.narration).toMatch(/^From year 2001 to 2025, incidents went from [\d,]+ to [\d,]+/);
+    expect(a.chart).toMatchObject({ kind: 'line' });
+    expect(a.chart!.labels).toHaveLength(25);
+  });
+
+  it('asks what "night" means, applies the choice, and keeps it for the thread', async () => {
+    const { desk } = testDesk(db);
+    const q = await ask(desk, 'How many robberies happened at night in 2019?', 'night-thread');
+    expect(q).toMatchObject({ kind: 'clarify', term: 'night', question: 'What counts as night?' });
+    expect(q.kind === 'clarify' && q.options.map((o) => o.id)).toEqual(['22-06', '20-06', '18-06']);
+
+    const a = result(await desk.choose({ platform: 'cli', threadId: 'night-thread' }, 'night', '22-06'));
+    expect(a.sql[0]).toBe("SELECT count(*) AS incidents FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)");
+    expect(a.assumptions).toEqual(['night: 22:00-06:00']);
+    const truth = (await db.pool.query(a.sql[0])).rows[0].incidents;
+    expect(a.table!.rows).toEqual([[truth]]);
+
+    // the next question in the thread reuses the choice; another thread asks again
+    const b = result(await ask(desk, 'How many thefts happened at night in 2020?', 'night-thread'));
+    expect(b.assumptions).toEqual(['night: 22:00-06:00']);
+    expect(await ask(desk, 'How many thefts happened at night in 2020?', 'other-thread')).toMatchObject({ kind: 'clarify' });
+  });
+
+  it('uses the workspace default without asking, and says so', async () => {
+    const { desk } = testDesk(db, { glossaryDefaults: { night: '18-06' } });
+    const a = result(await ask(desk, 'How many robberies happened at night in 2019?'));
+    expect(a.assumptions).toEqual(['night: 18:00-06:00 (workspace default)']);
+  });
+
+  it('asks "per block" and "calendar day" too, with the matching SQL for each choice', async () => {
+    const { desk } = testDesk(db);
+    expect(await ask(desk, 'What is the average number of burglaries per block in 2019?', 'pb')).toMatchObject({ kind: 'clarify', term: 'per_block_average' });
+    const a = result(await desk.choose({ platform: 'cli', threadId: 'pb' }, 'per_block_average', 'all_blocks'));
+    expect(a.sql[0]).toContain('count(DISTINCT block)');
+    expect(await ask(desk, 'Which calendar day had the most crimes in 2019?', 'cd')).toMatchObject({ kind: 'clarify', term: 'calendar_day' });
+    const d = result(await desk.choose({ platform: 'cli', threadId: 'cd' }, 'calendar_day', 'day_of_year'));
+    expect(d.sql[0]).toContain("to_char(date, 'MM-DD')");
+  });
+
+  it('follows up in the thread ("and in 2020?", "only district 12") without dropping a filter', async () => {
+    const { desk } = testDesk(db);
+    result(await ask(desk, 'How many thefts were reported in district 11 in 2019?', 'f'));
+    expect(result(await ask(desk, 'and in 2020?', 'f')).sql[0]).toBe("SELECT count(*) AS incidents FROM crimes WHERE primary_type = 'THEFT' AND district = 11 AND year = 2020");
+    expect(result(await ask(desk, 'only district 12', 'f')).sql[0]).toBe("SELECT count(*) AS incidents FROM crimes WHERE primary_type = 'THEFT' AND district = 12 AND year = 2020");
+    // a filter the question type cannot take is refused, never silently dropped
+    result(await ask(desk, 'How many homicides were there each year?', 'g'));
+    expect(await ask(desk, 'and in district 11?', 'g')).toMatchObject({ kind: 'refusal' });
+  });
+
+  it('says plainly when a question needs an LLM', async () => {
+    const { desk } = testDesk(db);
+    const a = await ask(desk, 'Which crimes tend to happen near each other within an hour?');
+    expect(a).toMatchObject({ kind: 'refusal', route: 'sql' });
+    expect(a.kind === 'refusal' && a.reason).toMatch(/^No LLM is configured, and this question needs one: it does not match one of the \d+ question types/);
+  });
+
+  it('refuses requests to change data, greets, and turns away other topics', async () => {
+    const { desk } = testDesk(db);
+    expect(await ask(desk, 'delete all crimes from 2001')).toMatchObject({ kind: 'refusal', reason: 'I only read data; I never change, add or delete it.' });
+    expect(await ask(desk, 'hello')).toMatchObject({ kind: 'result', route: 'help', headline: 'What I can do' });
+    expect(await ask(desk, 'what is the weather in Paris?')).toMatchObject({ kind: 'refusal', route: 'reject' });
+    expect((await db.pool.query('SELECT count(*) AS n FROM crimes')).rows[0].n).toBe(20_000);
+  });
+
+  it('a click with no question waiting gets a clear reply', async () => {
+    const { desk } = testDesk(db);
+    const a = await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'night', '20-06');
+    expect(a).toMatchObject({ kind: 'error', message: 'Noted: night means 20:00-06:00 in this thread. There is no question waiting for it; ask away.' });
+    expect(await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'night', 'noon')).toMatchObject({ kind: 'error', message: '"noon" is not an option of night.' });
+  });
+
+  it('records every question in the audit log, never the rows', async () => {
+    const { desk } = testDesk(db);
+    await desk.answer({ platform: 'slack', threadId: 'audit', channel: 'C1', userId: 'U1', text: 'How many thefts were reported in 2019?' });
+    const { rows } = await db.pool.query(`SELECT platform, channel, user_id, route, status, sql, row_count, node_ms, tokens FROM audit_log WHERE thread = 'audit'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ platform: 'slack', channel: 'C1', user_id: 'U1', route: 'sql', status: 'answered', row_count: 1, tokens: 0 });
+    expect(Object.keys(rows[0].node_ms).sort()).toEqual(['generate', 'relevance', 'run', 'schema', 'synthesize', 'validate']);
+  });
+});
+
+describe('thread memory in Redis', () => {
+  it('keeps a clarification across desks sharing the store', async () => {
+    const url = 'redis://127.0.0.1:6379';
+    const first = testDesk(db, { memoryUrl: url });
+    const thread = `redis-${Date.now()}`;
+    await ask(first.desk, 'How many robberies happened at night in 2019?', thread);
+    await first.desk.choose({ platform: 'cli', threadId: thread }, 'night', '20-06');
+    await first.memory.close();
+    const second = testDesk(db, { memoryUrl: url });
+    const a = result(await ask(second.desk, 'How many thefts happened at night in 2021?', thread));
+    expect(a.assumptions).toEqual(['night: 20:00-06:00']);
+    await second.memory.close();
+  });
+});

@@ -1,0 +1,20 @@
+// Loads synthetic crimes into a test database through the real generator and
+// ingest path.
+import type pg from 'pg';
+import { generateCrimes } from '../../src/ingest/generate/crimes.js';
+import { ingestCsv } from '../../src/ingest/csv-ingest.js';
+import { CRIMES_SPEC } from '../../src/ingest/crimes/crime-table.js';
+import { portalCsvSource } from '../../src/ingest/crimes/portal-csv.js';
+import { tempDir } from './files.js';
+
+export async function loadCrimes(pool: pg.Pool, rows = 20_000, seed = 3): Promise<void> {
+  const tmp = tempDir();
+  try {
+    const file = tmp.file('crimes.csv');
+    await generateCrimes({ rows, seed, out: file });
+    await ingestCsv({ pool, file, spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath: tmp.file('r.csv') });
+    await pool.query('ANALYZE crimes');
+  } finally {
+    tmp.remove();
+  }
+}
