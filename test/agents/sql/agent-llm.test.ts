@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLlmClient } from '../../../src/llm/client.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { loadCrimes } from '../../helpers/crime-data.js';
+import { testDesk } from '../../helpers/desk.js';
+import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+
+let db: TestDatabase;
+let llm: FakeLlm;
+let desk: ReturnType<typeof testDesk>['desk'];
+let thefts2019: number;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadCrimes(db.pool, 10_000);
+  llm = await startFakeLlm();
+  desk = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, apiKey: 'k', model: 'fake-sql', maxRetries: 1 }) }).desk;
+  thefts2019 = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
+});
+afterAll(async () => {
+  await llm?.close();
+  await db?.drop();
+});
+beforeEach(() => {
+  llm.requests.length = 0;
+  llm.script.length = 0;
+});
+
+const GOOD = "SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND year = 2019";
+const sqlReply = (sql: string) => ({ content: JSON.stringify({ sql }) });
+const ask = (text: string, thread = 't') => desk.answer({ platform: 'cli', threadId: thread, text });
+const crimeCount = async () => (await db.pool.query('SELECT count(*) AS n FROM crimes')).rows[0].n;
+
+describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
+  it('happy path: the LLM writes the SQL from schema, values and retrieved examples, then narrates', async () => {
+    llm.script.push(sqlReply(GOOD), { content: `There were ${thefts2019.toLocaleString('en-US')} thefts in 2019.` });
+    const a = await ask('how many thefts happened in 2019?');
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD], narration: `There were ${thefts2019.toLocaleString('en-US')} thefts in 2019.` });
+    const prompt = llm.requests[0].messages[1].content;
+    expect(prompt).toContain('primary_type text -- crime category');
+    expect(prompt).toMatch(/values include: (THEFT|BATTERY), /);
+    expect(prompt).toContain('Q: How many thefts were reported in 2019?\nSQL: SELECT count(*) AS incidents FROM crimes WHERE primary_type = \'THEFT\' AND year = 2019');
+    expect(prompt).toContain('Do not add LIMIT unless the question asks');
+    expect(llm.requests[1].messages[1].content).toContain(`Rows (1 of 1):\n${thefts2019}`);
+  });
+
+  it('feeds the EXPLAIN error back and accepts the fix', async () => {
+    llm.script.push(sqlReply("SELECT count(*) FROM crimes WHERE crime_type = 'THEFT'"), sqlReply(GOOD), { content: `${thefts2019} thefts.` });
+    const a = await ask('how many thefts in 2019');
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+    expect(llm.requests[1].messages[1].content).toMatch(/Your previous attempt failed\.\nSQL: SELECT count\(\*\) FROM crimes WHERE crime_type = 'THEFT'\nError: PostgreSQL rejected the query: column "crime_type" does not exist/);
+    expect(a.trace.filter((t) => t.node === 'validate').map((t) => t.note)).toEqual(['attempt 1', 'attempt 2']);
+  });
+
+  it('stops after three invalid attempts with a clear message', async () => {
+    for (let i = 0; i < 3; i++) llm.script.push(sqlReply('SELECT nothing FROM nowhere'));
+    const a = await ask('how many thefts in 2019');
+    expect(a).toMatchObject({ kind: 'error', retryable: false });
+    expect(a.kind === 'error' && a.message).toMatch(/^I could not write a valid query for this after 3 attempts\. The last problem: The query reads nowhere, which is not available/);
+    expect(llm.requests).toHaveLength(3);
+  });
+
+  it('refuses hostile SQL from the LLM: nothing runs, the data is unchanged', async () => {
+    const before = await crimeCount();
+    llm.script.push(
+      sqlReply('DELETE FROM crimes'),
+      sqlReply('WITH x AS (DELETE FROM crimes RETURNING *) SELECT count(*) FROM x'),
+      sqlReply("SELECT pg_sleep(30), count(*) FROM crimes"),
+    );
+    const a = await ask('how many thefts in 2019');
+    expect(a).toMatchObject({ kind: 'error' });
+    expect(a.trace.some((t) => t.node === 'run')).toBe(false);
+    expect(await crimeCount()).toBe(before);
+    expect(llm.requests[2].messages[1].content).toContain('The query contains DELETE: only reading is allowed, also inside WITH.');
+  });
+
+  it('repairs a garbage JSON reply once', async () => {
+    llm.script.push({ content: 'Sure! Here is the query: SELECT ...' }, sqlReply(GOOD), { content: `${thefts2019} thefts.` });
+    const a = await ask('how many thefts in 2019');
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+    expect(llm.requests[1].messages.at(-1)!.content).toMatch(/^That reply was invalid: not valid JSON/);
+  });
+
+  it('replaces a narration whose numbers are not in the result (a hallucinated year too)', async () => {
+    llm.script.push(sqlReply(GOOD), { content: `There were ${thefts2019 + 1234} thefts in 2019, up 12% from 2018.` });
+    const a = await ask('how many thefts in 2019');
+    expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
+    expect(a.kind === 'result' && a.notes[0]).toMatch(/^the LLM narration used numbers not in the result \(\d+, 12, 2018\); replaced by the deterministic one$/);
+  });
+
+  it('keeps the numbers when the LLM narration fails', async () => {
+    llm.script.push(sqlReply(GOOD), { status: 500 }, { status: 500 });
+    const a = await ask('how many thefts in 2019');
+    expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
+    expect(a.kind === 'result' && a.notes[0]).toMatch(/^the LLM narration failed \(the LLM service answered HTTP 500\)/);
+  });
+
+  it('asks for clarification before calling the LLM, then puts the chosen definition in the prompt', async () => {
+    const q = await ask('how many robberies at night in 2019?', 'llm-night');
+    expect(q).toMatchObject({ kind: 'clarify', term: 'night' });
+    expect(llm.requests).toHaveLength(0);
+    llm.script.push(sqlReply("SELECT count(*) AS robberies FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)"), { content: 'Done.' });
+    const a = await desk.choose({ platform: 'cli', threadId: 'llm-night' }, 'night', '20-06');
+    expect(a).toMatchObject({ kind: 'result', assumptions: ['night: 20:00-06:00'] });
+    expect(llm.requests[0].messages[1].content).toContain('- night: 20:00-06:00 (from 8 pm) -> (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)');
+  });
+
+  it('a follow-up carries the last question and SQL into the prompt', async () => {
+    llm.script.push(sqlReply(GOOD), { content: 'ok' });
+    await ask('how many thefts in 2019', 'fu');
+    llm.script.push(sqlReply(GOOD.replace('2019', '2020')), { content: 'ok' });
+    await ask('and in 2020?', 'fu');
+    expect(llm.requests[2].messages[1].content).toContain(`Earlier in this conversation:\nQ: how many thefts in 2019\nSQL: ${GOOD}`);
+  });
+});
