@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { createDesk } from '../../agents/create-desk.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
-import { renderChartPng } from '../../charts/render-png.js';
+import { renderChart } from '../../charts/render.js';
 import type { Answer } from '../../core/answer.js';
 import { UserError } from '../../core/errors.js';
 import { commandContext, withDatabase } from '../context.js';
@@ -61,7 +61,7 @@ export function registerAsk(program: Command): void {
       if (answer.kind === 'result' && answer.chart) {
         chartPath = path.resolve(opts.chart ?? path.join(ctx.config.home, 'charts', `answer-${Date.now()}.png`));
         mkdirSync(path.dirname(chartPath), { recursive: true });
-        writeFileSync(chartPath, renderChartPng(answer.chart));
+        writeFileSync(chartPath, await renderChart(answer.chart, ctx.config.quickchartUrl));
       }
       if (opts.json) process.stdout.write(JSON.stringify(answerJson(answer, chartPath), null, 2) + '\n');
       else {

@@ -11,7 +11,7 @@ import { ExpressionError } from '../../backtest/expr/parser.js';
 import { computeKpis } from '../../backtest/kpis.js';
 import { simulate } from '../../backtest/simulator.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
-import { renderChartPng } from '../../charts/render-png.js';
+import { renderChart } from '../../charts/render.js';
 import { UserError } from '../../core/errors.js';
 import { llmFromConfig } from '../../llm/from-config.js';
 import { commandContext, withDatabase } from '../context.js';
@@ -77,7 +77,7 @@ export function registerBacktest(program: Command): void {
       if (answer.kind === 'result' && answer.chart) {
         chartPath = path.resolve(opts.chart || path.join(ctx.config.home, 'charts', `backtest-${Date.now()}.png`));
         mkdirSync(path.dirname(chartPath), { recursive: true });
-        writeFileSync(chartPath, renderChartPng(answer.chart));
+        writeFileSync(chartPath, await renderChart(answer.chart, ctx.config.quickchartUrl));
       }
       if (opts.json) process.stdout.write(JSON.stringify({ ...answer, chart_png: chartPath ?? null }, null, 2) + '\n');
       else process.stdout.write(renderAnswerText(answer, chartPath) + '\n');

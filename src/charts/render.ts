@@ -1,0 +1,32 @@
+// One entry point for chart images: a self-hosted QuickChart server when
+// QUICKCHART_URL is set (quickchart-js, POST /chart), the local renderer
+// otherwise. Both draw the same Chart.js v4 configuration.
+import QuickChartModule from 'quickchart-js';
+
+// quickchart-js is CommonJS whose module.exports is the class; its typings say
+// `export default`, which NodeNext reads as a namespace. This is the class.
+const QuickChart = QuickChartModule as unknown as typeof QuickChartModule.default;
+import type { ChartSpec } from '../core/answer.js';
+import { toChartJsConfig } from './chartjs-config.js';
+import { CHART_SIZE, renderChartPng } from './render-png.js';
+
+export class ChartRenderError extends Error {}
+
+export async function renderChart(spec: ChartSpec, quickchartUrl?: string): Promise<Buffer> {
+  if (!quickchartUrl) return renderChartPng(spec);
+  const url = new URL(quickchartUrl);
+  const chart = new QuickChart()
+    .setScheme(url.protocol.replace(':', ''))
+    .setHost(url.host)
+    .setVersion('4')
+    .setWidth(CHART_SIZE.width)
+    .setHeight(CHART_SIZE.height)
+    .setBackgroundColor('white')
+    .setFormat('png')
+    .setConfig(toChartJsConfig(spec));
+  try {
+    return await chart.toBinary();
+  } catch (error) {
+    throw new ChartRenderError(`QuickChart at ${url.origin} could not draw the chart: ${(error as Error).message}`);
+  }
+}
