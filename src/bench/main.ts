@@ -6,6 +6,7 @@ import { positiveInt } from '../cli/options.js';
 import { ingestBench } from './ingest-bench.js';
 import { indexBench } from './index-bench.js';
 import { backtestBench } from './backtest-bench.js';
+import { sqlBench } from './sql-bench.js';
 
 const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
 program
@@ -32,6 +33,14 @@ program
   .action(async (opts: { tickers: number }) => {
     const config = loadConfigFromProcess();
     await backtestBench(config, createLogger(config.logLevel), opts.tickers);
+  });
+
+program
+  .command('sql')
+  .description('relevance gate latency, and validate/run/narrate time of the 100 benchmark questions (after `ingest`)')
+  .action(async () => {
+    const config = loadConfigFromProcess();
+    await sqlBench(config, createLogger(config.logLevel));
   });
 
 program

@@ -36,24 +36,40 @@ function longestMatch(text: string, dictionary: Record<string, string[]>): { val
   return best;
 }
 
-export function extractSlots(question: string, areaNames: ReadonlyMap<string, number>): { slots: Slots; ambiguous: string[] } {
+export function extractSlots(question: string, areaNames: ReadonlyMap<string, number>): { slots: Slots; ambiguous: string[]; consumed: string[] } {
   const slots: Slots = {};
   const ambiguous: string[] = [];
+  /** the phrases the slots were read from */
+  const consumed: string[] = [];
   const text = question.toLowerCase();
   const type = longestMatch(text, load().crimeTypes);
-  if (type) slots.type = type.value;
+  if (type) {
+    slots.type = type.value;
+    consumed.push(type.phrase);
+  }
   const years = [...new Set(text.match(/\b(200[1-9]|201\d|202[0-5])\b/g) ?? [])];
   if (years.length === 1) slots.year = Number(years[0]);
   if (years.length > 1) ambiguous.push(`several years (${years.join(', ')})`);
   const top = /\btop\s+(\d{1,3})\b|\b(\d{1,3})\s+(most|highest|worst|safest)\b/.exec(text);
-  if (top) slots.n = Number(top[1] ?? top[2]);
+  if (top) {
+    slots.n = Number(top[1] ?? top[2]);
+    consumed.push(top[0]);
+  }
   const district = /\bdistrict\s+(\d{1,2})\b/.exec(text);
-  if (district) slots.district = Number(district[1]);
+  if (district) {
+    slots.district = Number(district[1]);
+    consumed.push(district[0]);
+  }
   const ward = /\bward\s+(\d{1,2})\b/.exec(text);
-  if (ward) slots.ward = Number(ward[1]);
+  if (ward) {
+    slots.ward = Number(ward[1]);
+    consumed.push(ward[0]);
+  }
   const areaNumber = /\bcommunity area\s+(\d{1,2})\b/.exec(text);
-  if (areaNumber) slots.area = Number(areaNumber[1]);
-  else {
+  if (areaNumber) {
+    slots.area = Number(areaNumber[1]);
+    consumed.push(areaNumber[0]);
+  } else {
     let best = '';
     for (const [name, number] of areaNames) {
       if (name.length > best.length && new RegExp(`\\b${escape(name)}\\b`, 'i').test(text)) {
@@ -61,10 +77,15 @@ export function extractSlots(question: string, areaNames: ReadonlyMap<string, nu
         slots.area = number;
       }
     }
+    if (best) consumed.push(best);
   }
   const location = longestMatch(text, load().locations);
-  if (location) slots.location = location.value;
-  return { slots, ambiguous };
+  if (location) {
+    slots.location = location.value;
+    consumed.push(location.phrase);
+  }
+  consumed.push(...years);
+  return { slots, ambiguous, consumed };
 }
 
 /** The slot kinds a template uses ({type}, {year}, ...). */

@@ -29,8 +29,9 @@ function templateSlotKinds(v: VerifiedQuery): (keyof Slots)[] {
 }
 
 /** `question` decides the cue and the glossary terms (for a follow-up: the earlier question). */
-function tryTemplate(v: VerifiedQuery, question: string, slots: Slots, choices: Record<string, string>): OfflineSql | undefined {
+function tryTemplate(v: VerifiedQuery, question: string, slots: Slots, choices: Record<string, string>, consumed?: string[]): OfflineSql | undefined {
   if (!new RegExp(v.cue, 'i').test(question)) return undefined;
+  if (consumed && uncoveredWords(question, v, consumed).length) return undefined;
   const needs = templateSlotKinds(v);
   const given = (Object.keys(slots) as (keyof Slots)[]).filter((k) => slots[k] !== undefined);
   // a filter the question states but the template would ignore: not this template
@@ -51,16 +52,46 @@ function tryTemplate(v: VerifiedQuery, question: string, slots: Slots, choices: 
 
 const FOLLOW_UP = /^\s*(and|what about|how about|only|just|now|same|but)\b/i;
 
+// Words that carry no meaning of their own in these questions.
+const FILLER = new Set(('a an the is are was were be been being of in on at to for from by with and or what which who how when where ' +
+  'do does did there their it its this that these those me my i you we our can could would should please tell show give ' +
+  'reported recorded happen happened happens occurred crimes crime incidents incident data chicago city all any ' +
+  'about only just now same but than year during').split(' '));
+
+const stem = (w: string) => w.replace(/(ies)$/, 'y').replace(/(es|s)$/, '');
+
+/**
+ * Words of the question that the verified query's own wording does not cover,
+ * once slot phrases, glossary terms and filler words are set aside. Any such
+ * word may change the meaning ("led to an arrest", "per month", "average"), so
+ * offline, one uncovered word means no answer rather than a wrong one.
+ */
+export function uncoveredWords(question: string, v: VerifiedQuery, consumed: string[]): string[] {
+  let text = ` ${question.toLowerCase()} `;
+  for (const phrase of consumed) text = text.split(phrase.toLowerCase()).join(' ');
+  // a glossary term the template implements (night, weekend, ...) is covered by it
+  for (const t of termsIn(question).filter((x) => (v.terms ?? []).includes(x.id))) {
+    for (const p of t.patterns) text = text.replace(new RegExp(p, 'gi'), ' ');
+  }
+  const vocabulary = new Set(
+    [v.question, ...v.paraphrases].join(' ').toLowerCase().split(/[^a-z%]+/).filter(Boolean).map(stem),
+  );
+  return text
+    .split(/[^a-z%]+/)
+    .filter((w) => w && !FILLER.has(w) && !/^\d/.test(w))
+    .filter((w) => !vocabulary.has(stem(w)));
+}
+
 export function generateOffline(
   question: string,
   schema: SchemaInfo,
   choices: Record<string, string>,
   history: PastQuestion[],
 ): OfflineSql | { reason: string } {
-  const { slots, ambiguous } = extractSlots(question, schema.areas);
+  const { slots, ambiguous, consumed } = extractSlots(question, schema.areas);
   if (ambiguous.length) return { reason: `the question mentions ${ambiguous.join(' and ')}; offline I answer one at a time` };
   for (const match of similarVerified(question, 6)) {
-    const hit = tryTemplate(match.query, question, slots, choices);
+    const hit = tryTemplate(match.query, question, slots, choices, consumed);
     if (hit) return hit;
   }
   // A follow-up ("and in 2020?", "only district 11") asks the last question again with its slots
