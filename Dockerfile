@@ -11,6 +11,8 @@ COPY fixtures ./fixtures
 RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
+# fonts for the locally rendered chart PNGs
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATADESK_HOME=/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -18,6 +20,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY src/db/migrations ./src/db/migrations
 COPY fixtures ./fixtures
+COPY prompts ./prompts
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

@@ -91,14 +91,26 @@ export class SqlAgent {
       let offline: ReturnType<typeof generateOffline> | undefined;
       let previous: { sql: string; error: string } | undefined;
       let sql: string | undefined;
+      // the LLM failing on the first attempt falls back to the verified queries
+      let llmUnavailable = false;
       for (let attempt = 1; attempt <= MAX_ATTEMPTS && !sql; attempt++) {
-        let candidate: string;
-        if (this.deps.llm) {
-          const generated = await timed(trace, 'generate', () => generateWithLlm(this.deps.llm!, { question: q.question, schema, choices, history: thread.history, previous }), `attempt ${attempt}`);
-          tokens += generated.tokens;
-          candidate = generated.sql;
-        } else {
+        let candidate: string | undefined;
+        let llmDown: LlmError | undefined;
+        if (this.deps.llm && !llmUnavailable) {
+          try {
+            const generated = await timed(trace, 'generate', () => generateWithLlm(this.deps.llm!, { question: q.question, schema, choices, history: thread.history, previous }), `attempt ${attempt}`);
+            tokens += generated.tokens;
+            candidate = generated.sql;
+          } catch (error) {
+            if (!(error instanceof LlmError) || attempt > 1) throw error;
+            llmDown = error;
+            llmUnavailable = true;
+          }
+        }
+        if (!this.deps.llm || llmUnavailable) {
           offline = await timed(trace, 'generate', () => generateOffline(q.question, schema, choices, thread.history), 'offline: verified queries');
+          if ('reason' in offline && llmDown) throw llmDown;
+          if (llmDown) assumptions.push(`the LLM was unavailable (${llmDown.message}); answered from a verified query`);
           if ('reason' in offline) {
             return {
               tokens,
@@ -115,13 +127,14 @@ export class SqlAgent {
           candidate = offline.sql;
           assumptions.push(...offline.assumptions);
         }
-        lastSql = candidate;
-        const verdict = await timed(trace, 'validate', () => validateSql(this.deps.pool, candidate, this.deps.statementTimeoutMs), `attempt ${attempt}`);
-        if (verdict.ok) sql = candidate;
+        const written: string = candidate!;
+        lastSql = written;
+        const verdict = await timed(trace, 'validate', () => validateSql(this.deps.pool, written, this.deps.statementTimeoutMs), `attempt ${attempt}`);
+        if (verdict.ok) sql = written;
         else {
-          previous = { sql: candidate, error: verdict.error };
+          previous = { sql: written, error: verdict.error };
           // an offline template that fails validation will fail again: stop at once
-          if (!this.deps.llm) break;
+          if (!this.deps.llm || llmUnavailable) break;
         }
       }
       if (!sql) {

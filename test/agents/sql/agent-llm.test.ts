@@ -95,6 +95,17 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(a.kind === 'result' && a.notes[0]).toMatch(/^the LLM narration failed \(the LLM service answered HTTP 500\)/);
   });
 
+  it('falls back to the verified queries when the LLM is down, and says so', async () => {
+    llm.script.push({ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 });
+    const a = await ask('How many thefts were reported in 2019?');
+    expect(a).toMatchObject({ kind: 'result', sql: ["SELECT count(*) AS incidents FROM crimes WHERE primary_type = 'THEFT' AND year = 2019"] });
+    expect(a.kind === 'result' && a.assumptions[0]).toBe('the LLM was unavailable (the LLM service answered HTTP 503); answered from a verified query');
+    llm.script.push({ status: 503 }, { status: 503 });
+    const b = await ask('Which crimes tend to cluster within an hour of each other?');
+    expect(b).toMatchObject({ kind: 'error', retryable: true });
+    expect(b.kind === 'error' && b.message).toMatch(/^The language model could not help with this just now: the LLM service answered HTTP 503/);
+  });
+
   it('asks for clarification before calling the LLM, then puts the chosen definition in the prompt', async () => {
     const q = await ask('how many robberies at night in 2019?', 'llm-night');
     expect(q).toMatchObject({ kind: 'clarify', term: 'night' });
