@@ -9,7 +9,7 @@ export interface ReadOnlyOptions {
 
 export class QueryTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
-    super(`The query took longer than ${Math.round(timeoutMs / 1000)} s and was stopped`);
+    super(`The query took longer than ${timeoutMs < 10_000 ? (timeoutMs / 1000).toFixed(1) : Math.round(timeoutMs / 1000)} s and was stopped`);
     this.name = 'QueryTimeoutError';
   }
 }

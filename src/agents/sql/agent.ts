@@ -100,6 +100,7 @@ export class SqlAgent {
           try {
             const generated = await timed(trace, 'generate', () => generateWithLlm(this.deps.llm!, { question: q.question, schema, choices, history: thread.history, previous }), `attempt ${attempt}`);
             tokens += generated.tokens;
+            trace[trace.length - 1].tokens = generated.tokens;
             candidate = generated.sql;
           } catch (error) {
             if (!(error instanceof LlmError) || attempt > 1) throw error;
@@ -149,6 +150,7 @@ export class SqlAgent {
 
       const validSql = sql;
       const result = await timed(trace, 'run', () => runSql(this.deps.pool, validSql, this.deps.statementTimeoutMs));
+      let narrationTokens = 0;
       const narration = await timed(trace, 'synthesize', async () => {
         const plain = narrate(result);
         if (!this.deps.llm || result.rowCount === 0) return { text: plain, note: undefined as string | undefined };
@@ -161,6 +163,7 @@ export class SqlAgent {
             }),
           });
           tokens += usage.promptTokens + usage.completionTokens;
+          narrationTokens = usage.promptTokens + usage.completionTokens;
           const bad = uncheckedNumbers(text, result, q.question);
           if (bad.length) return { text: plain, note: `the LLM narration used numbers not in the result (${bad.join(', ')}); replaced by the deterministic one` };
           return { text: text.trim(), note: undefined };
@@ -168,6 +171,7 @@ export class SqlAgent {
           return { text: plain, note: `the LLM narration failed (${describeError(error)}); deterministic narration used` };
         }
       });
+      if (narrationTokens) trace[trace.length - 1].tokens = narrationTokens;
       if (narration.note) trace.push({ node: 'synthesize.check', ms: 0, note: narration.note });
 
       await this.deps.memory.update(q.threadId, (s) => {

@@ -44,6 +44,19 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(llm.requests[1].messages[1].content).toContain(`Rows (1 of 1):\n${thefts2019}`);
   });
 
+  it('records the tokens of each LLM call in the trace', async () => {
+    llm.script.push({ ...sqlReply(GOOD), promptTokens: 900, completionTokens: 40 }, { content: 'ok', promptTokens: 300, completionTokens: 30 });
+    const a = await ask('how many thefts in 2019');
+    expect(a.trace.filter((t) => t.tokens).map((t) => [t.node, t.tokens])).toEqual([['generate', 940], ['synthesize', 330]]);
+  });
+
+  it('stops a slow query at the statement timeout and suggests narrowing it', async () => {
+    const slow = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }), statementTimeoutMs: 300 }).desk;
+    llm.script.push(sqlReply('SELECT count(*) AS pairs FROM crimes a, crimes b WHERE a.block <> b.block'));
+    const a = await slow.answer({ platform: 'cli', threadId: 'slow', text: 'how many pairs of crimes are on different blocks?' });
+    expect(a).toMatchObject({ kind: 'error', retryable: true, message: 'The query took longer than 0.3 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.' });
+  });
+
   it('feeds the EXPLAIN error back and accepts the fix', async () => {
     llm.script.push(sqlReply("SELECT count(*) FROM crimes WHERE crime_type = 'THEFT'"), sqlReply(GOOD), { content: `${thefts2019} thefts.` });
     const a = await ask('how many thefts in 2019');
