@@ -19,6 +19,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY src/db/migrations ./src/db/migrations
+COPY src/channels/web/public ./src/channels/web/public
 COPY fixtures ./fixtures
 COPY prompts ./prompts
 RUN mkdir -p /data && chown node:node /data

@@ -98,8 +98,7 @@ export class DataDesk {
         break;
       }
       case 'sql': {
-        progress?.('Writing the query');
-        const outcome = await this.sql.ask({ question: text, threadId: message.threadId });
+        const outcome = await this.sql.ask({ question: text, threadId: message.threadId }, progress);
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
         ({ sql, tokens } = outcome);
         rowCount = outcome.result?.rowCount;
@@ -111,8 +110,8 @@ export class DataDesk {
   }
 
   /** A clarification choice from a button or card action. */
-  async choose(message: Omit<InboundMessage, 'text'>, term: string, optionId: string): Promise<Answer> {
-    const outcome = await this.sql.choose(message.threadId, term, optionId);
+  async choose(message: Omit<InboundMessage, 'text'>, term: string, optionId: string, progress?: ProgressReporter): Promise<Answer> {
+    const outcome = await this.sql.choose(message.threadId, term, optionId, progress);
     await recordQuestion(this.deps.writePool, {
       ...message, question: `(choice ${term}=${optionId})`, thread: message.threadId, answer: outcome.answer, sql: outcome.sql,
       rowCount: outcome.result?.rowCount, tokens: outcome.tokens,

@@ -6,6 +6,7 @@ import { ConfigError } from '../config/env.js';
 import { UserError } from '../core/errors.js';
 import { registerAsk } from './commands/ask.js';
 import { registerBacktest } from './commands/backtest.js';
+import { registerChat } from './commands/chat.js';
 import { registerDb } from './commands/db.js';
 import { registerEval } from './commands/eval.js';
 import { registerSql } from './commands/sql.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerIngest(program);
   registerGenerate(program);
   registerAsk(program);
+  registerChat(program);
   registerBacktest(program);
   registerDb(program);
   registerEval(program);

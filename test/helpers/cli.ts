@@ -8,19 +8,20 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, cwd?: string, input?: string): Promise<CliResult> {
   const main = path.resolve('dist/cli/main.js');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [main, ...args], {
       cwd,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
+    if (input !== undefined) child.stdin!.end(input);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

@@ -16,7 +16,7 @@ import type { ThreadMemory } from '../../memory/thread-memory.js';
 import { chooseChart } from '../../charts/choose-chart.js';
 import { validateSql, runSql, type QueryResult } from './execute.js';
 import { generateOffline, generateWithLlm } from './generate.js';
-import { narrate, uncheckedNumbers, humanize } from './narrator.js';
+import { narrate, uncheckedNumbers, humanize, TIME_COLUMN } from './narrator.js';
 import { introspectSchema, type SchemaInfo } from './schema.js';
 
 export interface SqlAgentDeps {
@@ -59,11 +59,12 @@ export class SqlAgent {
     return this.schema;
   }
 
-  async ask(q: SqlQuestion): Promise<SqlOutcome> {
+  async ask(q: SqlQuestion, progress?: (step: string) => void): Promise<SqlOutcome> {
     const trace: TraceStep[] = [];
     let tokens = 0;
     let lastSql: string | undefined;
     try {
+      progress?.('Reading the schema');
       const schema = await timed(trace, 'schema', () => this.schemaInfo());
       const thread = await this.deps.memory.get(q.threadId);
 
@@ -94,6 +95,7 @@ export class SqlAgent {
       // the LLM failing on the first attempt falls back to the verified queries
       let llmUnavailable = false;
       for (let attempt = 1; attempt <= MAX_ATTEMPTS && !sql; attempt++) {
+        progress?.(attempt === 1 ? 'Writing the query' : `Rewriting the query (attempt ${attempt})`);
         let candidate: string | undefined;
         let llmDown: LlmError | undefined;
         if (this.deps.llm && !llmUnavailable) {
@@ -129,6 +131,7 @@ export class SqlAgent {
           assumptions.push(...offline.assumptions);
         }
         const written: string = candidate!;
+        progress?.('Checking the query');
         lastSql = written;
         const verdict = await timed(trace, 'validate', () => validateSql(this.deps.pool, written, this.deps.statementTimeoutMs), `attempt ${attempt}`);
         if (verdict.ok) sql = written;
@@ -149,7 +152,9 @@ export class SqlAgent {
       }
 
       const validSql = sql;
+      progress?.('Running the query');
       const result = await timed(trace, 'run', () => runSql(this.deps.pool, validSql, this.deps.statementTimeoutMs));
+      progress?.('Writing the answer');
       let narrationTokens = 0;
       const narration = await timed(trace, 'synthesize', async () => {
         const plain = narrate(result);
@@ -190,7 +195,9 @@ export class SqlAgent {
           narration: narration.text,
           sql: [validSql],
           table: {
-            columns: result.columns.map(humanize), rows: result.rows.slice(0, this.deps.displayRows),
+            // years, months and hours are labels: as text, no renderer formats them as quantities
+            columns: result.columns.map(humanize),
+            rows: result.rows.slice(0, this.deps.displayRows).map((row) => row.map((c, i) => (typeof c === 'number' && TIME_COLUMN.test(result.columns[i]) ? String(c) : c))),
             rowCount: result.rowCount, truncated: result.rowCount > this.deps.displayRows,
           },
           chart: chooseChart(result, q.question.length > 80 ? `${q.question.slice(0, 77)}...` : q.question),
@@ -204,7 +211,7 @@ export class SqlAgent {
   }
 
   /** A click on a clarification option: store the choice, then answer the waiting question. */
-  async choose(threadId: string, term: string, optionId: string): Promise<SqlOutcome> {
+  async choose(threadId: string, term: string, optionId: string, progress?: (step: string) => void): Promise<SqlOutcome> {
     const state = await this.deps.memory.get(threadId);
     if (!option(term, optionId)) {
       return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message: `"${optionId}" is not an option of ${term}.` }) };
@@ -213,7 +220,7 @@ export class SqlAgent {
     if (!state.pending) {
       return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message: `Noted: ${term} means ${option(term, optionId)!.label} in this thread. There is no question waiting for it; ask away.` }) };
     }
-    return this.ask({ question: state.pending.question, threadId });
+    return this.ask({ question: state.pending.question, threadId }, progress);
   }
 
   private failure(error: unknown, trace: TraceStep[]): Answer {

@@ -7,7 +7,7 @@ import type { QueryResult } from './execute.js';
 
 export type Shape = 'empty' | 'single' | 'series' | 'ranking' | 'comparison' | 'table';
 
-const TIME_COLUMN = /^(year|month|day|date|week|hour|iso_weekday|weekday|quarter|time|period)$/i;
+export const TIME_COLUMN = /^(year|month|day|date|week|hour|iso_weekday|weekday|quarter|time|period)$/i;
 
 export const humanize = (column: string) => column.replace(/_pct$/, ' (%)').replace(/_/g, ' ');
 

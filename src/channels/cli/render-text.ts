@@ -14,7 +14,9 @@ function renderTable(t: AnswerTable): string {
 export function renderAnswerText(answer: Answer, chartPath?: string): string {
   switch (answer.kind) {
     case 'result': {
-      const parts = answer.narration === answer.headline ? [answer.headline] : [answer.headline, '', answer.narration];
+      // the headline is often the narration's first sentence: do not say it twice
+      const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
+      const parts = rest ? [answer.headline, '', rest] : [answer.headline];
       if (answer.table) parts.push('', renderTable(answer.table));
       for (const extra of answer.extraTables) parts.push('', `${extra.title}:`, renderTable(extra.table));
       if (chartPath) parts.push('', `Chart: ${chartPath}`);

@@ -10,6 +10,9 @@ import { ensureDemoData } from '../../ingest/demo-data.js';
 import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
 import { healthRoutes, startHttpServer } from '../../server/http-server.js';
 import { commandContext } from '../context.js';
+import { createDesk } from '../../agents/create-desk.js';
+import { ChartStore } from '../../charts/chart-store.js';
+import { playgroundRoutes } from '../../channels/web/playground-routes.js';
 
 export function registerServe(program: Command): void {
   program
@@ -30,8 +33,16 @@ export function registerServe(program: Command): void {
       );
       logger.info(describeLlm(config));
       const sync = scheduleSocrataSync(db.write, config, logger);
-      const server = await startHttpServer(config.host, config.port, [healthRoutes(db.read, new Date())], logger);
-      logger.info(`Data Desk is running at ${server.url} (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);
+      const { desk, memory } = createDesk(config, db, logger);
+      const charts = new ChartStore();
+      const server = await startHttpServer(
+        config.host,
+        config.port,
+        [healthRoutes(db.read, new Date()), playgroundRoutes({ desk, charts, logger, quickchartUrl: config.quickchartUrl })],
+        logger,
+      );
+      logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
+      logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);
 
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
@@ -40,6 +51,7 @@ export function registerServe(program: Command): void {
       logger.info('Stopping...');
       sync?.stop();
       await server.close();
+      await memory.close();
       await db.close();
     });
 }

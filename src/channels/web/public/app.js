@@ -1,0 +1,166 @@
+// The playground page: a chat thread that sends questions to the bot and
+// renders the channel-neutral Answer it gets back. Threads live in this
+// browser's localStorage; the bot keeps each thread's memory server-side.
+// Everything from the server is inserted as text, never as HTML.
+(() => {
+  const $ = (sel) => document.querySelector(sel);
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const store = {
+    load: () => JSON.parse(localStorage.getItem('datadesk.threads') || '[]'),
+    save: (threads) => localStorage.setItem('datadesk.threads', JSON.stringify(threads)),
+  };
+  let threads = store.load();
+  let current = null;
+
+  function newThread() {
+    const t = { id: `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`, title: 'New thread', messages: [] };
+    threads.unshift(t);
+    store.save(threads);
+    select(t.id);
+  }
+
+  function select(id) {
+    current = threads.find((t) => t.id === id);
+    const list = $('#threads');
+    list.replaceChildren(...threads.map((t) => {
+      const li = el('li', t.id === id ? 'active' : '', t.title);
+      li.onclick = () => select(t.id);
+      return li;
+    }));
+    const box = $('#messages');
+    box.replaceChildren();
+    for (const m of current.messages) box.append(m.role === 'user' ? userBubble(m.text) : botBubble(m.payload));
+    box.scrollTop = box.scrollHeight;
+  }
+
+  function userBubble(text) {
+    const div = el('div', 'msg user');
+    div.append(el('div', 'who', 'You'), el('div', '', text));
+    return div;
+  }
+
+  function table(t) {
+    const tbl = el('table');
+    const head = el('tr');
+    for (const c of t.columns) head.append(el('th', '', c));
+    tbl.append(head);
+    for (const row of t.rows.slice(0, 10)) {
+      const tr = el('tr');
+      for (const cell of row) tr.append(el('td', '', cell === null ? '' : typeof cell === 'number' ? cell.toLocaleString('en-US') : String(cell)));
+      tbl.append(tr);
+    }
+    const wrap = el('div');
+    wrap.append(tbl);
+    const shown = Math.min(10, t.rows.length);
+    wrap.append(el('div', 'rows-note', `showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`));
+    return wrap;
+  }
+
+  function botBubble(payload) {
+    const div = el('div', 'msg bot');
+    div.append(el('div', 'who', 'Data Desk'));
+    if (!payload) return div;
+    const { answer, chartUrl } = payload;
+    if (answer.kind === 'result') {
+      div.append(el('div', 'headline', answer.headline));
+      // the headline is often the narration's first sentence: do not say it twice
+      const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
+      if (rest) div.append(el('div', 'narration', rest));
+      if (answer.table) div.append(table(answer.table));
+      for (const extra of answer.extraTables || []) {
+        div.append(el('div', 'rows-note', extra.title));
+        div.append(table(extra.table));
+      }
+      if (chartUrl) {
+        const img = el('img', 'chart');
+        img.src = chartUrl;
+        img.alt = answer.chart ? answer.chart.title : 'chart';
+        div.append(img);
+      }
+      if (answer.sql.length) {
+        const d = el('details');
+        d.append(el('summary', '', 'SQL'), el('pre', '', answer.sql.join(';\n\n')));
+        div.append(d);
+      }
+      if (answer.assumptions.length) div.append(el('div', 'assumptions', `Assumptions: ${answer.assumptions.join('; ')}`));
+      for (const n of answer.notes) div.append(el('div', 'notes', n));
+      if (answer.freshness) div.append(el('div', 'freshness', `Data: ${answer.freshness}`));
+    } else if (answer.kind === 'clarify') {
+      div.append(el('div', 'headline', answer.question));
+      const opts = el('div', 'options');
+      for (const o of answer.options) {
+        const b = el('button', '', o.label);
+        b.type = 'button';
+        if (o.description) b.title = o.description;
+        b.onclick = () => {
+          opts.querySelectorAll('button').forEach((x) => (x.disabled = true));
+          send('/api/choose', { thread: current.id, term: answer.term, option: o.id }, `${answer.term}: ${o.label}`);
+        };
+        opts.append(b);
+      }
+      div.append(opts);
+    } else if (answer.kind === 'refusal') {
+      div.append(el('div', 'headline', answer.reason));
+      for (const a of answer.alternatives) div.append(el('div', 'notes', `• ${a}`));
+    } else {
+      div.append(el('div', 'error', answer.message));
+    }
+    return div;
+  }
+
+  async function send(endpoint, body, shownText) {
+    const thread = current;
+    thread.messages.push({ role: 'user', text: shownText });
+    if (thread.title === 'New thread') thread.title = shownText.slice(0, 40);
+    store.save(threads);
+    select(thread.id);
+    const box = $('#messages');
+    const pending = botBubble(null);
+    const progress = el('div', 'progress', 'Working…');
+    pending.append(progress);
+    box.append(pending);
+    box.scrollTop = box.scrollHeight;
+    let payload = { answer: { kind: 'error', message: 'The bot did not answer. Is datadesk serve still running?', retryable: true } };
+    try {
+      const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const chunk = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(chunk)?.[1];
+          const data = JSON.parse(/^data: (.*)$/m.exec(chunk)?.[1] || 'null');
+          if (event === 'progress') progress.textContent = `${data.step}…`;
+          if (event === 'answer') payload = data;
+        }
+      }
+    } catch (error) {
+      payload = { answer: { kind: 'error', message: `Could not reach the bot (${error.message}).`, retryable: true } };
+    }
+    thread.messages.push({ role: 'bot', payload });
+    store.save(threads);
+    if (current === thread) select(thread.id);
+  }
+
+  $('#ask').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = $('#question').value.trim();
+    if (!text) return;
+    $('#question').value = '';
+    send('/api/ask', { thread: current.id, text }, text);
+  });
+  $('#new-thread').onclick = newThread;
+  if (threads.length) select(threads[0].id);
+  else newThread();
+})();
