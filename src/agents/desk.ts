@@ -105,8 +105,17 @@ export class DataDesk {
         break;
       }
     }
+    if (answer.kind === 'clarify' && message.userId) {
+      // a click on the choice is checked against the person who asked
+      await this.deps.memory.update(message.threadId, (s) => s.pending && (s.pending.userId = message.userId));
+    }
     await recordQuestion(this.deps.writePool, { ...message, question: text, thread: message.threadId, answer, sql, rowCount, tokens }, this.deps.logger);
     return answer;
+  }
+
+  /** The clarification a thread is waiting for, if any (for channels to check a click). */
+  async pendingChoice(threadId: string): Promise<{ term: string; userId?: string } | undefined> {
+    return (await this.deps.memory.get(threadId)).pending;
   }
 
   /** A clarification choice from a button or card action. */

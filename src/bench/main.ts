@@ -7,6 +7,7 @@ import { ingestBench } from './ingest-bench.js';
 import { indexBench } from './index-bench.js';
 import { backtestBench } from './backtest-bench.js';
 import { sqlBench } from './sql-bench.js';
+import { slackBench } from './slack-bench.js';
 
 const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
 program
@@ -41,6 +42,15 @@ program
   .action(async () => {
     const config = loadConfigFromProcess();
     await sqlBench(config, createLogger(config.logLevel));
+  });
+
+program
+  .command('slack')
+  .description('ack latency of signed Slack events and slash commands (p50/p99)')
+  .option('--requests <n>', 'requests of each kind', positiveInt, 300)
+  .action(async (opts: { requests: number }) => {
+    const config = loadConfigFromProcess();
+    await slackBench(config, createLogger('warn'), opts.requests);
   });
 
 program

@@ -82,6 +82,13 @@ const schema = z.object({
   THREAD_MEMORY_TTL_HOURS: integer(168, 1, 24 * 365),
   GLOSSARY_DEFAULTS: optionalString,
   QUICKCHART_URL: httpUrl,
+  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), { message: 'expected a bot token starting with xoxb-' }),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), { message: 'expected an app-level token starting with xapp- (Socket Mode)' }),
+  SLACK_API_URL: httpUrl,
+  SLACK_ALLOWED_CHANNELS: optionalString,
+  RATE_LIMIT_USER_PER_MINUTE: integer(10, 1, 10_000),
+  RATE_LIMIT_CHANNEL_PER_MINUTE: integer(30, 1, 10_000),
   LLM_BASE_URL: httpUrl,
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
@@ -118,6 +125,16 @@ export interface Config {
   /** workspace defaults for ambiguous glossary terms, e.g. {night: "22-06"} */
   glossaryDefaults: Record<string, string>;
   quickchartUrl?: string;
+  /** Slack, when SLACK_BOT_TOKEN is set */
+  slack?: {
+    botToken: string;
+    signingSecret?: string;
+    appToken?: string;
+    apiUrl?: string;
+    /** channel ids the bot answers in; empty: everywhere it is invited */
+    allowedChannels: string[];
+  };
+  rateLimits: { userPerMinute: number; channelPerMinute: number };
   llm?: { baseUrl?: string; apiKey?: string; model: string };
 }
 
@@ -152,6 +169,10 @@ export function loadConfig(env: RawEnv): Config {
   } catch (error) {
     problems.push(`GLOSSARY_DEFAULTS: ${(error as Error).message}`);
   }
+  if (e.SLACK_BOT_TOKEN && !e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET) {
+    problems.push('SLACK_SIGNING_SECRET: required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
+  }
+  if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required when other SLACK_* settings are given (xoxb-...)');
   if (problems.length) throw new ConfigError(problems);
 
   const socrataSchedule =
@@ -183,6 +204,13 @@ export function loadConfig(env: RawEnv): Config {
     threadMemoryTtlHours: e.THREAD_MEMORY_TTL_HOURS,
     glossaryDefaults,
     quickchartUrl: e.QUICKCHART_URL,
+    slack: e.SLACK_BOT_TOKEN
+      ? {
+          botToken: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL,
+          allowedChannels: (e.SLACK_ALLOWED_CHANNELS ?? '').split(',').map((c) => c.trim()).filter(Boolean),
+        }
+      : undefined,
+    rateLimits: { userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE, channelPerMinute: e.RATE_LIMIT_CHANNEL_PER_MINUTE },
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };
 }

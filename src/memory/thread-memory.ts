@@ -19,7 +19,8 @@ export interface PastQuestion {
 
 export interface ThreadState {
   clarifications: Record<string, string>;
-  pending?: { question: string; term: string };
+  /** a question waiting for a clarification, and who asked it */
+  pending?: { question: string; term: string; userId?: string };
   history: PastQuestion[];
 }
 

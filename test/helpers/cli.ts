@@ -18,8 +18,8 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     child.on('error', reject);
     if (input !== undefined) child.stdin!.end(input);
     child.on('close', (code) => resolve({ code, stdout, stderr }));

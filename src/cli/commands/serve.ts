@@ -8,7 +8,9 @@ import { redactUrl } from '../../db/database.js';
 import { dataFreshness } from '../../db/freshness.js';
 import { ensureDemoData } from '../../ingest/demo-data.js';
 import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
-import { healthRoutes, startHttpServer } from '../../server/http-server.js';
+import { healthRoutes, startHttpServer, type Route } from '../../server/http-server.js';
+import { createSlackApp, SLACK_EVENTS_PATH } from '../../channels/slack/slack-app.js';
+import { createKeyv } from '../../memory/thread-memory.js';
 import { commandContext } from '../context.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { ChartStore } from '../../charts/chart-store.js';
@@ -34,14 +36,20 @@ export function registerServe(program: Command): void {
       logger.info(describeLlm(config));
       const sync = scheduleSocrataSync(db.write, config, logger);
       const { desk, memory } = createDesk(config, db, logger);
-      const charts = new ChartStore();
-      const server = await startHttpServer(
-        config.host,
-        config.port,
-        [healthRoutes(db.read, new Date()), playgroundRoutes({ desk, charts, logger, quickchartUrl: config.quickchartUrl })],
-        logger,
-      );
-      logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
+      const routes: Route[] = [healthRoutes(db.read, new Date())];
+      const slack = config.slack
+        ? createSlackApp({ config, desk, readPool: db.read, logger, dedupeStore: createKeyv(config.threadMemoryUrl ?? db.url, 'slack-event') })
+        : undefined;
+      if (slack?.route) routes.push(slack.route);
+      // the playground when no chat platform is configured: the product works out of the box
+      if (!config.slack) routes.push(playgroundRoutes({ desk, charts: new ChartStore(), logger, quickchartUrl: config.quickchartUrl }));
+      const server = await startHttpServer(config.host, config.port, routes, logger);
+      if (slack) {
+        await slack.start();
+        logger.info(config.slack!.appToken ? 'Slack: connected in Socket Mode' : `Slack: events, commands and actions at ${server.url}${SLACK_EVENTS_PATH}`);
+      } else {
+        logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
+      }
       logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);
 
       await new Promise<void>((resolve) => {
@@ -50,6 +58,7 @@ export function registerServe(program: Command): void {
       });
       logger.info('Stopping...');
       sync?.stop();
+      await slack?.stop();
       await server.close();
       await memory.close();
       await db.close();

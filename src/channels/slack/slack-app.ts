@@ -1,0 +1,96 @@
+// The Slack app: only wiring. HTTP mode mounts Bolt's receiver at
+// POST /slack/events on the bot's own server (signatures always verified);
+// Socket Mode connects out with SLACK_APP_TOKEN. Listeners live one per file
+// under listeners/ and get everything they need passed in.
+import { App, HTTPReceiver, LogLevel, type Logger as BoltLogger } from '@slack/bolt';
+import type pg from 'pg';
+import type Keyv from 'keyv';
+import type { Config } from '../../config/env.js';
+import type { Logger } from '../../core/logger.js';
+import { EventDeduper } from '../../core/dedupe.js';
+import { RateLimiter } from '../../core/rate-limit.js';
+import type { DataDesk } from '../../agents/desk.js';
+import type { Route } from '../../server/http-server.js';
+import { appHome } from './listeners/app-home.js';
+import { appMention } from './listeners/app-mention.js';
+import { backtestCommand } from './listeners/backtest-command.js';
+import { clarifyChoice } from './listeners/clarify-choice.js';
+import { datadeskCommand } from './listeners/datadesk-command.js';
+import { directMessage } from './listeners/direct-message.js';
+import { showSql } from './listeners/show-sql.js';
+
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+function boltLogger(logger: Logger): BoltLogger {
+  return {
+    debug: (...m) => logger.debug(`slack: ${m.join(' ')}`),
+    info: (...m) => logger.info(`slack: ${m.join(' ')}`),
+    warn: (...m) => logger.warn(`slack: ${m.join(' ')}`),
+    error: (...m) => logger.error(`slack: ${m.join(' ')}`),
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.INFO,
+    setName: () => undefined,
+  };
+}
+
+export interface SlackAppDeps {
+  config: Config;
+  desk: DataDesk;
+  readPool: pg.Pool;
+  dedupeStore: Keyv<'processing' | 'done'>;
+  logger: Logger;
+}
+
+export interface SlackApp {
+  app: App;
+  /** the HTTP route of the events endpoint (HTTP mode) */
+  route?: Route;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createSlackApp(deps: SlackAppDeps): SlackApp {
+  const slack = deps.config.slack!;
+  const logger = boltLogger(deps.logger);
+  const clientOptions = slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : undefined;
+  const socketMode = Boolean(slack.appToken);
+  const receiver = socketMode
+    ? undefined
+    : new HTTPReceiver({ signingSecret: slack.signingSecret!, endpoints: SLACK_EVENTS_PATH, signatureVerification: true, processBeforeResponse: false, logger });
+  const app = socketMode
+    ? new App({ token: slack.botToken, appToken: slack.appToken, socketMode: true, clientOptions, logger })
+    : new App({ token: slack.botToken, receiver, clientOptions, logger });
+
+  const replyDeps = { desk: deps.desk, logger: deps.logger, quickchartUrl: deps.config.quickchartUrl };
+  const gate = {
+    deduper: new EventDeduper(deps.dedupeStore),
+    userLimit: new RateLimiter(deps.config.rateLimits.userPerMinute),
+    channelLimit: new RateLimiter(deps.config.rateLimits.channelPerMinute),
+    allowedChannels: slack.allowedChannels,
+  };
+  app.event('app_mention', appMention(replyDeps, gate));
+  app.message(directMessage(replyDeps, gate));
+  app.event('app_home_opened', appHome(deps.readPool));
+  app.action(/^clarify:/, clarifyChoice(replyDeps));
+  app.action('show_sql', showSql());
+  app.command('/backtest', backtestCommand(replyDeps, gate));
+  app.command('/datadesk', datadeskCommand());
+  app.error(async (error) => deps.logger.error(`slack: ${error.message}`));
+
+  return {
+    app,
+    route: receiver
+      ? async (req, res) => {
+          if (new URL(req.url ?? '/', 'http://x').pathname !== SLACK_EVENTS_PATH) return false;
+          receiver.requestListener(req, res);
+          return true;
+        }
+      : undefined,
+    start: async () => {
+      if (socketMode) await app.start();
+    },
+    stop: async () => {
+      if (socketMode) await app.stop();
+    },
+  };
+}

@@ -1,0 +1,194 @@
+// The Slack app over real HTTP: signed events, commands and actions POSTed to
+// the bot's /slack/events, Bolt's Web API client pointed at a fake Slack, the
+// agents on real PostgreSQL behind.
+import { createHmac } from 'node:crypto';
+import Keyv from 'keyv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/env.js';
+import { createSlackApp } from '../../../src/channels/slack/slack-app.js';
+import { startHttpServer, type RunningServer } from '../../../src/server/http-server.js';
+import { createLlmClient } from '../../../src/llm/client.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { loadCrimes } from '../../helpers/crime-data.js';
+import { loadStocks } from '../../helpers/stock-data.js';
+import { testDesk } from '../../helpers/desk.js';
+import { startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
+import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+
+const SECRET = 'test-signing-secret';
+let db: TestDatabase;
+let slack: FakeSlack;
+let llm: FakeLlm;
+const servers: RunningServer[] = [];
+
+async function botServer(options: { withLlm?: boolean } = {}) {
+  const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
+  const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
+  const app = createSlackApp({ config, desk, readPool: db.pool, logger, dedupeStore: new Keyv() });
+  const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
+  servers.push(server);
+  return server;
+}
+
+function sign(body: string, ts = Math.floor(Date.now() / 1000)) {
+  return { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}` };
+}
+
+async function post(server: RunningServer, body: string, contentType: string, headers: Record<string, string> = sign(body)) {
+  const started = Date.now();
+  const res = await fetch(`${server.url}/slack/events`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
+  return { status: res.status, text: await res.text(), ms: Date.now() - started };
+}
+
+let eventSeq = 0;
+function mention(text: string, opts: { threadTs?: string; user?: string; eventId?: string } = {}) {
+  const ts = `1800000${String(++eventSeq).padStart(3, '0')}.000100`;
+  const event = { type: 'app_mention', user: opts.user ?? 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}) };
+  const body = JSON.stringify({
+    token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: opts.eventId ?? `Ev${eventSeq}`, event_time: 1, event,
+    authorizations: [{ team_id: 'T1', user_id: 'UBOT', is_bot: true }],
+  });
+  return { body, ts };
+}
+
+const blocksText = (c: SlackCall) => JSON.stringify(c.args.blocks ?? '');
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadCrimes(db.pool, 5_000);
+  await loadStocks(db.pool, 4, '2022-01-04', '2023-12-29');
+  slack = await startFakeSlack();
+  llm = await startFakeLlm();
+});
+afterAll(async () => {
+  for (const s of servers) await s.close();
+  await slack?.close();
+  await llm?.close();
+  await db?.drop();
+});
+
+describe('Slack app (real HTTP, fake Slack Web API)', () => {
+  it('mention -> placeholder in the thread -> the answer with its SQL -> the chart PNG uploaded into the same thread', async () => {
+    const server = await botServer();
+    const { body, ts } = mention('How many crimes were reported each year?');
+    const res = await post(server, body, 'application/json');
+    expect(res.status).toBe(200);
+    const placeholder = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts);
+    expect(placeholder.args).toMatchObject({ channel: 'C1', text: ':hourglass_flowing_sand: Working on it…' });
+    const final = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('SELECT year, count(*) AS incidents FROM crimes GROUP BY year ORDER BY year'));
+    expect(final.args.channel).toBe('C1');
+    expect(blocksText(final)).toContain('showing 10 of 25 rows');
+    expect(String(final.args.text)).toMatch(/^From year 2001 to 2025/);
+    const complete = await slack.waitFor((c) => c.method === 'files.completeUploadExternal');
+    expect(complete.args).toMatchObject({ channel_id: 'C1', thread_ts: ts });
+    const upload = slack.uploads.at(-1)!;
+    // the PNG inside the multipart upload
+    expect(upload.bytes.includes(Buffer.from([0x89, 0x50, 0x4e, 0x47]))).toBe(true);
+    expect(upload.bytes.length).toBeGreaterThan(5_000);
+  });
+
+  it('clarification: buttons, a click stores the choice and answers in the thread; stale and foreign clicks get an ephemeral note', async () => {
+    const server = await botServer();
+    const { body, ts } = mention('How many robberies happened at night in 2019?', { user: 'U7' });
+    await post(server, body, 'application/json');
+    const question = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('clarify:22-06'));
+    const action = (optionId: string, user: string) => {
+      const payload = JSON.stringify({
+        type: 'block_actions', user: { id: user }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
+        channel: { id: 'C1' }, container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
+        message: { ts: question.args.ts, thread_ts: ts, text: 'q' },
+        actions: [{ type: 'button', action_id: `clarify:${optionId}`, block_id: 'clarify:night', value: JSON.stringify({ term: 'night', option: optionId }), action_ts: '1' }],
+      });
+      return `payload=${encodeURIComponent(payload)}`;
+    };
+    const foreign = action('20-06', 'U8');
+    await post(server, foreign, 'application/x-www-form-urlencoded');
+    const note = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U8');
+    expect(note.args.text).toBe('<@U7> asked this question; the choice is theirs. Ask your own question in a new thread.');
+
+    const click = action('20-06', 'U7');
+    const res = await post(server, click, 'application/x-www-form-urlencoded');
+    expect(res.status).toBe(200);
+    // Block Kit text escapes &, < and > (Slack shows them as written)
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('extract(hour FROM date) &gt;= 20'));
+    expect(blocksText(answer)).toContain('Assumptions: night: 20:00-06:00');
+
+    await post(server, click, 'application/x-www-form-urlencoded');
+    const stale = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U7');
+    expect(stale.args.text).toBe('That question was already answered or has expired. Ask it again to get fresh choices.');
+  });
+
+  it('a follow-up in the thread uses the thread memory', async () => {
+    const server = await botServer();
+    const first = mention('How many thefts were reported in district 11 in 2019?');
+    await post(server, first.body, 'application/json');
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('district = 11 AND year = 2019'));
+    const follow = mention('and in 2020?', { threadTs: first.ts });
+    await post(server, follow.body, 'application/json');
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('district = 11 AND year = 2020'));
+    expect(answer.args.channel).toBe('C1');
+  });
+
+  it('/backtest is acknowledged at once, posted as a thread parent, and answered in that thread', async () => {
+    const server = await botServer();
+    const text = '600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe';
+    const form = new URLSearchParams({ command: '/backtest', text, user_id: 'U3', channel_id: 'C2', team_id: 'T1', response_url: 'http://127.0.0.1:1/r', trigger_id: 't' }).toString();
+    const res = await post(server, form, 'application/x-www-form-urlencoded');
+    expect(res.status).toBe(200);
+    expect(res.ms).toBeLessThan(3_000);
+    const parent = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.channel === 'C2' && !c.args.thread_ts);
+    expect(parent.args.text).toBe(`<@U3> asked for a backtest: \`${text}\``);
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C2' && blocksText(c).includes('Kweichow Moutai'));
+    expect(blocksText(answer)).toContain('FROM shanghai_stock_exchange');
+    await slack.waitFor((c) => c.method === 'files.completeUploadExternal' && c.args.channel_id === 'C2');
+  });
+
+  it('three deliveries of one event give one answer', async () => {
+    const server = await botServer();
+    const { body, ts } = mention('How many thefts were reported in 2019?', { eventId: 'EvRetry1' });
+    await post(server, body, 'application/json');
+    await post(server, body, 'application/json', { ...sign(body), 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+    await post(server, body, 'application/json', { ...sign(body), 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' });
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes("primary_type = 'THEFT' AND year = 2019"));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts)).toHaveLength(1);
+  });
+
+  it('a bad or stale signature gets 401 and nothing runs', async () => {
+    const server = await botServer();
+    const { body, ts } = mention('How many thefts were reported in 2019?');
+    const bad = await post(server, body, 'application/json', { 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)), 'x-slack-signature': 'v0=deadbeef' });
+    expect(bad.status).toBe(401);
+    const stale = await post(server, body, 'application/json', sign(body, Math.floor(Date.now() / 1000) - 3_600));
+    expect(stale.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(slack.calls.filter((c) => c.args.thread_ts === ts)).toEqual([]);
+  });
+
+  it('answers direct messages in their thread and publishes the App Home', async () => {
+    const server = await botServer();
+    const ts = '1800009999.000100';
+    const dm = JSON.stringify({
+      token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'EvDm1', event_time: 1,
+      event: { type: 'message', channel_type: 'im', channel: 'D1', user: 'U5', text: 'How many thefts were reported in 2019?', ts, event_ts: ts },
+    });
+    await post(server, dm, 'application/json');
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'D1' && Boolean(c.args.blocks));
+    expect(blocksText(answer)).toContain("primary_type = 'THEFT' AND year = 2019");
+    expect(slack.calls.find((c) => c.method === 'chat.postMessage' && c.args.channel === 'D1')!.args.thread_ts).toBe(ts);
+
+    const home = JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'EvHome1', event_time: 1, event: { type: 'app_home_opened', user: 'U5', channel: 'D1', tab: 'home' } });
+    await post(server, home, 'application/json');
+    const view = await slack.waitFor((c) => c.method === 'views.publish');
+    expect(view.args.user_id).toBe('U5');
+    expect(JSON.stringify(view.args.view)).toMatch(/Data: 5,000 crimes through \d{4}-\d{2}-\d{2}/);
+  });
+
+  it('the LLM failing reaches the thread as a clear sentence', async () => {
+    const server = await botServer({ withLlm: true });
+    llm.script.push({ status: 500 }, { status: 500 });
+    const { body } = mention('Which crimes tend to cluster within an hour of each other?');
+    await post(server, body, 'application/json');
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('language model'));
+    expect(String(answer.args.text)).toMatch(/^The language model could not help with this just now: the LLM service answered HTTP 500/);
+  });
+});

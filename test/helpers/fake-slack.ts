@@ -1,0 +1,100 @@
+// A local stand-in for the Slack Web API over real HTTP (Bolt's client points
+// at it through slackApiUrl). It implements the methods the bot uses, the
+// external file upload, and response_url, and records every call.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SlackCall {
+  method: string;
+  args: Record<string, unknown>;
+  at: number;
+}
+
+export interface FakeSlack {
+  apiUrl: string;
+  calls: SlackCall[];
+  uploads: { fileId: string; bytes: Buffer }[];
+  close(): Promise<void>;
+  /** waits until a call matching `pred` was recorded (or fails after timeoutMs) */
+  waitFor(pred: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
+  of(method: string): SlackCall[];
+}
+
+function parseArgs(contentType: string | undefined, body: Buffer): Record<string, unknown> {
+  const text = body.toString('utf8');
+  const raw: Record<string, unknown> = contentType?.includes('application/json')
+    ? (text ? JSON.parse(text) : {})
+    : Object.fromEntries(new URLSearchParams(text));
+  for (const key of ['blocks', 'files', 'view', 'attachments']) {
+    if (typeof raw[key] === 'string') raw[key] = JSON.parse(raw[key] as string);
+  }
+  return raw;
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  let seq = 0;
+  const nextTs = () => `1700000${String(100 + ++seq).padStart(3, '0')}.000${seq}00`;
+  const fake: FakeSlack = {
+    apiUrl: '', calls: [], uploads: [], close: async () => undefined,
+    of: (method) => fake.calls.filter((c) => c.method === method),
+    waitFor: async (pred, timeoutMs = 15_000) => {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const hit = fake.calls.find(pred);
+        if (hit) return hit;
+        if (Date.now() > end) throw new Error(`no matching Slack call in ${timeoutMs} ms; calls: ${fake.calls.map((c) => c.method).join(', ')}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+  };
+  let base = '';
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const url = new URL(req.url ?? '/', 'http://x');
+      const upload = /^\/upload\/(\w+)$/.exec(url.pathname);
+      if (upload) {
+        fake.uploads.push({ fileId: upload[1], bytes: body });
+        fake.calls.push({ method: 'upload', args: { fileId: upload[1], size: body.length }, at: Date.now() });
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${body.length}`);
+        return;
+      }
+      if (url.pathname.startsWith('/response/')) {
+        fake.calls.push({ method: 'response_url', args: JSON.parse(body.toString() || '{}'), at: Date.now() });
+        res.writeHead(200).end('ok');
+        return;
+      }
+      const method = url.pathname.replace(/^\/api\//, '');
+      const args = parseArgs(req.headers['content-type'], body);
+      fake.calls.push({ method, args, at: Date.now() });
+      const reply = (o: Record<string, unknown>) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...o }));
+      switch (method) {
+        case 'auth.test':
+          return reply({ user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', team: 'Test', user: 'datadesk', url: 'https://test.slack.com/' });
+        case 'chat.postMessage':
+          return reply({ channel: args.channel, ts: nextTs(), message: { text: args.text } });
+        case 'chat.update':
+          return reply({ channel: args.channel, ts: args.ts });
+        case 'chat.postEphemeral':
+          return reply({ message_ts: nextTs() });
+        case 'files.getUploadURLExternal': {
+          const id = `F${++seq}`;
+          return reply({ upload_url: `${base}/upload/${id}`, file_id: id });
+        }
+        case 'files.completeUploadExternal':
+          return reply({ files: (args.files as { id: string; title?: string }[]).map((f) => ({ id: f.id, title: f.title })) });
+        case 'views.publish':
+          return reply({ view: { id: 'V1' } });
+        default:
+          return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'unknown_method' }));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.apiUrl = `${base}/api/`;
+  fake.close = () => new Promise((r) => server.close(() => r()));
+  return fake;
+}
