@@ -22,6 +22,7 @@ COPY src/db/migrations ./src/db/migrations
 COPY src/channels/web/public ./src/channels/web/public
 COPY fixtures ./fixtures
 COPY prompts ./prompts
+COPY manifests ./manifests
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

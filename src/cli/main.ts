@@ -10,6 +10,7 @@ import { registerChat } from './commands/chat.js';
 import { registerDb } from './commands/db.js';
 import { registerEval } from './commands/eval.js';
 import { registerSql } from './commands/sql.js';
+import { registerTeams } from './commands/teams.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerServe } from './commands/serve.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerDb(program);
   registerEval(program);
   registerSql(program);
+  registerTeams(program);
   program.addHelpText('after', () => `\nAll commands:\n${listCommands(program).map((line) => `  ${line}`).join('\n')}\n`);
   return program;
 }

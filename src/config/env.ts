@@ -87,6 +87,13 @@ const schema = z.object({
   SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), { message: 'expected an app-level token starting with xapp- (Socket Mode)' }),
   SLACK_API_URL: httpUrl,
   SLACK_ALLOWED_CHANNELS: optionalString,
+  MICROSOFT_APP_ID: optionalString,
+  MICROSOFT_APP_PASSWORD: optionalString,
+  MICROSOFT_APP_TENANT_ID: optionalString,
+  MICROSOFT_APP_TYPE: optionalString
+    .transform((v) => v ?? 'MultiTenant')
+    .pipe(z.enum(['MultiTenant', 'SingleTenant', 'UserAssignedMSI'], { message: 'expected MultiTenant, SingleTenant or UserAssignedMSI' })),
+  PUBLIC_BASE_URL: httpUrl,
   RATE_LIMIT_USER_PER_MINUTE: integer(10, 1, 10_000),
   RATE_LIMIT_CHANNEL_PER_MINUTE: integer(30, 1, 10_000),
   LLM_BASE_URL: httpUrl,
@@ -134,6 +141,10 @@ export interface Config {
     /** channel ids the bot answers in; empty: everywhere it is invited */
     allowedChannels: string[];
   };
+  /** Microsoft Teams, when MICROSOFT_APP_ID is set */
+  teams?: { appId: string; appPassword: string; tenantId: string; appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI' };
+  /** how the outside world reaches this bot (links to chart images in Teams cards) */
+  publicBaseUrl?: string;
   rateLimits: { userPerMinute: number; channelPerMinute: number };
   llm?: { baseUrl?: string; apiKey?: string; model: string };
 }
@@ -171,6 +182,12 @@ export function loadConfig(env: RawEnv): Config {
   }
   if (e.SLACK_BOT_TOKEN && !e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET) {
     problems.push('SLACK_SIGNING_SECRET: required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
+  }
+  if (e.MICROSOFT_APP_ID && !e.MICROSOFT_APP_PASSWORD && e.MICROSOFT_APP_TYPE !== 'UserAssignedMSI') {
+    problems.push('MICROSOFT_APP_PASSWORD: required with MICROSOFT_APP_ID (the bot registration\'s client secret)');
+  }
+  if (e.MICROSOFT_APP_ID && e.MICROSOFT_APP_TYPE === 'SingleTenant' && !e.MICROSOFT_APP_TENANT_ID) {
+    problems.push('MICROSOFT_APP_TENANT_ID: required for a SingleTenant bot');
   }
   if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required when other SLACK_* settings are given (xoxb-...)');
   if (problems.length) throw new ConfigError(problems);
@@ -210,6 +227,10 @@ export function loadConfig(env: RawEnv): Config {
           allowedChannels: (e.SLACK_ALLOWED_CHANNELS ?? '').split(',').map((c) => c.trim()).filter(Boolean),
         }
       : undefined,
+    teams: e.MICROSOFT_APP_ID
+      ? { appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD ?? '', tenantId: e.MICROSOFT_APP_TENANT_ID ?? '', appType: e.MICROSOFT_APP_TYPE }
+      : undefined,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     rateLimits: { userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE, channelPerMinute: e.RATE_LIMIT_CHANNEL_PER_MINUTE },
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };

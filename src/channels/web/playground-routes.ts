@@ -12,6 +12,7 @@ import { packageRoot } from '../../core/paths.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartStore } from '../../charts/chart-store.js';
 import type { Route } from '../../server/http-server.js';
+import { chartRoutes } from '../../server/chart-routes.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
 const STATIC: Record<string, string> = { '/': 'index.html', '/app.js': 'app.js', '/style.css': 'style.css' };
@@ -50,6 +51,7 @@ export function playgroundRoutes(deps: PlaygroundDeps): Route {
     }
   };
 
+  const chartRoute = chartRoutes(deps.charts);
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'GET' && STATIC[url.pathname]) {
@@ -58,13 +60,8 @@ export function playgroundRoutes(deps: PlaygroundDeps): Route {
       res.end(await readFile(path.join(PUBLIC, file)));
       return true;
     }
-    const chart = /^\/charts\/([0-9a-f]{32})\.png$/.exec(url.pathname);
-    if (req.method === 'GET' && chart) {
-      const png = deps.charts.get(chart[1]);
-      if (!png) res.writeHead(404, { 'content-type': 'text/plain' }).end('This chart has expired.');
-      else res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'private, max-age=3600' }).end(png);
-      return true;
-    }
+    const chart = await chartRoute(req, res);
+    if (chart) return true;
     if (req.method === 'POST' && (url.pathname === '/api/ask' || url.pathname === '/api/choose')) {
       let body: { thread?: unknown; text?: unknown; term?: unknown; option?: unknown };
       try {

@@ -11,6 +11,10 @@ import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
 import { healthRoutes, startHttpServer, type Route } from '../../server/http-server.js';
 import { createSlackApp, SLACK_EVENTS_PATH } from '../../channels/slack/slack-app.js';
 import { createKeyv } from '../../memory/thread-memory.js';
+import { chartRoutes } from '../../server/chart-routes.js';
+import { RateLimiter } from '../../core/rate-limit.js';
+import { DataDeskTeamsBot } from '../../channels/teams/teams-bot.js';
+import { createTeamsAdapter, teamsRoutes, TEAMS_MESSAGES_PATH } from '../../channels/teams/teams-adapter.js';
 import { commandContext } from '../context.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { ChartStore } from '../../charts/chart-store.js';
@@ -41,13 +45,27 @@ export function registerServe(program: Command): void {
         ? createSlackApp({ config, desk, readPool: db.read, logger, dedupeStore: createKeyv(config.threadMemoryUrl ?? db.url, 'slack-event') })
         : undefined;
       if (slack?.route) routes.push(slack.route);
+      const charts = new ChartStore();
+      routes.push(chartRoutes(charts));
+      let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+      if (config.teams) {
+        const adapter = createTeamsAdapter(config.teams, logger);
+        const bot = new DataDeskTeamsBot({
+          desk, pool: db.write, logger, quickchartUrl: config.quickchartUrl, userLimit: new RateLimiter(config.rateLimits.userPerMinute),
+          chartLink: (png) => `${publicUrl}/charts/${charts.put(png)}.png`,
+        });
+        routes.push(teamsRoutes(adapter, bot, logger));
+      }
       // the playground when no chat platform is configured: the product works out of the box
-      if (!config.slack) routes.push(playgroundRoutes({ desk, charts: new ChartStore(), logger, quickchartUrl: config.quickchartUrl }));
+      const channelsConfigured = Boolean(config.slack || config.teams);
+      if (!channelsConfigured) routes.push(playgroundRoutes({ desk, charts, logger, quickchartUrl: config.quickchartUrl }));
       const server = await startHttpServer(config.host, config.port, routes, logger);
+      publicUrl = config.publicBaseUrl ?? server.url;
+      if (config.teams) logger.info(`Teams: messages at ${publicUrl}${TEAMS_MESSAGES_PATH}`);
       if (slack) {
         await slack.start();
         logger.info(config.slack!.appToken ? 'Slack: connected in Socket Mode' : `Slack: events, commands and actions at ${server.url}${SLACK_EVENTS_PATH}`);
-      } else {
+      } else if (!channelsConfigured) {
         logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
       }
       logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);

@@ -1,0 +1,85 @@
+// The Answer as an Adaptive Card (v1.5, which has Table). The chart goes in as
+// an Image: inline as a data URI when small enough for Teams' message size
+// limit, otherwise as a link to the bot's own unguessable, expiring URL.
+import type { Answer, AnswerTable } from '../../core/answer.js';
+
+export type Card = Record<string, unknown>;
+
+const SQL_LINES_SHOWN = 6;
+const TABLE_ROWS_SHOWN = 10;
+/** Teams rejects messages over ~28 KB: keep an inline image well under it. */
+export const INLINE_IMAGE_LIMIT = 18_000;
+
+const text = (t: string, extra: Record<string, unknown> = {}): Card => ({ type: 'TextBlock', text: t, wrap: true, ...extra });
+
+function table(t: AnswerTable): Card[] {
+  const rows = t.rows.slice(0, TABLE_ROWS_SHOWN);
+  const cell = (v: unknown, header = false): Card => ({
+    type: 'TableCell',
+    items: [text(v === null || v === undefined ? '' : typeof v === 'number' ? v.toLocaleString('en-US') : String(v), header ? { weight: 'Bolder' } : {})],
+  });
+  return [
+    {
+      type: 'Table',
+      firstRowAsHeader: true,
+      columns: t.columns.map(() => ({ width: 1 })),
+      rows: [{ type: 'TableRow', cells: t.columns.map((c) => cell(c, true)) }, ...rows.map((r) => ({ type: 'TableRow', cells: r.map((c) => cell(c)) }))],
+    },
+    text(`${rows.length} of ${t.rowCount.toLocaleString('en-US')} rows`, { size: 'Small', isSubtle: true, spacing: 'None' }),
+  ];
+}
+
+export interface ChartImage {
+  /** a data: URI or an https URL */
+  url: string;
+  alt: string;
+}
+
+export function chartImage(png: Buffer, alt: string, linkFor: (png: Buffer) => string): ChartImage {
+  const inline = `data:image/png;base64,${png.toString('base64')}`;
+  return { url: inline.length <= INLINE_IMAGE_LIMIT ? inline : linkFor(png), alt };
+}
+
+export function answerCard(answer: Answer, chart?: ChartImage): Card {
+  const body: Card[] = [];
+  const actions: Card[] = [];
+  switch (answer.kind) {
+    case 'result': {
+      const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
+      body.push(text(answer.headline, { weight: 'Bolder', size: 'Medium' }));
+      if (rest) body.push(text(rest));
+      if (answer.table) body.push(...table(answer.table));
+      for (const extra of answer.extraTables) body.push(text(extra.title, { weight: 'Bolder', spacing: 'Medium' }), ...table(extra.table));
+      if (chart) body.push({ type: 'Image', url: chart.url, altText: chart.alt, size: 'Stretch' });
+      for (const sql of answer.sql) {
+        const lines = sql.split('\n');
+        body.push(text(lines.length > SQL_LINES_SHOWN ? `${lines.slice(0, SQL_LINES_SHOWN).join('\n')}\n…` : sql, { fontType: 'Monospace', size: 'Small' }));
+        if (lines.length > SQL_LINES_SHOWN) {
+          actions.push({ type: 'Action.ShowCard', title: `Full SQL (${lines.length} lines)`, card: { type: 'AdaptiveCard', body: [text(sql, { fontType: 'Monospace', size: 'Small' })] } });
+        }
+      }
+      if (answer.assumptions.length) body.push(text(`Assumptions: ${answer.assumptions.join('; ')}`, { size: 'Small', isSubtle: true }));
+      for (const note of answer.notes) body.push(text(note, { size: 'Small', isSubtle: true }));
+      if (answer.freshness) body.push(text(`Data: ${answer.freshness}`, { size: 'Small', isSubtle: true }));
+      break;
+    }
+    case 'clarify':
+      body.push(text(answer.question, { weight: 'Bolder' }));
+      for (const o of answer.options) if (o.description) body.push(text(`${o.label}: ${o.description}`, { size: 'Small', isSubtle: true }));
+      for (const o of answer.options) actions.push({ type: 'Action.Submit', title: o.label, data: { datadesk: 'clarify', term: answer.term, option: o.id } });
+      break;
+    case 'refusal':
+      body.push(text(answer.reason));
+      for (const a of answer.alternatives) body.push(text(`• ${a}`, { size: 'Small', isSubtle: true }));
+      break;
+    case 'error':
+      body.push(text(`⚠️ ${answer.message}${answer.retryable ? ' (Trying again later may work.)' : ''}`, { color: 'Attention' }));
+      break;
+  }
+  return { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.5', body, ...(actions.length ? { actions } : {}) };
+}
+
+/** The notification text of an answer. */
+export function answerSummary(answer: Answer): string {
+  return answer.kind === 'result' ? answer.headline : answer.kind === 'clarify' ? answer.question : answer.kind === 'refusal' ? answer.reason : answer.message;
+}

@@ -1,0 +1,96 @@
+// The Teams endpoint: POST /api/messages through botbuilder's CloudAdapter with
+// configuration-based auth. All Bot Framework code stays in this folder, so a
+// move to the Teams SDK (@microsoft/teams.apps) would touch nothing else.
+import type http from 'node:http';
+import { CloudAdapter, ConfigurationBotFrameworkAuthentication, type TurnContext } from 'botbuilder';
+import type { Logger } from '../../core/logger.js';
+import { describeError } from '../../core/errors.js';
+import type { Route } from '../../server/http-server.js';
+import type { DataDeskTeamsBot } from './teams-bot.js';
+
+export const TEAMS_MESSAGES_PATH = '/api/messages';
+
+export interface TeamsCredentials {
+  appId: string;
+  appPassword: string;
+  tenantId: string;
+  appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI';
+}
+
+export function createTeamsAdapter(credentials: TeamsCredentials, logger: Logger): CloudAdapter {
+  const auth = new ConfigurationBotFrameworkAuthentication({
+    MicrosoftAppId: credentials.appId,
+    MicrosoftAppPassword: credentials.appPassword,
+    MicrosoftAppTenantId: credentials.tenantId,
+    MicrosoftAppType: credentials.appType,
+  });
+  const adapter = new CloudAdapter(auth);
+  adapter.onTurnError = async (context: TurnContext, error: Error) => {
+    logger.error(`teams: turn failed: ${describeError(error)}`);
+    await context.sendActivity('Sorry, something went wrong while answering; it has been logged. Please try again.').catch(() => undefined);
+  };
+  return adapter;
+}
+
+/** What an activity must have before the adapter sees it. */
+function malformed(body: unknown): string | undefined {
+  const a = body as { type?: unknown; serviceUrl?: unknown; conversation?: { id?: unknown }; channelId?: unknown } | undefined;
+  if (!a || typeof a !== 'object') return 'the body is not a JSON activity';
+  if (typeof a.type !== 'string') return 'the activity has no type';
+  if (typeof a.serviceUrl !== 'string' || !/^https?:\/\//.test(a.serviceUrl)) return 'the activity has no serviceUrl';
+  if (typeof a.conversation?.id !== 'string') return 'the activity has no conversation id';
+  if (typeof a.channelId !== 'string') return 'the activity has no channelId';
+  return undefined;
+}
+
+async function readJson(req: http.IncomingMessage, limit = 1 << 20): Promise<unknown> {
+  let body = '';
+  for await (const chunk of req) {
+    body += chunk;
+    if (body.length > limit) throw new Error('too large');
+  }
+  return JSON.parse(body);
+}
+
+export function teamsRoutes(adapter: CloudAdapter, bot: DataDeskTeamsBot, logger: Logger): Route {
+  return async (req, res) => {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== TEAMS_MESSAGES_PATH) return false;
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return true;
+    }
+    let body: unknown;
+    try {
+      body = await readJson(req);
+    } catch {
+      body = undefined;
+    }
+    const problem = malformed(body);
+    if (problem) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `Malformed activity: ${problem}.` }));
+      return true;
+    }
+    // the minimal Request/Response botbuilder needs, over node's own
+    const shimReq = { body: body as Record<string, unknown>, headers: req.headers as Record<string, string | string[] | undefined>, method: req.method };
+    const shimRes = {
+      socket: res.socket,
+      status: (code: number) => {
+        res.statusCode = code;
+      },
+      header: (name: string, value: unknown) => res.setHeader(name, String(value)),
+      send: (payload?: unknown) => {
+        if (payload !== undefined && !res.headersSent && typeof payload === 'object') res.setHeader('content-type', 'application/json');
+        res.write(payload === undefined ? '' : typeof payload === 'string' ? payload : JSON.stringify(payload));
+      },
+      end: () => res.end(),
+    };
+    try {
+      await adapter.process(shimReq, shimRes, (context) => bot.run(context));
+    } catch (error) {
+      logger.warn(`teams: ${describeError(error)}`);
+      if (!res.headersSent) res.writeHead(500).end();
+    }
+    if (!res.writableEnded) res.end();
+    return true;
+  };
+}

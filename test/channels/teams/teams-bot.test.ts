@@ -1,0 +1,173 @@
+// The Teams bot over real HTTP: Teams-shaped activities POSTed to /api/messages,
+// replies going to a fake Bot Framework connector at the activity's serviceUrl,
+// the agents on real PostgreSQL behind. With an empty app id the adapter takes
+// unauthenticated requests, as the Bot Framework Emulator does.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChartStore } from '../../../src/charts/chart-store.js';
+import { createTeamsAdapter, teamsRoutes } from '../../../src/channels/teams/teams-adapter.js';
+import { DataDeskTeamsBot } from '../../../src/channels/teams/teams-bot.js';
+import { RateLimiter } from '../../../src/core/rate-limit.js';
+import { createLlmClient } from '../../../src/llm/client.js';
+import { chartRoutes } from '../../../src/server/chart-routes.js';
+import { startHttpServer, type RunningServer } from '../../../src/server/http-server.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { loadCrimes } from '../../helpers/crime-data.js';
+import { loadStocks } from '../../helpers/stock-data.js';
+import { testDesk } from '../../helpers/desk.js';
+import { startFakeConnector, type FakeConnector, type ConnectorCall } from '../../helpers/fake-connector.js';
+import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+
+let db: TestDatabase;
+let connector: FakeConnector;
+let llm: FakeLlm;
+const servers: RunningServer[] = [];
+
+async function botServer(options: { appId?: string; withLlm?: boolean } = {}) {
+  const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
+  const charts = new ChartStore();
+  let base = '';
+  const adapter = createTeamsAdapter({ appId: options.appId ?? '', appPassword: options.appId ? 'secret' : '', tenantId: '', appType: 'MultiTenant' }, logger);
+  const bot = new DataDeskTeamsBot({ desk, pool: db.pool, logger, userLimit: new RateLimiter(100), chartLink: (png) => `${base}/charts/${charts.put(png)}.png` });
+  const server = await startHttpServer('127.0.0.1', 0, [teamsRoutes(adapter, bot, logger), chartRoutes(charts)], logger);
+  base = server.url;
+  servers.push(server);
+  return server;
+}
+
+let seq = 0;
+function channelMessage(text: string, extra: Record<string, unknown> = {}) {
+  const id = `17000000${String(++seq).padStart(5, '0')}`;
+  const conversationId = `19:general${seq}@thread.tacv2;messageid=${id}`;
+  return {
+    id, conversationId,
+    activity: {
+      type: 'message', id, timestamp: new Date().toISOString(), serviceUrl: connector.serviceUrl, channelId: 'msteams',
+      from: { id: '29:user-ada', name: 'Ada', aadObjectId: 'aad-ada' },
+      conversation: { id: conversationId, conversationType: 'channel', isGroup: true, tenantId: 'tenant-1' },
+      recipient: { id: '28:datadesk', name: 'Data Desk' },
+      text: `<at>Data Desk</at> ${text}`,
+      entities: [{ type: 'mention', mentioned: { id: '28:datadesk', name: 'Data Desk' }, text: '<at>Data Desk</at>' }],
+      channelData: { teamsChannelId: '19:general@thread.tacv2', teamsTeamId: '19:team@thread.tacv2', channel: { id: '19:general@thread.tacv2' }, team: { id: '19:team@thread.tacv2' }, tenant: { id: 'tenant-1' } },
+      ...extra,
+    },
+  };
+}
+
+const post = (server: RunningServer, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+const cardOf = (c: ConnectorCall) => ((c.activity.attachments as { contentType: string; content: Record<string, unknown> }[] | undefined) ?? [])[0];
+const cardText = (c: ConnectorCall) => JSON.stringify(cardOf(c)?.content ?? {});
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadCrimes(db.pool, 5_000);
+  await loadStocks(db.pool, 4, '2022-01-04', '2023-12-29');
+  connector = await startFakeConnector();
+  llm = await startFakeLlm();
+});
+afterAll(async () => {
+  for (const s of servers) await s.close();
+  await connector?.close();
+  await llm?.close();
+  await db?.drop();
+});
+
+describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
+  it('mention -> typing, "on it", then the answer card in the thread with SQL, table and chart image; reference stored', async () => {
+    const server = await botServer();
+    const m = channelMessage('How many crimes were reported each year?');
+    const res = await post(server, m.activity);
+    expect(res.status).toBe(200);
+    const typing = connector.calls.find((c) => c.conversationId === m.conversationId && c.activity.type === 'typing');
+    expect(typing).toMatchObject({ verb: 'reply', activityId: m.id });
+    const onIt = connector.calls.find((c) => c.conversationId === m.conversationId && c.activity.text === 'On it…')!;
+    expect(onIt.verb).toBe('reply');
+    const update = await connector.waitFor((c) => c.verb === 'update' && c.conversationId === m.conversationId && Boolean(cardOf(c)));
+    expect(cardOf(update).contentType).toBe('application/vnd.microsoft.card.adaptive');
+    const card = cardOf(update).content as { version: string; body: Record<string, unknown>[] };
+    expect(card.version).toBe('1.5');
+    expect(card.body.find((b) => b.type === 'Table')).toBeTruthy();
+    expect(cardText(update)).toContain('10 of 25 rows');
+    expect(cardText(update)).toContain('SELECT year, count(*) AS incidents FROM crimes GROUP BY year ORDER BY year');
+    const image = card.body.find((b) => b.type === 'Image') as { url: string };
+    // too large to inline: a link to the bot's own unguessable URL, which serves the PNG
+    expect(image.url).toMatch(new RegExp(`^${server.url}/charts/[0-9a-f]{32}\\.png$`));
+    const png = await fetch(image.url);
+    expect(png.headers.get('content-type')).toBe('image/png');
+    const { rows } = await db.pool.query('SELECT conversation_type, team_id, reference FROM conversation_references WHERE conversation_id = $1', [m.conversationId]);
+    expect(rows[0]).toMatchObject({ conversation_type: 'channel', team_id: '19:team@thread.tacv2' });
+    expect(rows[0].reference.serviceUrl).toBe(connector.serviceUrl);
+  });
+
+  it('clarification: Action.Submit buttons, the choice in `value`, then the answer', async () => {
+    const server = await botServer();
+    const m = channelMessage('How many robberies happened at night in 2019?');
+    await post(server, m.activity);
+    const question = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Action.Submit'));
+    const actions = (cardOf(question).content as { actions: { data: unknown }[] }).actions;
+    expect(actions.map((a) => a.data)).toEqual([
+      { datadesk: 'clarify', term: 'night', option: '22-06' }, { datadesk: 'clarify', term: 'night', option: '20-06' }, { datadesk: 'clarify', term: 'night', option: '18-06' },
+    ]);
+    const click = { ...m.activity, id: `${m.id}9`, text: undefined, entities: [], value: actions[2].data };
+    await post(server, click);
+    const answer = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Assumptions: night: 18:00-06:00'));
+    expect(cardText(answer)).toContain('extract(hour FROM date) >= 18');
+    await post(server, { ...click, id: `${m.id}8` });
+    await connector.waitFor((c) => c.conversationId === m.conversationId && c.activity.text === 'That question was already answered or has expired. Ask it again to get fresh choices.');
+  });
+
+  it('the backtest command answers with the backtest card', async () => {
+    const server = await botServer();
+    const m = channelMessage('backtest 600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe');
+    await post(server, m.activity);
+    const answer = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Kweichow Moutai'));
+    expect(cardText(answer)).toContain('FROM shanghai_stock_exchange');
+  });
+
+  it('a malformed activity gets 400 and nothing runs', async () => {
+    const server = await botServer();
+    const before = connector.calls.length;
+    expect((await post(server, '{not json')).status).toBe(400);
+    const noService = channelMessage('How many thefts were reported in 2019?');
+    const res = await post(server, { ...noService.activity, serviceUrl: undefined });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'Malformed activity: the activity has no serviceUrl.' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(connector.calls.length).toBe(before);
+  });
+
+  it('the LLM failing becomes a clear reply', async () => {
+    const server = await botServer({ withLlm: true });
+    llm.script.push({ status: 500 }, { status: 500 });
+    const m = channelMessage('Which crimes tend to cluster within an hour of each other?');
+    await post(server, m.activity);
+    const answer = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('language model'));
+    expect(answer.activity.text).toMatch(/^The language model could not help with this just now/);
+  });
+
+  it('with a real app id, a request without a valid token gets 401', async () => {
+    const server = await botServer({ appId: '00000000-0000-0000-0000-000000000001' });
+    const before = connector.calls.length;
+    const m = channelMessage('How many thefts were reported in 2019?');
+    expect((await post(server, m.activity)).status).toBe(401);
+    expect((await post(server, m.activity, { authorization: 'Bearer not-a-jwt' })).status).toBe(401);
+    expect(connector.calls.length).toBe(before);
+  });
+});
+
+describe('datadesk teams package', () => {
+  it('zips the manifest with the app id and domain filled in, and the two icons', async () => {
+    const { buildTeamsPackage } = await import('../../../src/cli/commands/teams.js');
+    const AdmZip = (await import('adm-zip')).default;
+    const zip = new AdmZip(buildTeamsPackage('11111111-2222-3333-4444-555555555555', 'datadesk.example.com'));
+    expect(zip.getEntries().map((e) => e.entryName).sort()).toEqual(['color.png', 'manifest.json', 'outline.png']);
+    const manifest = JSON.parse(zip.readAsText('manifest.json'));
+    expect(manifest.id).toBe('11111111-2222-3333-4444-555555555555');
+    expect(manifest.bots[0].botId).toBe('11111111-2222-3333-4444-555555555555');
+    expect(manifest.bots[0].scopes).toEqual(['personal', 'team', 'groupChat']);
+    expect(manifest.bots[0].commandLists[0].commands.map((c: { title: string }) => c.title)).toEqual(['backtest', 'help', 'digest']);
+    expect(manifest.validDomains).toEqual(['datadesk.example.com']);
+    expect(zip.readFile('color.png')!.subarray(1, 4).toString()).toBe('PNG');
+  });
+});
