@@ -26,7 +26,7 @@ export async function slackBench(base: Config, logger: Logger, requests: number)
     SLACK_API_URL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}/api/`, RATE_LIMIT_USER_PER_MINUTE: '10000', RATE_LIMIT_CHANNEL_PER_MINUTE: '10000', THREAD_MEMORY_URL: 'memory' }) };
   const db = await openDatabase(config, logger);
   const { desk, memory } = createDesk(config, db, logger);
-  const app = createSlackApp({ config, desk, readPool: db.read, logger, dedupeStore: new Keyv() });
+  const app = createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, dedupeStore: new Keyv() });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   const sign = (body: string) => {
     const ts = Math.floor(Date.now() / 1000);

@@ -94,6 +94,8 @@ const schema = z.object({
     .transform((v) => v ?? 'MultiTenant')
     .pipe(z.enum(['MultiTenant', 'SingleTenant', 'UserAssignedMSI'], { message: 'expected MultiTenant, SingleTenant or UserAssignedMSI' })),
   PUBLIC_BASE_URL: httpUrl,
+  DIGEST_TICK_SECONDS: integer(30, 1, 3_600),
+  DIGEST_GRACE_MINUTES: integer(360, 0, 7 * 24 * 60),
   RATE_LIMIT_USER_PER_MINUTE: integer(10, 1, 10_000),
   RATE_LIMIT_CHANNEL_PER_MINUTE: integer(30, 1, 10_000),
   LLM_BASE_URL: httpUrl,
@@ -143,6 +145,9 @@ export interface Config {
   };
   /** Microsoft Teams, when MICROSOFT_APP_ID is set */
   teams?: { appId: string; appPassword: string; tenantId: string; appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI' };
+  /** how often the digest scheduler looks for due digests, and how late a missed one may still post */
+  digestTickSeconds: number;
+  digestGraceMinutes: number;
   /** how the outside world reaches this bot (links to chart images in Teams cards) */
   publicBaseUrl?: string;
   rateLimits: { userPerMinute: number; channelPerMinute: number };
@@ -230,6 +235,8 @@ export function loadConfig(env: RawEnv): Config {
     teams: e.MICROSOFT_APP_ID
       ? { appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD ?? '', tenantId: e.MICROSOFT_APP_TENANT_ID ?? '', appType: e.MICROSOFT_APP_TYPE }
       : undefined,
+    digestTickSeconds: e.DIGEST_TICK_SECONDS,
+    digestGraceMinutes: e.DIGEST_GRACE_MINUTES,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     rateLimits: { userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE, channelPerMinute: e.RATE_LIMIT_CHANNEL_PER_MINUTE },
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,

@@ -13,6 +13,8 @@ export interface SlackCall {
 export interface FakeSlack {
   apiUrl: string;
   calls: SlackCall[];
+  /** Slack error codes the next chat.postMessage calls answer with (ok: false) */
+  failPostMessage: string[];
   uploads: { fileId: string; bytes: Buffer }[];
   close(): Promise<void>;
   /** waits until a call matching `pred` was recorded (or fails after timeoutMs) */
@@ -35,7 +37,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let seq = 0;
   const nextTs = () => `1700000${String(100 + ++seq).padStart(3, '0')}.000${seq}00`;
   const fake: FakeSlack = {
-    apiUrl: '', calls: [], uploads: [], close: async () => undefined,
+    apiUrl: '', calls: [], failPostMessage: [], uploads: [], close: async () => undefined,
     of: (method) => fake.calls.filter((c) => c.method === method),
     waitFor: async (pred, timeoutMs = 15_000) => {
       const end = Date.now() + timeoutMs;
@@ -74,6 +76,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         case 'auth.test':
           return reply({ user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', team: 'Test', user: 'datadesk', url: 'https://test.slack.com/' });
         case 'chat.postMessage':
+          if (fake.failPostMessage.length) {
+            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failPostMessage.shift() }));
+          }
           return reply({ channel: args.channel, ts: nextTs(), message: { text: args.text } });
         case 'chat.update':
           return reply({ channel: args.channel, ts: args.ts });

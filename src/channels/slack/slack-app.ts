@@ -37,6 +37,8 @@ export interface SlackAppDeps {
   config: Config;
   desk: DataDesk;
   readPool: pg.Pool;
+  /** app state (digest subscriptions) */
+  writePool: pg.Pool;
   dedupeStore: Keyv<'processing' | 'done'>;
   logger: Logger;
 }
@@ -74,7 +76,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   app.action(/^clarify:/, clarifyChoice(replyDeps));
   app.action('show_sql', showSql());
   app.command('/backtest', backtestCommand(replyDeps, gate));
-  app.command('/datadesk', datadeskCommand());
+  app.command('/datadesk', datadeskCommand(deps.writePool, deps.config.scheduleTimezone));
   app.error(async (error) => deps.logger.error(`slack: ${error.message}`));
 
   return {

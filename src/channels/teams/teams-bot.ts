@@ -14,6 +14,8 @@ import type { RateLimiter } from '../../core/rate-limit.js';
 import { renderChart } from '../../charts/render.js';
 import { answerCard, answerSummary, chartImage } from './render-card.js';
 import { saveConversationReference } from './conversation-store.js';
+import { digestCommand } from '../../digest/subscriptions.js';
+import { UserError } from '../../core/errors.js';
 
 export interface TeamsBotDeps {
   desk: DataDesk;
@@ -23,6 +25,8 @@ export interface TeamsBotDeps {
   chartLink: (png: Buffer) => string;
   userLimit: RateLimiter;
   quickchartUrl?: string;
+  /** time zone of digest schedules that name none */
+  defaultTimezone: string;
 }
 
 interface ClarifyValue {
@@ -77,8 +81,12 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
       await context.sendActivity(`You are asking faster than I can answer well: please try again in ${wait} s.`);
       return;
     }
-    if (/^digest\b/i.test(text)) {
-      await context.sendActivity('Scheduled digests are not available on this bot yet. Ask me anything in the meantime.');
+    if (/^digests?\b/i.test(text)) {
+      try {
+        await context.sendActivity(await digestCommand(this.deps.pool, text, { platform: 'teams', channel: activity.conversation.id, userId, defaultTimezone: this.deps.defaultTimezone }));
+      } catch (error) {
+        await context.sendActivity(error instanceof UserError ? error.message : 'The digest could not be saved; please try again.');
+      }
       return;
     }
     const backtest = /^\/?backtest\b/i.exec(text);

@@ -12,6 +12,11 @@ import { healthRoutes, startHttpServer, type Route } from '../../server/http-ser
 import { createSlackApp, SLACK_EVENTS_PATH } from '../../channels/slack/slack-app.js';
 import { createKeyv } from '../../memory/thread-memory.js';
 import { chartRoutes } from '../../server/chart-routes.js';
+import type { CloudAdapter } from 'botbuilder';
+import { DigestScheduler } from '../../digest/scheduler.js';
+import { digestContent } from '../../digest/digest-content.js';
+import { slackDelivery, teamsDelivery, type Deliver } from '../../digest/delivery.js';
+import { llmFromConfig } from '../../llm/from-config.js';
 import { RateLimiter } from '../../core/rate-limit.js';
 import { DataDeskTeamsBot } from '../../channels/teams/teams-bot.js';
 import { createTeamsAdapter, teamsRoutes, TEAMS_MESSAGES_PATH } from '../../channels/teams/teams-adapter.js';
@@ -42,19 +47,20 @@ export function registerServe(program: Command): void {
       const { desk, memory } = createDesk(config, db, logger);
       const routes: Route[] = [healthRoutes(db.read, new Date())];
       const slack = config.slack
-        ? createSlackApp({ config, desk, readPool: db.read, logger, dedupeStore: createKeyv(config.threadMemoryUrl ?? db.url, 'slack-event') })
+        ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, dedupeStore: createKeyv(config.threadMemoryUrl ?? db.url, 'slack-event') })
         : undefined;
       if (slack?.route) routes.push(slack.route);
       const charts = new ChartStore();
       routes.push(chartRoutes(charts));
       let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+      let teamsAdapter: CloudAdapter | undefined;
       if (config.teams) {
-        const adapter = createTeamsAdapter(config.teams, logger);
+        teamsAdapter = createTeamsAdapter(config.teams, logger);
         const bot = new DataDeskTeamsBot({
           desk, pool: db.write, logger, quickchartUrl: config.quickchartUrl, userLimit: new RateLimiter(config.rateLimits.userPerMinute),
-          chartLink: (png) => `${publicUrl}/charts/${charts.put(png)}.png`,
+          defaultTimezone: config.scheduleTimezone, chartLink: (png) => `${publicUrl}/charts/${charts.put(png)}.png`,
         });
-        routes.push(teamsRoutes(adapter, bot, logger));
+        routes.push(teamsRoutes(teamsAdapter, bot, logger));
       }
       // the playground when no chat platform is configured: the product works out of the box
       const channelsConfigured = Boolean(config.slack || config.teams);
@@ -68,6 +74,17 @@ export function registerServe(program: Command): void {
       } else if (!channelsConfigured) {
         logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
       }
+      // digests: every process runs the scheduler; one of them leads (advisory lock)
+      const deliver: Partial<Record<'slack' | 'teams', Deliver>> = {};
+      if (slack) deliver.slack = slackDelivery(slack.app.client, config.quickchartUrl);
+      if (teamsAdapter && config.teams) {
+        deliver.teams = teamsDelivery(teamsAdapter, config.teams.appId, db.write, (png) => `${publicUrl}/charts/${charts.put(png)}.png`, config.quickchartUrl);
+      }
+      const digests = new DigestScheduler({
+        pool: db.write, logger, deliver, graceMs: config.digestGraceMinutes * 60_000,
+        content: digestContent(db.read, desk, { pool: db.read, statementTimeoutMs: config.statementTimeoutMs, logger, llm: llmFromConfig(config) }),
+      });
+      if (slack || teamsAdapter) digests.start(config.digestTickSeconds * 1_000);
       logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);
 
       await new Promise<void>((resolve) => {
@@ -76,6 +93,7 @@ export function registerServe(program: Command): void {
       });
       logger.info('Stopping...');
       sync?.stop();
+      await digests.stop();
       await slack?.stop();
       await server.close();
       await memory.close();

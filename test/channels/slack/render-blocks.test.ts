@@ -42,7 +42,7 @@ describe('Block Kit rendering within Slack limits', () => {
       kind: 'clarify', route: 'sql', trace: [], term: 'night', question: 'What counts as night?',
       options: [{ id: '22-06', label: '22:00-06:00' }, { id: '20-06', label: '20:00-06:00' }],
     }));
-    const actions = m.blocks.find((b) => b.type === 'actions') as { elements: { action_id: string; value: string }[] };
+    const actions = m.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string; value: string }[] };
     expect(actions.elements.map((e) => [e.action_id, JSON.parse(e.value)])).toEqual([
       ['clarify:22-06', { term: 'night', option: '22-06' }],
       ['clarify:20-06', { term: 'night', option: '20-06' }],

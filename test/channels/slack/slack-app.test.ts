@@ -24,7 +24,7 @@ const servers: RunningServer[] = [];
 async function botServer(options: { withLlm?: boolean } = {}) {
   const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
   const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
-  const app = createSlackApp({ config, desk, readPool: db.pool, logger, dedupeStore: new Keyv() });
+  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, dedupeStore: new Keyv() });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   servers.push(server);
   return server;
@@ -140,6 +140,17 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C2' && blocksText(c).includes('Kweichow Moutai'));
     expect(blocksText(answer)).toContain('FROM shanghai_stock_exchange');
     await slack.waitFor((c) => c.method === 'files.completeUploadExternal' && c.args.channel_id === 'C2');
+  });
+
+  it('/datadesk digest subscribes the channel; bad input gets a specific ephemeral error', async () => {
+    const server = await botServer();
+    const command = (text: string) => new URLSearchParams({ command: '/datadesk', text, user_id: 'U3', channel_id: 'C9', team_id: 'T1', response_url: 'http://127.0.0.1:1/r', trigger_id: 't' }).toString();
+    const ok = await post(server, command('digest weekly monday 09:00 America/Chicago'), 'application/x-www-form-urlencoded');
+    expect(JSON.parse(ok.text)).toMatchObject({ response_type: 'in_channel', text: expect.stringMatching(/^Digest #\d+: the crime digest, every Monday at 09:00 \(America\/Chicago\)/) });
+    const bad = await post(server, command('digest weekly someday 09:00'), 'application/x-www-form-urlencoded');
+    expect(JSON.parse(bad.text)).toEqual({ response_type: 'ephemeral', text: '"someday" is not a day of the week: weekly needs one, e.g. "weekly monday 09:00".' });
+    const { rows } = await db.pool.query(`SELECT count(*) AS n FROM digest_subscriptions WHERE channel = 'C9'`);
+    expect(rows[0].n).toBe(1);
   });
 
   it('three deliveries of one event give one answer', async () => {

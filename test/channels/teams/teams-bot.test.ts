@@ -27,7 +27,7 @@ async function botServer(options: { appId?: string; withLlm?: boolean } = {}) {
   const charts = new ChartStore();
   let base = '';
   const adapter = createTeamsAdapter({ appId: options.appId ?? '', appPassword: options.appId ? 'secret' : '', tenantId: '', appType: 'MultiTenant' }, logger);
-  const bot = new DataDeskTeamsBot({ desk, pool: db.pool, logger, userLimit: new RateLimiter(100), chartLink: (png) => `${base}/charts/${charts.put(png)}.png` });
+  const bot = new DataDeskTeamsBot({ desk, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago', chartLink: (png) => `${base}/charts/${charts.put(png)}.png` });
   const server = await startHttpServer('127.0.0.1', 0, [teamsRoutes(adapter, bot, logger), chartRoutes(charts)], logger);
   base = server.url;
   servers.push(server);

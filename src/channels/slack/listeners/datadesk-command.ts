@@ -1,15 +1,23 @@
-// /datadesk help | digest ...: the guide, and the digests' entry point.
+// /datadesk help | digest ...: the guide, and digest subscriptions for the channel.
 import { readFileSync } from 'node:fs';
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type pg from 'pg';
 import { fixturePath } from '../../../core/paths.js';
+import { UserError } from '../../../core/errors.js';
+import { digestCommand } from '../../../digest/subscriptions.js';
 
 const GUIDE = readFileSync(fixturePath('help', 'guide.md'), 'utf8').trim();
 
-export function datadeskCommand() {
+export function datadeskCommand(pool: pg.Pool, defaultTimezone: string) {
   return async ({ ack, command }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
-    const [sub] = command.text.trim().split(/\s+/);
-    if (sub?.toLowerCase() === 'digest') {
-      await ack({ response_type: 'ephemeral', text: 'Scheduled digests are not available on this bot yet. Ask me anything in the meantime: mention @Data Desk with a question.' });
+    const text = command.text.trim();
+    if (/^digests?\b/i.test(text)) {
+      try {
+        const reply = await digestCommand(pool, text, { platform: 'slack', channel: command.channel_id, userId: command.user_id, defaultTimezone });
+        await ack({ response_type: 'in_channel', text: reply });
+      } catch (error) {
+        await ack({ response_type: 'ephemeral', text: error instanceof UserError ? error.message : 'The digest could not be saved; please try again.' });
+      }
       return;
     }
     await ack({ response_type: 'ephemeral', text: GUIDE });

@@ -1,0 +1,80 @@
+// Digest subscriptions in PostgreSQL, and the words that manage them from a
+// channel: `digest weekly monday 09:00 America/Chicago [topic]`, `digest list`,
+// `digest off ID`. The topic decides the digest: none (or "crime") -> the
+// crime digest; a rule line with "buy:" -> a backtest watch; anything else ->
+// a saved question re-asked each period.
+import type pg from 'pg';
+import { UserError } from '../core/errors.js';
+import { looksLikeRuleSyntax } from '../backtest/rule-syntax.js';
+import { parseSchedule } from './schedule.js';
+
+export type DigestKind = 'crime' | 'question' | 'backtest';
+
+export interface Subscription {
+  id: number;
+  platform: 'slack' | 'teams' | 'web';
+  channel: string;
+  created_by: string | null;
+  cron: string;
+  timezone: string;
+  kind: DigestKind;
+  topic: string | null;
+  enabled: boolean;
+  last_state: Record<string, unknown> | null;
+  created_at: Date;
+}
+
+export function kindOf(topic: string): DigestKind {
+  const t = topic.trim();
+  if (!t || /^crimes?$/i.test(t)) return 'crime';
+  return looksLikeRuleSyntax(t) ? 'backtest' : 'question';
+}
+
+export async function enabledSubscriptions(pool: pg.Pool): Promise<Subscription[]> {
+  return (await pool.query<Subscription>('SELECT * FROM digest_subscriptions WHERE enabled ORDER BY id')).rows;
+}
+
+export async function disableSubscription(pool: pg.Pool, id: number, reason: string): Promise<void> {
+  await pool.query('UPDATE digest_subscriptions SET enabled = false, disabled_reason = $2 WHERE id = $1', [id, reason]);
+}
+
+export interface CommandContext {
+  platform: Subscription['platform'];
+  channel: string;
+  userId?: string;
+  defaultTimezone: string;
+}
+
+const describe = (s: Subscription) =>
+  `#${s.id}: ${s.kind === 'crime' ? 'crime digest' : s.kind === 'question' ? `question "${s.topic}"` : `backtest watch "${s.topic}"`}, cron "${s.cron}" (${s.timezone})`;
+
+/** Runs a `digest ...` command; returns the reply. Bad input throws UserError and stores nothing. */
+export async function digestCommand(pool: pg.Pool, text: string, ctx: CommandContext): Promise<string> {
+  const words = text.trim().replace(/^digests?\s*/i, '');
+  const [verb, ...rest] = words.split(/\s+/);
+  if (!verb || /^help$/i.test(verb)) {
+    return 'Digests post a summary here on a schedule. `digest weekly monday 09:00 America/Chicago` (the crime digest), `digest daily 08:00 How many thefts were reported in 2019?` (a saved question), `digest weekly friday 17:00 600519 buy: RSI(14) < 30 sell: RSI(14) > 70` (a backtest watch), `digest list`, `digest off ID`. Cron works too: `digest cron 0 9 * * 1-5 UTC`.';
+  }
+  if (/^list$/i.test(verb)) {
+    const { rows } = await pool.query<Subscription>('SELECT * FROM digest_subscriptions WHERE platform = $1 AND channel = $2 AND enabled ORDER BY id', [ctx.platform, ctx.channel]);
+    return rows.length ? `Digests in this channel:\n${rows.map(describe).join('\n')}` : 'No digests in this channel yet.';
+  }
+  if (/^(off|stop|delete|remove)$/i.test(verb)) {
+    const id = Number((rest[0] ?? '').replace(/^#/, ''));
+    if (!Number.isInteger(id) || id <= 0) throw new UserError('Which digest? `digest off ID`, with an ID from `digest list`.');
+    const { rowCount } = await pool.query(
+      `UPDATE digest_subscriptions SET enabled = false, disabled_reason = 'turned off' WHERE id = $1 AND platform = $2 AND channel = $3 AND enabled`,
+      [id, ctx.platform, ctx.channel],
+    );
+    if (!rowCount) throw new UserError(`There is no digest #${id} in this channel (see \`digest list\`).`);
+    return `Digest #${id} is off.`;
+  }
+  const schedule = parseSchedule(words, ctx.defaultTimezone);
+  const kind = kindOf(schedule.topic);
+  const { rows } = await pool.query<{ id: number }>(
+    `INSERT INTO digest_subscriptions (platform, channel, created_by, cron, timezone, kind, topic) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [ctx.platform, ctx.channel, ctx.userId ?? null, schedule.cron, schedule.timezone, kind, kind === 'crime' ? null : schedule.topic],
+  );
+  const what = kind === 'crime' ? 'the crime digest' : kind === 'question' ? `"${schedule.topic}"` : `a backtest watch of \`${schedule.topic}\``;
+  return `Digest #${rows[0].id}: ${what}, ${schedule.label}. Turn it off with \`digest off ${rows[0].id}\`.`;
+}
