@@ -5,15 +5,12 @@ import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import { makeAnswer } from '../core/answer.js';
-import type { Logger } from '../core/logger.js';
 import { fixturePath } from '../core/paths.js';
 import { recordQuestion } from '../audit/audit-log.js';
-import type { LlmClient } from '../llm/client.js';
-import type { ThreadMemory } from '../memory/thread-memory.js';
 import { runBacktest, type ProgressReporter } from './backtest/agent.js';
 import { RULE_SYNTAX_HELP } from './backtest/help.js';
 import { createRouter, type Route } from './router.js';
-import { SqlAgent } from './sql/agent.js';
+import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 
 export interface InboundMessage {
   platform: 'slack' | 'teams' | 'cli' | 'web';
@@ -25,15 +22,10 @@ export interface InboundMessage {
   kind?: 'question' | 'backtest';
 }
 
-export interface DeskDeps {
+/** What the SQL agent needs, with the pools split: agents read (a replica, maybe), the audit log writes. */
+export interface DeskDeps extends Omit<SqlAgentDeps, 'pool'> {
   readPool: pg.Pool;
   writePool: pg.Pool;
-  logger: Logger;
-  memory: ThreadMemory;
-  llm?: LlmClient;
-  statementTimeoutMs: number;
-  displayRows: number;
-  glossaryDefaults: Record<string, string>;
 }
 
 const GUIDE = readFileSync(fixturePath('help', 'guide.md'), 'utf8').trim();
@@ -43,10 +35,8 @@ export class DataDesk {
   private router?: (text: string) => Route;
 
   constructor(private readonly deps: DeskDeps) {
-    this.sql = new SqlAgent({
-      pool: deps.readPool, logger: deps.logger, memory: deps.memory, llm: deps.llm,
-      statementTimeoutMs: deps.statementTimeoutMs, displayRows: deps.displayRows, glossaryDefaults: deps.glossaryDefaults,
-    });
+    const { readPool, writePool: _writePool, ...shared } = deps;
+    this.sql = new SqlAgent({ ...shared, pool: readPool });
   }
 
   private async route(text: string): Promise<Route> {

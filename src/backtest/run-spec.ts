@@ -33,10 +33,22 @@ export interface SpecResult {
   kpi: KpiName;
 }
 
+// compiled once per short code, not once per ticker (a whole market is 5,000+ tickers)
+const compiled = new Map<string, ReturnType<typeof compileExpression>>();
+function compileOnce(code: string) {
+  let c = compiled.get(code);
+  if (!c) {
+    c = compileExpression(code);
+    if (compiled.size > 1_000) compiled.clear();
+    compiled.set(code, c);
+  }
+  return c;
+}
+
 function signal(codes: string[], t: TickerBars, n: number): boolean[] {
   const out = new Array<boolean>(n).fill(codes.length > 0);
   for (const code of codes) {
-    const s = toSignal(compileExpression(code).evaluate(t.bars, n));
+    const s = toSignal(compileOnce(code).evaluate(t.bars, n));
     for (let i = 0; i < n; i++) out[i] = out[i] && s[i];
   }
   return out;
