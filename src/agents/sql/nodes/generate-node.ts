@@ -1,0 +1,68 @@
+// Node 3, generate: first the clarifications (an ambiguous term with no choice
+// in the thread or the workspace defaults ends the graph with a question),
+// then one SELECT — from the LLM, or, without one (or with the LLM down on the
+// first attempt), from a verified query that covers the question exactly.
+import { makeAnswer } from '../../../core/answer.js';
+import { LlmError } from '../../../llm/client.js';
+import { isAmbiguous, option, termsIn } from '../../../knowledge/glossary.js';
+import { generateOffline, generateWithLlm } from '../generate.js';
+import type { SqlNodeName, SqlState } from '../state.js';
+
+/** Settles every ambiguous term of the question; false when the user must be asked first. */
+async function settleTerms(state: SqlState): Promise<boolean> {
+  for (const term of termsIn(state.question).filter(isAmbiguous)) {
+    const chosen = state.thread.clarifications[term.id] ?? state.deps.glossaryDefaults[term.id];
+    if (!chosen) {
+      await state.deps.memory.update(state.threadId, (s) => (s.pending = { question: state.question, term: term.id }));
+      state.answer = makeAnswer({
+        kind: 'clarify', route: 'sql', trace: state.trace, term: term.id, question: term.question ?? `What does "${term.label}" mean here?`,
+        options: term.options!.map((o) => ({ id: o.id, label: o.label, description: o.description })),
+      });
+      return false;
+    }
+    state.choices[term.id] = chosen;
+    state.assumptions.push(`${term.label}: ${option(term.id, chosen)!.label}${state.thread.clarifications[term.id] ? '' : ' (workspace default)'}`);
+  }
+  return true;
+}
+
+export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'> {
+  if (state.attempt === 0 && !(await settleTerms(state))) return 'end';
+  state.attempt++;
+  state.progress?.(state.attempt === 1 ? 'Writing the query' : `Rewriting the query (attempt ${state.attempt})`);
+  const { deps, schema } = state;
+  let llmDown: LlmError | undefined;
+  if (deps.llm && !state.llmUnavailable) {
+    try {
+      const generated = await generateWithLlm(deps.llm, { question: state.question, schema: schema!, choices: state.choices, history: state.thread.history, previous: state.previous });
+      state.tokens += generated.tokens;
+      state.stepTokens = generated.tokens;
+      state.stepNote = `attempt ${state.attempt}`;
+      state.candidate = generated.sql;
+      return 'validate';
+    } catch (error) {
+      if (!(error instanceof LlmError) || state.attempt > 1) throw error;
+      llmDown = error;
+      state.llmUnavailable = true;
+    }
+  }
+  state.stepNote = 'offline: verified queries';
+  const offline = generateOffline(state.question, schema!, state.choices, state.thread.history);
+  if ('reason' in offline) {
+    if (llmDown) throw llmDown;
+    state.answer = makeAnswer({
+      kind: 'refusal', route: 'sql', trace: state.trace,
+      reason: `No LLM is configured, and this question needs one: ${offline.reason}.`,
+      alternatives: [
+        'Ask one of the verified question types, e.g. "How many thefts were reported in 2019?" or "Which blocks had the most burglaries?"',
+        'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form questions',
+      ],
+    });
+    return 'end';
+  }
+  if (llmDown) state.assumptions.push(`the LLM was unavailable (${llmDown.message}); answered from a verified query`);
+  state.assumptions.push(...offline.assumptions);
+  state.offline = offline;
+  state.candidate = offline.sql;
+  return 'validate';
+}

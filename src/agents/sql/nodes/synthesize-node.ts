@@ -1,0 +1,63 @@
+// Node 6, synthesize: the LLM narrates the rows, every number of its text
+// checked against them; the deterministic narrator speaks when there is no LLM,
+// when it fails, or when its numbers do not check out. The thread remembers
+// the question and its SQL for follow-ups.
+import { makeAnswer } from '../../../core/answer.js';
+import { describeError } from '../../../core/errors.js';
+import { chooseChart } from '../../../charts/choose-chart.js';
+import { renderPrompt } from '../../../llm/prompts.js';
+import { humanize, narrate, TIME_COLUMN, uncheckedNumbers } from '../narrator.js';
+import type { QueryResult } from '../execute.js';
+import type { SqlState } from '../state.js';
+
+async function narration(state: SqlState, result: QueryResult): Promise<{ text: string; note?: string }> {
+  const plain = narrate(result);
+  const llm = state.deps.llm;
+  if (!llm || result.rowCount === 0) return { text: plain };
+  try {
+    const { text, usage } = await llm.chatText({
+      system: 'You report query results faithfully and briefly.',
+      user: renderPrompt('sql-narrate', {
+        question: state.question, columns: result.columns.join(', '), shown: String(result.rows.length), total: String(result.rowCount),
+        rows: result.rows.slice(0, 20).map((r) => r.map((c) => String(c)).join(' | ')).join('\n'),
+      }),
+    });
+    state.tokens += usage.promptTokens + usage.completionTokens;
+    state.stepTokens = usage.promptTokens + usage.completionTokens;
+    const bad = uncheckedNumbers(text, result, state.question);
+    if (bad.length) return { text: plain, note: `the LLM narration used numbers not in the result (${bad.join(', ')}); replaced by the deterministic one` };
+    return { text: text.trim() };
+  } catch (error) {
+    return { text: plain, note: `the LLM narration failed (${describeError(error)}); deterministic narration used` };
+  }
+}
+
+export async function synthesizeNode(state: SqlState): Promise<'end'> {
+  state.progress?.('Writing the answer');
+  const result = state.result!;
+  const { text, note } = await narration(state, result);
+  if (note) state.stepNote = note;
+  const offline = state.offline;
+  await state.deps.memory.update(state.threadId, (s) => {
+    s.pending = undefined;
+    s.history.push({ question: state.question, sql: state.sql, ...(offline ? { verifiedId: offline.verifiedId, slots: offline.slots, basis: offline.basis } : {}) });
+  });
+  const display = state.deps.displayRows;
+  state.answer = makeAnswer({
+    kind: 'result', route: 'sql', trace: state.trace,
+    headline: text.split(/(?<=\.)\s/)[0],
+    narration: text,
+    sql: [state.sql!],
+    table: {
+      columns: result.columns.map(humanize),
+      // years, months and hours are labels: as text, so no renderer formats them as quantities
+      rows: result.rows.slice(0, display).map((row) => row.map((c, i) => (typeof c === 'number' && TIME_COLUMN.test(result.columns[i]) ? String(c) : c))),
+      rowCount: result.rowCount,
+      truncated: result.rowCount > display,
+    },
+    chart: chooseChart(result, state.question.length > 80 ? `${state.question.slice(0, 77)}...` : state.question),
+    assumptions: state.assumptions,
+    notes: note ? [note] : [],
+  });
+  return 'end';
+}

@@ -1,0 +1,27 @@
+// Node 4, validate: the guard on PostgreSQL's own parser, then EXPLAIN under
+// the same walls as the run. A failure goes back to generate with the error,
+// at most MAX_ATTEMPTS times (once for a verified query: it would fail again).
+import { makeAnswer } from '../../../core/answer.js';
+import { validateSql } from '../execute.js';
+import type { SqlNodeName, SqlState } from '../state.js';
+
+export const MAX_ATTEMPTS = 3;
+
+export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'> {
+  state.progress?.('Checking the query');
+  state.stepNote = `attempt ${state.attempt}`;
+  const candidate = state.candidate!;
+  const verdict = await validateSql(state.deps.pool, candidate, state.deps.statementTimeoutMs);
+  if (verdict.ok) {
+    state.sql = candidate;
+    return 'run';
+  }
+  state.previous = { sql: candidate, error: verdict.error };
+  const llmWrites = Boolean(state.deps.llm) && !state.llmUnavailable;
+  if (llmWrites && state.attempt < MAX_ATTEMPTS) return 'generate';
+  state.answer = makeAnswer({
+    kind: 'error', route: 'sql', trace: state.trace, retryable: false,
+    message: `I could not write a valid query for this after ${state.attempt} attempt${state.attempt === 1 ? '' : 's'}. The last problem: ${verdict.error} Try rephrasing, or ask for something narrower.`,
+  });
+  return 'end';
+}

@@ -1,0 +1,49 @@
+// What the SQL agent's nodes share: the question, the thread, what each node
+// found, and the answer when one is ready.
+import type pg from 'pg';
+import type { Answer } from '../../core/answer.js';
+import type { GraphState } from '../../core/graph.js';
+import type { Logger } from '../../core/logger.js';
+import type { LlmClient } from '../../llm/client.js';
+import type { ThreadMemory, ThreadState } from '../../memory/thread-memory.js';
+import type { QueryResult } from './execute.js';
+import type { OfflineSql } from './generate.js';
+import type { SchemaInfo } from './schema.js';
+
+export interface SqlAgentDeps {
+  pool: pg.Pool;
+  logger: Logger;
+  memory: ThreadMemory;
+  llm?: LlmClient;
+  statementTimeoutMs: number;
+  displayRows: number;
+  glossaryDefaults: Record<string, string>;
+}
+
+export type SqlNodeName = 'schema' | 'generate' | 'validate' | 'run' | 'synthesize';
+
+export interface SqlState extends GraphState {
+  deps: SqlAgentDeps;
+  question: string;
+  threadId: string;
+  thread: ThreadState;
+  progress?: (step: string) => void;
+  /** the introspected schema (cached by the agent) */
+  loadSchema: () => Promise<SchemaInfo>;
+  schema?: SchemaInfo;
+  /** glossary choices in force, and the assumptions shown with the answer */
+  choices: Record<string, string>;
+  assumptions: string[];
+  attempt: number;
+  /** the SQL being validated, and the last failure fed back to generation */
+  candidate?: string;
+  previous?: { sql: string; error: string };
+  /** the verified query an offline answer came from (for follow-ups) */
+  offline?: OfflineSql;
+  /** the LLM failed on the first attempt: the verified queries answer instead */
+  llmUnavailable: boolean;
+  sql?: string;
+  result?: QueryResult;
+  tokens: number;
+  answer?: Answer;
+}
