@@ -1,0 +1,85 @@
+// `datadesk serve` as a process: what it mounts depending on the configuration,
+// and a Slack question answered end to end through the spawned server.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { loadCrimes } from '../helpers/crime-data.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { tempDir } from '../helpers/files.js';
+
+let db: TestDatabase;
+let slack: FakeSlack;
+const tmp = tempDir();
+const children: ChildProcess[] = [];
+
+/** Starts `datadesk serve` and resolves with its base URL once it is listening. */
+function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; log: () => string }> {
+  const child = spawn(process.execPath, [path.resolve('dist/cli/main.js'), 'serve'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', THREAD_MEMORY_URL: 'memory', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  child.stderr!.on('data', (d) => (log += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 30_000);
+    const check = setInterval(() => {
+      const m = /running \(health: (http:\/\/[\d.:]+)\/healthz/.exec(log);
+      if (m) {
+        clearInterval(check);
+        clearTimeout(timer);
+        resolve({ url: m[1], child, log: () => log });
+      }
+    }, 50);
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${log}`)));
+  });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadCrimes(db.pool, 3_000);
+  slack = await startFakeSlack();
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await slack?.close();
+  await db?.drop();
+  tmp.remove();
+});
+
+describe('datadesk serve', () => {
+  it('without chat credentials: the playground, health and status; stops cleanly on SIGTERM', async () => {
+    const { url, child, log } = await serve({});
+    expect(log()).toContain(`Playground: ${url}`);
+    expect(log()).toMatch(/LLM: none configured/);
+    expect((await fetch(`${url}/`)).headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok', database: 'up' });
+    expect((await (await fetch(`${url}/status`)).json()).data.crimes.rows).toBe(3_000);
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('with Slack credentials: answers a signed mention through the spawned server, no playground', async () => {
+    const secret = 'serve-test-secret';
+    const { url, log } = await serve({ SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl });
+    expect(log()).toContain(`Slack: events, commands and actions at ${url}/slack/events`);
+    expect((await fetch(`${url}/`)).status).toBe(404);
+    const ts = '1900000001.000100';
+    const body = JSON.stringify({
+      type: 'event_callback', event_id: 'EvServe1', team_id: 'T1', api_app_id: 'A1', event_time: 1,
+      event: { type: 'app_mention', user: 'U1', channel: 'C-serve', text: '<@UBOT> How many thefts were reported in 2019?', ts, event_ts: ts },
+    });
+    const now = Math.floor(Date.now() / 1000);
+    const res = await fetch(`${url}/slack/events`, {
+      method: 'POST', body,
+      headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(now), 'x-slack-signature': `v0=${createHmac('sha256', secret).update(`v0:${now}:${body}`).digest('hex')}` },
+    });
+    expect(res.status).toBe(200);
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C-serve' && Boolean(c.args.blocks));
+    expect(JSON.stringify(answer.args.blocks)).toContain("primary_type = 'THEFT' AND year = 2019");
+  });
+});
