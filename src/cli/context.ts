@@ -4,6 +4,7 @@ import { loadConfigFromProcess } from '../config/load.js';
 import type { Config } from '../config/env.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { openDatabase, type Database } from '../db/database.js';
+import { ensureDemoData } from '../ingest/demo-data.js';
 
 export interface CommandContext {
   config: Config;
@@ -15,9 +16,18 @@ export function commandContext(): CommandContext {
   return { config, logger: createLogger(config.logLevel) };
 }
 
-export async function withDatabase<T>(ctx: CommandContext, run: (db: Database) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  ctx: CommandContext,
+  run: (db: Database) => Promise<T>,
+  options: { demoData?: boolean } = {},
+): Promise<T> {
   const db = await openDatabase(ctx.config, ctx.logger);
   try {
+    // on the embedded defaults, commands that answer questions need something to answer from
+    if (options.demoData && db.embedded && ctx.config.demoData === 'auto') {
+      const loaded = await ensureDemoData(db.write, ctx.config, ctx.logger);
+      if (loaded.length) ctx.logger.info(`Demo data loaded: ${loaded.join(' and ')}`);
+    }
     return await run(db);
   } finally {
     await db.close();

@@ -82,12 +82,16 @@ export async function startEmbeddedPostgres(
     }
     await server.start();
   } catch (error) {
-    const detail = recent.filter(Boolean).slice(-5).join(' | ');
+    const detail = recent.filter(Boolean).slice(-3).join(' | ');
+    const advice = /permission denied/i.test(detail)
+      ? 'As root, PostgreSQL runs as the `postgres` OS user, which must be able to enter every folder above the data directory: set DATADESK_HOME to such a folder (or chmod o+x the parents), or set DATABASE_URL to use your own server.'
+      : /address already in use|could not bind|lock file/i.test(detail)
+        ? 'Another server holds the port: set EMBEDDED_PG_PORT to a free port, or DATABASE_URL to use your own server.'
+        : 'Set DATABASE_URL to use your own server, or EMBEDDED_PG_PORT if the port is taken.';
     throw new UserError(
       `Could not start the embedded PostgreSQL in ${dataDir} on port ${port}` +
         `${error instanceof Error && error.message ? `: ${error.message}` : ''}` +
-        `${detail ? ` (server said: ${detail})` : ''}. ` +
-        'Set EMBEDDED_PG_PORT to a free port, or DATABASE_URL to use your own server.',
+        `${detail ? ` (server said: ${detail})` : ''}. ${advice}`,
     );
   }
   await ensureDatabase(urlFor(port, 'postgres'));

@@ -1,3 +1,4 @@
+import { chmodSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { runCli } from '../helpers/cli.js';
@@ -67,4 +68,29 @@ describe('datadesk CLI', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^datadesk: Cannot read .*nope\.csv: no such file\n$/);
   });
+});
+
+describe('datadesk ask on the embedded defaults', () => {
+  it('starts the embedded PostgreSQL, loads the demo set on first use, and answers', async () => {
+    const home = tempDir();
+    // as root, the server runs as the `postgres` OS user, which must be able to enter the folder
+    chmodSync(home.dir, 0o755);
+    try {
+      const env = {
+        DATADESK_HOME: home.dir, EMBEDDED_PG_PORT: String(55_000 + Math.floor(Math.random() * 5_000)),
+        DEMO_CRIME_ROWS: '4000', DEMO_TICKERS: '3', THREAD_MEMORY_URL: 'memory',
+      };
+      const r = await runCli(['ask', '--json', 'How many crimes were reported each year?'], env);
+      expect(r.stderr).toContain('Demo data loaded: 4,000 crimes and');
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({ route: 'sql', status: 'answered', row_count: 25 });
+      expect(out.rows.reduce((s: number, row: [string, number]) => s + row[1], 0)).toBeGreaterThan(0);
+      // the second time the data is there already
+      const again = await runCli(['ask', '--json', 'How many thefts were reported in 2019?'], env);
+      expect(again.stderr).not.toContain('Demo data');
+      expect(JSON.parse(again.stdout).status).toBe('answered');
+    } finally {
+      home.remove();
+    }
+  }, 120_000);
 });

@@ -56,7 +56,7 @@ export function registerAsk(program: Command): void {
         } finally {
           await memory.close();
         }
-      });
+      }, { demoData: true });
       let chartPath: string | null = null;
       if (answer.kind === 'result' && answer.chart) {
         chartPath = path.resolve(opts.chart ?? path.join(ctx.config.home, 'charts', `answer-${Date.now()}.png`));

@@ -72,7 +72,7 @@ export function registerBacktest(program: Command): void {
       const ctx = commandContext();
       const answer = await withDatabase(ctx, (db) =>
         answerBacktest(words.join(' '), { pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs, logger: ctx.logger, llm: llmFromConfig(ctx.config) }),
-      );
+      { demoData: true });
       let chartPath: string | undefined;
       if (answer.kind === 'result' && answer.chart) {
         chartPath = path.resolve(opts.chart || path.join(ctx.config.home, 'charts', `backtest-${Date.now()}.png`));

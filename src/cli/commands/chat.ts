@@ -22,6 +22,6 @@ export function registerChat(program: Command): void {
         } finally {
           await memory.close();
         }
-      });
+      }, { demoData: true });
     });
 }
