@@ -128,7 +128,8 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
       sql: data.sql,
       assumptions: [
         ...reading.assumptions,
-        `execution: buy at the open, sell at the close, no same-day round trip, zero costs, ${spec.sizing === 'lots' ? 'whole lots of 100' : 'any number of shares (at least 100)'}`,
+        'execution: buy at the open, sell at the close, no same-day round trip, zero costs',
+        ...(spec.sizing === 'shares' ? ['sizing: any number of shares (at least 100)'] : []),
       ],
       notes: [
         ...(spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`]),
