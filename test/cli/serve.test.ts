@@ -82,4 +82,16 @@ describe('datadesk serve', () => {
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C-serve' && Boolean(c.args.blocks));
     expect(JSON.stringify(answer.args.blocks)).toContain("primary_type = 'THEFT' AND year = 2019");
   });
+
+  it('with Teams credentials: mounts /api/messages, which refuses a request without a Bot Framework token', async () => {
+    const { url, log } = await serve({ MICROSOFT_APP_ID: '00000000-0000-0000-0000-00000000abcd', MICROSOFT_APP_PASSWORD: 'not-a-real-secret', PUBLIC_BASE_URL: 'https://datadesk.example.com' });
+    expect(log()).toContain('Teams: messages at https://datadesk.example.com/api/messages');
+    expect(log()).not.toContain('not-a-real-secret');
+    const res = await fetch(`${url}/api/messages`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'message', id: '1', serviceUrl: 'https://smba.trafficmanager.net/amer/', channelId: 'msteams', conversation: { id: 'a:1' }, from: { id: '29:x' }, text: 'help' }),
+    });
+    expect(res.status).toBe(401);
+    expect((await fetch(`${url}/`)).status).toBe(404);
+  });
 });
