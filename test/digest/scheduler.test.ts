@@ -93,12 +93,12 @@ describe('digest scheduler', () => {
     const b = scheduler('b');
     clock = new Date('2026-03-21T13:00:10Z'); // 08:00:10 CDT
     void a.tick();
-    for (let i = 0; i < 100 && !(await runs(id)).length; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && !(await runs(id)).length; i++) await new Promise((r) => setTimeout(r, 20));
     expect((await runs(id)).map((r) => r.status)).toEqual(['claimed']);
     a.kill();
     // b becomes the leader at one of its next ticks, once the dead connection's lock is gone;
     // the claim is still fresh, so b does not post it again
-    for (let i = 0; i < 100 && !b.isLeader; i++) {
+    for (let i = 0; i < 500 && !b.isLeader; i++) {
       expect(await b.tick()).toBe(0);
       await new Promise((r) => setTimeout(r, 20));
     }

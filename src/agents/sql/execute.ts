@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { Cell } from '../../core/answer.js';
 import { checkSql } from '../../db/sql-guard.js';
-import { withReadOnly } from '../../db/read-only.js';
+import { QueryTimeoutError, withReadOnly } from '../../db/read-only.js';
 
 export type Validation = { ok: true } | { ok: false; error: string };
 
@@ -16,6 +16,8 @@ export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs
     await withReadOnly(pool, { statementTimeoutMs }, (client) => client.query(`EXPLAIN ${sql}`));
     return { ok: true };
   } catch (error) {
+    // a timeout says nothing about the query's validity: it is reported as a timeout
+    if (error instanceof QueryTimeoutError) throw error;
     return { ok: false, error: `PostgreSQL rejected the query: ${(error as Error).message}` };
   }
 }

@@ -51,10 +51,11 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   });
 
   it('stops a slow query at the statement timeout and suggests narrowing it', async () => {
-    const slow = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }), statementTimeoutMs: 300 }).desk;
-    llm.script.push(sqlReply('SELECT count(*) AS pairs FROM crimes a, crimes b WHERE a.block <> b.block'));
+    // planning is instant and running takes minutes: the timeout is what stops it, even on a busy machine
+    const slow = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }), statementTimeoutMs: 1_500 }).desk;
+    llm.script.push(sqlReply('SELECT count(*) AS triples FROM crimes a, crimes b, crimes c WHERE a.block <> b.block AND b.block <> c.block'));
     const a = await slow.answer({ platform: 'cli', threadId: 'slow', text: 'how many pairs of crimes are on different blocks?' });
-    expect(a).toMatchObject({ kind: 'error', retryable: true, message: 'The query took longer than 0.3 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.' });
+    expect(a).toMatchObject({ kind: 'error', retryable: true, message: 'The query took longer than 1.5 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.' });
   });
 
   it('feeds the EXPLAIN error back and accepts the fix', async () => {
