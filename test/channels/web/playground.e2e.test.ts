@@ -40,7 +40,7 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.fill('#question', 'How many crimes were reported each year?');
     await page.press('#question', 'Enter');
     await page.waitForSelector('img.chart');
-    await expect.poll(() => page.$eval('img.chart', (img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(100);
+    await expect.poll(() => page.$eval('img.chart', (img) => (img as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBeGreaterThan(100);
     const headline = await page.textContent('.msg.bot .headline');
     expect(headline).toMatch(/^From year 2001 to 2025, incidents went from \d+ to \d+/);
     expect(await page.textContent('.msg.bot .rows-note')).toBe('showing 10 of 25 rows');
