@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answer } from '../../../src/core/answer.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
@@ -126,7 +127,15 @@ describe('SQL agent without an LLM (verified queries)', () => {
   });
 });
 
-describe('thread memory in Redis', () => {
+/** Redis runs on developer and CI machines; a fresh machine may not have it. */
+const redisUp = await new Promise<boolean>((resolve) => {
+  const socket = connect(6379, '127.0.0.1');
+  socket.once('connect', () => (socket.end(), resolve(true)));
+  socket.once('error', () => resolve(false));
+  socket.setTimeout(1_000, () => (socket.destroy(), resolve(false)));
+});
+
+describe.skipIf(!redisUp)('thread memory in Redis (127.0.0.1:6379)', () => {
   it('keeps a clarification across desks sharing the store', async () => {
     const url = 'redis://127.0.0.1:6379';
     const first = testDesk(db, { memoryUrl: url });
