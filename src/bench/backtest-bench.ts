@@ -3,6 +3,7 @@
 // of the benchmark database through the whole agent, fetch included. Loads
 // 5,401 synthetic tickers (BacktestBench's size) into datadesk_bench first if
 // it has none.
+import { median } from './stats.js';
 import os from 'node:os';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
@@ -17,7 +18,6 @@ import { generateStocks } from '../ingest/generate/stocks.js';
 import { EXCHANGES, stockCsvSource, stockSpec, type Exchange } from '../ingest/stocks/stock-table.js';
 import { openBenchDatabase } from './bench-database.js';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const STRATEGY = 'buy: MA(5) crosses above MA(20) and RSI(14) < 60 sell: RSI(14) > 70 kpi: sharpe';
 
 export async function backtestBench(config: Config, logger: Logger, tickers: number): Promise<void> {

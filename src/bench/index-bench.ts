@@ -1,6 +1,7 @@
 // npm run bench -- indexes: each query of fixtures/benchmarks/index-queries.sql
 // on the benchmark database (run `bench -- ingest` first), median of 3 runs with
 // the indexes and with index scans turned off in the planner (the "before").
+import { median } from './stats.js';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
@@ -18,7 +19,6 @@ export function readNamedQueries(file: string): { name: string; sql: string }[] 
     });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function indexBench(config: Config, logger: Logger): Promise<void> {
   const db = await openBenchDatabase(config, logger, false);

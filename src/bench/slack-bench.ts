@@ -2,6 +2,7 @@
 // events and slash commands (p50/p99 over a few hundred requests), with the
 // agents working behind it. The Web API is a minimal local stub that answers
 // ok to everything: this measures our ack path, not Slack.
+import { quantile } from './stats.js';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,6 @@ import { createSlackApp } from '../channels/slack/slack-app.js';
 import { openDatabase } from '../db/database.js';
 import { startHttpServer } from '../server/http-server.js';
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
 export async function slackBench(base: Config, logger: Logger, requests: number): Promise<void> {
   const stub = http.createServer((req, res) => {

@@ -2,6 +2,7 @@
 // questions, and the non-LLM time of each benchmark question on the crimes of
 // the benchmark database (8.5M rows after `bench -- ingest`): schema
 // introspection, validation (guard + EXPLAIN), the run, the narration.
+import { quantile } from './stats.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
 import { route } from '../agents/router.js';
@@ -11,7 +12,6 @@ import { introspectSchema } from '../agents/sql/schema.js';
 import { loadBenchmark } from '../eval/sql-eval.js';
 import { openBenchDatabase } from './bench-database.js';
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
 export async function sqlBench(config: Config, logger: Logger): Promise<void> {
   const items = loadBenchmark();
