@@ -1,14 +1,13 @@
 // The bot core behind every channel: one inbound message -> the relevance gate
 // -> the SQL agent or the backtest agent (or help, or a refusal) -> one Answer,
 // recorded in the audit log. Channels never see the agents' insides.
-import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import { makeAnswer } from '../core/answer.js';
-import { fixturePath } from '../core/paths.js';
 import { recordQuestion } from '../audit/audit-log.js';
 import { runBacktest, type ProgressReporter } from './backtest/agent.js';
 import { RULE_SYNTAX_HELP } from './backtest/help.js';
+import { GUIDE } from './help.js';
 import { createRouter, type Route } from './router.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 
@@ -27,8 +26,6 @@ export interface DeskDeps extends Omit<SqlAgentDeps, 'pool'> {
   readPool: pg.Pool;
   writePool: pg.Pool;
 }
-
-const GUIDE = readFileSync(fixturePath('help', 'guide.md'), 'utf8').trim();
 
 export class DataDesk {
   readonly sql: SqlAgent;

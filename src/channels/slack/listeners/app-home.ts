@@ -1,12 +1,9 @@
 // The App Home tab: what the bot can do, example questions, and how fresh the data is.
-import { readFileSync } from 'node:fs';
+import { GUIDE } from '../../../agents/help.js';
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type pg from 'pg';
-import { fixturePath } from '../../../core/paths.js';
 import { dataFreshness } from '../../../db/freshness.js';
 import { escapeMrkdwn } from '../render-blocks.js';
-
-const GUIDE = readFileSync(fixturePath('help', 'guide.md'), 'utf8').trim();
 
 export function appHome(pool: pg.Pool) {
   return async ({ event, client }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {

@@ -1,12 +1,9 @@
 // /datadesk help | digest ...: the guide, and digest subscriptions for the channel.
-import { readFileSync } from 'node:fs';
+import { GUIDE } from '../../../agents/help.js';
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type pg from 'pg';
-import { fixturePath } from '../../../core/paths.js';
 import { UserError } from '../../../core/errors.js';
 import { digestCommand } from '../../../digest/subscriptions.js';
-
-const GUIDE = readFileSync(fixturePath('help', 'guide.md'), 'utf8').trim();
 
 export function datadeskCommand(pool: pg.Pool, defaultTimezone: string) {
   return async ({ ack, command }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
