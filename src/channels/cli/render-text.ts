@@ -1,14 +1,10 @@
 // An Answer as plain text for the terminal: the same content the chat
 // renderers show, in the same order.
 import type { Answer, AnswerTable } from '../../core/answer.js';
+import { alignedTable } from '../text-table.js';
 
 function renderTable(t: AnswerTable): string {
-  const cells = [t.columns, ...t.rows.map((r) => r.map((c) => (c === null ? '' : String(c))))];
-  const widths = t.columns.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-  const out = [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)];
-  if (t.truncated) out.push(`(showing ${t.rows.length} of ${t.rowCount} rows)`);
-  return out.join('\n');
+  return [alignedTable(t), ...(t.truncated ? [`(showing ${t.rows.length} of ${t.rowCount} rows)`] : [])].join('\n');
 }
 
 export function renderAnswerText(answer: Answer, chartPath?: string): string {

@@ -2,6 +2,7 @@
 // failing: at most 3,000 characters a section, 50 blocks a message (more become
 // further messages in the thread), 2,000 characters a button value.
 import type { Answer, AnswerTable } from '../../core/answer.js';
+import { alignedTable } from '../text-table.js';
 
 export type Block = { type: string } & Record<string, unknown>;
 export interface SlackMessage {
@@ -43,18 +44,11 @@ function codeSections(code: string): Block[] {
   return chunkText(code, SECTION_LIMIT - 8).map((piece) => mrkdwn('```' + escapeMrkdwn(piece) + '```'));
 }
 
-function tableText(t: AnswerTable): string {
-  const rows = t.rows.slice(0, TABLE_ROWS_SHOWN).map((r) => r.map((c) => (c === null ? '' : typeof c === 'number' ? c.toLocaleString('en-US') : String(c))));
-  const widths = t.columns.map((c, i) => Math.min(40, Math.max(c.length, ...rows.map((r) => (r[i] ?? '').length))));
-  const line = (cells: string[]) => cells.map((c, i) => (c.length > 40 ? `${c.slice(0, 39)}…` : c).padEnd(widths[i])).join('  ').trimEnd();
-  return [line(t.columns), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
 function tableBlocks(t: AnswerTable, title?: string): Block[] {
   const shown = Math.min(TABLE_ROWS_SHOWN, t.rows.length);
   return [
     ...(title ? [context(`*${escapeMrkdwn(title)}*`)] : []),
-    ...codeSections(tableText(t)),
+    ...codeSections(alignedTable(t, { maxRows: TABLE_ROWS_SHOWN, maxCellWidth: 40 })),
     context(`showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`),
   ];
 }

@@ -1,7 +1,8 @@
 // The Answer as an Adaptive Card (v1.5, which has Table). The chart goes in as
 // an Image: inline as a data URI when small enough for Teams' message size
 // limit, otherwise as a link to the bot's own unguessable, expiring URL.
-import type { Answer, AnswerTable } from '../../core/answer.js';
+import type { Answer, AnswerTable, Cell } from '../../core/answer.js';
+import { cellText } from '../text-table.js';
 
 export type Card = Record<string, unknown>;
 
@@ -14,9 +15,9 @@ const text = (t: string, extra: Record<string, unknown> = {}): Card => ({ type: 
 
 function table(t: AnswerTable): Card[] {
   const rows = t.rows.slice(0, TABLE_ROWS_SHOWN);
-  const cell = (v: unknown, header = false): Card => ({
+  const cell = (v: Cell | undefined, header = false): Card => ({
     type: 'TableCell',
-    items: [text(v === null || v === undefined ? '' : typeof v === 'number' ? v.toLocaleString('en-US') : String(v), header ? { weight: 'Bolder' } : {})],
+    items: [text(cellText(v ?? null), header ? { weight: 'Bolder' } : {})],
   });
   return [
     {
