@@ -87,7 +87,8 @@ export class DigestScheduler {
     let posted = 0;
     try {
       const now = this.now();
-      for (const sub of await enabledSubscriptions(this.o.pool)) {
+      const subscriptions = await enabledSubscriptions(this.o.pool);
+      for (const sub of subscriptions) {
         const { rows } = await this.o.pool.query<{ last: Date | null }>('SELECT max(period_end) AS last FROM digest_runs WHERE subscription_id = $1', [sub.id]);
         const after = new Date(Math.max(rows[0].last?.getTime() ?? 0, sub.created_at.getTime()));
         for (const end of firesBetween(sub.cron, sub.timezone, after, now)) {
@@ -113,7 +114,7 @@ export class DigestScheduler {
         [this.name, now, new Date(now.getTime() - this.leaseMs)],
       );
       for (const r of stale.rows) {
-        const sub = (await enabledSubscriptions(this.o.pool)).find((s) => s.id === r.subscription_id);
+        const sub = subscriptions.find((s) => s.id === r.subscription_id);
         if (!sub) continue;
         this.o.logger.warn(`digests: taking over digest #${sub.id} for ${r.period_end.toISOString()} from a leader that stopped`);
         posted += await this.run(sub, r.id, { start: r.period_start, end: r.period_end });

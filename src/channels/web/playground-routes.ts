@@ -1,7 +1,8 @@
-// The local playground's HTTP side: the page, the chart images, and two
+// The local playground's HTTP side: the page and two
 // endpoints that stream a question's progress and its Answer as Server-Sent
 // Events. It adapts HTTP to the desk's InboundMessage and sends the Answer as
-// JSON; the page renders it (public/app.js). No logic of its own.
+// JSON; the page renders it (public/app.js). No logic of its own. Chart images
+// are served by chartRoutes (server/chart-routes.ts) from the same ChartStore.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type http from 'node:http';
@@ -12,7 +13,6 @@ import { packageRoot } from '../../core/paths.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartStore } from '../../charts/chart-store.js';
 import type { Route } from '../../server/http-server.js';
-import { chartRoutes } from '../../server/chart-routes.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
 const STATIC: Record<string, string> = { '/': 'index.html', '/app.js': 'app.js', '/style.css': 'style.css' };
@@ -51,7 +51,6 @@ export function playgroundRoutes(deps: PlaygroundDeps): Route {
     }
   };
 
-  const chartRoute = chartRoutes(deps.charts);
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'GET' && STATIC[url.pathname]) {
@@ -60,8 +59,6 @@ export function playgroundRoutes(deps: PlaygroundDeps): Route {
       res.end(await readFile(path.join(PUBLIC, file)));
       return true;
     }
-    const chart = await chartRoute(req, res);
-    if (chart) return true;
     if (req.method === 'POST' && (url.pathname === '/api/ask' || url.pathname === '/api/choose')) {
       let body: { thread?: unknown; text?: unknown; term?: unknown; option?: unknown };
       try {

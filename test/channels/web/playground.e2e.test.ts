@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { ChartStore } from '../../../src/charts/chart-store.js';
 import { playgroundRoutes } from '../../../src/channels/web/playground-routes.js';
+import { chartRoutes } from '../../../src/server/chart-routes.js';
 import { startHttpServer, type RunningServer } from '../../../src/server/http-server.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
@@ -19,7 +20,8 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 5_000);
   const { desk, logger } = testDesk(db);
-  server = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ desk, charts: new ChartStore(), logger })], logger);
+  const charts = new ChartStore();
+  server = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ desk, charts, logger }), chartRoutes(charts)], logger);
   if (existsSync(CHROMIUM)) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
