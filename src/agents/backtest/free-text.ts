@@ -5,7 +5,8 @@
 import { factorNamed, searchRules } from '../../backtest/factor-search.js';
 import type { KpiName } from '../../backtest/kpis.js';
 import { loadLibrary, resolveParams, type Rule } from '../../backtest/library.js';
-import { conditionLabel, type Condition, type StrategySpec } from '../../backtest/spec.js';
+import type { Condition, StrategySpec } from '../../backtest/spec.js';
+import { conditionSyntax } from '../../backtest/spec-to-syntax.js';
 
 export interface OfflineReading {
   spec?: StrategySpec;
@@ -32,10 +33,6 @@ function ruleCondition(rule: Rule): Condition {
   const left = { factor: factor.id, params };
   if (factor.kind === 'event') return { type: 'event', event: left };
   return { type: 'compare', left, op: rule.op, right: rule.threshold };
-}
-
-function syntaxOf(c: Condition): string {
-  return conditionLabel(c).replace(/ \([A-Z0-9_]+\)$/, '');
 }
 
 export function readOffline(text: string): OfflineReading {
@@ -90,8 +87,8 @@ export function readOffline(text: string): OfflineReading {
   const ruleSyntax = [
     tickers.length > 1 ? `compare ${tickers.join(',')}` : tickers[0] ?? 'CODE',
     window,
-    `buy: ${buy.length ? buy.map(syntaxOf).join(' and ') : '...'}`,
-    sell.length ? `sell: ${sell.map(syntaxOf).join(' and ')}` : '',
+    `buy: ${buy.length ? buy.map((c) => conditionSyntax(c)).join(' and ') : '...'}`,
+    sell.length ? `sell: ${sell.map((c) => conditionSyntax(c)).join(' and ')}` : '',
     `kpi: ${chosenKpi.split('_')[0]}`,
   ].filter(Boolean).join(' ');
 
