@@ -3,6 +3,7 @@
 // recording every activity the bot sends.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from './wait.js';
 
 export interface ConnectorCall {
   verb: 'send' | 'reply' | 'update';
@@ -22,15 +23,7 @@ export async function startFakeConnector(): Promise<FakeConnector> {
   let seq = 0;
   const fake: FakeConnector = {
     serviceUrl: '', calls: [], close: async () => undefined,
-    waitFor: async (pred, timeoutMs = 15_000) => {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const hit = fake.calls.find(pred);
-        if (hit) return hit;
-        if (Date.now() > end) throw new Error(`no matching connector call; calls: ${fake.calls.map((c) => `${c.verb}:${c.activity.type}`).join(', ')}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
+    waitFor: (pred, timeoutMs) => waitFor(() => fake.calls.find(pred), () => `connector calls: ${fake.calls.map((c) => `${c.verb}:${c.activity.type}`).join(', ')}`, timeoutMs),
   };
   const server = http.createServer((req, res) => {
     let body = '';

@@ -3,6 +3,7 @@
 // external file upload, and response_url, and records every call.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from './wait.js';
 
 export interface SlackCall {
   method: string;
@@ -39,15 +40,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const fake: FakeSlack = {
     apiUrl: '', calls: [], failPostMessage: [], uploads: [], close: async () => undefined,
     of: (method) => fake.calls.filter((c) => c.method === method),
-    waitFor: async (pred, timeoutMs = 15_000) => {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const hit = fake.calls.find(pred);
-        if (hit) return hit;
-        if (Date.now() > end) throw new Error(`no matching Slack call in ${timeoutMs} ms; calls: ${fake.calls.map((c) => c.method).join(', ')}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
+    waitFor: (pred, timeoutMs) => waitFor(() => fake.calls.find(pred), () => `Slack calls: ${fake.calls.map((c) => c.method).join(', ')}`, timeoutMs),
   };
   let base = '';
   const server = http.createServer((req, res) => {

@@ -1,0 +1,10 @@
+// Waits until `find` returns something (a recorded call, say), or fails with `describe()` after timeoutMs.
+export async function waitFor<T>(find: () => T | undefined, describe: () => string, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = find();
+    if (hit !== undefined) return hit;
+    if (Date.now() > end) throw new Error(`nothing matched in ${timeoutMs} ms; ${describe()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
