@@ -1,15 +1,16 @@
-// The SQL guard: generated SQL is parsed with PostgreSQL's own parser
-// (libpg-query, compiled to WASM) and must be exactly one SELECT that reads
-// only the allowed tables, modifies nothing anywhere in its tree (no
-// `WITH x AS (DELETE ... RETURNING *)`), takes no locks, creates nothing, and
-// calls no function that sleeps, reads files, changes settings or touches other
-// sessions. The read-only transaction, the read-only role and the statement
-// timeout stand behind it; this is the first of the four walls.
+// The SQL guard: model-written SQL is parsed with PostgreSQL's own parser
+// (libpg-query, compiled to WASM) and accepted only if every part of its tree
+// is on the allow-list (fixtures/sql/guard-allowlist.json): exactly one SELECT,
+// only the data relations, only listed pg_catalog functions in every call form
+// (plain, qualified, quoted, functional notation `(x).f` and `alias.f`),
+// only listed operators and casts, and only the parse-node types a reading
+// query needs. Anything new in PostgreSQL's grammar is refused until listed.
+// The reader login, the READ ONLY transaction, role-level limits and revoked
+// EXECUTE on dangerous built-ins stand behind it: this is the first wall.
 import { parse } from 'libpg-query';
+import { sqlAllowList, type SqlAllowList } from './sql-allowlist.js';
 
-export const ALLOWED_TABLES = [
-  'crimes', 'community_areas', 'shanghai_stock_exchange', 'shenzhen_stock_exchange', 'beijing_stock_exchange', 'stock_listings',
-] as const;
+export const ALLOWED_TABLES = [...sqlAllowList().relations.keys()];
 
 export type GuardReason =
   | 'empty'
@@ -21,28 +22,12 @@ export type GuardReason =
   | 'locking'
   | 'system_catalog'
   | 'forbidden_table'
-  | 'forbidden_function';
+  | 'forbidden_function'
+  | 'forbidden_construct';
 
 export type GuardVerdict =
   | { ok: true; tables: string[] }
   | { ok: false; reason: GuardReason; message: string };
-
-/** Functions that sleep, read or list server files, change settings, signal or lock other sessions, or write. */
-const FORBIDDEN_FUNCTIONS = new Set([
-  'set_config', 'current_setting', 'pg_terminate_backend', 'pg_cancel_backend', 'pg_reload_conf', 'pg_rotate_logfile',
-  'pg_switch_wal', 'pg_promote', 'pg_notify', 'nextval', 'setval', 'currval', 'lastval', 'pg_export_snapshot',
-  'pg_log_backend_memory_contexts', 'pg_import_system_collations', 'pg_nextoid', 'query_to_xml', 'table_to_xml',
-  'cursor_to_xml', 'database_to_xml', 'schema_to_xml', 'query_to_xml_and_xmlschema', 'table_to_xml_and_xmlschema',
-  'pg_stat_file', 'pg_relation_filepath', 'pg_filenode_relation', 'inet_server_addr', 'inet_server_port',
-  'pg_backend_pid', 'pg_blocking_pids', 'pg_safe_snapshot_blocking_pids', 'pg_current_logfile', 'pg_ls_waldir',
-  'pg_ls_logdir', 'pg_ls_tmpdir', 'pg_ls_archive_statusdir', 'txid_current', 'pg_current_xact_id',
-  'pg_sleep', 'pg_sleep_for', 'pg_sleep_until',
-]);
-const FORBIDDEN_PREFIXES = [
-  'pg_sleep', 'pg_read_', 'pg_ls_', 'pg_file_', 'lo_', 'dblink', 'pg_advisory', 'pg_try_advisory', 'pg_create_',
-  'pg_drop_', 'pg_replication_', 'pg_logical_', 'pg_backup_', 'pg_start_backup', 'pg_stop_backup', 'pg_wal_',
-  'pg_stat_reset', 'txid_', 'pg_xact_', 'pg_terminate', 'pg_cancel', 'pg_signal',
-];
 
 const WRITE_NODES: Record<string, string> = {
   InsertStmt: 'INSERT', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE',
@@ -65,6 +50,13 @@ function statementWord(node: string): string {
   return known[node] ?? node.replace(/Stmt$/, '').toUpperCase();
 }
 
+/** Parse-node names -> the words a reader knows, for refusals of constructs. */
+const CONSTRUCT_WORDS: Record<string, string> = {
+  ParamRef: 'a $n parameter', XmlExpr: 'an XML function', XmlSerialize: 'XMLSERIALIZE', RangeTableFunc: 'XMLTABLE',
+  RangeTableSample: 'TABLESAMPLE', ColumnDef: 'a column definition list', CTESearchClause: 'SEARCH in WITH RECURSIVE',
+  CTECycleClause: 'CYCLE in WITH RECURSIVE', JsonObjectConstructor: 'a JSON constructor', JsonArrayConstructor: 'a JSON constructor',
+};
+
 class Refusal extends Error {
   constructor(readonly reason: GuardReason, message: string) {
     super(message);
@@ -72,71 +64,267 @@ class Refusal extends Error {
 }
 
 type Json = Record<string, unknown>;
+const str = (n: unknown): string => ((n as Json | undefined)?.String as { sval?: string } | undefined)?.sval ?? '';
+const strings = (list: unknown): string[] => (Array.isArray(list) ? list.map(str) : []);
+const dataTables = (allow: SqlAllowList) => [...allow.relations.keys()].join(', ');
 
-function names(list: unknown): string[] {
-  return Array.isArray(list) ? list.map((n) => ((n as Json).String as { sval?: string } | undefined)?.sval ?? '') : [];
+/**
+ * What each range name (a table, its alias, a subquery's or a function's alias)
+ * offers after a dot. `alias.name` is a column when the range has that column;
+ * otherwise PostgreSQL calls the function `name(alias)`, so the guard must know
+ * the columns. A name bound several times in one query offers only what every
+ * binding offers (conservative: scoping of aliases is not modelled).
+ */
+class RangeNames {
+  private readonly offers = new Map<string, Set<string>>();
+
+  bind(name: string, columns: Iterable<string>): void {
+    const next = new Set(columns);
+    const prev = this.offers.get(name);
+    this.offers.set(name, prev ? new Set([...prev].filter((c) => next.has(c))) : next);
+  }
+
+  has(range: string, column: string): boolean {
+    return this.offers.get(range)?.has(column) ?? false;
+  }
+
+  known(range: string): boolean {
+    return this.offers.has(range);
+  }
 }
 
-/** Collects CTE names anywhere in the tree: they are relations the query may read. */
-function cteNames(node: unknown, out: Set<string>): Set<string> {
-  if (Array.isArray(node)) node.forEach((n) => cteNames(n, out));
-  else if (node && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'CommonTableExpr') out.add(String((value as Json).ctename).toLowerCase());
-      cteNames(value, out);
+/** Output column names of a SELECT, as PostgreSQL names them; '*' expands to every data column. */
+function outputNames(select: Json | undefined, allow: SqlAllowList): string[] {
+  if (!select) return [];
+  if (select.larg) return outputNames((select.larg as Json).SelectStmt as Json, allow);
+  if (Array.isArray(select.valuesLists)) {
+    const first = (select.valuesLists[0] as Json | undefined)?.List as { items?: unknown[] } | undefined;
+    return (first?.items ?? []).map((_, i) => `column${i + 1}`);
+  }
+  const out: string[] = [];
+  for (const t of (select.targetList as Json[] | undefined) ?? []) {
+    const r = t.ResTarget as Json;
+    if (typeof r.name === 'string') out.push(r.name);
+    else {
+      const v = r.val as Json;
+      if (v.ColumnRef) {
+        const fields = (v.ColumnRef as Json).fields as Json[];
+        const last = fields.at(-1)!;
+        if (last.A_Star) out.push(...allow.columns);
+        else out.push(str(last));
+      } else if (v.FuncCall) out.push(strings((v.FuncCall as Json).funcname).at(-1)!);
     }
   }
   return out;
 }
 
-function walk(node: unknown, ctes: Set<string>, tables: Set<string>): void {
+/** Output names of every CTE in the query, by CTE name (an ambiguous name offers what both offer: see RangeNames). */
+function collectCtes(node: unknown, allow: SqlAllowList, ctes: Map<string, string[]>): Map<string, string[]> {
+  if (Array.isArray(node)) node.forEach((n) => collectCtes(n, allow, ctes));
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node as Json)) {
+      if (key === 'CommonTableExpr') {
+        const v = value as Json;
+        const named = strings(v.aliascolnames);
+        const out = named.length ? named : outputNames((v.ctequery as Json)?.SelectStmt as Json, allow);
+        const prev = ctes.get(String(v.ctename));
+        ctes.set(String(v.ctename), prev ? prev.filter((c) => out.includes(c)) : out);
+      }
+      collectCtes(value, allow, ctes);
+    }
+  }
+  return ctes;
+}
+
+/** Collects every range binding of the query (first pass), so qualified names can be checked in the second. */
+function collectRanges(node: unknown, allow: SqlAllowList, ctes: Map<string, string[]>, ranges: RangeNames): void {
   if (Array.isArray(node)) {
-    for (const n of node) walk(n, ctes, tables);
+    node.forEach((n) => collectRanges(n, allow, ctes, ranges));
     return;
   }
   if (!node || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node as Json)) {
-    if (WRITE_NODES[key]) {
-      throw new Refusal('data_modifying', `The query contains ${WRITE_NODES[key]}: only reading is allowed, also inside WITH.`);
-    }
-    if (key.endsWith('Stmt') && key !== 'SelectStmt') {
-      throw new Refusal('not_select', `The query contains ${statementWord(key)}: only SELECT is allowed.`);
-    }
-    if (key === 'SelectStmt') {
-      const s = value as Json;
-      if (s.intoClause) throw new Refusal('select_into', 'SELECT INTO creates a table: only reading is allowed.');
-      if (s.lockingClause) throw new Refusal('locking', 'FOR UPDATE/SHARE locks rows: only plain reading is allowed.');
-    }
+    const v = value as Json;
     if (key === 'RangeVar') {
-      const r = value as { schemaname?: string; relname: string; catalogname?: string };
-      const rel = r.relname.toLowerCase();
-      const schema = r.schemaname?.toLowerCase();
-      if (schema && schema !== 'public') {
-        throw new Refusal(schema === 'pg_catalog' || schema === 'information_schema' ? 'system_catalog' : 'forbidden_table',
-          `The query reads ${schema}.${rel}: only the data tables are available (${ALLOWED_TABLES.join(', ')}).`);
-      }
-      if (!schema && ctes.has(rel)) continue;
-      if (rel.startsWith('pg_') || rel.startsWith('information_schema')) {
-        throw new Refusal('system_catalog', `The query reads the system catalog ${rel}: only the data tables are available (${ALLOWED_TABLES.join(', ')}).`);
-      }
-      if (!(ALLOWED_TABLES as readonly string[]).includes(rel)) {
-        throw new Refusal('forbidden_table', `The query reads ${rel}, which is not available: the tables are ${ALLOWED_TABLES.join(', ')}.`);
-      }
-      tables.add(rel);
-      continue;
+      const alias = v.alias as Json | undefined;
+      const rel = String(v.relname);
+      const renamed = strings(alias?.colnames);
+      const base = [...(allow.relations.get(rel) ?? ctes.get(rel) ?? [])];
+      ranges.bind(String(alias?.aliasname ?? rel), [...renamed, ...base.slice(renamed.length)]);
+    } else if (key === 'RangeSubselect') {
+      const alias = v.alias as Json | undefined;
+      const renamed = strings(alias?.colnames);
+      const base = outputNames((v.subquery as Json)?.SelectStmt as Json, allow);
+      if (alias?.aliasname) ranges.bind(String(alias.aliasname), [...renamed, ...base.slice(renamed.length)]);
+    } else if (key === 'RangeFunction') {
+      // `unnest(...) AS g` offers the column g (a scalar range); `AS g(a, b)` offers a and b
+      const alias = v.alias as Json | undefined;
+      const fn = v.functions as Json[];
+      const firstCall = ((fn?.[0]?.List as Json | undefined)?.items as Json[] | undefined)?.[0]?.FuncCall as Json | undefined;
+      const name = String(alias?.aliasname ?? strings(firstCall?.funcname).at(-1) ?? '');
+      const renamed = strings(alias?.colnames);
+      ranges.bind(name, renamed.length ? renamed : [name]);
+    } else if (key === 'JoinExpr' && (v.alias as Json | undefined)?.aliasname) {
+      ranges.bind(String((v.alias as Json).aliasname), allow.columns);
     }
-    if (key === 'FuncCall') {
-      const parts = names((value as Json).funcname).map((p) => p.toLowerCase());
-      const fn = parts.at(-1) ?? '';
-      const schema = parts.length > 1 ? parts[0] : undefined;
-      if (schema && schema !== 'pg_catalog' && schema !== 'public') {
-        throw new Refusal('forbidden_function', `The query calls ${parts.join('.')}: functions of other schemas are not allowed.`);
-      }
-      if (FORBIDDEN_FUNCTIONS.has(fn) || FORBIDDEN_PREFIXES.some((p) => fn.startsWith(p))) {
-        throw new Refusal('forbidden_function', `The query calls ${fn}(), which is not allowed (it can sleep, read files, change settings or touch other sessions).`);
-      }
+    collectRanges(value, allow, ctes, ranges);
+  }
+}
+
+class GuardWalk {
+  readonly tables = new Set<string>();
+
+  constructor(
+    private readonly allow: SqlAllowList,
+    private readonly ranges: RangeNames,
+  ) {}
+
+  /** Visits a SELECT with the CTE names visible to it; WITH adds names with PostgreSQL's scoping. */
+  select(s: Json, visible: ReadonlySet<string>): void {
+    if (s.intoClause) throw new Refusal('select_into', 'SELECT INTO creates a table: only reading is allowed.');
+    if (s.lockingClause) throw new Refusal('locking', 'FOR UPDATE/SHARE locks rows: only plain reading is allowed.');
+    let inner = visible;
+    const withClause = s.withClause as { ctes?: Json[]; recursive?: boolean } | undefined;
+    if (withClause) {
+      const ctes = (withClause.ctes ?? []).map((c) => c.CommonTableExpr as Json);
+      const names = ctes.map((c) => String(c.ctename));
+      ctes.forEach((cte, i) => {
+        // a CTE sees the earlier ones of its WITH (all of them under RECURSIVE), never its siblings' inner names
+        const seen = new Set([...visible, ...(withClause.recursive ? names : names.slice(0, i))]);
+        const body = cte.ctequery as Json;
+        const [kind] = Object.keys(body);
+        if (WRITE_NODES[kind]) {
+          throw new Refusal('data_modifying', `The query contains ${WRITE_NODES[kind]}: only reading is allowed, also inside WITH.`);
+        }
+        if (kind !== 'SelectStmt') throw new Refusal('not_select', `The query contains ${statementWord(kind)}: only SELECT is allowed.`);
+        if (cte.search_clause || cte.cycle_clause) this.node('CTESearchClause', {}, seen);
+        this.select(body.SelectStmt as Json, seen);
+      });
+      inner = new Set([...visible, ...names]);
     }
-    walk(value, ctes, tables);
+    for (const [key, value] of Object.entries(s)) if (key !== 'withClause') this.visit(value, inner);
+  }
+
+  visit(node: unknown, visible: ReadonlySet<string>): void {
+    if (Array.isArray(node)) {
+      for (const n of node) this.visit(n, visible);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node as Json)) {
+      if (/^[A-Z]/.test(key)) this.node(key, value as Json, visible);
+      else this.visit(value, visible);
+    }
+  }
+
+  private node(type: string, v: Json, visible: ReadonlySet<string>): void {
+    if (WRITE_NODES[type]) throw new Refusal('data_modifying', `The query contains ${WRITE_NODES[type]}: only reading is allowed, also inside WITH.`);
+    if (type.endsWith('Stmt') && type !== 'SelectStmt') throw new Refusal('not_select', `The query contains ${statementWord(type)}: only SELECT is allowed.`);
+    if (!this.allow.nodeTypes.has(type)) {
+      throw new Refusal('forbidden_construct', `The query uses ${CONSTRUCT_WORDS[type] ?? type}, which is not allowed in a question's query.`);
+    }
+    switch (type) {
+      case 'SelectStmt':
+        return this.select(v, visible);
+      case 'RangeVar':
+        return this.relation(v, visible);
+      case 'FuncCall':
+        this.function(strings(v.funcname));
+        break;
+      case 'TypeCast':
+        this.cast(strings((v.typeName as Json).names));
+        break;
+      case 'A_Expr':
+        if (!/BETWEEN/.test(String(v.kind))) this.operator(strings(v.name));
+        break;
+      case 'SubLink':
+        if (v.operName) this.operator(strings(v.operName));
+        break;
+      case 'SortBy':
+        if (v.useOp) this.operator(strings(v.useOp));
+        break;
+      case 'SQLValueFunction':
+        if (!this.allow.currentValues.has(String(v.op))) {
+          const word = String(v.op).replace(/^SVFOP_/, '').toLowerCase();
+          throw new Refusal('forbidden_function', `The query asks for ${word}, which is about the server, not the data.`);
+        }
+        break;
+      case 'ColumnRef':
+        this.columnRef(v);
+        break;
+      case 'A_Indirection':
+        for (const step of (v.indirection as Json[]) ?? []) {
+          if (!step.A_Indices) {
+            throw new Refusal('forbidden_function', `The query uses field selection (${step.String ? `.${str(step)}` : '.*'}) on an expression: that form can call functions and is not allowed.`);
+          }
+        }
+        break;
+    }
+    this.visit(v, visible);
+  }
+
+  private relation(r: Json, visible: ReadonlySet<string>): void {
+    const rel = String(r.relname);
+    const schema = r.schemaname as string | undefined;
+    const shown = [r.catalogname, schema, rel].filter(Boolean).join('.');
+    if (r.catalogname || (schema && schema !== 'public')) {
+      const catalog = schema === 'pg_catalog' || schema === 'information_schema' || schema?.startsWith('pg_');
+      throw new Refusal(catalog ? 'system_catalog' : 'forbidden_table', `The query reads ${shown}: only the data tables are available (${dataTables(this.allow)}).`);
+    }
+    if (!schema && visible.has(rel)) return; // a CTE in scope
+    if (this.allow.relations.has(rel)) {
+      this.tables.add(rel);
+      return;
+    }
+    if (rel.startsWith('pg_') || rel.startsWith('information_schema')) {
+      throw new Refusal('system_catalog', `The query reads the system catalog ${rel}: only the data tables are available (${dataTables(this.allow)}).`);
+    }
+    throw new Refusal('forbidden_table', `The query reads ${shown}, which is not available: the tables are ${dataTables(this.allow)}.`);
+  }
+
+  private function(parts: string[]): void {
+    const name = parts.at(-1) ?? '';
+    const schema = parts.length > 1 ? parts.slice(0, -1).join('.') : undefined;
+    if ((schema && schema !== 'pg_catalog') || !this.allow.functions.has(name)) {
+      throw new Refusal('forbidden_function', `The query calls ${parts.join('.')}(), which is not on the list of allowed functions (aggregates, window, math, string, date and time functions).`);
+    }
+  }
+
+  private cast(parts: string[]): void {
+    const name = parts.at(-1) ?? '';
+    const schema = parts.length > 1 ? parts.slice(0, -1).join('.') : undefined;
+    if ((schema && schema !== 'pg_catalog') || !this.allow.types.has(name)) {
+      throw new Refusal('forbidden_function', `The query casts to ${parts.join('.')}, which is not allowed: casts may go to numbers, text, dates, times, intervals and booleans.`);
+    }
+  }
+
+  private operator(parts: string[]): void {
+    const op = parts.at(-1) ?? '';
+    const schema = parts.length > 1 ? parts.slice(0, -1).join('.') : undefined;
+    if ((schema && schema !== 'pg_catalog') || !this.allow.operators.has(op)) {
+      throw new Refusal('forbidden_function', `The query uses the operator ${parts.join('.')}, which is not allowed.`);
+    }
+  }
+
+  /** `a.b` (or `public.t.b`): b must be a column that the range a offers, else PostgreSQL would call b(a). */
+  private columnRef(c: Json): void {
+    const fields = c.fields as Json[];
+    if (fields.length < 2 || fields.at(-1)!.A_Star) {
+      if (fields.length > 3) throw new Refusal('forbidden_table', 'The query names a column through a database: only the data tables of this database are available.');
+      return;
+    }
+    const names = fields.map(str);
+    if (names.length > 3 || (names.length === 3 && names[0] !== 'public')) {
+      throw new Refusal('forbidden_table', `The query names ${names.join('.')}: only the data tables are available (${dataTables(this.allow)}).`);
+    }
+    const range = names.at(-2)!;
+    const column = names.at(-1)!;
+    if (!this.ranges.known(range)) {
+      throw new Refusal('forbidden_construct', `The query refers to ${range}.${column}, but nothing in its FROM is called ${range}.`);
+    }
+    if (!this.ranges.has(range, column) && !this.allow.functions.has(column)) {
+      throw new Refusal('forbidden_function', `The query refers to ${range}.${column}, but ${range} has no column ${column} (PostgreSQL would read it as a call of the function ${column}).`);
+    }
   }
 }
 
@@ -160,9 +348,12 @@ export async function checkSql(sql: string): Promise<GuardVerdict> {
       : { ok: false, reason: 'not_select', message: `This is ${statementWord(kind)}: only SELECT is allowed.` };
   }
   try {
-    const tables = new Set<string>();
-    walk(stmts[0].stmt, cteNames(stmts[0].stmt, new Set()), tables);
-    return { ok: true, tables: [...tables].sort() };
+    const allow = sqlAllowList();
+    const ranges = new RangeNames();
+    collectRanges(stmts[0].stmt, allow, collectCtes(stmts[0].stmt, allow, new Map()), ranges);
+    const walk = new GuardWalk(allow, ranges);
+    walk.select(stmts[0].stmt.SelectStmt as Json, new Set());
+    return { ok: true, tables: [...walk.tables].sort() };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, reason: error.reason, message: error.message };
     throw error;
