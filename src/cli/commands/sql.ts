@@ -1,6 +1,7 @@
 // datadesk sql check "SQL": the guard's verdict as JSON (exit 1 when refused).
 import type { Command } from 'commander';
 import { checkSql } from '../../db/sql-guard.js';
+import { writeOut } from '../output.js';
 
 export function registerSql(program: Command): void {
   const sql = program.command('sql').description('the SQL guard');
@@ -8,9 +9,10 @@ export function registerSql(program: Command): void {
     .command('check')
     .description("print the guard's verdict on a query as JSON: {ok, tables} or {ok, reason, message}")
     .argument('<sql...>', 'the query')
+    .addHelpText('after', '\nExit codes: 0 the guard accepts the query, 1 it refuses it (the JSON says why), 2 unexpected internal error')
     .action(async (words: string[]) => {
       const verdict = await checkSql(words.join(' '));
-      process.stdout.write(JSON.stringify(verdict) + '\n');
+      await writeOut(JSON.stringify(verdict) + '\n');
       if (!verdict.ok) process.exitCode = 1;
     });
 }
