@@ -30,10 +30,17 @@ export function chunkText(text: string, limit: number): string[] {
   return out;
 }
 
-const mrkdwn = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text } });
-const context = (text: string): Block => ({ type: 'context', elements: [{ type: 'mrkdwn', text: text.slice(0, SECTION_LIMIT) }] });
+// Every text here is data, the user's words or the model's, so it must stay
+// inert: &, < and > are escaped (Slack's only link and mention syntax is
+// <url|label>, <!channel>, <@U123>), and `verbatim` stops Slack from turning
+// bare URLs, #channel names and @channel/@here into links and mentions itself.
+// (Slack mrkdwn has no [label](url) links: such text shows as written.)
+const mrkdwn = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true } });
+const context = (text: string): Block => ({ type: 'context', elements: [{ type: 'mrkdwn', text: text.slice(0, SECTION_LIMIT), verbatim: true }] });
 /** Slack mrkdwn treats &, < and > specially: escape text that comes from data. */
 export const escapeMrkdwn = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Data with ``` would close the code block early: a zero-width space keeps the backticks apart. */
+const fenceSafe = (s: string) => s.replace(/```/g, '`\u200B`\u200B`');
 
 function sections(text: string): Block[] {
   return chunkText(escapeMrkdwn(text), SECTION_LIMIT).map(mrkdwn);
@@ -41,7 +48,7 @@ function sections(text: string): Block[] {
 
 /** A code block split so that each piece, fences included, fits a section. */
 function codeSections(code: string): Block[] {
-  return chunkText(code, SECTION_LIMIT - 8).map((piece) => mrkdwn('```' + escapeMrkdwn(piece) + '```'));
+  return chunkText(fenceSafe(code), SECTION_LIMIT - 8).map((piece) => mrkdwn('```' + escapeMrkdwn(piece) + '```'));
 }
 
 function tableBlocks(t: AnswerTable, title?: string): Block[] {
@@ -65,8 +72,13 @@ function sqlBlocks(sql: string): Block[] {
   ];
 }
 
-/** The blocks of an answer, possibly more than one message's worth. */
+/** The blocks of an answer, possibly more than one message's worth; `text` (the notification) is escaped too. */
 export function answerBlocks(answer: Answer): { text: string; blocks: Block[] } {
+  const { text, blocks } = answerParts(answer);
+  return { text: escapeMrkdwn(text).slice(0, 3_000), blocks };
+}
+
+function answerParts(answer: Answer): { text: string; blocks: Block[] } {
   switch (answer.kind) {
     case 'result': {
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
@@ -77,7 +89,7 @@ export function answerBlocks(answer: Answer): { text: string; blocks: Block[] } 
       if (answer.assumptions.length) blocks.push(context(`Assumptions: ${escapeMrkdwn(answer.assumptions.join('; '))}`));
       for (const note of answer.notes) blocks.push(context(escapeMrkdwn(note)));
       if (answer.freshness) blocks.push(context(`Data: ${escapeMrkdwn(answer.freshness)}`));
-      return { text: answer.headline.slice(0, 3_000), blocks };
+      return { text: answer.headline, blocks };
     }
     case 'clarify':
       return {

@@ -1,6 +1,10 @@
 // The Answer as an Adaptive Card (v1.5, which has Table). The chart goes in as
 // an Image: inline as a data URI when small enough for Teams' message size
 // limit, otherwise as a link to the bot's own unguessable, expiring URL.
+// All text is data, the user's words or the model's: it goes in as TextRuns of
+// RichTextBlocks, which Teams shows as they are. A TextBlock would read it as
+// markdown, so "[click](http://evil)" in a crime description or a narration
+// would become a link, and backslash escapes render differently per client.
 import type { Answer, AnswerTable, Cell } from '../../core/answer.js';
 import { cellText } from '../text-table.js';
 
@@ -11,7 +15,12 @@ const TABLE_ROWS_SHOWN = 10;
 /** Teams rejects messages over ~28 KB: keep an inline image well under it. */
 export const INLINE_IMAGE_LIMIT = 18_000;
 
-const text = (t: string, extra: Record<string, unknown> = {}): Card => ({ type: 'TextBlock', text: t, wrap: true, ...extra });
+/** Plain text: `style` sets the run (weight, size, isSubtle, color, fontType), `block` the block (spacing). */
+const text = (t: string, style: Record<string, unknown> = {}, block: Record<string, unknown> = {}): Card => ({
+  type: 'RichTextBlock',
+  inlines: [{ type: 'TextRun', text: t, ...style }],
+  ...block,
+});
 
 function table(t: AnswerTable): Card[] {
   const rows = t.rows.slice(0, TABLE_ROWS_SHOWN);
@@ -26,7 +35,7 @@ function table(t: AnswerTable): Card[] {
       columns: t.columns.map(() => ({ width: 1 })),
       rows: [{ type: 'TableRow', cells: t.columns.map((c) => cell(c, true)) }, ...rows.map((r) => ({ type: 'TableRow', cells: r.map((c) => cell(c)) }))],
     },
-    text(`${rows.length} of ${t.rowCount.toLocaleString('en-US')} rows`, { size: 'Small', isSubtle: true, spacing: 'None' }),
+    text(`${rows.length} of ${t.rowCount.toLocaleString('en-US')} rows`, { size: 'Small', isSubtle: true }, { spacing: 'None' }),
   ];
 }
 
@@ -50,7 +59,7 @@ export function answerCard(answer: Answer, chart?: ChartImage): Card {
       body.push(text(answer.headline, { weight: 'Bolder', size: 'Medium' }));
       if (rest) body.push(text(rest));
       if (answer.table) body.push(...table(answer.table));
-      for (const extra of answer.extraTables) body.push(text(extra.title, { weight: 'Bolder', spacing: 'Medium' }), ...table(extra.table));
+      for (const extra of answer.extraTables) body.push(text(extra.title, { weight: 'Bolder' }, { spacing: 'Medium' }), ...table(extra.table));
       if (chart) body.push({ type: 'Image', url: chart.url, altText: chart.alt, size: 'Stretch' });
       for (const sql of answer.sql) {
         const lines = sql.split('\n');
@@ -80,7 +89,17 @@ export function answerCard(answer: Answer, chart?: ChartImage): Card {
   return { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.5', body, ...(actions.length ? { actions } : {}) };
 }
 
-/** The notification text of an answer. */
+/**
+ * Makes text inert where Teams reads the message text as markdown (the activity
+ * text, shown above the card and in notifications): a zero-width space breaks
+ * links "](" and link definitions "]:", tags and autolinks "<a", and bare URLs
+ * "http://", without changing what the reader sees.
+ */
+export function inertMarkdown(s: string): string {
+  return s.replace(/\](?=[(:])/g, ']\u200B').replace(/<(?=[A-Za-z/!?])/g, '<\u200B').replace(/:\/\//g, ':\u200B//');
+}
+
+/** The notification text of an answer (inert: see inertMarkdown). */
 export function answerSummary(answer: Answer): string {
-  return answer.kind === 'result' ? answer.headline : answer.kind === 'clarify' ? answer.question : answer.kind === 'refusal' ? answer.reason : answer.message;
+  return inertMarkdown(answer.kind === 'result' ? answer.headline : answer.kind === 'clarify' ? answer.question : answer.kind === 'refusal' ? answer.reason : answer.message);
 }

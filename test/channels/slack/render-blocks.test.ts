@@ -49,3 +49,53 @@ describe('Block Kit rendering within Slack limits', () => {
     ]);
   });
 });
+
+// What an attacker can put in the data (a crime description), the question or
+// the model's narration: Slack's link and mention syntax, and words Slack would
+// otherwise turn into mentions and links by itself.
+const HOSTILE = '<!channel> <http://evil.example|click here> <@U0123> & @here #general http://evil.example [click](http://evil.example)';
+const ESCAPED = '&lt;!channel&gt; &lt;http://evil.example|click here&gt; &lt;@U0123&gt; &amp; @here #general http://evil.example [click](http://evil.example)';
+
+/** Every mrkdwn text object in the blocks. */
+function mrkdwnTexts(node: unknown): { text: string; verbatim?: boolean }[] {
+  if (Array.isArray(node)) return node.flatMap(mrkdwnTexts);
+  if (!node || typeof node !== 'object') return [];
+  const o = node as Record<string, unknown>;
+  const own = o.type === 'mrkdwn' ? [o as { text: string; verbatim?: boolean }] : [];
+  return [...own, ...Object.values(o).flatMap(mrkdwnTexts)];
+}
+
+describe('data, user and model text stays inert in Slack', () => {
+  const answers = [
+    makeAnswer({
+      kind: 'result', route: 'sql', trace: [], headline: `Top: ${HOSTILE}`, narration: `Top: ${HOSTILE}\nMore: ${HOSTILE}`, sql: ['SELECT 1'],
+      assumptions: [HOSTILE], notes: [HOSTILE], freshness: HOSTILE,
+      table: { columns: ['description', HOSTILE], rows: [[HOSTILE, 1], ['``` closes the block? ' + HOSTILE, 2]], rowCount: 2, truncated: false },
+      extraTables: [{ title: HOSTILE, table: { columns: ['a'], rows: [[HOSTILE]], rowCount: 1, truncated: false } }],
+    }),
+    makeAnswer({ kind: 'clarify', route: 'sql', trace: [], term: 'night', question: HOSTILE, options: [{ id: 'a', label: 'A', description: HOSTILE }, { id: 'b', label: 'B' }] }),
+    makeAnswer({ kind: 'refusal', route: 'reject', trace: [], reason: HOSTILE, alternatives: [HOSTILE] }),
+    makeAnswer({ kind: 'error', route: 'sql', trace: [], message: HOSTILE, retryable: false }),
+  ];
+
+  it.each(answers.map((a) => [a.kind, a] as const))('%s: &, < and > escaped everywhere, the notification text included; Slack does not link or mention by itself', (_kind, answer) => {
+    for (const m of renderAnswerMessages(answer)) {
+      const texts = [m.text, ...mrkdwnTexts(m.blocks).map((t) => t.text)];
+      for (const t of texts) {
+        expect(t).not.toMatch(/<[!@#a-z]/i);
+        expect(t).not.toMatch(/&(?!amp;|lt;|gt;)/);
+      }
+      expect(texts.join('\n')).toContain(ESCAPED);
+      expect(mrkdwnTexts(m.blocks).length).toBeGreaterThan(0);
+      for (const t of mrkdwnTexts(m.blocks)) expect(t.verbatim).toBe(true);
+    }
+  });
+
+  it('a cell with ``` cannot end the table\'s code block early', () => {
+    const [m] = renderAnswerMessages(answers[0]);
+    const code = mrkdwnTexts(m.blocks).map((t) => t.text).filter((t) => t.startsWith('```'));
+    expect(code.length).toBeGreaterThan(0);
+    for (const t of code) expect(t.slice(3, -3)).not.toContain('```');
+    expect(code[0]).toContain('`\u200B`\u200B` closes the block?');
+  });
+});
