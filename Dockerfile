@@ -1,6 +1,11 @@
 # Data Desk: `datadesk serve` in a small image, as a non-root user.
 # Give it DATABASE_URL for a real deployment; without it, the embedded
 # PostgreSQL keeps its data in /data (mount a volume there).
+# The server listens on 0.0.0.0 inside the container (or the published port
+# would not reach it), so the browser playground is off by default: it answers
+# anyone who reaches the port. To use it, give a token and publish the port on
+# loopback only, then open http://localhost:3000/?token=$TOKEN once:
+#   docker run -e PLAYGROUND_TOKEN=$(openssl rand -hex 16) -p 127.0.0.1:3000:3000 datadesk
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -13,6 +18,7 @@ RUN npm ci && npm prune --omit=dev
 FROM node:20-bookworm-slim
 # fonts for the locally rendered chart PNGs
 RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
+# no PLAYGROUND_TOKEN here: with HOST=0.0.0.0 and no token, serve leaves the playground off
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATADESK_HOME=/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

@@ -98,6 +98,10 @@ const schema = z.object({
   DIGEST_GRACE_MINUTES: integer(360, 0, 7 * 24 * 60),
   RATE_LIMIT_USER_PER_MINUTE: integer(10, 1, 10_000),
   RATE_LIMIT_CHANNEL_PER_MINUTE: integer(30, 1, 10_000),
+  PLAYGROUND_TOKEN: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9._~-]{16,}$/.test(v), {
+    message: 'expected at least 16 letters, digits, "-", "_", "." or "~" (e.g. the output of: openssl rand -hex 16)',
+  }),
+  PLAYGROUND_ALLOWED_HOSTS: optionalString,
   LLM_BASE_URL: httpUrl,
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
@@ -151,6 +155,8 @@ export interface Config {
   /** how the outside world reaches this bot (links to chart images in Teams cards) */
   publicBaseUrl?: string;
   rateLimits: { userPerMinute: number; channelPerMinute: number };
+  /** the browser playground: its token (required to serve it on a non-loopback HOST) and extra Host names it answers to */
+  playground: { token?: string; allowedHosts: string[] };
   llm?: { baseUrl?: string; apiKey?: string; model: string };
 }
 
@@ -194,6 +200,9 @@ export function loadConfig(env: RawEnv): Config {
   if (e.MICROSOFT_APP_ID && e.MICROSOFT_APP_TYPE === 'SingleTenant' && !e.MICROSOFT_APP_TENANT_ID) {
     problems.push('MICROSOFT_APP_TENANT_ID: required for a SingleTenant bot');
   }
+  const allowedHosts = (e.PLAYGROUND_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const badHost = allowedHosts.find((h) => !/^([a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/.test(h));
+  if (badHost) problems.push(`PLAYGROUND_ALLOWED_HOSTS: "${badHost}" is not a host name; expected names or addresses without scheme or port, e.g. datadesk.example.com,10.0.0.5`);
   if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required when other SLACK_* settings are given (xoxb-...)');
   if (problems.length) throw new ConfigError(problems);
 
@@ -239,6 +248,7 @@ export function loadConfig(env: RawEnv): Config {
     digestGraceMinutes: e.DIGEST_GRACE_MINUTES,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     rateLimits: { userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE, channelPerMinute: e.RATE_LIMIT_CHANNEL_PER_MINUTE },
+    playground: { token: e.PLAYGROUND_TOKEN, allowedHosts },
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };
 }

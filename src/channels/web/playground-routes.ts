@@ -1,30 +1,63 @@
 // The local playground's HTTP side: the page and two
 // endpoints that stream a question's progress and its Answer as Server-Sent
 // Events. It adapts HTTP to the desk's InboundMessage and sends the Answer as
-// JSON; the page renders it (public/app.js). No logic of its own. Chart images
+// JSON; the page renders it (public/app.js). Who may use it is decided in
+// playground-access.ts; the checks run here, before any work. Chart images
 // are served by chartRoutes (server/chart-routes.ts) from the same ChartStore.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type http from 'node:http';
 import type { DataDesk } from '../../agents/desk.js';
+import { loadConfigFromProcess } from '../../config/load.js';
 import type { Answer } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
 import { packageRoot } from '../../core/paths.js';
+import { RateLimiter } from '../../core/rate-limit.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartStore } from '../../charts/chart-store.js';
 import type { Route } from '../../server/http-server.js';
+import { checkOrigin, hasToken, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
 const STATIC: Record<string, string> = { '/': 'index.html', '/app.js': 'app.js', '/style.css': 'style.css' };
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const API = new Set(['/api/ask', '/api/choose']);
+/** The page loads only its own files and talks only to this server; no other site may frame it. */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+/** 128 random bits from the page's crypto.getRandomValues: a thread cannot be guessed, so it cannot be read or continued by another. */
+const THREAD_ID = /^[0-9a-f]{32}$/;
 
-async function readBody(req: http.IncomingMessage, limit = 64 * 1024): Promise<unknown> {
+class BadRequest extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+async function readJson(req: http.IncomingMessage, limit = 64 * 1024): Promise<Record<string, unknown>> {
   let body = '';
   for await (const chunk of req) {
     body += chunk;
-    if (body.length > limit) throw new Error('request too large');
+    if (body.length > limit) throw new BadRequest(413, `The request is over ${limit / 1024} KB.`);
   }
-  return JSON.parse(body || '{}');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new BadRequest(400, 'The request is not valid JSON. Send {"thread": "<32 hex digits>", "text": "..."}.');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new BadRequest(400, 'Send a JSON object: {"thread": "<32 hex digits>", "text": "..."}.');
+  return parsed as Record<string, unknown>;
+}
+
+const isJson = (req: http.IncomingMessage) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
+
+function refuse(res: http.ServerResponse, r: Refusal): true {
+  res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...r.headers }).end(JSON.stringify({ error: r.error }));
+  return true;
 }
 
 function sse(res: http.ServerResponse) {
@@ -37,9 +70,19 @@ export interface PlaygroundDeps {
   charts: ChartStore;
   logger: Logger;
   quickchartUrl?: string;
+  /** HOST, PLAYGROUND_TOKEN and friends (playgroundAccess(config)); read from the environment as `serve` reads it when not given */
+  access?: PlaygroundAccess;
 }
 
-export function playgroundRoutes(deps: PlaygroundDeps): Route {
+/** The route, and whether it serves anything (off on a non-loopback HOST without a token). */
+export type PlaygroundRoute = Route & { enabled: boolean };
+
+export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
+  const access = deps.access ?? playgroundAccess(loadConfigFromProcess());
+  const off = playgroundOff(access);
+  if (off) deps.logger.warn(`Playground: ${off}`);
+  const limiter = new RateLimiter(access.perMinute);
+
   /** The answer as sent to the page: the Answer plus the URL of its chart image. */
   const withChart = async (answer: Answer) => {
     if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null };
@@ -51,43 +94,70 @@ export function playgroundRoutes(deps: PlaygroundDeps): Route {
     }
   };
 
-  return async (req, res) => {
+  /** Answers one question or choice as Server-Sent Events. */
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, pathname: string) => {
+    const body = await readJson(req);
+    const thread = typeof body.thread === 'string' && THREAD_ID.test(body.thread) ? body.thread : undefined;
+    if (!thread) throw new BadRequest(400, 'thread must be 32 lowercase hex digits (128 random bits, e.g. from crypto.getRandomValues).');
+    const message = { platform: 'web' as const, threadId: `web:${thread}`, channel: 'playground' };
+    let run: (progress: (step: string) => void) => Promise<Answer>;
+    if (pathname === '/api/ask') {
+      const text = typeof body.text === 'string' ? body.text.trim().slice(0, 2_000) : '';
+      if (!text) throw new BadRequest(400, 'text must be the question, e.g. {"thread": "...", "text": "How many thefts were reported in 2019?"}.');
+      const backtest = /^\/backtest\b/i.exec(text);
+      run = (progress) => deps.desk.answer({ ...message, text: backtest ? text.slice(backtest[0].length).trim() || 'help' : text, kind: backtest ? 'backtest' : 'question' }, progress);
+    } else {
+      if (typeof body.term !== 'string' || typeof body.option !== 'string') throw new BadRequest(400, 'term and option must be strings, as in the clarifying question.');
+      const { term, option } = body;
+      run = (progress) => {
+        progress('Applying your choice');
+        return deps.desk.choose(message, term, option, progress);
+      };
+    }
+    const send = sse(res);
+    send('answer', await withChart(await run((step) => send('progress', { step }))));
+    res.end();
+  };
+
+  const route = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (req.method === 'GET' && STATIC[url.pathname]) {
+    const isStatic = req.method === 'GET' && STATIC[url.pathname] !== undefined;
+    const isApi = req.method === 'POST' && API.has(url.pathname);
+    if (!isStatic && !isApi) return false;
+    if (off) return refuse(res, { status: 404, error: `Not served: ${off}` });
+    const wrongOrigin = checkOrigin(req, access);
+    if (wrongOrigin) return refuse(res, wrongOrigin);
+    if (access.token) {
+      const offered = url.searchParams.get('token');
+      if (isStatic && url.pathname === '/' && offered !== null) {
+        // the link with the token: trade it for a cookie, and take it out of the address bar
+        if (!isToken(offered, access.token)) {
+          return refuse(res, { status: 401, error: 'That token is not this playground\'s PLAYGROUND_TOKEN.' });
+        }
+        res.writeHead(303, { location: '/', 'set-cookie': tokenCookie(req, access.token), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end();
+        return true;
+      }
+      if (!hasToken(req, access.token)) return refuse(res, needsToken());
+    }
+    if (isStatic) {
       const file = STATIC[url.pathname];
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)], 'cache-control': 'no-cache' });
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)], 'cache-control': 'no-cache', ...PAGE_HEADERS });
       res.end(await readFile(path.join(PUBLIC, file)));
       return true;
     }
-    if (req.method === 'POST' && (url.pathname === '/api/ask' || url.pathname === '/api/choose')) {
-      let body: { thread?: unknown; text?: unknown; term?: unknown; option?: unknown };
-      try {
-        body = (await readBody(req)) as typeof body;
-      } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Send JSON: {"thread": "...", "text": "..."}' }));
-        return true;
-      }
-      const thread = typeof body.thread === 'string' && /^[\w-]{1,64}$/.test(body.thread) ? body.thread : undefined;
-      if (!thread) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'thread must be 1-64 letters, digits, - or _' }));
-        return true;
-      }
-      const send = sse(res);
-      const message = { platform: 'web' as const, threadId: `web:${thread}`, channel: 'playground' };
-      const progress = (step: string) => send('progress', { step });
-      let answer: Answer;
-      if (url.pathname === '/api/ask') {
-        const text = typeof body.text === 'string' ? body.text.trim().slice(0, 2_000) : '';
-        const backtest = /^\/backtest\b/i.exec(text);
-        answer = await deps.desk.answer({ ...message, text: backtest ? text.slice(backtest[0].length).trim() || 'help' : text, kind: backtest ? 'backtest' : 'question' }, progress);
-      } else {
-        progress('Applying your choice');
-        answer = await deps.desk.choose(message, String(body.term ?? ''), String(body.option ?? ''), progress);
-      }
-      send('answer', await withChart(answer));
-      res.end();
-      return true;
+    // a form or a no-cors fetch from another site can only send text/plain, form data or multipart
+    if (!isJson(req)) return refuse(res, { status: 415, error: 'Send the request as JSON, with Content-Type: application/json.' });
+    const wait = limiter.take(req.socket.remoteAddress ?? 'unknown');
+    if (wait > 0) {
+      return refuse(res, { status: 429, error: `Too many questions: at most ${access.perMinute} a minute. Try again in ${wait} s.`, headers: { 'retry-after': String(wait) } });
     }
-    return false;
+    try {
+      await answer(req, res, url.pathname);
+    } catch (error) {
+      if (error instanceof BadRequest && !res.headersSent) return refuse(res, { status: error.status, error: error.message });
+      throw error;
+    }
+    return true;
   };
+  return Object.assign(route, { enabled: !off });
 }

@@ -14,6 +14,9 @@ import { testDesk } from '../../helpers/desk.js';
 const CHROMIUM = '/usr/bin/chromium';
 let db: TestDatabase;
 let server: RunningServer;
+/** the playground as on HOST=0.0.0.0 with PLAYGROUND_TOKEN (listening on 127.0.0.1 all the same) */
+let tokenServer: RunningServer;
+const TOKEN = 'c0ffee00c0ffee00c0ffee00c0ffee00';
 let browser: Browser;
 
 beforeAll(async () => {
@@ -21,7 +24,10 @@ beforeAll(async () => {
   await loadCrimes(db.pool, 5_000);
   const { desk, logger } = testDesk(db);
   const charts = new ChartStore();
-  server = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ desk, charts, logger }), chartRoutes(charts)], logger);
+  const access = { host: '127.0.0.1', allowedHosts: [], perMinute: 100 };
+  server = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ desk, charts, logger, access }), chartRoutes(charts)], logger);
+  const withToken = { ...access, host: '0.0.0.0', token: TOKEN };
+  tokenServer = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ desk, charts, logger, access: withToken }), chartRoutes(charts)], logger);
   if (existsSync(CHROMIUM)) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -32,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  await tokenServer?.close();
   await db?.drop();
 });
 
@@ -47,8 +54,44 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     expect(headline).toMatch(/^From year 2001 to 2025, incidents went from \d+ to \d+/);
     expect(await page.textContent('.msg.bot .rows-note')).toBe('showing 10 of 25 rows');
     expect(await page.textContent('.msg.bot details pre')).toBe('SELECT year, count(*) AS incidents FROM crimes GROUP BY year ORDER BY year');
-    // the thread is listed and kept in the browser
+    // the thread is listed and kept in the browser, under an id of 128 random bits
     expect(await page.textContent('#threads li.active')).toBe('How many crimes were reported each year?'.slice(0, 40));
+    const ids = await page.evaluate(() => JSON.parse(localStorage.getItem('datadesk.threads') ?? '[]').map((t: { id: string }) => t.id));
+    expect(ids).toHaveLength(1);
+    expect(ids[0]).toMatch(/^[0-9a-f]{32}$/);
+    await page.close();
+  });
+
+  it('gives threads saved with an old, guessable id a new one, and shows why the server refused a request', async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.evaluate(() => localStorage.setItem('datadesk.threads', JSON.stringify([{ id: 'tlz3k9abc123', title: 'Old thread', messages: [] }])));
+    await page.reload();
+    const ids = await page.evaluate(() => JSON.parse(localStorage.getItem('datadesk.threads') ?? '[]').map((t: { id: string }) => t.id));
+    expect(ids).toHaveLength(1);
+    expect(ids[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(await page.textContent('#threads li.active')).toBe('Old thread');
+    // an empty question is refused by the server with a reason, which the page shows
+    await page.evaluate(() => localStorage.setItem('datadesk.threads', JSON.stringify([])));
+    await page.route('**/api/ask', (route) => route.continue({ postData: JSON.stringify({ thread: '0'.repeat(32), text: ' ' }) }));
+    await page.reload();
+    await page.fill('#question', 'anything');
+    await page.press('#question', 'Enter');
+    await page.waitForSelector('.msg.bot .error');
+    expect(await page.textContent('.msg.bot .error')).toMatch(/^text must be the question/);
+    await page.close();
+  });
+
+  it('with a token: the link with ?token= opens the page once, and the cookie carries the questions', async () => {
+    const page = await browser.newPage();
+    const refused = await page.goto(tokenServer.url);
+    expect(refused?.status()).toBe(401);
+    await page.goto(`${tokenServer.url}/?token=${TOKEN}`);
+    expect(page.url()).toBe(`${tokenServer.url}/`);
+    await page.fill('#question', 'help');
+    await page.press('#question', 'Enter');
+    await page.waitForSelector('.msg.bot .headline');
+    expect(await page.textContent('.msg.bot .headline')).toBe('What I can do');
     await page.close();
   });
 

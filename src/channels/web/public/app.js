@@ -14,11 +14,15 @@
     load: () => JSON.parse(localStorage.getItem('datadesk.threads') || '[]'),
     save: (threads) => localStorage.setItem('datadesk.threads', JSON.stringify(threads)),
   };
-  let threads = store.load();
+  // 128 random bits: the server keeps a thread's memory under this id, so it must not be guessable
+  const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  // threads saved by an older page had guessable ids, which the server refuses: give them new ones
+  let threads = store.load().map((t) => (/^[0-9a-f]{32}$/.test(t.id) ? t : { ...t, id: newId() }));
+  store.save(threads);
   let current = null;
 
   function newThread() {
-    const t = { id: `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`, title: 'New thread', messages: [] };
+    const t = { id: newId(), title: 'New thread', messages: [] };
     threads.unshift(t);
     store.save(threads);
     select(t.id);
@@ -128,7 +132,12 @@
     let payload = { answer: { kind: 'error', message: 'The bot did not answer. Is datadesk serve still running?', retryable: true } };
     try {
       const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+      if (!res.ok) {
+        // the server says why (too many questions, a missing token, ...) as {"error": "..."}
+        const refusal = await res.json().catch(() => ({}));
+        throw Object.assign(new Error(refusal.error || `The bot answered HTTP ${res.status}.`), { refused: true, retryable: res.status === 429 });
+      }
+      if (!res.body) throw new Error('empty response');
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
       for (;;) {
@@ -146,7 +155,9 @@
         }
       }
     } catch (error) {
-      payload = { answer: { kind: 'error', message: `Could not reach the bot (${error.message}).`, retryable: true } };
+      payload = error.refused
+        ? { answer: { kind: 'error', message: error.message, retryable: error.retryable } }
+        : { answer: { kind: 'error', message: `Could not reach the bot (${error.message}).`, retryable: true } };
     }
     thread.messages.push({ role: 'bot', payload });
     store.save(threads);
