@@ -20,13 +20,20 @@ function runCliSlowReader(args: string[], env: Record<string, string>): Promise<
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let reading = false;
   let exitedBeforeRead = false;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exitedBeforeRead = !reading;
+      resolve();
+    }),
+  );
   const chunks: Buffer[] = [];
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   child.stdout.once('readable', () => {
-    void Promise.race([exited.then(() => (exitedBeforeRead = true)), new Promise((r) => setTimeout(r, 2_000))]).then(() => {
+    void Promise.race([exited, new Promise((r) => setTimeout(r, 2_000))]).then(() => {
+      reading = true;
       child.stdout.on('data', (c: Buffer) => chunks.push(c));
       child.stdout.resume();
     });
@@ -77,7 +84,7 @@ describe('datadesk ask --json as a script reads it', () => {
     await loadCrimes(db.pool, 3_000);
     llm = await startFakeLlm();
     env = {
-      DATABASE_URL: db.url, THREAD_MEMORY_URL: 'memory', DEMO_DATA: 'off', SQL_DISPLAY_ROWS: '1000', SOCRATA_SCHEDULE: 'off',
+      DATABASE_URL: db.url, DATADESK_ALLOW_SUPERUSER: 'true', THREAD_MEMORY_URL: 'memory', DEMO_DATA: 'off', SQL_DISPLAY_ROWS: '1000', SOCRATA_SCHEDULE: 'off',
       LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'k', LLM_MODEL: 'fake',
     };
   }, 120_000);
