@@ -7,9 +7,10 @@ import { ThreadMemory, createKeyv, type ThreadState } from '../memory/thread-mem
 import { DataDesk } from './desk.js';
 
 export function createDesk(config: Config, db: Database, logger: Logger): { desk: DataDesk; memory: ThreadMemory } {
-  const memory = new ThreadMemory(createKeyv<ThreadState>(config.threadMemoryUrl ?? db.url, 'thread'), config.threadMemoryTtlHours * 3_600_000);
+  const memory = new ThreadMemory(createKeyv<ThreadState>(config.threadMemoryUrl ?? db.write, 'thread'), config.threadMemoryTtlHours * 3_600_000);
   const desk = new DataDesk({
-    readPool: db.read, writePool: db.write, logger, memory, llm: llmFromConfig(config),
+    readPool: db.read, writePool: db.write, reader: db.reader, readerProblem: db.readerProblem, maxResultBytes: config.reader.maxResultBytes,
+    logger, memory, llm: llmFromConfig(config),
     statementTimeoutMs: config.statementTimeoutMs, displayRows: config.sqlDisplayRows, glossaryDefaults: config.glossaryDefaults,
   });
   return { desk, memory };

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import { makeAnswer } from '../core/answer.js';
 import { recordQuestion } from '../audit/audit-log.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/errors.js';
 import { runBacktest, type ProgressReporter } from './backtest/agent.js';
 import { RULE_SYNTAX_HELP } from './backtest/help.js';
 import { GUIDE } from './help.js';
@@ -45,6 +46,16 @@ export class DataDesk {
   }
 
   async answer(message: InboundMessage, progress?: ProgressReporter): Promise<Answer> {
+    try {
+      return await this.answerOrThrow(message, progress);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      this.deps.logger.warn(`desk: ${(error as Error).message}`);
+      return makeAnswer({ kind: 'error', route: message.kind === 'backtest' ? 'backtest' : 'sql', trace: [], retryable: true, message: DATABASE_UNAVAILABLE_MESSAGE });
+    }
+  }
+
+  private async answerOrThrow(message: InboundMessage, progress?: ProgressReporter): Promise<Answer> {
     const started = performance.now();
     const text = message.text.trim();
     let routed: Route = message.kind === 'backtest' ? 'backtest' : await this.route(text);

@@ -75,9 +75,16 @@ const schema = z.object({
   SOCRATA_SCHEDULE: schedule,
   SCHEDULE_TIMEZONE: timezone.transform((v) => v ?? 'America/Chicago'),
   STATEMENT_TIMEOUT_MS: integer(15_000, 100, 600_000),
+  DATADESK_ALLOW_SUPERUSER: optionalString
+    .transform((v) => v ?? 'false')
+    .pipe(z.enum(['true', 'false'], { message: 'expected true or false' })),
+  READER_POOL_SIZE: integer(3, 1, 100),
+  READER_WORK_MEM: optionalString.transform((v) => v ?? '32MB').refine((v) => /^\d+(kB|MB|GB)$/.test(v), { message: 'expected a PostgreSQL memory size such as 32MB' }),
+  READER_TEMP_FILE_LIMIT: optionalString.transform((v) => v ?? '512MB').refine((v) => /^\d+(kB|MB|GB)$/.test(v), { message: 'expected a PostgreSQL memory size such as 512MB' }),
+  SQL_MAX_RESULT_BYTES: integer(32 * 1024 * 1024, 65_536, 2 ** 31 - 1),
   SQL_DISPLAY_ROWS: integer(20, 1, 1_000),
-  THREAD_MEMORY_URL: optionalString.refine((v) => v === undefined || v === 'memory' || /^(rediss?|postgres(ql)?):\/\//.test(v), {
-    message: 'expected memory, redis://host:6379 or postgres://... (default: the app database)',
+  THREAD_MEMORY_URL: optionalString.refine((v) => v === undefined || v === 'memory' || /^rediss?:\/\//.test(v), {
+    message: 'expected memory or redis://host:6379 (unset: the app database)',
   }),
   THREAD_MEMORY_TTL_HOURS: integer(168, 1, 24 * 365),
   GLOSSARY_DEFAULTS: optionalString,
@@ -132,6 +139,10 @@ export interface Config {
   statementTimeoutMs: number;
   /** rows of a result kept for display (the full count is still reported) */
   sqlDisplayRows: number;
+  /** run even when DATABASE_URL logs in as a superuser (CI, throwaway databases) */
+  allowSuperuser: boolean;
+  /** the reader login that runs model-written SQL: its pool size and role-level limits, and the most result bytes fetched */
+  reader: { poolSize: number; workMem: string; tempFileLimit: string; maxResultBytes: number };
   /** keyv store of thread memory; undefined: the app database */
   threadMemoryUrl?: string;
   threadMemoryTtlHours: number;
@@ -231,6 +242,8 @@ export function loadConfig(env: RawEnv): Config {
     scheduleTimezone: e.SCHEDULE_TIMEZONE,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     sqlDisplayRows: e.SQL_DISPLAY_ROWS,
+    allowSuperuser: e.DATADESK_ALLOW_SUPERUSER === 'true',
+    reader: { poolSize: e.READER_POOL_SIZE, workMem: e.READER_WORK_MEM, tempFileLimit: e.READER_TEMP_FILE_LIMIT, maxResultBytes: e.SQL_MAX_RESULT_BYTES },
     threadMemoryUrl: e.THREAD_MEMORY_URL,
     threadMemoryTtlHours: e.THREAD_MEMORY_TTL_HOURS,
     glossaryDefaults,

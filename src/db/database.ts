@@ -1,18 +1,27 @@
 // Opens the project's PostgreSQL: DATABASE_URL when given, otherwise the
-// embedded server. Writes (app state, ingest) use `write`; the agents' queries
-// use `read`, which is READ_DATABASE_URL (a replica) when set.
+// embedded server. Two kinds of connection, never mixed:
+// - `write` (and `read`, the same pool): the app's own login, for app state,
+//   ingest and the SQL our own code writes (verified queries, backtest data);
+// - `reader`: a small pool that logs in as the read-only reader role, the only
+//   place model-written SQL runs (src/db/reader-role.ts).
 import pg from 'pg';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
 import { UserError } from '../core/errors.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { migrate } from './migrate.js';
+import { ensureReaderRole, loginRights, readerProblems } from './reader-role.js';
 
 export interface Database {
   /** the write database's URL (secrets included: never print it unredacted) */
   url: string;
   write: pg.Pool;
+  /** trusted reads (our own SQL): the app's pool */
   read: pg.Pool;
+  /** the reader login's pool for model-written SQL; undefined when none could be had (see readerProblem) */
+  reader?: pg.Pool;
+  /** why there is no reader pool, in a sentence for the user and the log */
+  readerProblem?: string;
   /** True when this process runs on the embedded server (demo defaults). */
   embedded: boolean;
   close(): Promise<void>;
@@ -22,6 +31,9 @@ export interface Database {
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 // DATE as the plain 'YYYY-MM-DD' text: a calendar date has no time zone.
 pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
+
+/** The app's own tables live in datadesk_app (migration 011); its connections look there first. */
+export const APP_SEARCH_PATH = '-c search_path=datadesk_app,public';
 
 /** A URL safe to print: the password replaced. */
 export function redactUrl(url: string): string {
@@ -35,9 +47,18 @@ export function redactUrl(url: string): string {
 }
 
 /** Idle pooled connections closed by a server shutdown (57P01) are expected on stop. */
-function logPoolError(logger: Logger, error: Error & { code?: string }): void {
-  if (error.code === '57P01') logger.debug(`PostgreSQL closed an idle connection: ${error.message}`);
-  else logger.warn(`PostgreSQL pool: ${error.message}`);
+function logPoolError(logger: Logger, name: string, error: Error & { code?: string }): void {
+  if (error.code === '57P01') logger.debug(`PostgreSQL closed an idle ${name} connection: ${error.message}`);
+  else logger.warn(`PostgreSQL ${name} pool: ${error.message}`);
+}
+
+/** A pool whose errors are logged, never thrown at the process: a database that goes away must not stop the bot. */
+export function createPool(config: pg.PoolConfig, name: string, logger: Logger): pg.Pool {
+  const pool = new pg.Pool({ connectionTimeoutMillis: 5_000, ...config });
+  pool.on('error', (error) => logPoolError(logger, name, error));
+  // a checked-out client whose connection dies emits on the client, not the pool
+  pool.on('connect', (client) => client.on('error', (error) => logPoolError(logger, name, error)));
+  return pool;
 }
 
 async function checkReachable(pool: pg.Pool, url: string): Promise<void> {
@@ -48,42 +69,110 @@ async function checkReachable(pool: pg.Pool, url: string): Promise<void> {
   }
 }
 
-export async function openDatabase(
-  config: Config,
-  logger: Logger,
-  options: { migrate?: boolean } = {},
-): Promise<Database> {
+export interface OpenOptions {
+  migrate?: boolean;
+  /** refuse a superuser login unless ALLOW_SUPERUSER: the bot itself (serve, chat) */
+  refuseSuperuser?: boolean;
+}
+
+export async function openDatabase(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Database> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.home, config.embeddedPgPort, logger);
   const url = config.databaseUrl ?? embedded!.url;
-  const write = new pg.Pool({ connectionString: url, max: 10 });
-  write.on('error', (error) => logPoolError(logger, error));
+  const write = createPool({ connectionString: url, max: 10, options: APP_SEARCH_PATH }, 'app', logger);
+  let reader: pg.Pool | undefined;
   try {
     await checkReachable(write, url);
-    const read = config.readDatabaseUrl ? new pg.Pool({ connectionString: config.readDatabaseUrl, max: 10 }) : write;
-    if (read !== write) {
-      read.on('error', (error) => logPoolError(logger, error));
-      await checkReachable(read, config.readDatabaseUrl!);
+    const rights = await loginRights(write);
+    if (rights.superuser && options.refuseSuperuser && !config.allowSuperuser) {
+      throw new UserError(
+        `DATABASE_URL logs in as ${rights.user}, a superuser. The bot never runs as a superuser: a superuser can read and write ` +
+          `anything on the server, so one escaped query would be enough. Create a login for it (CREATE ROLE datadesk LOGIN CREATEROLE ` +
+          `PASSWORD '…'; CREATE DATABASE datadesk OWNER datadesk) and use that, or set DATADESK_ALLOW_SUPERUSER=true to run anyway.`,
+      );
     }
+    if (rights.superuser && options.refuseSuperuser) logger.warn(`PostgreSQL: the app logs in as the superuser ${rights.user} (DATADESK_ALLOW_SUPERUSER); model-written SQL still runs as the reader login`);
     if (options.migrate !== false) {
       const applied = await migrate(write);
       if (applied.length) logger.info(`PostgreSQL: applied migrations ${applied.join(', ')}`);
     }
+    const access = await openReader(config, logger, url, embedded?.adminUrl, rights.user);
+    reader = access.pool;
+    if (access.problem) logger.warn(`PostgreSQL: model-written SQL is off: ${access.problem}`);
     return {
       url,
       write,
-      read,
+      read: write,
+      reader,
+      readerProblem: access.problem,
       embedded: Boolean(embedded),
       close: async () => {
-        if (read !== write) await read.end();
+        await reader?.end();
         await write.end();
         await embedded?.stop();
       },
     };
   } catch (error) {
+    await reader?.end().catch(() => undefined);
     await write.end().catch(() => undefined);
     await embedded?.stop();
     throw error;
   }
+}
+
+/**
+ * The reader pool: READ_DATABASE_URL when given (checked to be a proper
+ * reader), else a login the app creates when its login may create roles (on
+ * the embedded server, the superuser creates it with every limit), else none.
+ */
+async function openReader(
+  config: Config,
+  logger: Logger,
+  appUrl: string,
+  adminUrl: string | undefined,
+  appUser: string,
+): Promise<{ pool?: pg.Pool; problem?: string }> {
+  const poolConfig = { max: config.reader.poolSize, application_name: 'datadesk-reader' };
+  let readerUrl = config.readDatabaseUrl;
+  if (!readerUrl) {
+    const setupClient = new pg.Client({ connectionString: adminUrl ?? appUrl, options: APP_SEARCH_PATH });
+    await setupClient.connect();
+    try {
+      const limits = { statementTimeoutMs: config.statementTimeoutMs, workMem: config.reader.workMem, tempFileLimit: config.reader.tempFileLimit };
+      const setup = await ensureReaderRole(setupClient, limits, logger, appUser);
+      if (!setup) {
+        return {
+          problem: `the app's login ${appUser} may not create roles, and READ_DATABASE_URL is not set. ` +
+            'Give READ_DATABASE_URL a read-only login (SELECT on the data tables only), or let the app create one (ALTER ROLE … CREATEROLE). Verified questions still work.',
+        };
+      }
+      if (setup.skipped.length) {
+        logger.warn(`PostgreSQL: the reader login ${setup.role} works, but these need a superuser and were not done: ${setup.skipped.join('; ')}. The SQL guard still refuses those functions.`);
+      }
+      const u = new URL(appUrl);
+      u.username = setup.role;
+      u.password = setup.password;
+      readerUrl = u.toString();
+    } finally {
+      await setupClient.end().catch(() => undefined);
+    }
+  }
+  const pool = createPool({ connectionString: readerUrl, ...poolConfig }, 'reader', logger);
+  try {
+    const client = await pool.connect();
+    try {
+      const problem = await readerProblems(client);
+      if (problem) {
+        await pool.end();
+        return { problem: `${problem}. Use a login with SELECT on the data tables only.` };
+      }
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    return { problem: `the reader login cannot connect (${(error as Error).message}).` };
+  }
+  return { pool };
 }

@@ -2,14 +2,18 @@
 // <DATADESK_HOME>/pg, created on first start and reused after. When another
 // datadesk process already runs the server on that directory (say `serve` while
 // you run `datadesk ingest`), we connect to it instead of starting a second one.
-import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { UserError } from '../core/errors.js';
 
 export interface EmbeddedServer {
+  /** the app's own login (not a superuser) on the datadesk database */
   url: string;
+  /** the server's superuser on the datadesk database: only for setting up roles */
+  adminUrl: string;
   /** Stops the server if this process started it; a no-op otherwise. */
   stop(): Promise<void>;
 }
@@ -51,7 +55,8 @@ export async function startEmbeddedPostgres(
   if (existingPort && (await canConnect(urlFor(existingPort, 'postgres')))) {
     logger.info(`PostgreSQL: using the embedded server already running on port ${existingPort} (${dataDir})`);
     await ensureDatabase(urlFor(existingPort, 'postgres'));
-    return { url: urlFor(existingPort, DATABASE), stop: async () => undefined };
+    const adminUrl = urlFor(existingPort, DATABASE);
+    return { url: await ensureAppLogin(adminUrl, home), adminUrl, stop: async () => undefined };
   }
 
   const recent: string[] = [];
@@ -96,8 +101,10 @@ export async function startEmbeddedPostgres(
   }
   await ensureDatabase(urlFor(port, 'postgres'));
   logger.info(`PostgreSQL: embedded server started on port ${port} (${dataDir})`);
+  const adminUrl = urlFor(port, DATABASE);
   return {
-    url: urlFor(port, DATABASE),
+    url: await ensureAppLogin(adminUrl, home),
+    adminUrl,
     stop: async () => {
       await server.stop();
     },
@@ -113,4 +120,50 @@ async function ensureDatabase(adminUrl: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+const APP_ROLE = 'datadesk_app';
+
+/**
+ * The app never runs as a superuser, on the embedded server either: the
+ * superuser makes a plain login that owns the datadesk database and
+ * everything in it (taking over what earlier versions created as the
+ * superuser), with a generated password kept under the home folder.
+ */
+async function ensureAppLogin(adminUrl: string, home: string): Promise<string> {
+  const file = path.resolve(home, 'app-login.json');
+  let password: string;
+  if (existsSync(file)) password = (JSON.parse(readFileSync(file, 'utf8')) as { password: string }).password;
+  else {
+    password = randomBytes(24).toString('base64url');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ role: APP_ROLE, password }) + '\n', { mode: 0o600 });
+  }
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = (await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE])).rowCount === 1;
+    await client.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${APP_ROLE} WITH LOGIN NOSUPERUSER NOCREATEROLE NOCREATEDB PASSWORD '${password}'`);
+    await client.query(`ALTER DATABASE ${DATABASE} OWNER TO ${APP_ROLE}`);
+    // migration 005 makes the app a member of the old NOLOGIN group; only a superuser may grant it
+    await client.query(`DO $$ BEGIN CREATE ROLE datadesk_reader NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
+    await client.query(`GRANT datadesk_reader TO ${APP_ROLE}`);
+    const owned = await client.query<{ kind: string; name: string }>(
+      `SELECT CASE c.relkind WHEN 'm' THEN 'MATERIALIZED VIEW' WHEN 'v' THEN 'VIEW' WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END AS kind,
+              format('%I.%I', n.nspname, c.relname) AS name
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname IN ('public', 'datadesk_app') AND c.relkind IN ('r', 'p', 'm', 'v', 'S')
+         AND c.relowner <> (SELECT oid FROM pg_roles WHERE rolname = $1)
+         AND NOT (c.relkind = 'S' AND EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')))`,
+      [APP_ROLE],
+    );
+    for (const o of owned.rows) await client.query(`ALTER ${o.kind} ${o.name} OWNER TO ${APP_ROLE}`);
+    await client.query(`DO $$ BEGIN IF to_regnamespace('datadesk_app') IS NOT NULL THEN ALTER SCHEMA datadesk_app OWNER TO ${APP_ROLE}; END IF; END $$`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.username = APP_ROLE;
+  url.password = password;
+  return url.toString();
 }

@@ -38,6 +38,9 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    // migrations name their schema where it is not public (app state: datadesk_app);
+    // the app's connections look in datadesk_app first, so pin the path here
+    await client.query('SET LOCAL search_path = public');
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version    text PRIMARY KEY,
       checksum   text NOT NULL,

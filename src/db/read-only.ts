@@ -1,37 +1,109 @@
-// Where agent SQL runs: a READ ONLY transaction, as the datadesk_reader role,
-// with a statement timeout. Any of the three alone refuses a write; together
-// they also bound how long a query may hold a connection.
+// Where agent SQL runs: a READ ONLY transaction with a statement timeout, on
+// the pool it is given (the reader login's for model-written SQL). Two limits
+// are enforced by us as well as by the server, because a query can outlast or
+// outgrow what the server's settings catch:
+// - a watchdog closes the connection when the query runs past the timeout
+//   plus a grace period (the reader role's client_connection_check_interval
+//   then stops the backend within a second);
+// - the bytes the server sends are counted on the socket, and past the cap the
+//   connection is closed before the client buffers more.
 import type pg from 'pg';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './errors.js';
 
 export interface ReadOnlyOptions {
   statementTimeoutMs: number;
+  /** the most bytes the server may send for this work; undefined: no cap (our own bulk reads) */
+  maxResultBytes?: number;
+  /**
+   * close the connection when the work runs past the timeout plus a grace
+   * period: for one model-written statement (a bulk read of many statements
+   * relies on the per-statement timeout alone)
+   */
+  watchdog?: boolean;
 }
+
+const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000)));
 
 export class QueryTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
-    super(`The query took longer than ${timeoutMs < 10_000 ? (timeoutMs / 1000).toFixed(1) : Math.round(timeoutMs / 1000)} s and was stopped`);
+    super(`The query took longer than ${seconds(timeoutMs)} s and was stopped`);
     this.name = 'QueryTimeoutError';
   }
 }
+
+/** The result, or the work to produce it, went past a resource limit (bytes, temp files, memory). */
+export class QueryTooBigError extends Error {
+  constructor(readonly what: string) {
+    super(`The query's result is too big (${what}) and was stopped`);
+    this.name = 'QueryTooBigError';
+  }
+}
+
+/** The connection's socket: node-postgres keeps it on client.connection.stream. */
+function socketOf(client: pg.PoolClient): NodeJS.EventEmitter & { destroy(error?: Error): void } {
+  return (client as unknown as { connection: { stream: NodeJS.EventEmitter & { destroy(error?: Error): void } } }).connection.stream;
+}
+
+const GRACE_MS = 2_000;
 
 export async function withReadOnly<T>(
   pool: pg.Pool,
   options: ReadOnlyOptions,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect();
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw new DatabaseUnavailableError(error as Error);
+    throw error;
+  }
+  const socket = socketOf(client);
+  let stopped: Error | undefined;
+  const stop = (why: Error) => {
+    stopped ??= why;
+    socket.destroy();
+  };
+  const watchdog = options.watchdog
+    ? setTimeout(() => stop(new QueryTimeoutError(options.statementTimeoutMs)), options.statementTimeoutMs + GRACE_MS)
+    : undefined;
+  // a connection closed under a running query also emits 'error' on the client: handled here, not by the process
+  const onError = () => undefined;
+  client.on('error', onError);
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (options.maxResultBytes !== undefined && received > options.maxResultBytes) {
+      stop(new QueryTooBigError(`more than ${Math.round(options.maxResultBytes / 1_048_576)} MB`));
+    }
+  };
+  // only where a cap applies: a listener of our own must not meddle with COPY's flow control
+  if (options.maxResultBytes !== undefined) socket.on('data', count);
+  let broken = false;
   try {
     await client.query('BEGIN TRANSACTION READ ONLY');
-    await client.query('SET LOCAL ROLE datadesk_reader');
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`);
     const result = await work(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    if ((error as { code?: string }).code === '57014') throw new QueryTimeoutError(options.statementTimeoutMs);
-    throw error;
+    broken = Boolean(stopped) || isDatabaseUnavailable(error);
+    if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+    throw classify(error, options, stopped);
   } finally {
-    client.release();
+    clearTimeout(watchdog);
+    socket.off('data', count);
+    client.off('error', onError);
+    client.release(broken ? true : undefined);
   }
+}
+
+function classify(error: unknown, options: ReadOnlyOptions, stopped: Error | undefined): unknown {
+  if (stopped) return stopped;
+  const code = (error as { code?: string }).code;
+  if (code === '57014') return new QueryTimeoutError(options.statementTimeoutMs);
+  // 53100 disk full / temp_file_limit, 53200 out of memory, 54000 program limit (e.g. a value over 1 GB)
+  if (code === '53100' || code === '53200' || code === '54000') return new QueryTooBigError((error as Error).message);
+  if (isDatabaseUnavailable(error)) return new DatabaseUnavailableError(error as Error);
+  return error;
 }

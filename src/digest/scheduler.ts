@@ -69,6 +69,13 @@ export class DigestScheduler {
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK_KEY]);
       if (rows[0].ok) {
         this.leader = client;
+        // the lock lives on this connection: when the database drops it, leadership is gone too
+        client.on('error', (error) => {
+          if (this.leader !== client) return;
+          this.leader = undefined;
+          this.o.logger.warn(`digests: ${this.name} lost its leader connection (${error.message}); it will try to lead again`);
+          client.release(true);
+        });
         this.o.logger.info(`digests: ${this.name} schedules the digests`);
         return true;
       }

@@ -4,8 +4,9 @@
 // the app's PostgreSQL by default (always there, survives restarts and CLI
 // calls), Redis when THREAD_MEMORY_URL is redis://..., or process memory.
 import Keyv from 'keyv';
-import KeyvPostgres from '@keyv/postgres';
 import KeyvRedis from '@keyv/redis';
+import type pg from 'pg';
+import { PgKeyvStore } from './pg-keyv-store.js';
 
 export interface PastQuestion {
   question: string;
@@ -49,10 +50,18 @@ export class ThreadMemory {
   }
 }
 
-/** A keyv store from a URL: memory, redis://..., or postgres://... (the app database by default). */
-export function createKeyv<T>(url: string, namespace: string): Keyv<T> {
-  if (url === 'memory') return new Keyv<T>({ namespace });
-  if (/^rediss?:\/\//.test(url)) return new Keyv<T>({ store: new KeyvRedis(url), namespace });
-  if (/^postgres(ql)?:\/\//.test(url)) return new Keyv<T>({ store: new KeyvPostgres({ uri: url, table: 'keyv_store' }), namespace });
-  throw new Error(`THREAD_MEMORY_URL: expected memory, redis://... or postgres://..., not ${url.split(':')[0]}:`);
+/**
+ * A keyv store: 'memory', redis://..., or the app's own PostgreSQL pool
+ * (the default). Store errors are thrown, never read as "nothing stored".
+ */
+export function createKeyv<T>(where: 'memory' | string | pg.Pool, namespace: string): Keyv<T> {
+  const options = { namespace, throwOnErrors: true };
+  if (where === 'memory') return new Keyv<T>(options);
+  if (typeof where !== 'string') return new Keyv<T>({ ...options, store: new PgKeyvStore(where) });
+  if (/^rediss?:\/\//.test(where)) {
+    const keyv = new Keyv<T>({ ...options, store: new KeyvRedis(where) });
+    keyv.on('error', () => undefined); // thrown to the caller as well; the listener only keeps the emitter quiet
+    return keyv;
+  }
+  throw new Error(`THREAD_MEMORY_URL: expected memory or redis://..., not ${where.split(':')[0]}: (the default is the app's PostgreSQL)`);
 }

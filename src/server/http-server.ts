@@ -26,13 +26,18 @@ export function healthRoutes(pool: pg.Pool, startedAt: Date): Route {
       try {
         await pool.query('SELECT 1');
         json(res, 200, { status: 'ok', database: 'up' });
-      } catch {
-        json(res, 503, { status: 'unavailable', database: 'down' });
+      } catch (error) {
+        // the reason, never the URL: pg's messages name host and port at most
+        json(res, 503, { status: 'unavailable', database: 'down', reason: (error as Error).message });
       }
       return true;
     }
     if (url.pathname === '/status') {
-      json(res, 200, { startedAt: startedAt.toISOString(), data: await dataFreshness(pool) });
+      try {
+        json(res, 200, { startedAt: startedAt.toISOString(), data: await dataFreshness(pool) });
+      } catch (error) {
+        json(res, 503, { startedAt: startedAt.toISOString(), database: 'down', reason: (error as Error).message });
+      }
       return true;
     }
     return false;

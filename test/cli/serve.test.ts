@@ -17,7 +17,7 @@ const children: ChildProcess[] = [];
 /** Starts `datadesk serve` and resolves with its base URL once it is listening. */
 function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; log: () => string }> {
   const child = spawn(process.execPath, [path.resolve('dist/cli/main.js'), 'serve'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', THREAD_MEMORY_URL: 'memory', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', THREAD_MEMORY_URL: 'memory', DATADESK_ALLOW_SUPERUSER: 'true', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -34,25 +34,4 @@ describe('migrate', () => {
     expect(areas.rows[0]).toEqual({ n: 77, ohare: "O'Hare" });
   });
 
-  it('datadesk_reader can read the data tables and nothing else, and cannot write', async () => {
-    const client = await db.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SET LOCAL ROLE datadesk_reader');
-      for (const table of ['crimes', 'community_areas', 'shanghai_stock_exchange', 'shenzhen_stock_exchange', 'beijing_stock_exchange']) {
-        await client.query(`SELECT count(*) FROM ${table}`);
-      }
-      await client.query('SAVEPOINT s');
-      await expect(client.query(`INSERT INTO community_areas VALUES (99, 'Nowhere')`)).rejects.toThrow(/permission denied/);
-      await client.query('ROLLBACK TO SAVEPOINT s');
-      await expect(client.query('DELETE FROM crimes')).rejects.toThrow(/permission denied/);
-      await client.query('ROLLBACK TO SAVEPOINT s');
-      await expect(client.query('SELECT * FROM ingest_state')).rejects.toThrow(/permission denied/);
-      await client.query('ROLLBACK TO SAVEPOINT s');
-      await expect(client.query('CREATE TABLE evil (x int)')).rejects.toThrow(/permission denied/);
-      await client.query('ROLLBACK');
-    } finally {
-      client.release();
-    }
-  });
 });

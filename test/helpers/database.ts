@@ -4,11 +4,16 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
-import '../../src/db/database.js'; // registers the type parsers the app uses
+import { APP_SEARCH_PATH } from '../../src/db/database.js'; // also registers the type parsers the app uses
+import { ensureReaderRole } from '../../src/db/reader-role.js';
+import { createMemoryLogger } from '../../src/core/logger.js';
 
 export interface TestDatabase {
   url: string;
+  /** the app's pool (the run's login: a superuser on the test server) */
   pool: pg.Pool;
+  /** the database's reader login, as the app creates it (migrated databases only) */
+  reader?: { url: string; role: string; pool: pg.Pool };
   drop(): Promise<void>;
 }
 
@@ -26,16 +31,32 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   await client.query(`CREATE DATABASE ${name}`);
   await client.end();
   const url = withDatabase(admin, name);
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  if (options.migrate !== false) await migrate(pool);
+  const pool = new pg.Pool({ connectionString: url, max: 4, options: APP_SEARCH_PATH });
+  let reader: TestDatabase['reader'];
+  if (options.migrate !== false) {
+    await migrate(pool);
+    const client = await pool.connect();
+    try {
+      const setup = (await ensureReaderRole(client, { statementTimeoutMs: 10_000, workMem: '32MB', tempFileLimit: '512MB' }, createMemoryLogger()))!;
+      const u = new URL(url);
+      u.username = setup.role;
+      u.password = setup.password;
+      reader = { url: u.toString(), role: setup.role, pool: new pg.Pool({ connectionString: u.toString(), max: 3 }) };
+    } finally {
+      client.release();
+    }
+  }
   return {
     url,
     pool,
+    reader,
     async drop() {
+      await reader?.pool.end();
       await pool.end();
       const c = new pg.Client({ connectionString: admin });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      if (reader) await c.query(`DROP ROLE IF EXISTS ${reader.role}`);
       await c.end();
     },
   };

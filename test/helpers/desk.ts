@@ -9,7 +9,7 @@ export function testDesk(db: TestDatabase, options: { llm?: LlmClient; glossaryD
   const memory = new ThreadMemory(createKeyv<ThreadState>(options.memoryUrl ?? 'memory', 'thread'), 3_600_000);
   const logger = createMemoryLogger();
   const desk = new DataDesk({
-    readPool: db.pool, writePool: db.pool, logger, memory, llm: options.llm, statementTimeoutMs: options.statementTimeoutMs ?? 10_000, displayRows: 20,
+    readPool: db.pool, writePool: db.pool, reader: db.reader?.pool, logger, memory, llm: options.llm, statementTimeoutMs: options.statementTimeoutMs ?? 10_000, displayRows: 20,
     glossaryDefaults: options.glossaryDefaults ?? {},
   });
   return { desk, memory, logger };

@@ -15,7 +15,7 @@ export async function setup(project: TestProject): Promise<void> {
   if (!url) {
     const home = path.join(os.tmpdir(), 'datadesk-test');
     embedded = await startEmbeddedPostgres(home, 54_339, createLogger('warn'));
-    url = embedded.url;
+    url = embedded.adminUrl;
   }
   project.provide('adminDatabaseUrl', url);
 }

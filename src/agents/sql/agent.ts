@@ -8,7 +8,8 @@ import type { Answer, TraceStep } from '../../core/answer.js';
 import { makeAnswer } from '../../core/answer.js';
 import { describeError } from '../../core/errors.js';
 import { runGraph, type GraphNode } from '../../core/graph.js';
-import { QueryTimeoutError } from '../../db/read-only.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
+import { QueryTimeoutError, QueryTooBigError } from '../../db/read-only.js';
 import { LlmError } from '../../llm/client.js';
 import { option } from '../../knowledge/glossary.js';
 import type { QueryResult } from './execute.js';
@@ -91,6 +92,13 @@ export class SqlAgent {
   private failure(error: unknown, trace: TraceStep[]): Answer {
     if (error instanceof QueryTimeoutError) {
       return makeAnswer({ kind: 'error', route, trace, retryable: true, message: `${error.message}. Try a narrower question, e.g. one year or one district instead of all of them.` });
+    }
+    if (error instanceof QueryTooBigError) {
+      return makeAnswer({ kind: 'error', route, trace, retryable: false, message: `${error.message}. Narrow the question: fewer columns, one year or one area, or a count instead of a list.` });
+    }
+    if (isDatabaseUnavailable(error)) {
+      this.deps.logger.warn(`sql agent: database unavailable: ${describeError(error)}`);
+      return makeAnswer({ kind: 'error', route, trace, retryable: true, message: DATABASE_UNAVAILABLE_MESSAGE });
     }
     if (error instanceof LlmError) {
       return makeAnswer({ kind: 'error', route, trace, retryable: error.retryable, message: `The language model could not help with this just now: ${error.message}. Questions of the verified types still work; try again later for others.` });

@@ -1,11 +1,13 @@
 // The validate and run nodes. Validate: the guard, then EXPLAIN, both under the
-// same walls as the real run. Run: a READ ONLY transaction as datadesk_reader
-// with a statement timeout, the rows fetched through a server-side cursor up
-// to the display cap, and the true total counted by moving the cursor to the end.
+// same walls as the real run. Run: a READ ONLY transaction on the pool given
+// (the reader login's for model-written SQL) with a statement timeout and a cap
+// on result bytes, the rows fetched through a server-side cursor up to the
+// display cap, and the true total counted by moving the cursor to the end.
 import type pg from 'pg';
 import type { Cell } from '../../core/answer.js';
 import { checkSql } from '../../db/sql-guard.js';
-import { QueryTimeoutError, withReadOnly } from '../../db/read-only.js';
+import { DatabaseUnavailableError } from '../../db/errors.js';
+import { QueryTimeoutError, QueryTooBigError, withReadOnly } from '../../db/read-only.js';
 
 export type Validation = { ok: true } | { ok: false; error: string };
 
@@ -13,11 +15,11 @@ export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs
   const verdict = await checkSql(sql);
   if (!verdict.ok) return { ok: false, error: verdict.message };
   try {
-    await withReadOnly(pool, { statementTimeoutMs }, (client) => client.query(`EXPLAIN ${sql}`));
+    await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(`EXPLAIN ${sql}`));
     return { ok: true };
   } catch (error) {
-    // a timeout says nothing about the query's validity: it is reported as a timeout
-    if (error instanceof QueryTimeoutError) throw error;
+    // a timeout, a limit or a database that is down says nothing about the query's validity
+    if (error instanceof QueryTimeoutError || error instanceof QueryTooBigError || error instanceof DatabaseUnavailableError) throw error;
     return { ok: false, error: `PostgreSQL rejected the query: ${(error as Error).message}` };
   }
 }
@@ -43,8 +45,8 @@ const NUMERIC_OIDS = new Set([1700, 700, 701, 20, 21, 23]);
  * Runs the query; keeps the first `keepRows` rows (enough to narrate and chart
  * a whole series: the display cap is applied when the answer is built).
  */
-export async function runSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, keepRows = 1_000): Promise<QueryResult> {
-  return withReadOnly(pool, { statementTimeoutMs }, async (client) => {
+export async function runSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, keepRows = 1_000, maxResultBytes?: number): Promise<QueryResult> {
+  return withReadOnly(pool, { statementTimeoutMs, maxResultBytes, watchdog: true }, async (client) => {
     await client.query(`DECLARE answer NO SCROLL CURSOR FOR ${sql.trim().replace(/;+$/, "")}`);
     const first = await client.query({ text: `FETCH ${keepRows} FROM answer`, rowMode: 'array' });
     const rest = await client.query(`MOVE FORWARD ALL IN answer`);

@@ -11,7 +11,14 @@ import type { OfflineSql } from './generate.js';
 import type { SchemaInfo } from './schema.js';
 
 export interface SqlAgentDeps {
+  /** the app's pool: schema introspection and the SQL our own code writes (verified queries) */
   pool: pg.Pool;
+  /** the reader login's pool: the only place model-written SQL runs; verified queries use it too when there */
+  reader?: pg.Pool;
+  /** why there is no reader pool (said to the user when a question needs model-written SQL) */
+  readerProblem?: string;
+  /** the most bytes a result may send (SQL_MAX_RESULT_BYTES) */
+  maxResultBytes?: number;
   logger: Logger;
   memory: ThreadMemory;
   llm?: LlmClient;

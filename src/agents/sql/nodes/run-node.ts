@@ -1,10 +1,11 @@
-// Node 5, run: read-only, as datadesk_reader, under the statement timeout;
-// rows through a cursor, the true total counted.
+// Node 5, run: read-only, on the reader login, under the statement timeout
+// and the result-bytes cap; rows through a cursor, the true total counted.
 import { runSql } from '../execute.js';
 import type { SqlNodeName, SqlState } from '../state.js';
+import { queryPool } from './query-pool.js';
 
 export async function runNode(state: SqlState): Promise<SqlNodeName> {
   state.progress?.('Running the query');
-  state.result = await runSql(state.deps.pool, state.sql!, state.deps.statementTimeoutMs);
+  state.result = await runSql(queryPool(state)!, state.sql!, state.deps.statementTimeoutMs, 1_000, state.deps.maxResultBytes);
   return 'synthesize';
 }

@@ -4,6 +4,7 @@
 import { makeAnswer } from '../../../core/answer.js';
 import { validateSql } from '../execute.js';
 import type { SqlNodeName, SqlState } from '../state.js';
+import { queryPool } from './query-pool.js';
 
 export const MAX_ATTEMPTS = 3;
 
@@ -11,7 +12,9 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   state.progress?.('Checking the query');
   state.stepNote = `attempt ${state.attempt}`;
   const candidate = state.candidate!;
-  const verdict = await validateSql(state.deps.pool, candidate, state.deps.statementTimeoutMs);
+  const pool = queryPool(state);
+  if (!pool) return 'end';
+  const verdict = await validateSql(pool, candidate, state.deps.statementTimeoutMs);
   if (verdict.ok) {
     state.sql = candidate;
     return 'run';
