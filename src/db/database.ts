@@ -159,14 +159,11 @@ async function openReader(
     }
   }
   const pool = createPool({ connectionString: readerUrl, ...poolConfig }, 'reader', logger);
+  let problem: string | undefined;
   try {
     const client = await pool.connect();
     try {
-      const problem = await readerProblems(client);
-      if (problem) {
-        await pool.end();
-        return { problem: `${problem}. Use a login with SELECT on the data tables only.` };
-      }
+      problem = await readerProblems(client);
     } finally {
       client.release();
     }
@@ -174,5 +171,7 @@ async function openReader(
     await pool.end().catch(() => undefined);
     return { problem: `the reader login cannot connect (${(error as Error).message}).` };
   }
-  return { pool };
+  if (!problem) return { pool };
+  await pool.end();
+  return { problem: `${problem}. Use a login with SELECT on the data tables only.` };
 }

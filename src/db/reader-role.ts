@@ -87,7 +87,8 @@ export async function ensureReaderRole(
     const stored = await client.query<{ password: string }>('SELECT password FROM datadesk_app.reader_login WHERE role_name = $1', [role]);
     const exists = (await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount === 1;
     const password = stored.rows[0]?.password ?? randomBytes(24).toString('base64url');
-    const attributes = 'LOGIN NOSUPERUSER NOINHERIT NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 50';
+    // only a superuser may even name the superuser, replication and bypassrls attributes; a role it did not give them lacks them
+    const attributes = `LOGIN NOINHERIT NOCREATEDB NOCREATEROLE CONNECTION LIMIT 50${rights.superuser ? ' NOSUPERUSER NOREPLICATION NOBYPASSRLS' : ''}`;
     await client.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${ident(role)} WITH ${attributes} PASSWORD ${literal(password)}`);
     if (!stored.rowCount) await client.query('INSERT INTO datadesk_app.reader_login (role_name, password) VALUES ($1, $2)', [role, password]);
 

@@ -1,42 +1,22 @@
 // `datadesk serve` as a process: what it mounts depending on the configuration,
 // and a Slack question answered end to end through the spawned server.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { loadCrimes } from '../helpers/crime-data.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { tempDir } from '../helpers/files.js';
+import { spawnServe } from '../helpers/serve.js';
 
 let db: TestDatabase;
 let slack: FakeSlack;
 const tmp = tempDir();
 const children: ChildProcess[] = [];
 
-/** Starts `datadesk serve` and resolves with its base URL once it is listening. */
-function serve(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const child = spawn(process.execPath, [path.resolve('dist/cli/main.js'), 'serve'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', THREAD_MEMORY_URL: 'memory', DATADESK_ALLOW_SUPERUSER: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let log = '';
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 30_000);
-    const check = setInterval(() => {
-      const m = /running \(health: (http:\/\/[\d.:]+)\/healthz/.exec(log);
-      if (m) {
-        clearInterval(check);
-        clearTimeout(timer);
-        resolve({ url: m[1], child, log: () => log });
-      }
-    }, 50);
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${log}`)));
-  });
-}
+/** Starts `datadesk serve` on the test database. */
+const serve = (env: Record<string, string>) =>
+  spawnServe({ DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, THREAD_MEMORY_URL: 'memory', DATADESK_ALLOW_SUPERUSER: 'true', ...env }, children);
 
 beforeAll(async () => {
   db = await createTestDatabase();

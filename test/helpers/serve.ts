@@ -1,0 +1,59 @@
+// Spawns the built `datadesk serve` and resolves once it is listening, with
+// its base URL and everything it has logged so far.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  log(): string;
+}
+
+export function spawnServe(env: Record<string, string>, children: ChildProcess[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [path.resolve('dist/cli/main.js'), 'serve'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  child.stderr!.on('data', (d) => (log += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 30_000);
+    const check = setInterval(() => {
+      const m = /running \(health: (http:\/\/[\d.:]+)\/healthz/.exec(log);
+      if (m) {
+        clearInterval(check);
+        clearTimeout(timer);
+        resolve({ url: m[1], child, log: () => log });
+      }
+    }, 50);
+    child.on('exit', (code) => {
+      clearInterval(check);
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}:\n${log}`));
+    });
+  });
+}
+
+/** A free TCP port on loopback (for a server the test starts itself). */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Asks through the playground API and returns the final answer event's JSON. */
+export async function askPlayground(url: string, thread: string, text: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread, text }) });
+  const body = await res.text();
+  const event = body.split('\n\n').map((chunk) => /^event: (\w+)\ndata: (.*)$/s.exec(chunk)).filter(Boolean).find((m) => m![1] === 'answer');
+  if (!event) throw new Error(`no answer event (HTTP ${res.status}): ${body.slice(0, 500)}`);
+  return (JSON.parse(event[2]) as { answer: Record<string, unknown> }).answer;
+}
