@@ -14,6 +14,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedde
 import { loadCrimes } from '../helpers/crime-data.js';
 import { tempDir } from '../helpers/files.js';
 import { askPlayground, freePort, spawnServe } from '../helpers/serve.js';
+import { postMention, startFakeSlack } from '../helpers/fake-slack.js';
 import { pollUntil } from '../helpers/wait.js';
 
 const pgHome = tempDir();
@@ -70,5 +71,23 @@ describe('serve while PostgreSQL stops and starts', () => {
     expect(await askPlayground(bot.url, thread, 'How many thefts were reported in 2019?')).toMatchObject({ kind: 'result' });
     expect(bot.child.exitCode).toBeNull();
     expect(bot.log()).not.toMatch(/Unhandled|uncaught/i);
+  }, 120_000);
+
+  it('a Slack mention while the database is down gets the sentence in its thread, not silence', async () => {
+    const slack = await startFakeSlack();
+    try {
+      const secret = 'outage-secret';
+      const bot = await spawnServe({ DATABASE_URL: server.url, DATADESK_HOME: botHome.dir, SLACK_BOT_TOKEN: 'xoxb-outage', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl }, children);
+      await server.stop();
+      await pollUntil(async () => ((await health(bot.url)).status === 503 ? true : undefined), 20_000, 'healthz 503');
+      const ts = '1900000002.000100';
+      expect(await postMention(bot.url, secret, { eventId: 'EvOutage1', channel: 'C-outage', text: '<@UBOT> How many thefts were reported in 2019?', ts })).toBe(200);
+      const said = await slack.waitFor((c) => c.args.channel === 'C-outage' && /database is unavailable/.test(JSON.stringify(c.args)));
+      expect(said.args.thread_ts ?? ts).toBe(ts);
+      expect(bot.child.exitCode).toBeNull();
+    } finally {
+      server = await startEmbeddedPostgres(pgHome.dir, port, createMemoryLogger());
+      await slack.close();
+    }
   }, 120_000);
 });

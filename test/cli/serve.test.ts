@@ -1,11 +1,10 @@
 // `datadesk serve` as a process: what it mounts depending on the configuration,
 // and a Slack question answered end to end through the spawned server.
 import type { ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { loadCrimes } from '../helpers/crime-data.js';
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { postMention, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { tempDir } from '../helpers/files.js';
 import { spawnServe } from '../helpers/serve.js';
 
@@ -48,17 +47,8 @@ describe('datadesk serve', () => {
     const { url, log } = await serve({ SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl });
     expect(log()).toContain(`Slack: events, commands and actions at ${url}/slack/events`);
     expect((await fetch(`${url}/`)).status).toBe(404);
-    const ts = '1900000001.000100';
-    const body = JSON.stringify({
-      type: 'event_callback', event_id: 'EvServe1', team_id: 'T1', api_app_id: 'A1', event_time: 1,
-      event: { type: 'app_mention', user: 'U1', channel: 'C-serve', text: '<@UBOT> How many thefts were reported in 2019?', ts, event_ts: ts },
-    });
-    const now = Math.floor(Date.now() / 1000);
-    const res = await fetch(`${url}/slack/events`, {
-      method: 'POST', body,
-      headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(now), 'x-slack-signature': `v0=${createHmac('sha256', secret).update(`v0:${now}:${body}`).digest('hex')}` },
-    });
-    expect(res.status).toBe(200);
+    const status = await postMention(url, secret, { eventId: 'EvServe1', channel: 'C-serve', text: '<@UBOT> How many thefts were reported in 2019?', ts: '1900000001.000100' });
+    expect(status).toBe(200);
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C-serve' && Boolean(c.args.blocks));
     expect(JSON.stringify(answer.args.blocks)).toContain("primary_type = 'THEFT' AND year = 2019");
   });

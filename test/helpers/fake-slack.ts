@@ -1,6 +1,7 @@
 // A local stand-in for the Slack Web API over real HTTP (Bolt's client points
 // at it through slackApiUrl). It implements the methods the bot uses, the
 // external file upload, and response_url, and records every call.
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from './wait.js';
@@ -95,4 +96,19 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   fake.apiUrl = `${base}/api/`;
   fake.close = () => new Promise((r) => server.close(() => r()));
   return fake;
+}
+
+/** Slack's request signature headers for a body (v0, HMAC-SHA256 with the signing secret). */
+export function slackSignature(secret: string, body: string, ts = Math.floor(Date.now() / 1000)): Record<string, string> {
+  return { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}` };
+}
+
+/** POSTs a signed app_mention event to a bot's /slack/events. */
+export async function postMention(baseUrl: string, secret: string, e: { eventId: string; channel: string; text: string; ts: string; user?: string }): Promise<number> {
+  const body = JSON.stringify({
+    type: 'event_callback', event_id: e.eventId, team_id: 'T1', api_app_id: 'A1', event_time: 1,
+    event: { type: 'app_mention', user: e.user ?? 'U1', channel: e.channel, text: e.text, ts: e.ts, event_ts: e.ts },
+  });
+  const res = await fetch(`${baseUrl}/slack/events`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...slackSignature(secret, body) } });
+  return res.status;
 }

@@ -1,12 +1,13 @@
 // app_mention: a question in a channel; the answer goes into its thread.
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { answerInThread, inbound, stripMention, type SlackDeps } from '../thread-reply.js';
-import { admit, type Gate } from './gatekeeper.js';
+import { admit, claimDelivery, type Gate } from './gatekeeper.js';
 
 export function appMention(deps: SlackDeps, gate: Gate) {
   return async ({ event, body, client }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
     const eventId = (body as { event_id?: string }).event_id ?? `${event.channel}:${event.ts}`;
-    if (!(await gate.deduper.claim(eventId))) return;
+    const tell = (text: string) => client.chat.postMessage({ channel: event.channel, thread_ts: event.thread_ts ?? event.ts, text });
+    if (!(await claimDelivery(gate, eventId, tell))) return;
     try {
       const threadTs = event.thread_ts ?? event.ts;
       const user = event.user ?? 'unknown';

@@ -1,14 +1,15 @@
 // message.im: a question in a direct message; answered in the message's thread.
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { answerInThread, inbound, type SlackDeps } from '../thread-reply.js';
-import { admit, type Gate } from './gatekeeper.js';
+import { admit, claimDelivery, type Gate } from './gatekeeper.js';
 
 export function directMessage(deps: SlackDeps, gate: Gate) {
   return async ({ message, body, client }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
     // only people's plain messages in DMs: not edits, not bots (ourselves included)
     if (message.channel_type !== 'im' || message.subtype !== undefined || 'bot_id' in message) return;
     const eventId = (body as { event_id?: string }).event_id ?? `${message.channel}:${message.ts}`;
-    if (!(await gate.deduper.claim(eventId))) return;
+    const tell = (text: string) => client.chat.postMessage({ channel: message.channel, thread_ts: ('thread_ts' in message && message.thread_ts) || message.ts, text });
+    if (!(await claimDelivery(gate, eventId, tell))) return;
     try {
       const threadTs = ('thread_ts' in message && message.thread_ts) || message.ts;
       const user = 'user' in message ? message.user : 'unknown';
