@@ -1,6 +1,9 @@
 // Streams a CSV file into a table: parse, validate each row (a bad row goes to
-// the reject file with its line number), load in batches through COPY and an
-// upsert. Re-running the same file changes nothing.
+// the reject file with its line number and the reason), load in batches
+// through COPY and an upsert. Bad data never stops the file: damaged lines are
+// rejected by the reader, bad values by the source's row check, and a row
+// PostgreSQL still refuses by refused-rows.ts. Re-running the same file
+// changes nothing.
 import { createReadStream, statSync } from 'node:fs';
 import type pg from 'pg';
 import type { TableSpec } from './table-spec.js';
@@ -8,6 +11,7 @@ import { BatchUpserter, addCounts, zeroCounts, type BatchCounts } from './upsert
 import { RejectFile } from './rejects.js';
 import { readCsvRecords } from './csv-records.js';
 import { recordRun } from './run-log.js';
+import { addRefusedRejects, writeRows, type RefusedRow } from './refused-rows.js';
 import path from 'node:path';
 import { UserError } from '../core/errors.js';
 
@@ -58,6 +62,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
   const upserter = new BatchUpserter(client, spec);
   let counts = zeroCounts();
   let rowsRead = 0;
+  const refused: RefusedRow[] = []; // rows PostgreSQL would not take
   // The database loads batch k while we parse batch k+1: at most one write in flight.
   let inFlight: Promise<void> = Promise.resolve();
   const progress = { bytesRead: 0 };
@@ -70,7 +75,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
       batch = [];
       await inFlight;
       const bytes = progress.bytesRead;
-      inFlight = upserter.write(lines).then((c) => {
+      inFlight = writeRows(upserter, lines, refused).then((c) => {
         counts = addCounts(counts, c);
         options.onProgress?.(Math.min(bytes, totalBytes), totalBytes);
       });
@@ -78,7 +83,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
       inFlight.catch(() => undefined);
     };
 
-    for await (const record of readCsvRecords(file, progress)) {
+    for await (const record of readCsvRecords(file, { progress })) {
       if (!headerSeen) {
         if (record.error !== undefined) throw new UserError(`${file}: the header line is not valid CSV (${record.error})`);
         headerSeen = true;
@@ -101,6 +106,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
     if (!headerSeen) throw new UserError(`${file} is empty: expected a header line ${source.header.join(',')}`);
     await flush();
     await inFlight;
+    await addRefusedRejects(file, refused, rejects);
     if (spec.afterLoad && (counts.inserted > 0 || counts.updated > 0)) await client.query(spec.afterLoad);
   } finally {
     await inFlight.catch(() => undefined);

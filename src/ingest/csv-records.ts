@@ -1,10 +1,26 @@
 // A streaming RFC 4180 reader: fields split on commas, quoted fields with ""
 // escapes and line breaks inside, LF or CRLF line ends, a UTF-8 BOM skipped.
 // It reports each record with the line it starts on and its raw text, and a
-// malformed record (a stray quote, an unclosed quote) as an error record
+// damaged record (a stray quote, invalid UTF-8, a NUL byte) as an error record
 // instead of stopping the file. We use our own because the general-purpose
 // parsers we measured spend 3-4x longer per row, which is minutes on 8.5M rows.
+//
+// A quoted field may span lines, but not without bound: one stray quote would
+// otherwise swallow the rest of the file into one record. When a quoted field
+// is still open after MAX_RECORD_LINES lines or MAX_SPILL_CHARS past its first
+// line, or at the end of the file, or when closing it gives a record that is
+// not valid CSV (a stray quote is usually "closed" by the next line's first
+// quote, as in `"(41.8, -87.6)"`), the first line alone is rejected
+// ("unterminated quote starting at line L") and reading starts again at line
+// L + 1. Each line is then read at most MAX_RECORD_LINES times, so the time
+// stays linear in the file's size whatever the damage.
 import { createReadStream } from 'node:fs';
+import { LineSplitter } from './csv-lines.js';
+
+/** The portal's crime export has no line breaks inside fields; 8 lines leave room for a short multi-line note in other files. */
+export const MAX_RECORD_LINES = 8;
+/** How far past the end of its first line a quoted field may run. */
+export const MAX_SPILL_CHARS = 64 * 1024;
 
 export type CsvRecord =
   | { line: number; fields: string[]; raw: string; error?: undefined }
@@ -14,8 +30,13 @@ export interface CsvReadProgress {
   bytesRead: number;
 }
 
-/** Splits one complete record's text (no trailing line end) into fields. */
-function splitRecord(text: string): string[] | string {
+export interface CsvReadOptions {
+  /** updated with the bytes read so far */
+  progress?: CsvReadProgress;
+}
+
+/** Splits one complete record's text (no trailing line end) into fields; null when a quoted field is not closed. */
+export function splitRecord(text: string): string[] | string | null {
   const fields: string[] = [];
   let i = 0;
   const n = text.length;
@@ -25,7 +46,7 @@ function splitRecord(text: string): string[] | string {
       let j = i + 1;
       for (;;) {
         const q = text.indexOf('"', j);
-        if (q < 0) return 'unclosed quoted field';
+        if (q < 0) return null;
         value += text.slice(j, q);
         if (text.charCodeAt(q + 1) === 34) {
           value += '"';
@@ -52,17 +73,19 @@ function splitRecord(text: string): string[] | string {
 }
 
 /**
- * Where a record's scan stands: inside a quoted field or not, and whether the
- * next character starts a field. Only a quote that starts a field opens one, so
- * a stray quote elsewhere cannot swallow the lines after it.
+ * Where a multi-line record's scan stands: inside a quoted field or not, and
+ * whether the next character starts a field. Only a quote that starts a field
+ * opens one.
  */
 interface ScanState {
   inQuoted: boolean;
   atFieldStart: boolean;
+  /** index in the line of the quote that opened the current quoted field */
+  openedAt: number;
 }
 
-function scan(text: string, from: number, state: ScanState): void {
-  for (let i = from; i < text.length; i++) {
+function scan(text: string, state: ScanState): void {
+  for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (state.inQuoted) {
       if (c === 34) {
@@ -71,65 +94,107 @@ function scan(text: string, from: number, state: ScanState): void {
       }
     } else if (c === 44) state.atFieldStart = true;
     else {
-      if (c === 34 && state.atFieldStart) state.inQuoted = true;
+      if (c === 34 && state.atFieldStart) (state.inQuoted = true), (state.openedAt = i);
       state.atFieldStart = false;
     }
   }
 }
 
-export async function* readCsvRecords(file: string, progress?: CsvReadProgress): AsyncGenerator<CsvRecord> {
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  let carry = ''; // text of an unfinished record
-  let scanned = 0; // how much of `carry` the state below already covers
-  let state: ScanState = { inQuoted: false, atFieldStart: true };
-  let carryLines = 0; // line breaks inside `carry`
-  let line = 1; // line number where the next record starts
-  let first = true;
+const stripCr = (text: string) => (text.charCodeAt(text.length - 1) === 13 ? text.slice(0, -1) : text);
 
-  const finish = (rawText: string, at: number): CsvRecord => {
-    const raw = rawText.endsWith('\r') ? rawText.slice(0, -1) : rawText;
+interface Part {
+  text: string;
+  line: number;
+  damage: string | undefined;
+}
+
+/** Turns physical lines into records. */
+class RecordAssembler {
+  private out: CsvRecord[] = [];
+  private open: Part[] = []; // the lines of a record whose quoted field is not closed yet
+  private openColumn = 0;
+  private spill = 0;
+  private readonly state: ScanState = { inQuoted: false, atFieldStart: true, openedAt: 0 };
+
+  take(): CsvRecord[] {
+    const records = this.out;
+    this.out = [];
+    return records;
+  }
+
+  line(text: string, line: number, damage: string | undefined): void {
+    if (this.open.length === 0) {
+      this.first(text, line, damage);
+      return;
+    }
+    this.open.push({ text, line, damage });
+    this.spill += text.length + 1;
+    scan(text, this.state);
+    if (!this.state.inQuoted) this.close();
+    else if (this.open.length >= MAX_RECORD_LINES) this.resync(`no closing quote within ${MAX_RECORD_LINES} lines`);
+    else if (this.spill > MAX_SPILL_CHARS) this.resync(`no closing quote within ${MAX_SPILL_CHARS / 1024} KiB`);
+  }
+
+  end(): void {
+    while (this.open.length) this.resync('no closing quote before the end of the file');
+  }
+
+  /** A line that starts a record: most records are one line and are done here. */
+  private first(text: string, line: number, damage: string | undefined): void {
+    const raw = stripCr(text);
+    if (raw === '') return; // blank line
     const fields = splitRecord(raw);
-    return typeof fields === 'string' ? { line: at, raw, error: `malformed CSV: ${fields}` } : { line: at, raw, fields };
-  };
+    if (fields === null) {
+      this.open = [{ text, line, damage }];
+      this.spill = 0;
+      this.state.inQuoted = false;
+      this.state.atFieldStart = true;
+      scan(text, this.state);
+      this.openColumn = this.state.openedAt + 1;
+    } else if (damage !== undefined) this.out.push({ line, raw, error: damage });
+    else if (typeof fields === 'string') this.out.push({ line, raw, error: `malformed CSV: ${fields}` });
+    else this.out.push({ line, raw, fields });
+  }
 
-  for await (const chunk of stream as AsyncIterable<string>) {
-    if (progress) progress.bytesRead = stream.bytesRead;
-    let text = chunk;
-    if (first) {
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      first = false;
-    }
-    let start = 0;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) {
-        carry += text.slice(start);
-        break;
-      }
-      const full = carry + text.slice(start, nl);
-      start = nl + 1;
-      scan(full, scanned, state);
-      if (state.inQuoted) {
-        // the line break is inside a quoted field: the record goes on
-        carry = full + '\n';
-        scanned = carry.length;
-        carryLines++;
-        continue;
-      }
-      carry = '';
-      scanned = 0;
-      state = { inQuoted: false, atFieldStart: true };
-      const recordLine = line;
-      line += carryLines + 1;
-      carryLines = 0;
-      if (full === '' || full === '\r') continue; // blank line
-      yield finish(full, recordLine);
+  private close(): void {
+    const parts = this.open;
+    const lastLine = parts[parts.length - 1].line;
+    const raw = stripCr(parts.map((p) => p.text).join('\n'));
+    const fields = splitRecord(raw);
+    if (fields === null || typeof fields === 'string') {
+      this.resync(`closing it on line ${lastLine} does not give a valid record`);
+    } else {
+      this.open = [];
+      const damaged = parts.find((p) => p.damage !== undefined);
+      const line = parts[0].line;
+      if (!damaged) this.out.push({ line, raw, fields });
+      else this.out.push({ line, raw, error: damaged.line === line ? damaged.damage! : `line ${damaged.line}: ${damaged.damage}` });
     }
   }
-  if (carry !== '' && carry !== '\r') {
-    scan(carry, scanned, state);
-    yield state.inQuoted
-      ? { line, raw: carry, error: 'malformed CSV: unclosed quoted field at the end of the file' }
-      : finish(carry, line);
+
+  /** Rejects the line that opened the quote and reads the lines after it again. */
+  private resync(why: string): void {
+    const [head, ...rest] = this.open;
+    this.open = [];
+    this.out.push({
+      line: head.line,
+      raw: stripCr(head.text),
+      error: `malformed CSV: unterminated quote starting at line ${head.line}, column ${this.openColumn} (${why})`,
+    });
+    for (const p of rest) this.line(p.text, p.line, p.damage);
   }
+}
+
+export async function* readCsvRecords(file: string, options: CsvReadOptions = {}): AsyncGenerator<CsvRecord> {
+  const records = new RecordAssembler();
+  const lines = new LineSplitter((text, line, damage) => records.line(text, line, damage));
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (options.progress) options.progress.bytesRead = stream.bytesRead;
+    lines.push(chunk);
+    for (const record of records.take()) yield record;
+  }
+  lines.end();
+  records.end();
+  for (const record of records.take()) yield record;
 }

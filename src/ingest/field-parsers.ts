@@ -8,6 +8,27 @@ export const emptyToNull = (s: string | undefined): string | null => {
   return t === '' ? null : t;
 };
 
+/**
+ * The longest text value we store, in UTF-16 units. Real values are far
+ * shorter: the portal's longest (a description or location description) is
+ * under 70 characters and a listed company's name under 100. 500 units are at
+ * most 1,500 bytes of UTF-8, well under the ~2,700 bytes PostgreSQL allows in a
+ * B-tree entry: a longer value in an indexed column (primary_type, a stock's
+ * name) would fail its whole batch instead of being one rejected row.
+ */
+export const MAX_TEXT_CHARS = 500;
+
+/** Text as stored: trimmed, empty as NULL, at most MAX_TEXT_CHARS, no NUL (PostgreSQL text cannot hold one). */
+export function textField(name: string, raw: string | undefined): string | null {
+  const s = emptyToNull(raw);
+  if (s === null) return null;
+  if (s.length > MAX_TEXT_CHARS) {
+    throw new FieldError(`${name}: ${s.length.toLocaleString('en-US')} characters, more than the ${MAX_TEXT_CHARS} a value may have`);
+  }
+  if (s.includes('\0')) throw new FieldError(`${name} contains a NUL byte, which PostgreSQL text cannot hold`);
+  return s;
+}
+
 export function integerField(name: string, raw: string | undefined, required = false): number | null {
   const s = emptyToNull(raw);
   if (s === null) {
@@ -42,7 +63,7 @@ export function booleanField(name: string, raw: string | boolean | undefined): b
 }
 
 function validDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false; // PostgreSQL has no year 0
   const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
   return d <= days;
 }

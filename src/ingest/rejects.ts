@@ -25,9 +25,9 @@ export class RejectFile {
       this.stream.write('line,reason,raw\n');
     }
     this.count++;
-    const ok = this.stream.write(
-      `${csvField(String(reject.where))},${csvField(reject.reason)},${csvField(reject.raw.replace(/\r?\n$/, ''))}\n`,
-    );
+    // A NUL is shown as U+2400 (␀): a NUL byte would make the rejects file itself unreadable as text.
+    const raw = reject.raw.replace(/\r?\n$/, '').replace(/\0/g, '\u2400');
+    const ok = this.stream.write(`${csvField(String(reject.where))},${csvField(reject.reason)},${csvField(raw)}\n`);
     if (!ok) await once(this.stream, 'drain');
   }
 

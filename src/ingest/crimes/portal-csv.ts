@@ -2,7 +2,7 @@
 import { toCopyLine } from '../copy-text.js';
 import type { CsvSource, RowResult } from '../csv-ingest.js';
 import {
-  FieldError, booleanField, emptyToNull, integerField, numberField, portalTimestampField,
+  FieldError, booleanField, integerField, numberField, portalTimestampField, textField,
 } from '../field-parsers.js';
 import { PORTAL_CSV_HEADER } from './crime-table.js';
 
@@ -16,27 +16,27 @@ export function parsePortalRow(f: string[]): RowResult {
     return {
       values: toCopyLine([
         id,
-        emptyToNull(f[1]),
+        textField('Case Number', f[1]),
         portalTimestampField('Date', f[2], true),
-        emptyToNull(f[3]),
-        emptyToNull(f[4]),
-        emptyToNull(f[5]),
-        emptyToNull(f[6]),
-        emptyToNull(f[7]),
+        textField('Block', f[3]),
+        textField('IUCR', f[4]),
+        textField('Primary Type', f[5]),
+        textField('Description', f[6]),
+        textField('Location Description', f[7]),
         booleanField('Arrest', f[8]),
         booleanField('Domestic', f[9]),
         integerField('Beat', f[10]),
         integerField('District', f[11]),
         integerField('Ward', f[12]),
         integerField('Community Area', f[13]),
-        emptyToNull(f[14]),
+        textField('FBI Code', f[14]),
         numberField('X Coordinate', f[15]),
         numberField('Y Coordinate', f[16]),
         integerField('Year', f[17]),
         portalTimestampField('Updated On', f[18]),
         numberField('Latitude', f[19], -90, 90),
         numberField('Longitude', f[20], -180, 180),
-        emptyToNull(f[21]),
+        textField('Location', f[21]),
       ]),
     };
   } catch (error) {

@@ -4,7 +4,7 @@
 import { toCopyLine } from '../copy-text.js';
 import type { RowResult } from '../csv-ingest.js';
 import {
-  FieldError, booleanField, emptyToNull, integerField, isoTimestampField, numberField,
+  FieldError, booleanField, integerField, isoTimestampField, numberField, textField,
 } from '../field-parsers.js';
 
 export type SodaRecord = Record<string, unknown>;
@@ -31,27 +31,27 @@ export function parseSodaRecord(r: SodaRecord): RowResult {
     const id = integerField('id', text(r.id), true)!;
     const values = toCopyLine([
       id,
-      emptyToNull(text(r.case_number)),
+      textField('case_number', text(r.case_number)),
       isoTimestampField('date', r.date, true),
-      emptyToNull(text(r.block)),
-      emptyToNull(text(r.iucr)),
-      emptyToNull(text(r.primary_type)),
-      emptyToNull(text(r.description)),
-      emptyToNull(text(r.location_description)),
+      textField('block', text(r.block)),
+      textField('iucr', text(r.iucr)),
+      textField('primary_type', text(r.primary_type)),
+      textField('description', text(r.description)),
+      textField('location_description', text(r.location_description)),
       booleanField('arrest', typeof r.arrest === 'boolean' ? r.arrest : text(r.arrest)),
       booleanField('domestic', typeof r.domestic === 'boolean' ? r.domestic : text(r.domestic)),
       integerField('beat', text(r.beat)),
       integerField('district', text(r.district)),
       integerField('ward', text(r.ward)),
       integerField('community_area', text(r.community_area)),
-      emptyToNull(text(r.fbi_code)),
+      textField('fbi_code', text(r.fbi_code)),
       numberField('x_coordinate', text(r.x_coordinate)),
       numberField('y_coordinate', text(r.y_coordinate)),
       integerField('year', text(r.year)),
       isoTimestampField('updated_on', r.updated_on),
       numberField('latitude', text(r.latitude), -90, 90),
       numberField('longitude', text(r.longitude), -180, 180),
-      locationText(r),
+      textField('location', locationText(r) ?? undefined),
     ]);
     return { values };
   } catch (error) {

@@ -4,7 +4,7 @@ import { UserError } from '../../core/errors.js';
 import { toCopyLine } from '../copy-text.js';
 import type { CsvSource, RowResult } from '../csv-ingest.js';
 import type { TableSpec } from '../table-spec.js';
-import { FieldError, emptyToNull, isoDateField, numberField } from '../field-parsers.js';
+import { FieldError, emptyToNull, isoDateField, numberField, textField } from '../field-parsers.js';
 
 export const EXCHANGES = {
   shanghai: 'shanghai_stock_exchange',
@@ -50,7 +50,7 @@ export function parseStockRow(f: string[]): RowResult {
   try {
     const code = emptyToNull(f[0]);
     if (!code || !/^\d{6}$/.test(code)) throw new FieldError(`stock_code: "${f[0]}" is not a 6-digit code`);
-    const name = emptyToNull(f[1]);
+    const name = textField('name', f[1]);
     if (!name) throw new FieldError('name is empty');
     const price = (i: number, label: string) => {
       const v = numberField(label, f[i], 0);
@@ -66,7 +66,7 @@ export function parseStockRow(f: string[]): RowResult {
     }
     return {
       values: toCopyLine([
-        code, name, emptyToNull(f[2]), isoDateField('trade_date', f[3]), open, close, high, low,
+        code, name, textField('short_name', f[2]), isoDateField('trade_date', f[3]), open, close, high, low,
         numberField('volume_traded', f[8], 0), numberField('amount_traded', f[9], 0),
         numberField('change_amount', f[10]), numberField('percentage_change', f[11]),
       ]),

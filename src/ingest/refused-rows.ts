@@ -1,0 +1,56 @@
+// The backstop behind the row checks: when PostgreSQL refuses a batch because
+// of the data in it (a value out of range, an index entry too large...), the
+// batch is split in halves until each refused row is alone; that row is noted
+// with PostgreSQL's message and every other row loads. One bad row must never
+// fail a whole file. With k bad rows in a batch of n this rewrites about
+// n * log2(2k) rows, and nothing when the checks caught all.
+// Batches hold only COPY lines: keeping each row's source text as well cost
+// ~200 MiB more per million rows, so the refused rows' text is read back from
+// the file once at the end (addRefusedRejects).
+import type { BatchUpserter, BatchCounts } from './upsert-batch.js';
+import { addCounts, zeroCounts } from './upsert-batch.js';
+import type { RejectFile } from './rejects.js';
+import { readCsvRecords } from './csv-records.js';
+
+export interface RefusedRow {
+  line: number;
+  reason: string;
+}
+
+/** SQLSTATEs that one row's values cause: data exceptions (22xxx), NOT NULL and CHECK violations, an index row too large. */
+export function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('22') || code === '23502' || code === '23514' || code === '54000');
+}
+
+/** Writes COPY lines whose last value is the source line number; refused rows are added to `refused`. */
+export async function writeRows(upserter: BatchUpserter, lines: readonly string[], refused: RefusedRow[]): Promise<BatchCounts> {
+  try {
+    return await upserter.write(lines);
+  } catch (error) {
+    if (!isDataError(error) || lines.length === 0) throw error;
+    if (lines.length === 1) {
+      const line = Number(lines[0].slice(lines[0].lastIndexOf('\t') + 1));
+      refused.push({ line, reason: `refused by PostgreSQL: ${(error as Error).message}` });
+      return zeroCounts();
+    }
+    const half = lines.length >> 1;
+    const first = await writeRows(upserter, lines.slice(0, half), refused);
+    return addCounts(first, await writeRows(upserter, lines.slice(half), refused));
+  }
+}
+
+/** Adds the refused rows to the rejects file, with their text read again from the source file. */
+export async function addRefusedRejects(file: string, refused: readonly RefusedRow[], rejects: RejectFile): Promise<void> {
+  if (refused.length === 0) return;
+  const byLine = new Map(refused.map((r) => [r.line, r.reason]));
+  for await (const record of readCsvRecords(file)) {
+    const reason = byLine.get(record.line);
+    if (reason === undefined) continue;
+    await rejects.add({ where: record.line, reason, raw: record.raw });
+    byLine.delete(record.line);
+    if (byLine.size === 0) return;
+  }
+  // the file changed while it was loaded: the rows are still rejected, without their text
+  for (const [line, reason] of byLine) await rejects.add({ where: line, reason, raw: '' });
+}
