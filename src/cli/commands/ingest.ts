@@ -6,9 +6,11 @@ import { ingestCsv, type CsvSource, type IngestSummary } from '../../ingest/csv-
 import { CRIMES_SPEC } from '../../ingest/crimes/crime-table.js';
 import { portalCsvSource } from '../../ingest/crimes/portal-csv.js';
 import { syncSocrata } from '../../ingest/crimes/socrata-sync.js';
+import { markInterruptedRuns } from '../../ingest/run-log.js';
 import { parseExchange, stockCsvSource, stockSpec } from '../../ingest/stocks/stock-table.js';
 import type { TableSpec } from '../../ingest/table-spec.js';
-import { commandContext, withDatabase } from '../context.js';
+import { commandContext, withDatabase, type CommandContext } from '../context.js';
+import type { Database } from '../../db/database.js';
 import { progressBar } from '../progress.js';
 import { positiveInt } from '../options.js';
 
@@ -23,9 +25,16 @@ export function printSummary(what: string, s: IngestSummary): void {
   if (s.rejectsPath) process.stdout.write(`Rejected rows, with line numbers and reasons: ${s.rejectsPath}\n`);
 }
 
+/** Runs left `running` by a process that was killed are marked failed before a new load starts. */
+async function closeInterruptedRuns(ctx: CommandContext, db: Database): Promise<void> {
+  const marked = await markInterruptedRuns(db.write);
+  if (marked) ctx.logger.warn(`marked ${marked} interrupted ingest run${marked === 1 ? '' : 's'} as failed (see ingest_runs)`);
+}
+
 async function loadCsv(file: string, spec: TableSpec, source: CsvSource, rejects: string | undefined, what: string) {
   const ctx = commandContext();
   const summary = await withDatabase(ctx, async (db) => {
+    await closeInterruptedRuns(ctx, db);
     const bar = progressBar(`Loading ${path.basename(file)}`, 'bytes');
     try {
       const s = await ingestCsv({
@@ -56,13 +65,14 @@ export function registerIngest(program: Command): void {
       if (opts.csv) return loadCsv(opts.csv, CRIMES_SPEC, portalCsvSource, opts.rejects, 'Crimes');
       const ctx = commandContext();
       const url = typeof opts.socrata === 'string' ? opts.socrata : ctx.config.socrata.url;
-      const s = await withDatabase(ctx, (db) =>
-        syncSocrata({
+      const s = await withDatabase(ctx, async (db) => {
+        await closeInterruptedRuns(ctx, db);
+        return syncSocrata({
           pool: db.write, url, appToken: ctx.config.socrata.appToken, pageSize: ctx.config.socrata.pageSize,
           rejectsPath: opts.rejects ?? path.resolve(ctx.config.home, 'socrata.rejects.csv'), logger: ctx.logger,
           maxPages: opts.maxPages,
-        }),
-      );
+        });
+      });
       process.stdout.write(
         `Portal sync: ${n(s.fetched)} records in ${s.pages} pages; ${n(s.inserted)} loaded, ${n(s.updated)} updated, ` +
           `${n(s.unchanged)} unchanged, ${n(s.rejected)} rejected; ${s.complete ? 'up to date' : 'stopped early, resumable'}` +
