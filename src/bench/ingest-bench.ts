@@ -1,6 +1,9 @@
 // npm run bench -- ingest [--rows N]: generate N crimes (8.5M, the real size, by
 // default), load them into an empty table, then load the same file again (the
 // idempotent re-run), printing time and rows/s for each step.
+// npm run bench -- ingest-damaged [--rows N]: the same file clean and with 1%
+// of its lines damaged, each loaded into an empty table: both times, and the
+// rejects checked against the damaged lines.
 import { rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +13,8 @@ import { ingestCsv } from '../ingest/csv-ingest.js';
 import { CRIMES_SPEC } from '../ingest/crimes/crime-table.js';
 import { portalCsvSource } from '../ingest/crimes/portal-csv.js';
 import { generateCrimes } from '../ingest/generate/crimes.js';
+import { DAMAGE_KINDS, damageCsv, type DamageKind } from '../ingest/generate/damage.js';
+import { readCsvRecords } from '../ingest/csv-records.js';
 import { openBenchDatabase } from './bench-database.js';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -54,4 +59,72 @@ export async function ingestBench(config: Config, logger: Logger, rows: number, 
     await db.close();
     rmSync(file, { force: true });
   }
+}
+
+/** Which damage a reject reason names (the reasons the reader and the row checks give). */
+function damageOf(reason: string): DamageKind | 'other' {
+  if (reason.includes('unterminated quote')) return 'stray quote';
+  if (reason.startsWith('NUL byte')) return 'NUL byte';
+  if (reason.startsWith('invalid UTF-8')) return 'invalid UTF-8';
+  if (/characters, more than the \d+ a value may have/.test(reason)) return 'oversized value';
+  if (/^expected \d+ fields, found \d+$/.test(reason)) return 'wrong column count';
+  return 'other';
+}
+
+export async function ingestDamagedBench(config: Config, logger: Logger, rows: number): Promise<void> {
+  const clean = path.join(os.tmpdir(), `datadesk-bench-crimes-${rows}-clean.csv`);
+  const damagedFile = path.join(os.tmpdir(), `datadesk-bench-crimes-${rows}-damaged.csv`);
+  let t = performance.now();
+  await generateCrimes({ rows, seed: 1, out: clean });
+  console.log(`generate: ${fmt(rows)} rows, ${(statSync(clean).size / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  t = performance.now();
+  const damaged = await damageCsv({ input: clean, output: damagedFile, every: 100 });
+  console.log(
+    `damage: ${fmt(damaged.length)} lines (1%), ${fmt(damaged.length / DAMAGE_KINDS.length)} each of ${DAMAGE_KINDS.join(', ')} ` +
+      `in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
+
+  const db = await openBenchDatabase(config, logger, true);
+  try {
+    for (const [label, file] of [['clean', clean], ['damaged', damagedFile]] as const) {
+      await db.pool.query('TRUNCATE crimes');
+      const rejectsPath = `${file}.rejects.csv`;
+      rmSync(rejectsPath, { force: true });
+      let peakRss = process.memoryUsage().rss;
+      const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
+      t = performance.now();
+      const s = await ingestCsv({ pool: db.pool, file, spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath });
+      const seconds = (performance.now() - t) / 1000;
+      clearInterval(sample);
+      console.log(
+        `ingest ${label} (empty table): ${fmt(s.rowsRead)} rows read, ${fmt(s.inserted)} loaded, ${fmt(s.rejected)} rejected ` +
+          `in ${seconds.toFixed(1)} s (${fmt(s.rowsRead / seconds)} rows/s); peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
+      );
+      if (label === 'damaged') await checkRejects(rejectsPath, damaged);
+      rmSync(rejectsPath, { force: true });
+    }
+  } finally {
+    await db.close();
+    rmSync(clean, { force: true });
+    rmSync(damagedFile, { force: true });
+  }
+}
+
+async function checkRejects(rejectsPath: string, damaged: { line: number; kind: DamageKind }[]): Promise<void> {
+  const expected = new Map(damaged.map((d) => [d.line, d.kind]));
+  const byKind = new Map<string, number>();
+  let wrong = 0;
+  let header = true;
+  for await (const r of readCsvRecords(rejectsPath)) {
+    if (header || !r.fields) {
+      header = false;
+      continue;
+    }
+    const kind = damageOf(r.fields[1]);
+    byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+    if (expected.get(Number(r.fields[0])) === kind) expected.delete(Number(r.fields[0]));
+    else wrong++;
+  }
+  console.log(`rejects by damage: ${[...byKind].map(([k, n]) => `${k} ${fmt(n)}`).join(', ')}`);
+  console.log(`rejects on the damaged line with its damage named: ${expected.size === 0 && wrong === 0 ? 'all' : `no (${expected.size} damaged lines not rejected, ${wrong} other rejects)`}`);
 }

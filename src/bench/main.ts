@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { loadConfigFromProcess } from '../config/load.js';
 import { createLogger } from '../core/logger.js';
 import { positiveInt } from '../cli/options.js';
-import { ingestBench } from './ingest-bench.js';
+import { ingestBench, ingestDamagedBench } from './ingest-bench.js';
 import { indexBench } from './index-bench.js';
 import { backtestBench } from './backtest-bench.js';
 import { sqlBench } from './sql-bench.js';
@@ -18,6 +18,14 @@ program
   .action(async (opts: { rows: number; rerun: boolean }) => {
     const config = loadConfigFromProcess();
     await ingestBench(config, createLogger(config.logLevel), opts.rows, opts.rerun);
+  });
+program
+  .command('ingest-damaged')
+  .description('load a generated crime file (default 1M rows) clean and with 1% damaged lines; both times and the rejects')
+  .option('--rows <n>', 'rows to generate', positiveInt, 1_000_000)
+  .action(async (opts: { rows: number }) => {
+    const config = loadConfigFromProcess();
+    await ingestDamagedBench(config, createLogger(config.logLevel), opts.rows);
   });
 program
   .command('indexes')
