@@ -3,7 +3,7 @@
 import pg from 'pg';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
-import { openDatabase, type Database } from '../db/database.js';
+import { APP_SEARCH_PATH, openDatabase, type Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 
 export const BENCH_DATABASE = 'datadesk_bench';
@@ -23,7 +23,7 @@ export async function openBenchDatabase(config: Config, logger: Logger, fresh: b
   if (fresh || !exists) await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`);
   await admin.end();
   serverUrl.pathname = `/${BENCH_DATABASE}`;
-  const pool = new pg.Pool({ connectionString: serverUrl.toString(), max: 4 });
+  const pool = new pg.Pool({ connectionString: serverUrl.toString(), max: 4, options: APP_SEARCH_PATH });
   await migrate(pool);
   return {
     pool,

@@ -7,6 +7,7 @@ import { openDatabase } from '../../db/database.js';
 import { redactUrl } from '../../db/database.js';
 import { dataFreshness } from '../../db/freshness.js';
 import { ensureDemoData } from '../../ingest/demo-data.js';
+import { markInterruptedRuns } from '../../ingest/run-log.js';
 import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
 import { healthRoutes, startHttpServer, type Route } from '../../server/http-server.js';
 import { createSlackApp, SLACK_EVENTS_PATH } from '../../channels/slack/slack-app.js';
@@ -24,6 +25,7 @@ import { commandContext } from '../context.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { ChartStore } from '../../charts/chart-store.js';
 import { playgroundRoutes } from '../../channels/web/playground-routes.js';
+import { playgroundAccess } from '../../channels/web/playground-access.js';
 
 export function registerServe(program: Command): void {
   program
@@ -31,8 +33,10 @@ export function registerServe(program: Command): void {
     .description('run the bot: HTTP endpoints, schedules, and the demo data on first start')
     .action(async () => {
       const { config, logger } = commandContext();
-      const db = await openDatabase(config, logger);
+      const db = await openDatabase(config, logger, { refuseSuperuser: true });
       if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
+      const interrupted = await markInterruptedRuns(db.write);
+      if (interrupted) logger.warn(`Ingest: ${interrupted} load${interrupted === 1 ? ' was' : 's were'} interrupted earlier (process stopped); marked failed`);
       if (config.demoData === 'auto' && db.embedded) {
         const loaded = await ensureDemoData(db.write, config, logger);
         if (loaded.length) logger.info(`Demo data loaded: ${loaded.join(' and ')}`);
@@ -47,7 +51,7 @@ export function registerServe(program: Command): void {
       const { desk, memory } = createDesk(config, db, logger);
       const routes: Route[] = [healthRoutes(db.read, new Date())];
       const slack = config.slack
-        ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, dedupeStore: createKeyv(config.threadMemoryUrl ?? db.url, 'slack-event') })
+        ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, dedupeStore: createKeyv(config.threadMemoryUrl ?? db.write, 'slack-event') })
         : undefined;
       if (slack?.route) routes.push(slack.route);
       const charts = new ChartStore();
@@ -64,14 +68,17 @@ export function registerServe(program: Command): void {
       }
       // the playground when no chat platform is configured: the product works out of the box
       const channelsConfigured = Boolean(config.slack || config.teams);
-      if (!channelsConfigured) routes.push(playgroundRoutes({ desk, charts, logger, quickchartUrl: config.quickchartUrl }));
+      const playground = channelsConfigured
+        ? undefined
+        : playgroundRoutes({ desk, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config) });
+      if (playground) routes.push(playground);
       const server = await startHttpServer(config.host, config.port, routes, logger);
       publicUrl = config.publicBaseUrl ?? server.url;
       if (config.teams) logger.info(`Teams: messages at ${publicUrl}${TEAMS_MESSAGES_PATH}`);
       if (slack) {
         await slack.start();
         logger.info(config.slack!.appToken ? 'Slack: connected in Socket Mode' : `Slack: events, commands and actions at ${server.url}${SLACK_EVENTS_PATH}`);
-      } else if (!channelsConfigured) {
+      } else if (playground?.enabled) {
         logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
       }
       // digests: every process runs the scheduler; one of them leads (advisory lock)
