@@ -1,0 +1,281 @@
+// The one compiler from QueryPlan to SQL. Deterministic (the same plan and
+// choices always give the same text), readable, values as validated literals,
+// and complete on calendar and cyclic axes: a month, weekday or hour with no
+// incidents is a row with 0, and weekdays and months carry their names.
+// Groupings compile to one shape: counts per key in a CTE, the axes (complete
+// series, or the keys found), a cross join of the axes, the counts joined in.
+import type { Dimension, Filters, Measure, PerGroup, QueryPlan, TimeRange } from './query-plan.js';
+import { glossary, option, type GlossaryOption } from '../knowledge/glossary.js';
+import { typeCategory } from './semantic-model.js';
+
+export interface CompiledPlan {
+  sql: string;
+  /** the glossary definitions the SQL used, in words, for the answer's footer */
+  assumptions: string[];
+}
+
+export class PlanCompileError extends Error {}
+
+const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const list = (values: (string | number)[]) => values.map((v) => (typeof v === 'number' ? String(v) : quote(v))).join(', ');
+const inList = (column: string, values: (string | number)[]) => (values.length === 1 ? `${column} = ${list(values)}` : `${column} IN (${list(values)})`);
+
+/** A whole number of calendar years, as the `year` column can say it. */
+function wholeYears(t: TimeRange): [number, number] | undefined {
+  const m1 = /^(\d{4})-01-01$/.exec(t.from);
+  const m2 = /^(\d{4})-01-01$/.exec(t.to);
+  return m1 && m2 && Number(m2[1]) > Number(m1[1]) ? [Number(m1[1]), Number(m2[1]) - 1] : undefined;
+}
+
+export function timeCondition(t: TimeRange): string {
+  const years = wholeYears(t);
+  if (years) return years[0] === years[1] ? `year = ${years[0]}` : `year BETWEEN ${years[0]} AND ${years[1]}`;
+  return `date >= ${quote(t.from)} AND date < ${quote(t.to)}`;
+}
+
+function hoursCondition(from: number, to: number): string {
+  const lower = `extract(hour FROM date) >= ${from}`;
+  const upper = `extract(hour FROM date) < ${to}`;
+  if (from < to) return to === 24 ? lower : from === 0 ? upper : `${lower} AND ${upper}`;
+  return `(${lower} OR ${upper})`;
+}
+
+class Conditions {
+  readonly assumptions: string[] = [];
+  constructor(private readonly choices: Record<string, string>) {}
+
+  /** The glossary option the thread chose for a term; the agent asks before compiling when there is none. */
+  glossary(term: string): GlossaryOption {
+    const o = option(term, this.choices[term] ?? '');
+    if (!o) throw new PlanCompileError(`no choice for "${term}" in this thread`);
+    this.assumptions.push(`${glossary().find((t) => t.id === term)!.label}: ${o.label}`);
+    return o;
+  }
+
+  of(f: Partial<Filters>): string[] {
+    const where: string[] = [];
+    if (f.types) where.push(inList('primary_type', f.types));
+    if (f.category === 'property') where.push(inList('primary_type', typeCategory('property')));
+    if (f.category === 'violent') where.push(this.glossary('violent_crime').sql);
+    if (f.descriptions) where.push(`(${f.descriptions.map((d) => `description ILIKE ${quote(`%${d.replace(/[\\%_]/g, '\\$&')}%`)}`).join(' OR ')})`);
+    if (f.locations) where.push(inList('location_description', f.locations));
+    if (f.time) where.push(timeCondition(f.time));
+    if (f.months) where.push(`extract(month FROM date) IN (${list(f.months)})`);
+    if (f.weekdays) where.push(`extract(isodow FROM date) IN (${list(f.weekdays)})`);
+    if (f.weekend) where.push(this.glossary('weekend').sql);
+    if (f.hours) where.push(hoursCondition(f.hours.from, f.hours.to));
+    if (f.night) where.push(this.glossary('night').sql);
+    if (f.areas) where.push(inList('community_area', f.areas));
+    if (f.districts) where.push(inList('district', f.districts));
+    if (f.wards) where.push(inList('ward', f.wards));
+    if (f.beats) where.push(inList('beat', f.beats));
+    if (f.blocks) where.push(inList('block', f.blocks));
+    if (f.arrest !== undefined) where.push(f.arrest ? 'arrest' : 'NOT arrest');
+    if (f.domestic !== undefined) where.push(f.domestic ? 'domestic' : 'NOT domestic');
+    return where;
+  }
+}
+
+const whereClause = (conds: string[]) => (conds.length ? `\nWHERE ${conds.join('\n  AND ')}` : '');
+
+/** The period an unbounded calendar axis spans: the data's own first and last day. */
+const DATA_FROM = '(SELECT min(date)::date FROM crimes)';
+const DATA_TO = '(SELECT max(date)::date + 1 FROM crimes)';
+const bounds = (t: TimeRange | undefined): [string, string] => (t ? [`${quote(t.from)}::date`, `${quote(t.to)}::date`] : [DATA_FROM, DATA_TO]);
+
+interface Axis {
+  /** the key computed from a crime row */
+  key: string;
+  /** the axis' members: a complete series, or undefined for the keys found */
+  members?: string;
+  /** the label shown for a key k, and its column name */
+  label: (k: string) => string;
+  name: string;
+  /** ordered along the axis (time, cycles) rather than by the measure */
+  ordered: boolean;
+}
+
+function axis(d: Dimension, f: Filters): Axis {
+  const [from, to] = bounds(f.time);
+  switch (d) {
+    case 'year': {
+      const years = f.time ? wholeYears(f.time) : undefined;
+      const members = years
+        ? `generate_series(${years[0]}, ${years[1]})`
+        : f.time
+          ? `generate_series(extract(year FROM ${from})::int, extract(year FROM ${to} - 1)::int)`
+          : 'generate_series((SELECT min(year) FROM crimes), (SELECT max(year) FROM crimes))';
+      return { key: 'year', members, label: (k) => k, name: 'year', ordered: true };
+    }
+    case 'month':
+      return {
+        key: "date_trunc('month', date)::date",
+        members: `generate_series(date_trunc('month', ${from}), ${to} - 1, interval '1 month')::date`,
+        label: (k) => `to_char(${k}, 'YYYY-MM')`, name: 'month', ordered: true,
+      };
+    case 'month_of_year':
+      return {
+        key: 'extract(month FROM date)::int',
+        members: f.months ? `unnest(ARRAY[${list(f.months)}])` : 'generate_series(1, 12)',
+        label: (k) => `to_char(make_date(2000, ${k}, 1), 'FMMonth')`, name: 'month', ordered: true,
+      };
+    case 'weekday':
+      return {
+        key: 'extract(isodow FROM date)::int',
+        members: f.weekdays ? `unnest(ARRAY[${list(f.weekdays)}])` : 'generate_series(1, 7)',
+        // 2024-01-01 was a Monday: day k of that week is ISO weekday k
+        label: (k) => `to_char(make_date(2024, 1, ${k}), 'FMDay')`, name: 'weekday', ordered: true,
+      };
+    case 'hour': {
+      const hours = f.hours ? hourList(f.hours.from, f.hours.to) : undefined;
+      return {
+        key: 'extract(hour FROM date)::int',
+        members: hours && !f.night ? `unnest(ARRAY[${list(hours)}])` : f.night ? undefined : 'generate_series(0, 23)',
+        label: (k) => k, name: 'hour', ordered: true,
+      };
+    }
+    case 'date':
+      return { key: 'date::date', members: `generate_series(${from}, ${to} - 1, interval '1 day')::date`, label: (k) => k, name: 'day', ordered: true };
+    case 'day_of_year':
+      return { key: "to_char(date, 'MM-DD')", label: (k) => k, name: 'day_of_year', ordered: true };
+    case 'community_area':
+      return {
+        key: 'community_area',
+        members: `unnest(${f.areas ? `ARRAY[${list(f.areas)}]` : 'ARRAY(SELECT community_area FROM community_areas ORDER BY 1)'})`,
+        label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`, name: 'community_area', ordered: false,
+      };
+    case 'type':
+      return { key: 'primary_type', label: (k) => k, name: 'primary_type', ordered: false };
+    case 'location':
+      return { key: 'location_description', label: (k) => k, name: 'location_description', ordered: false };
+    default:
+      return { key: d, label: (k) => k, name: d, ordered: false };
+  }
+}
+
+function hourList(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let h = from; h !== to % 24 || out.length === 0; h = (h + 1) % 24) {
+    out.push(h);
+    if (out.length === 24) break;
+  }
+  return out;
+}
+
+const measureName = (m: Measure): string => {
+  switch (m.kind) {
+    case 'count': return 'incidents';
+    case 'distinct': return `${m.of}s`;
+    case 'share': return 'share_pct';
+    case 'average_per': return `average_per_${m.per}`;
+    case 'percentile_per': return m.p === 0.5 ? `median_per_${m.per}` : `p${Math.round(m.p * 100)}_per_${m.per}`;
+  }
+};
+
+const DISTINCT_COLUMN: Record<string, string> = { type: 'primary_type', location: 'location_description' };
+
+export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {}): CompiledPlan {
+  const c = new Conditions(choices);
+  const where = c.of(plan.filters);
+  let sql: string;
+  if (plan.compareWith) sql = compileComparison(plan, c, where);
+  else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per') sql = compilePerGroup(plan, plan.measure, c, where);
+  else if (plan.groupBy.length === 0) sql = compileTotal(plan, c, where);
+  else sql = compileGrouped(plan, c, where);
+  return { sql, assumptions: [...new Set(c.assumptions)] };
+}
+
+/** The aggregate columns of count, distinct and share, over the rows in scope. */
+function aggregates(m: Measure, c: Conditions): string[] {
+  if (m.kind === 'distinct') return [`count(DISTINCT ${DISTINCT_COLUMN[m.of] ?? m.of}) AS ${measureName(m)}`];
+  if (m.kind === 'share') {
+    const part = c.of(m.part).join(' AND ');
+    return [
+      `round(100.0 * count(*) FILTER (WHERE ${part}) / nullif(count(*), 0), 1) AS share_pct`,
+      `count(*) FILTER (WHERE ${part}) AS matching`,
+      'count(*) AS incidents',
+    ];
+  }
+  return ['count(*) AS incidents'];
+}
+
+function compileTotal(plan: QueryPlan, c: Conditions, where: string[]): string {
+  return `SELECT ${aggregates(plan.measure, c).join(',\n       ')}\nFROM crimes${whereClause(where)}`;
+}
+
+function compileGrouped(plan: QueryPlan, c: Conditions, where: string[]): string {
+  const axes = plan.groupBy.map((d) => axis(d, plan.filters));
+  const keys = axes.map((_, i) => `k${i + 1}`);
+  const m = plan.measure;
+  const values = aggregates(m, c).map((a) => a.replace(/ AS (\w+)$/, ' AS $1'));
+  const counts = `counts AS (\n  SELECT ${axes.map((a, i) => `${a.key} AS ${keys[i]}`).join(', ')},\n         ${values.join(',\n         ')}\n  FROM crimes${whereClause(where).replace(/\n/g, '\n  ')}\n  GROUP BY ${keys.map((_, i) => i + 1).join(', ')}\n)`;
+  const axisCtes = axes.map((a, i) => `axis${i + 1} AS (SELECT ${a.members ? `${a.members} AS ${keys[i]}` : `DISTINCT ${keys[i]} FROM counts`})`);
+  const outputs = m.kind === 'share'
+    ? ['counts.share_pct', 'coalesce(counts.matching, 0) AS matching', 'coalesce(counts.incidents, 0) AS incidents']
+    : [`coalesce(counts.${measureName(m)}, 0) AS ${measureName(m)}`];
+  const labels = axes.map((a, i) => `${a.label(`axis${i + 1}.${keys[i]}`)} AS ${a.name}`);
+  const from = axes.map((_, i) => `axis${i + 1}`).join(' CROSS JOIN ');
+  const join = `LEFT JOIN counts ON ${keys.map((k, i) => `counts.${k} = axis${i + 1}.${k}`).join(' AND ')}`;
+  const value = m.kind === 'share' ? 'counts.share_pct' : `coalesce(counts.${measureName(m)}, 0)`;
+  const byAxis = keys.map((k, i) => `axis${i + 1}.${k}`);
+  let order: string[];
+  if (plan.top) order = [`${value} ${plan.top.order.toUpperCase()}${m.kind === 'share' ? ' NULLS LAST' : ''}`, ...byAxis];
+  else if (axes[0].ordered) order = byAxis;
+  else order = [`${value} DESC${m.kind === 'share' ? ' NULLS LAST' : ''}`, ...byAxis];
+  return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\nFROM ${from}\n${join}\nORDER BY ${order.join(', ')}${plan.top ? `\nLIMIT ${plan.top.n}` : ''}`;
+}
+
+/** Averages and percentiles of per-group counts, over every member of the group in scope (empty ones count as 0). */
+function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>, c: Conditions, where: string[]): string {
+  if (plan.groupBy.length) throw new PlanCompileError('an average or percentile per group cannot be grouped again');
+  const f = plan.filters;
+  const [from, to] = bounds(f.time);
+  const agg = (x: string) => (m.kind === 'average_per' ? `round(avg(${x}), 2)` : `percentile_cont(${m.p}) WITHIN GROUP (ORDER BY ${x})`);
+  const name = measureName(m);
+  const filtered = whereClause(where).replace(/\n/g, '\n  ');
+  const calendar = (step: string, trunc: string, key: string) => {
+    // the period's members, narrowed like the rows are (only Mondays, only summer months)
+    const narrow: string[] = [];
+    if (f.weekdays && step === 'day') narrow.push(`extract(isodow FROM ${key}) IN (${list(f.weekdays)})`);
+    if (f.months) narrow.push(`extract(month FROM ${key}) IN (${list(f.months)})`);
+    return `WITH periods AS (\n  SELECT generate_series(date_trunc('${trunc}', ${from}), ${to} - 1, interval '1 ${step}')::date AS ${key}\n), counts AS (\n  SELECT date_trunc('${trunc}', date)::date AS ${key}, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY 1\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM periods\nLEFT JOIN counts USING (${key})${narrow.length ? `\nWHERE ${narrow.join(' AND ')}` : ''}`;
+  };
+  switch (m.per) {
+    case 'day': return calendar('day', 'day', 'day');
+    case 'month': return calendar('month', 'month', 'month');
+    case 'year': return calendar('year', 'year', 'year');
+    case 'block': {
+      const counts = `SELECT block, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY block`;
+      if (c.glossary('per_block_average').id === 'blocks_with_incidents') return `SELECT ${agg('n')} AS ${name}\nFROM (\n  ${counts}\n) per_block`;
+      return `WITH counts AS (\n  ${counts}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT block FROM crimes) blocks\nLEFT JOIN counts USING (block)`;
+    }
+    case 'community_area':
+      return `WITH counts AS (\n  SELECT community_area, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY community_area\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM community_areas\nLEFT JOIN counts USING (community_area)`;
+    default:
+      return `WITH counts AS (\n  SELECT ${m.per}, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY ${m.per}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT ${m.per} FROM crimes WHERE ${m.per} IS NOT NULL) members\nLEFT JOIN counts USING (${m.per})`;
+  }
+}
+
+/** A short label of a period: 2019, 2021-03, 2019-07-04, or from..to. */
+export function periodLabel(t: TimeRange): string {
+  const years = wholeYears(t);
+  if (years) return years[0] === years[1] ? String(years[0]) : `${years[0]}-${years[1]}`;
+  const day = new Date(`${t.from}T00:00:00Z`);
+  const next = new Date(day.getTime() + 86_400_000).toISOString().slice(0, 10);
+  if (next === t.to) return t.from;
+  const monthEnd = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+  if (t.from.endsWith('-01') && monthEnd === t.to) return t.from.slice(0, 7);
+  const last = new Date(new Date(`${t.to}T00:00:00Z`).getTime() - 86_400_000).toISOString().slice(0, 10);
+  return `${t.from} to ${last}`;
+}
+
+function compileComparison(plan: QueryPlan, c: Conditions, where: string[]): string {
+  const current = plan.filters.time;
+  if (!current || plan.groupBy.length || plan.measure.kind !== 'count') throw new PlanCompileError('a comparison needs a count over a period, without grouping');
+  const rest = c.of({ ...plan.filters, time: undefined });
+  const a = timeCondition(current);
+  const b = timeCondition(plan.compareWith!);
+  const [la, lb] = [periodLabel(current), periodLabel(plan.compareWith!)];
+  void where;
+  return `SELECT ${quote(la)} AS period, count(*) FILTER (WHERE ${a}) AS incidents,\n       ${quote(lb)} AS compared_with, count(*) FILTER (WHERE ${b}) AS compared_incidents,\n       round(100.0 * (count(*) FILTER (WHERE ${a}) - count(*) FILTER (WHERE ${b})) / nullif(count(*) FILTER (WHERE ${b}), 0), 1) AS change_pct\nFROM crimes\nWHERE ${[...rest, `(${a} OR ${b})`].join('\n  AND ')}`;
+}
