@@ -9,7 +9,7 @@ import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/error
 import { runBacktest, type ProgressReporter } from './backtest/agent.js';
 import { RULE_SYNTAX_HELP } from './backtest/help.js';
 import { GUIDE } from './help.js';
-import { createRouter, type Route } from './router.js';
+import { createRouter, isFollowUpEdit, type Route } from './router.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 
 export interface InboundMessage {
@@ -60,7 +60,7 @@ export class DataDesk {
     const text = message.text.trim();
     let routed: Route = message.kind === 'backtest' ? 'backtest' : await this.route(text);
     // a short follow-up ("and in 2020?") belongs to the thread's conversation about the data
-    if (routed === 'reject' && (await this.deps.memory.get(message.threadId)).history.length) routed = 'sql';
+    if (routed === 'reject' && isFollowUpEdit(text) && (await this.deps.memory.get(message.threadId)).history.length) routed = 'sql';
     const gate = { node: 'relevance', ms: Math.round((performance.now() - started) * 1000) / 1000, note: routed };
     let answer: Answer;
     let sql: string | undefined;
