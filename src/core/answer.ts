@@ -60,6 +60,8 @@ export const answerSchema = z.discriminatedUnion('kind', [
     notes: z.array(z.string()),
     /** "data through 2025-09-30" */
     freshness: z.string().optional(),
+    /** the query plan in words ("thefts", "in 2019", "all of Chicago"): what the answer counted */
+    understood: z.array(z.string()).optional(),
   }),
   z.object({
     kind: z.literal('clarify'),

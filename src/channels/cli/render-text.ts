@@ -13,6 +13,7 @@ export function renderAnswerText(answer: Answer, chartPath?: string): string {
       // the headline is often the narration's first sentence: do not say it twice
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
       const parts = rest ? [answer.headline, '', rest] : [answer.headline];
+      if (answer.understood?.length) parts.push(`Understood as: ${answer.understood.join(' · ')}`);
       if (answer.table) parts.push('', renderTable(answer.table));
       for (const extra of answer.extraTables) parts.push('', `${extra.title}:`, renderTable(extra.table));
       if (chartPath) parts.push('', `Chart: ${chartPath}`);

@@ -83,6 +83,7 @@ function answerParts(answer: Answer): { text: string; blocks: Block[] } {
     case 'result': {
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
       const blocks: Block[] = [mrkdwn(`*${escapeMrkdwn(answer.headline).slice(0, SECTION_LIMIT - 2)}*`), ...(rest ? sections(rest) : [])];
+      if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
       if (answer.table) blocks.push(...tableBlocks(answer.table));
       for (const extra of answer.extraTables) blocks.push(...tableBlocks(extra.table, extra.title));
       for (const sql of answer.sql) blocks.push(...sqlBlocks(sql));

@@ -58,6 +58,7 @@ export function answerCard(answer: Answer, chart?: ChartImage): Card {
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
       body.push(text(answer.headline, { weight: 'Bolder', size: 'Medium' }));
       if (rest) body.push(text(rest));
+      if (answer.understood?.length) body.push(text(`Understood as: ${answer.understood.join(' · ')}`, { size: 'Small', isSubtle: true }));
       if (answer.table) body.push(...table(answer.table));
       for (const extra of answer.extraTables) body.push(text(extra.title, { weight: 'Bolder' }, { spacing: 'Medium' }), ...table(extra.table));
       if (chart) body.push({ type: 'Image', url: chart.url, altText: chart.alt, size: 'Stretch' });

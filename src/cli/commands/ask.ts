@@ -25,6 +25,7 @@ export function answerJson(answer: Answer, chartPng: string | null): Record<stri
     row_count: answer.kind === 'result' ? (answer.table?.rowCount ?? 0) : 0,
     answer: answer.kind === 'result' ? answer.narration : answer.kind === 'clarify' ? answer.question : answer.kind === 'refusal' ? answer.reason : answer.message,
     assumptions: answer.kind === 'result' ? answer.assumptions : [],
+    understood: answer.kind === 'result' ? (answer.understood ?? null) : null,
     clarify: answer.kind === 'clarify' ? { term: answer.term, question: answer.question, options: answer.options } : null,
     chart_png: chartPng,
     trace: answer.trace,

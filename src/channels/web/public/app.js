@@ -75,6 +75,12 @@
       // the headline is often the narration's first sentence: do not say it twice
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
       if (rest) div.append(el('div', 'narration', rest));
+      if (answer.understood && answer.understood.length) {
+        const chips = el('div', 'understood');
+        chips.append(el('span', 'understood-label', 'Understood as'));
+        for (const part of answer.understood) chips.append(el('span', 'chip', part));
+        div.append(chips);
+      }
       if (answer.table) div.append(table(answer.table));
       for (const extra of answer.extraTables || []) {
         div.append(el('div', 'rows-note', extra.title));

@@ -1,0 +1,174 @@
+// Words from the plan and the rows, no model: the headline restates what was
+// counted ("Thefts in 2019, all of Chicago: 2,239"), the "understood as" line
+// lists the plan's parts, and the narration names the highest and lowest with
+// ties said as ties. Percentage change only along time, never across hours of
+// the day or between categories. An empty result says the data's range.
+import type { Cell } from '../core/answer.js';
+import { fmtInt, fmtNumber } from '../core/format.js';
+import { glossary, option } from '../knowledge/glossary.js';
+import { periodLabel } from './compile.js';
+import type { Dimension, QueryPlan } from './query-plan.js';
+import { semanticModel, typePlural } from './semantic-model.js';
+
+export interface NarrationContext {
+  /** community area number -> name */
+  areaNames: ReadonlyMap<number, string>;
+  /** the data's first and last day, YYYY-MM-DD */
+  dataFrom?: string;
+  dataTo?: string;
+  choices: Record<string, string>;
+}
+
+const WEEKDAYS = ['Mondays', 'Tuesdays', 'Wednesdays', 'Thursdays', 'Fridays', 'Saturdays', 'Sundays'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const joinWords = (items: string[], word = 'and') => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${word} ${items.at(-1)}`);
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
+
+function choiceLabel(term: string, ctx: NarrationContext): string {
+  const chosen = option(term, ctx.choices[term] ?? '');
+  const label = glossary().find((t) => t.id === term)?.label ?? term;
+  return chosen ? `${label} (${chosen.label})` : label;
+}
+
+/** "thefts", "thefts and robberies", "violent crimes (FBI violent index)", "crimes". */
+export function subject(plan: QueryPlan, ctx: NarrationContext): string {
+  const f = plan.filters;
+  const model = semanticModel();
+  let what = f.types ? joinWords(f.types.map(typePlural)) : f.category === 'property' ? model.categories.property.label : f.category === 'violent' ? `violent crimes (${option('violent_crime', ctx.choices.violent_crime ?? '')?.label ?? 'as defined'})` : model.all_crimes.many;
+  if (f.descriptions) what += ` described as ${joinWords(f.descriptions.map((d) => `"${d.toLowerCase()}"`), 'or')}`;
+  if (f.locations) what += ` at ${joinWords(f.locations.map((l) => model.locations[l]?.label ?? l.toLowerCase()), 'or')}`;
+  if (f.arrest !== undefined) what += f.arrest ? ' with an arrest' : ' without an arrest';
+  if (f.domestic !== undefined) what += f.domestic ? ' (domestic)' : ' (not domestic)';
+  return what;
+}
+
+/** "in 2019", "on 2019-07-04", "on weekends at night (22:00-06:00)". */
+export function when(plan: QueryPlan, ctx: NarrationContext): string {
+  const f = plan.filters;
+  const parts: string[] = [];
+  if (f.time) {
+    const label = periodLabel(f.time);
+    const phrase = /^\d{4}-\d{2}-\d{2}$/.test(label) ? `on ${label}` : label.includes(' to ') ? `from ${label}` : `in ${label}`;
+    parts.push(f.time.said && !f.time.said.includes(label) ? `${phrase} (${f.time.said})` : phrase);
+  }
+  if (f.months) parts.push(`in ${joinWords(f.months.map((m) => MONTHS[m - 1]), 'or')}`);
+  if (f.weekdays) parts.push(`on ${joinWords(f.weekdays.map((d) => WEEKDAYS[d - 1]), 'or')}`);
+  if (f.weekend) parts.push(`on ${choiceLabel('weekend', ctx).replace(/^weekend/, 'weekends')}`);
+  if (f.hours) parts.push(`between ${hh(f.hours.from)} and ${hh(f.hours.to)}`);
+  if (f.night) parts.push(`at ${choiceLabel('night', ctx)}`);
+  return parts.join(' ');
+}
+
+/** "all of Chicago", "in Austin", "in district 11", "in wards 3 and 4". */
+export function where(plan: QueryPlan, ctx: NarrationContext): string {
+  const f = plan.filters;
+  const parts: string[] = [];
+  if (f.areas) parts.push(`in ${joinWords(f.areas.map((a) => ctx.areaNames.get(a) ?? `community area ${a}`), 'or')}`);
+  if (f.districts) parts.push(`in district${f.districts.length > 1 ? 's' : ''} ${joinWords(f.districts.map(String), 'or')}`);
+  if (f.wards) parts.push(`in ward${f.wards.length > 1 ? 's' : ''} ${joinWords(f.wards.map(String), 'or')}`);
+  if (f.beats) parts.push(`on beat${f.beats.length > 1 ? 's' : ''} ${joinWords(f.beats.map(String), 'or')}`);
+  if (f.blocks) parts.push(`on ${joinWords(f.blocks, 'or')}`);
+  return parts.length ? parts.join(', ') : 'all of Chicago';
+}
+
+const DIMENSION_WORDS: Record<Dimension, string> = {
+  year: 'year', month: 'month', month_of_year: 'month of the year', weekday: 'day of the week', hour: 'hour of the day', date: 'day',
+  day_of_year: 'day of the year', community_area: 'community area', district: 'district', ward: 'ward', beat: 'beat', block: 'block', type: 'crime type', location: 'location',
+};
+
+function measurePhrase(plan: QueryPlan, ctx: NarrationContext): string {
+  const m = plan.measure;
+  const s = subject(plan, ctx);
+  switch (m.kind) {
+    case 'count': return s;
+    case 'distinct': return `${DIMENSION_WORDS[m.of]}s with ${s}`;
+    case 'share': {
+      const part = subject({ ...plan, filters: m.part } as QueryPlan, ctx).replace(/^crimes ?/, '');
+      return `share of ${s} ${part ? part.replace(/^with /, 'with ') : ''}`.trim();
+    }
+    case 'average_per': return `average ${s} per ${m.per === 'community_area' ? 'community area' : m.per}${m.per === 'block' ? ` (${choiceLabel('per_block_average', ctx)})` : ''}`;
+    case 'percentile_per': return `${m.p === 0.5 ? 'median' : `${Math.round(m.p * 100)}th percentile of`} ${s} per ${m.per === 'community_area' ? 'community area' : m.per}`;
+  }
+}
+
+/** The plan in short parts, for the "Understood as" line: ["thefts", "in 2019", "all of Chicago", "count"]. */
+export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
+  const parts = [measurePhrase(plan, ctx)];
+  const w = when(plan, ctx);
+  if (w) parts.push(w);
+  parts.push(where(plan, ctx));
+  if (plan.groupBy.length) parts.push(`by ${plan.groupBy.map((d) => DIMENSION_WORDS[d]).join(' and ')}`);
+  if (plan.top) parts.push(`${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`);
+  if (plan.compareWith) parts.push(`compared with ${periodLabel(plan.compareWith)}`);
+  return parts;
+}
+
+/** "Thefts in 2019, all of Chicago" */
+export function title(plan: QueryPlan, ctx: NarrationContext): string {
+  const w = when(plan, ctx);
+  const by = plan.groupBy.length ? ` by ${plan.groupBy.map((d) => DIMENSION_WORDS[d]).join(' and ')}` : '';
+  return `${capital(measurePhrase(plan, ctx))}${by}${w ? ` ${w}` : ''}, ${where(plan, ctx)}`;
+}
+
+const num = (v: Cell): number => (typeof v === 'number' ? v : Number(v));
+const show = (v: Cell, pct = false) => (v === null ? 'no value' : pct ? `${fmtNumber(num(v), 1)}%` : Number.isInteger(num(v)) ? fmtInt(num(v)) : fmtNumber(num(v)));
+
+export interface PlanRows {
+  columns: string[];
+  rows: Cell[][];
+  rowCount: number;
+}
+
+/** Headline and narration for a result of this plan. */
+export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationContext): { headline: string; narration: string } {
+  const head = title(plan, ctx);
+  const m = plan.measure;
+  const pct = m.kind === 'share';
+  const range = ctx.dataFrom && ctx.dataTo ? `; the data runs from ${ctx.dataFrom} to ${ctx.dataTo}` : '';
+  if (plan.compareWith) {
+    const [, a, , b, change] = result.rows[0];
+    const dir = change === null ? '' : num(change) > 0 ? `${fmtNumber(num(change), 1)}% more than` : num(change) < 0 ? `${fmtNumber(-num(change), 1)}% fewer than` : 'the same as';
+    const text = `${head}: ${show(a)}${dir ? `, ${dir} in ${periodLabel(plan.compareWith)} (${show(b)})` : `; ${periodLabel(plan.compareWith)} had ${show(b)}`}.`;
+    return { headline: `${head}: ${show(a)}`, narration: text };
+  }
+  if (!plan.groupBy.length) {
+    const value = result.rows[0]?.[0] ?? null;
+    if ((value === null || num(value) === 0) && m.kind !== 'share') {
+      return { headline: `${head}: 0`, narration: `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.` };
+    }
+    const detail = pct && result.rows[0] ? ` (${show(result.rows[0][1])} of ${show(result.rows[0][2])})` : '';
+    return { headline: `${head}: ${show(value, pct)}${detail}`, narration: `${head}: ${show(value, pct)}${detail}.` };
+  }
+  return { headline: head, narration: describeGroups(plan, result, head, ctx, range) };
+}
+
+const TIME_AXES = new Set<Dimension>(['year', 'month', 'date']);
+
+function describeGroups(plan: QueryPlan, r: PlanRows, head: string, ctx: NarrationContext, range: string): string {
+  const labels = plan.groupBy.length;
+  const pct = plan.measure.kind === 'share';
+  const valueAt = labels; // the measure follows the label columns
+  const rows = r.rows.filter((row) => row[valueAt] !== null);
+  const total = rows.reduce((s, row) => s + num(row[valueAt]), 0);
+  if (!rows.length || (!pct && total === 0)) return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
+  const label = (row: Cell[]) => row.slice(0, labels).map(String).join(', ');
+  const sorted = [...rows].sort((a, b) => num(b[valueAt]) - num(a[valueAt]));
+  const extreme = (value: number) => rows.filter((row) => num(row[valueAt]) === value).map(label);
+  const say = (word: string, value: number) => {
+    const who = extreme(value);
+    return who.length > 1 ? `${word}: ${show(value, pct)}, tied between ${joinWords(who.slice(0, 5))}${who.length > 5 ? ` and ${who.length - 5} more` : ''}` : `${word}: ${who[0]} with ${show(value, pct)}`;
+  };
+  const sentences = [`${head}: ${fmtInt(r.rowCount)} ${r.rowCount === 1 ? 'group' : 'groups'}${pct ? '' : `, ${show(total)} in all`}.`];
+  sentences.push(`${say(plan.top?.order === 'asc' ? 'Fewest' : 'Highest', num(sorted[0][valueAt]))}.`);
+  if (rows.length > 1 && plan.top?.order !== 'asc') sentences.push(`${say('Lowest', num(sorted.at(-1)![valueAt]))}.`);
+  // change only along time, first to last member of the axis
+  if (labels === 1 && TIME_AXES.has(plan.groupBy[0]) && rows.length > 1 && !plan.top) {
+    const first = rows[0];
+    const last = rows.at(-1)!;
+    const a = num(first[valueAt]);
+    const b = num(last[valueAt]);
+    if (a !== 0) sentences.push(`From ${label(first)} to ${label(last)}: ${show(a, pct)} to ${show(b, pct)} (${b >= a ? '+' : ''}${fmtNumber(((b - a) / a) * 100, 1)}%).`);
+  }
+  return sentences.join(' ');
+}
