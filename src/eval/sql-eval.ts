@@ -1,31 +1,69 @@
-// datadesk eval sql: the crime benchmark (fixtures/benchmarks/crime-100.jsonl,
-// 30 easy / 40 medium / 30 hard) through the SQL agent with whatever LLM is
-// configured (or none), scored as in the seed paper's Table 5: valid SQL rate,
-// execution accuracy strict (the same rows, in order when the gold is ordered)
-// and relaxed (column names and column order ignored, numbers within 1e-6
-// relative), synthesis quality by an LLM judge when there is an LLM, and the
-// failure reason of every miss.
+// datadesk eval sql: the crime benchmarks through the SQL agent with whatever
+// LLM is configured (or none). Two files: crime-100.jsonl (30 easy / 40 medium
+// / 30 hard, written as questions) and crime-chat-40.jsonl (12 / 16 / 12,
+// written the way people type in chat: lower case, typos, relative dates).
+// Each item's clarifications are stored in its thread before it is asked, as
+// if the user had answered the bot's question. Scored as in the seed paper's
+// Table 5: valid SQL rate, execution accuracy strict (the same rows, in order
+// when the gold is ordered) and relaxed (column names and column order
+// ignored, numbers within 1e-6 relative), synthesis quality by an LLM judge
+// when there is an LLM, and the failure reason of every miss; and, per file
+// and tier, what became of each question: right (strict or relaxed match),
+// wrong (a result that does not match the gold), refused, asked (a
+// clarifying question) or error. Wrong is the count that must stay at 0.
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type pg from 'pg';
 import { z } from 'zod';
-import type { Cell } from '../core/answer.js';
+import type { Answer, Cell } from '../core/answer.js';
 import { fixturePath } from '../core/paths.js';
-import type { SqlAgent } from '../agents/sql/agent.js';
+import type { SqlAgent, SqlOutcome } from '../agents/sql/agent.js';
 import { runSql, type QueryResult } from '../agents/sql/execute.js';
 import type { ThreadMemory } from '../memory/thread-memory.js';
 import type { LlmClient } from '../llm/client.js';
 import { renderPrompt } from '../llm/prompts.js';
 
-export interface BenchmarkItem {
-  id: string;
-  tier: 'easy' | 'medium' | 'hard';
-  question: string;
-  sql: string;
-  clarifications?: Record<string, string>;
+const itemSchema = z.object({
+  id: z.string().min(1),
+  tier: z.enum(['easy', 'medium', 'hard']),
+  question: z.string().min(1),
+  sql: z.string().min(1),
+  /** glossary term -> option id, as if the user had answered the bot's clarifying question */
+  clarifications: z.record(z.string(), z.string()).optional(),
+});
+
+export interface BenchmarkItem extends z.infer<typeof itemSchema> {
+  /** the file it came from, without .jsonl ("crime-100") */
+  file?: string;
 }
 
+export const TIERS = ['easy', 'medium', 'hard'] as const;
+
+/** The benchmark files `datadesk eval sql` runs, in order. */
+export const BENCHMARK_FILES = ['crime-100.jsonl', 'crime-chat-40.jsonl'] as const;
+
 export function loadBenchmark(file = fixturePath('benchmarks', 'crime-100.jsonl')): BenchmarkItem[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as BenchmarkItem);
+  const name = basename(file).replace(/\.jsonl$/, '');
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line, i) => ({ line, n: i + 1 }))
+    .filter(({ line }) => line.trim())
+    .map(({ line, n }) => {
+      const parsed = itemSchema.safeParse(JSON.parse(line));
+      if (!parsed.success) throw new Error(`${name}.jsonl line ${n}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      return { ...parsed.data, file: name };
+    });
+}
+
+/** Every benchmark file, in order; ids are unique across them (they name threads and failures). */
+export function loadBenchmarks(files: readonly string[] = BENCHMARK_FILES.map((f) => fixturePath('benchmarks', f))): BenchmarkItem[] {
+  const items = files.flatMap((f) => loadBenchmark(f));
+  const seen = new Map<string, string>();
+  for (const i of items) {
+    if (seen.has(i.id)) throw new Error(`benchmark id ${i.id} is in ${seen.get(i.id)} and ${i.file}: ids must be unique across the files`);
+    seen.set(i.id, i.file!);
+  }
+  return items;
 }
 
 const TOLERANCE = 1e-6;
@@ -74,8 +112,16 @@ export function relaxedMatch(gold: QueryResult, pred: QueryResult, ordered: bool
   return sameRows(gold.rows, projected, ordered);
 }
 
+/** What became of a question: answered (right or wrong) or not (refused, asked back, error). */
+export type OutcomeStatus = 'right' | 'wrong' | 'refused' | 'asked' | 'error';
+
 export interface ItemOutcome {
   item: BenchmarkItem;
+  status: OutcomeStatus;
+  /**
+   * the agent gave a result with SQL that PostgreSQL ran (the "valid SQL" rate); right or wrong, or an
+   * error when the gold query, or the answer's query run again here, failed and it could not be scored
+   */
   valid: boolean;
   strict: boolean;
   relaxed: boolean;
@@ -86,26 +132,55 @@ export interface ItemOutcome {
 
 const judgeSchema = z.object({ score: z.number().min(1).max(5) });
 
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0].slice(0, 160);
+
+/** The failure label of an answer that is not a result. */
+function notAnswered(a: Answer): { status: OutcomeStatus; failure: string } {
+  if (a.kind === 'clarify') return { status: 'asked', failure: `clarification asked (${a.term})` };
+  if (a.kind === 'refusal') return { status: 'refused', failure: 'unsupported (refused)' };
+  if (a.kind === 'error' && /could not write a valid query/.test(a.message)) return { status: 'error', failure: 'invalid SQL' };
+  if (a.kind === 'error') return { status: 'error', failure: `error: ${a.message.split(/(?<=\.)\s/)[0].slice(0, 100)}` };
+  return { status: 'error', failure: 'a result without SQL' };
+}
+
 export async function evaluateSql(
-  deps: { agent: SqlAgent; memory: ThreadMemory; pool: pg.Pool; statementTimeoutMs: number; llm?: LlmClient },
+  deps: { agent: Pick<SqlAgent, 'ask'>; memory: ThreadMemory; pool: pg.Pool; statementTimeoutMs: number; llm?: LlmClient },
   items: BenchmarkItem[],
-): Promise<{ lines: string[]; outcomes: ItemOutcome[] }> {
+): Promise<SqlEvalReport> {
   const outcomes: ItemOutcome[] = [];
   const run = `eval-${Date.now()}`;
   for (const item of items) {
-    const threadId = `${run}:${item.id}`;
-    if (item.clarifications) await deps.memory.update(threadId, (s) => Object.assign(s.clarifications, item.clarifications));
+    const threadId = `${run}:${item.file ?? 'benchmark'}:${item.id}`;
     const started = performance.now();
-    const outcome = await deps.agent.ask({ question: item.question, threadId });
+    let outcome: SqlOutcome;
+    try {
+      if (item.clarifications) await deps.memory.update(threadId, (s) => Object.assign(s.clarifications, item.clarifications));
+      outcome = await deps.agent.ask({ question: item.question, threadId });
+    } catch (error) {
+      outcomes.push({ item, status: 'error', valid: false, strict: false, relaxed: false, failure: `error: ${message(error)}`, ms: performance.now() - started });
+      continue;
+    }
     const ms = performance.now() - started;
     const a = outcome.answer;
     if (a.kind !== 'result' || !outcome.sql) {
-      const failure = a.kind === 'clarify' ? `clarification asked (${a.term})` : a.kind === 'refusal' ? 'unsupported (refused)' : 'invalid SQL';
-      outcomes.push({ item, valid: false, strict: false, relaxed: false, failure, ms });
+      outcomes.push({ item, ...notAnswered(a), valid: false, strict: false, relaxed: false, ms });
       continue;
     }
-    const gold = await runSql(deps.pool, item.sql, deps.statementTimeoutMs, 10_000);
-    const pred = await runSql(deps.pool, outcome.sql, deps.statementTimeoutMs, 10_000);
+    let gold: QueryResult;
+    let pred: QueryResult;
+    try {
+      gold = await runSql(deps.pool, item.sql, deps.statementTimeoutMs, 10_000);
+    } catch (error) {
+      // a broken gold query is the benchmark's fault: counted as an error, never as a wrong answer
+      outcomes.push({ item, status: 'error', valid: true, strict: false, relaxed: false, failure: `gold query failed: ${message(error)}`, ms });
+      continue;
+    }
+    try {
+      pred = await runSql(deps.pool, outcome.sql, deps.statementTimeoutMs, 10_000);
+    } catch (error) {
+      outcomes.push({ item, status: 'error', valid: true, strict: false, relaxed: false, failure: `the answer's query failed on re-run: ${message(error)}`, ms });
+      continue;
+    }
     const ordered = /\border\s+by\b/i.test(item.sql.replace(/over\s*\([^)]*\)/gi, ''));
     const strict = strictMatch(gold, pred, ordered);
     const relaxed = strict || relaxedMatch(gold, pred, ordered);
@@ -129,12 +204,55 @@ export async function evaluateSql(
       });
       synthesis = value.score;
     }
-    outcomes.push({ item, valid: true, strict, relaxed, failure, synthesis, ms });
+    outcomes.push({ item, status: relaxed ? 'right' : 'wrong', valid: true, strict, relaxed, failure, synthesis, ms });
   }
+  return report(outcomes, deps.llm);
+}
 
+export interface OutcomeCounts {
+  /** a benchmark file's name, or 'all' */
+  file: string;
+  /** a tier, or 'all' */
+  tier: string;
+  questions: number;
+  /** a scored result: right + wrong */
+  answered: number;
+  right: number;
+  wrong: number;
+  refused: number;
+  asked: number;
+  errors: number;
+}
+
+/** Counts per file and tier (then 'all' tiers of the file), and the grand total last. */
+export function countOutcomes(outcomes: ItemOutcome[]): OutcomeCounts[] {
+  const count = (file: string, tier: string, of: ItemOutcome[]): OutcomeCounts => {
+    const n = (s: OutcomeStatus) => of.filter((o) => o.status === s).length;
+    return { file, tier, questions: of.length, answered: n('right') + n('wrong'), right: n('right'), wrong: n('wrong'), refused: n('refused'), asked: n('asked'), errors: n('error') };
+  };
+  const files = [...new Set(outcomes.map((o) => o.item.file ?? 'benchmark'))];
+  const rows: OutcomeCounts[] = [];
+  for (const file of files) {
+    const inFile = outcomes.filter((o) => (o.item.file ?? 'benchmark') === file);
+    for (const tier of TIERS) rows.push(count(file, tier, inFile.filter((o) => o.item.tier === tier)));
+    rows.push(count(file, 'all', inFile));
+  }
+  rows.push(count('all', 'all', outcomes));
+  return rows;
+}
+
+export interface SqlEvalReport {
+  lines: string[];
+  outcomes: ItemOutcome[];
+  counts: OutcomeCounts[];
+}
+
+function report(outcomes: ItemOutcome[], llm: LlmClient | undefined): SqlEvalReport {
+  const files = [...new Set(outcomes.map((o) => o.item.file ?? 'benchmark'))];
   const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : 'n/a');
+  const perFile = files.map((f) => `${f} ${outcomes.filter((o) => (o.item.file ?? 'benchmark') === f).length}`).join(', ');
   const lines = [
-    `SQL benchmark: ${items.length} questions, ${deps.llm ? `LLM ${deps.llm.model}` : 'no LLM (verified queries only)'}`,
+    `SQL benchmark: ${outcomes.length} questions (${perFile}), ${llm ? `LLM ${llm.model}` : 'no LLM (verified queries only)'}`,
     'tier | n | valid SQL | EX strict | EX relaxed | synthesis (1-5) | median ms',
   ];
   for (const tier of ['easy', 'medium', 'hard', 'all'] as const) {
@@ -146,11 +264,14 @@ export async function evaluateSql(
         `${pct(of.filter((o) => o.relaxed).length, of.length)} | ${judged.length ? (judged.reduce((s, o) => s + o.synthesis!, 0) / judged.length).toFixed(2) : 'n/a'} | ${ms.toFixed(0)}`,
     );
   }
+  const counts = countOutcomes(outcomes);
+  lines.push('file | tier | questions | answered | right | wrong | refused | asked | errors');
+  for (const c of counts) lines.push([c.file, c.tier, c.questions, c.answered, c.right, c.wrong, c.refused, c.asked, c.errors].join(' | '));
   const reasons = new Map<string, string[]>();
   for (const o of outcomes) if (o.failure) reasons.set(o.failure, [...(reasons.get(o.failure) ?? []), o.item.id]);
   if (reasons.size) {
     lines.push('failures:');
     for (const [reason, ids] of [...reasons].sort((a, b) => b[1].length - a[1].length)) lines.push(`  ${ids.length} x ${reason}: ${ids.join(', ')}`);
   }
-  return { lines, outcomes };
+  return { lines, outcomes, counts };
 }

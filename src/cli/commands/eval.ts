@@ -1,7 +1,8 @@
+// datadesk eval sql: the crime benchmarks through the SQL agent (src/eval/sql-eval.ts);
 // datadesk eval backtest: accuracy of the backtest agent per task family.
 import type { Command } from 'commander';
 import { evaluateBacktests } from '../../eval/backtest-eval.js';
-import { evaluateSql, loadBenchmark } from '../../eval/sql-eval.js';
+import { BENCHMARK_FILES, evaluateSql, loadBenchmarks } from '../../eval/sql-eval.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { llmFromConfig } from '../../llm/from-config.js';
 import { commandContext, withDatabase } from '../context.js';
@@ -11,17 +12,24 @@ export function registerEval(program: Command): void {
   const evaluate = program.command('eval').description('benchmarks of the agents, with whatever LLM is configured');
   evaluate
     .command('sql')
-    .description('the crime benchmark (100 questions, 3 tiers): valid SQL, execution accuracy strict/relaxed, synthesis, failure reasons')
-    .option('--limit <n>', 'only the first n questions', positiveInt)
+    .description(
+      `the crime benchmarks (${BENCHMARK_FILES.join(', ')}; 3 tiers), each item's clarifications applied to its thread: ` +
+        'valid SQL, execution accuracy strict/relaxed, synthesis, and per file and tier questions/answered/right/wrong/refused/asked/errors, failure reasons',
+    )
+    .option('--limit <n>', 'only the first n questions of each file', positiveInt)
     .action(async (opts: { limit?: number }) => {
       const ctx = commandContext();
       const report = await withDatabase(ctx, async (db) => {
         const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
         try {
-          const items = loadBenchmark();
+          const taken = new Map<string | undefined, number>();
+          const items = loadBenchmarks().filter((item) => {
+            taken.set(item.file, (taken.get(item.file) ?? 0) + 1);
+            return !opts.limit || taken.get(item.file)! <= opts.limit;
+          });
           return await evaluateSql(
             { agent: desk.sql, memory, pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs, llm: llmFromConfig(ctx.config) },
-            opts.limit ? items.slice(0, opts.limit) : items,
+            items,
           );
         } finally {
           await memory.close();
