@@ -107,12 +107,15 @@ function axis(d: Dimension, f: Filters): Axis {
           : 'generate_series((SELECT min(year) FROM crimes), (SELECT max(year) FROM crimes))';
       return { key: 'year', members, label: (k) => k, name: 'year', ordered: true };
     }
-    case 'month':
+    case 'month': {
+      // within one calendar year the months are named alone ("March"), otherwise with their year ("March 2021")
+      const oneYear = f.time && f.time.from.slice(0, 4) === addDays(f.time.to, -1).slice(0, 4);
       return {
         key: "date_trunc('month', date)::date",
         members: `generate_series(date_trunc('month', ${from}), ${to} - 1, interval '1 month')::date`,
-        label: (k) => `to_char(${k}, 'YYYY-MM')`, name: 'month', ordered: true,
+        label: (k) => `to_char(${k}, '${oneYear ? 'FMMonth' : 'FMMonth YYYY'}')`, name: 'month', ordered: true,
       };
+    }
     case 'month_of_year':
       return {
         key: 'extract(month FROM date)::int',
@@ -153,6 +156,10 @@ function axis(d: Dimension, f: Filters): Axis {
   }
 }
 
+function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+}
+
 function hourList(from: number, to: number): number[] {
   const out: number[] = [];
   for (let h = from; h !== to % 24 || out.length === 0; h = (h + 1) % 24) {
@@ -191,7 +198,7 @@ function aggregates(m: Measure, c: Conditions): string[] {
   if (m.kind === 'share') {
     const part = c.of(m.part).join(' AND ');
     return [
-      `round(100.0 * count(*) FILTER (WHERE ${part}) / nullif(count(*), 0), 1) AS share_pct`,
+      `round(100.0 * count(*) FILTER (WHERE ${part}) / nullif(count(*), 0), 2) AS share_pct`,
       `count(*) FILTER (WHERE ${part}) AS matching`,
       'count(*) AS incidents',
     ];
@@ -217,7 +224,8 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[]): string
   const from = axes.map((_, i) => `axis${i + 1}`).join(' CROSS JOIN ');
   const join = `LEFT JOIN counts ON ${keys.map((k, i) => `counts.${k} = axis${i + 1}.${k}`).join(' AND ')}`;
   const value = m.kind === 'share' ? 'counts.share_pct' : `coalesce(counts.${measureName(m)}, 0)`;
-  const byAxis = keys.map((k, i) => `axis${i + 1}.${k}`);
+  // ties go by the axis' own order (time, cycles) or alphabetically by label (names, types)
+  const byAxis = axes.map((a, i) => (a.ordered ? `axis${i + 1}.${keys[i]}` : a.name));
   let order: string[];
   if (plan.top) order = [`${value} ${plan.top.order.toUpperCase()}${m.kind === 'share' ? ' NULLS LAST' : ''}`, ...byAxis];
   else if (axes[0].ordered) order = byAxis;

@@ -112,7 +112,7 @@ export function title(plan: QueryPlan, ctx: NarrationContext): string {
 }
 
 const num = (v: Cell): number => (typeof v === 'number' ? v : Number(v));
-const show = (v: Cell, pct = false) => (v === null ? 'no value' : pct ? `${fmtNumber(num(v), 1)}%` : Number.isInteger(num(v)) ? fmtInt(num(v)) : fmtNumber(num(v)));
+const show = (v: Cell, pct = false) => (v === null ? 'no value' : pct ? `${fmtNumber(num(v), 2)}%` : Number.isInteger(num(v)) ? fmtInt(num(v)) : fmtNumber(num(v)));
 
 export interface PlanRows {
   columns: string[];

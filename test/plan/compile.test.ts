@@ -29,7 +29,7 @@ async function expectSame(plan: QueryPlanInput, handWritten: string, choices: Re
 
 describe('compilePlan', () => {
   it('a count with a type and a whole year uses the year column', async () => {
-    const plan = { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2019-01-01', to: '2020-01-01' } } } as const;
+    const plan: QueryPlanInput = { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2019-01-01', to: '2020-01-01' } } };
     expect(compilePlan(parsePlan(plan)).sql).toBe("SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = 'THEFT'\n  AND year = 2019");
     await expectSame(plan, "SELECT count(*) FROM crimes WHERE primary_type = 'THEFT' AND year = 2019");
   });
@@ -45,7 +45,7 @@ describe('compilePlan', () => {
   it('monthly homicides in a year: all 12 months, the empty ones as 0', async () => {
     const got = await expectSame(
       { measure: { kind: 'count' }, filters: { types: ['HOMICIDE'], time: { from: '2019-01-01', to: '2020-01-01' } }, groupBy: ['month'] },
-      `SELECT to_char(m, 'YYYY-MM'), (SELECT count(*) FROM crimes WHERE primary_type = 'HOMICIDE' AND date_trunc('month', date) = m)
+      `SELECT to_char(m, 'FMMonth'), (SELECT count(*) FROM crimes WHERE primary_type = 'HOMICIDE' AND date_trunc('month', date) = m)
        FROM generate_series('2019-01-01'::date, '2019-12-01', interval '1 month') m ORDER BY m`,
     );
     expect(got).toHaveLength(12);
@@ -73,13 +73,16 @@ describe('compilePlan', () => {
       'SELECT count(*) FROM crimes WHERE extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6');
   });
 
-  it('top 5 community areas by name, ties broken by number; bottom 3 districts', async () => {
+  it('top 5 community areas by name, ties broken by name; bottom 3 districts', async () => {
     const top = await expectSame({ measure: { kind: 'count' }, filters: { types: ['THEFT'] }, groupBy: ['community_area'], top: { n: 5, order: 'desc' } },
       `SELECT a.name, count(c.id) FROM community_areas a LEFT JOIN crimes c ON c.community_area = a.community_area AND c.primary_type = 'THEFT'
-       GROUP BY a.community_area, a.name ORDER BY count(c.id) DESC, a.community_area LIMIT 5`);
+       GROUP BY a.community_area, a.name ORDER BY count(c.id) DESC, a.name LIMIT 5`);
     expect(typeof top[0][0]).toBe('string');
     await expectSame({ measure: { kind: 'count' }, groupBy: ['district'], top: { n: 3, order: 'asc' } },
       'SELECT district, count(*) FROM crimes GROUP BY district ORDER BY count(*) ASC, district LIMIT 3');
+    await expectSame({ measure: { kind: 'count' }, filters: { time: { from: '2019-11-01', to: '2020-03-01' } }, groupBy: ['month'] },
+      `SELECT to_char(m, 'FMMonth YYYY'), (SELECT count(*) FROM crimes WHERE date_trunc('month', date) = m)
+       FROM generate_series('2019-11-01'::date, '2020-02-01', interval '1 month') m ORDER BY m`);
   });
 
   it('two dimensions: types by year, with the empty combinations as 0', async () => {
@@ -91,9 +94,9 @@ describe('compilePlan', () => {
 
   it('the share of thefts that led to an arrest, overall and by year', async () => {
     await expectSame({ measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['THEFT'] } },
-      "SELECT round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 1), count(*) FILTER (WHERE arrest), count(*) FROM crimes WHERE primary_type = 'THEFT'");
+      "SELECT round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 2), count(*) FILTER (WHERE arrest), count(*) FROM crimes WHERE primary_type = 'THEFT'");
     await expectSame({ measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['THEFT'], time: { from: '2018-01-01', to: '2020-01-01' } }, groupBy: ['year'] },
-      `SELECT year, round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 1), count(*) FILTER (WHERE arrest), count(*) FROM crimes
+      `SELECT year, round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 2), count(*) FILTER (WHERE arrest), count(*) FROM crimes
        WHERE primary_type = 'THEFT' AND year BETWEEN 2018 AND 2019 GROUP BY year ORDER BY year`);
   });
 

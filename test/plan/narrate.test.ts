@@ -28,8 +28,8 @@ describe('narratePlan', () => {
 
   it('a share says the percentage with its parts', () => {
     const p = plan({ measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['THEFT'], time: y2019 } });
-    expect(narratePlan(p, { columns: ['share_pct', 'matching', 'incidents'], rows: [[12.3, 276, 2239]], rowCount: 1 }, ctx).headline)
-      .toBe('Share of thefts with an arrest in 2019, all of Chicago: 12.3% (276 of 2,239)');
+    expect(narratePlan(p, { columns: ['share_pct', 'matching', 'incidents'], rows: [[12.33, 276, 2239]], rowCount: 1 }, ctx).headline)
+      .toBe('Share of thefts with an arrest in 2019, all of Chicago: 12.33% (276 of 2,239)');
   });
 
   it('weekdays by name, ties said as ties, no percentage change across a cycle', () => {
@@ -44,10 +44,10 @@ describe('narratePlan', () => {
 
   it('a monthly series with empty months: lowest is 0, and the change is along time', () => {
     const p = plan({ measure: { kind: 'count' }, filters: { types: ['HOMICIDE'], time: y2019 }, groupBy: ['month'] });
-    const rows = ['01', '02', '03'].map((m, i) => [`2019-${m}`, [2, 0, 4][i]]);
+    const rows = ['January', 'February', 'March'].map((m, i) => [m, [2, 0, 4][i]]);
     const told = narratePlan(p, { columns: ['month', 'incidents'], rows, rowCount: 3 }, ctx);
-    expect(told.narration).toContain('Lowest: 2019-02 with 0.');
-    expect(told.narration).toContain('From 2019-01 to 2019-03: 2 to 4 (+100.0%).');
+    expect(told.narration).toContain('Lowest: February with 0.');
+    expect(told.narration).toContain('From January to March: 2 to 4 (+100.0%).');
   });
 
   it('a comparison says more or fewer, and by how much', () => {
