@@ -36,6 +36,14 @@ function longestMatch(text: string, dictionary: Record<string, string[]>): { val
   return best;
 }
 
+const MONTH = '(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
+const FINER_THAN_YEAR = new RegExp(
+  [
+    '\\b\\d{4}-\\d{1,2}(-\\d{1,2})?\\b', '\\b\\d{1,2}/\\d{1,2}(/\\d{2,4})?\\b', `\\b${MONTH}\\s+\\d{1,4}`, `\\b\\d{1,2}(st|nd|rd|th)?\\s+(of\\s+)?${MONTH}`,
+    '\\b(last|this|past|previous|next)\\s+(\\d+\\s+)?(years?|months?|weeks?|days?|quarter)\\b', '\\b(since|until|before|after|between|from)\\s+\\d{4}', '\\b(yesterday|today|so far)\\b',
+  ].join('|'),
+);
+
 export function extractSlots(question: string, areaNames: ReadonlyMap<string, number>): { slots: Slots; ambiguous: string[]; consumed: string[] } {
   const slots: Slots = {};
   const ambiguous: string[] = [];
@@ -48,7 +56,10 @@ export function extractSlots(question: string, areaNames: ReadonlyMap<string, nu
     consumed.push(type.phrase);
   }
   const years = [...new Set(text.match(/\b(200[1-9]|201\d|202[0-5])\b/g) ?? [])];
-  if (years.length === 1) slots.year = Number(years[0]);
+  // a day, a month or a relative period is not a whole year: the templates only take years
+  const finer = FINER_THAN_YEAR.exec(text);
+  if (finer) ambiguous.push(`a period other than a whole year ("${finer[0].trim()}")`);
+  else if (years.length === 1) slots.year = Number(years[0]);
   if (years.length > 1) ambiguous.push(`several years (${years.join(', ')})`);
   const top = /\btop\s+(\d{1,3})\b|\b(\d{1,3})\s+(most|highest|worst|safest)\b/.exec(text);
   if (top) {
