@@ -1,0 +1,44 @@
+// The semantic model (fixtures/knowledge/semantic-model.json) as the reader
+// sees it: read once, typed loosely (other readers of the file may add keys).
+import { readFileSync } from 'node:fs';
+import { fixturePath } from '../../core/paths.js';
+
+export interface Named { label: string; words: string[] }
+
+export interface SemanticModel {
+  types: Record<string, { one: string; many: string; words: string[] }>;
+  type_details?: Record<string, { type: string; description: string; label: string; words: string[] } | string>;
+  categories: Record<string, Named & { types?: string[]; glossary?: string }>;
+  all_crimes: { one: string; many: string; words: string[] };
+  locations: Record<string, Named>;
+  measures: Record<'count' | 'distinct' | 'share' | 'average' | 'median' | 'percentile', string[]>;
+  flags: Record<'arrest' | 'domestic', Named & { negated?: string[] }>;
+  dimensions: Record<string, Named>;
+  weekdays: Record<string, string[]>;
+  months: Record<string, string[]>;
+  seasons: Record<string, { months: number[]; words: string[] }>;
+  day_parts: Record<string, { hours: [number, number]; words: string[] }>;
+  ranking: { most: string[]; least: string[]; order_only?: string[]; common?: string[] };
+  stop_words: string[];
+  terms?: { night?: string[]; weekend?: string[]; weekdays?: string[] };
+  area_aliases?: Record<string, string>;
+  places_all?: string[];
+  time_all?: string[];
+  compare_words?: string[];
+  change_words?: string[];
+  grouping_fillers?: string[];
+  follow_up?: string[];
+  filler_phrases?: string[];
+}
+
+let model: SemanticModel | undefined;
+
+export function semanticModel(): SemanticModel {
+  model ??= JSON.parse(readFileSync(fixturePath('knowledge', 'semantic-model.json'), 'utf8')) as SemanticModel;
+  return model;
+}
+
+/** The entries of a record section, without its "_about" note. */
+export function entries<T>(section: Record<string, T | string> | undefined): [string, T][] {
+  return Object.entries(section ?? {}).filter((e): e is [string, T] => !e[0].startsWith('_') && typeof e[1] !== 'string');
+}

@@ -1,0 +1,59 @@
+// What a span of words means: the pieces the scanner finds and the
+// assembler turns into a QueryPlan (or an edit of one).
+import type { Dimension, TimeRange } from '../query-plan.js';
+
+export type Flag = 'arrest' | 'domestic';
+export type PlaceKind = 'areas' | 'districts' | 'wards' | 'beats' | 'blocks';
+export type MeasureCue = 'count' | 'distinct' | 'share' | 'average' | 'median' | 'percentile';
+
+export type Meaning =
+  /** a crime type (or a kind within one, with description words) */
+  | { kind: 'type'; types: string[]; descriptions?: string[]; label: string }
+  | { kind: 'category'; category: 'violent' | 'property'; label: string }
+  /** crimes, incidents: every type */
+  | { kind: 'all' }
+  | { kind: 'location'; location: string; label: string }
+  /** arrest or domestic; noun: the word names what is counted ("arrests") */
+  | { kind: 'flag'; flag: Flag; value: boolean; noun?: boolean }
+  | { kind: 'time'; range: TimeRange }
+  | { kind: 'months'; months: number[]; label: string }
+  | { kind: 'weekdays'; days: number[]; label: string }
+  | { kind: 'weekend' }
+  | { kind: 'hours'; from: number; to: number; label: string }
+  | { kind: 'night' }
+  | { kind: 'place'; place: PlaceKind; value: number | string; label: string }
+  /** arrestRate: "arrest rate", a share whose part is an arrest; p: the percentile */
+  | { kind: 'measure'; measure: MeasureCue; p?: number; arrestRate?: boolean; subject?: boolean }
+  /**
+   * A grouping word. by: said as "by X", "per X", "each X", "monthly" (never a single winner);
+   * per: can be the group an average is taken over; plural: the noun is plural (undefined: unknown);
+   * weak: a vague time word ("trend") that gives way to a stronger one; calendar: "day" (the calendar_day term)
+   */
+  | { kind: 'dim'; dim: Dimension; by: boolean; per: boolean; plural?: boolean; weak?: boolean; calendar?: boolean }
+  /** most/least; common: "most common" (of types, when nothing else is ranked); orderOnly: "most first" */
+  | { kind: 'rank'; order: 'desc' | 'asc'; common?: boolean; orderOnly?: boolean }
+  | { kind: 'number'; n: number }
+  | { kind: 'compare' }
+  /** "changed": fine along a time grouping or a comparison */
+  | { kind: 'change' }
+  /** "distribution", "ranked": fine when there is a grouping */
+  | { kind: 'grouping' }
+  | { kind: 'allPlaces' }
+  | { kind: 'allTime' }
+  /** what about, instead, also, only */
+  | { kind: 'followUp'; also?: boolean; opener?: boolean }
+  /** near, around, involving, except: the words that follow cannot be placed either */
+  | { kind: 'relation' }
+  /** words that look like a filter the plan cannot hold ("at least 50", "district 99") */
+  | { kind: 'invalid' };
+
+export type Piece = Meaning & {
+  /** first word, and one past the last word, of the span */
+  start: number;
+  end: number;
+  /** the span as written */
+  text: string;
+};
+
+export const isSubject = (p: Meaning): boolean =>
+  p.kind === 'type' || p.kind === 'category' || p.kind === 'all' || (p.kind === 'flag' && p.noun === true) || (p.kind === 'measure' && p.subject === true);

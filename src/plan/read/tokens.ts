@@ -1,0 +1,54 @@
+// Words of a question, normalised for matching: lower case, apostrophes and
+// possessive 's dropped ("O'Hare's" -> "ohare"), a.m./p.m. as am/pm, and
+// ranges written with a hyphen split into "a to b" ("2018-2020", "10pm-2am").
+export interface Token {
+  /** the normalised word that rules and the lexicon match */
+  t: string;
+  /** the word as written, for the "understood" and "unplaced" lines */
+  raw: string;
+  /** where the word is in the (normalised) source text */
+  start: number;
+  end: number;
+}
+
+export interface Words {
+  /** the text, with curly quotes and a.m./p.m. normalised: token offsets refer to it */
+  source: string;
+  tokens: Token[];
+}
+
+const WORD = /[\p{L}\p{N}]+(?:['\-/:.][\p{L}\p{N}]+)*|%/gu;
+const HYPHEN_RANGE = /^(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)-(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/;
+
+export function normaliseWord(raw: string): string {
+  return raw.toLowerCase().replace(/'s$/, '').replace(/'/g, '').replace(/\.$/, '');
+}
+
+export function tokenize(text: string): Words {
+  const s = text
+    .normalize('NFKC')
+    .replace(/[\u2018\u2019\u02bc`\u00b4]/g, "'")
+    .replace(/\b([ap])\.\s?m\b\.?/gi, '$1m');
+  const out: Token[] = [];
+  for (const m of s.matchAll(WORD)) {
+    const raw = m[0];
+    const start = m.index ?? 0;
+    const end = start + raw.length;
+    const t = normaliseWord(raw);
+    const range = HYPHEN_RANGE.exec(t);
+    // an ISO date (2019-07-04) or month (2021-03) stays one word
+    if (range && !/^\d{4}-\d{2}(-\d{2})?$/.test(t) && !(range[1].length === 4 && range[2].length < 4)) {
+      out.push({ t: range[1], raw, start, end }, { t: 'to', raw: '-', start, end }, { t: range[2], raw, start, end });
+    } else {
+      out.push({ t, raw, start, end });
+    }
+  }
+  return { source: s, tokens: out };
+}
+
+/** The words [i, i + len) as written. */
+export const spanText = (w: Words, i: number, len: number): string =>
+  len <= 0 ? '' : w.source.slice(w.tokens[i].start, w.tokens[i + len - 1].end);
+
+/** A phrase of the vocabulary in the same form as the question's words. */
+export const phraseKey = (phrase: string): string => tokenize(phrase).tokens.map((x) => x.t).join(' ');

@@ -1,0 +1,79 @@
+// The state of one reading: the pieces still in play, the words that could
+// not be placed, and why. Dropping a piece puts its words among the unplaced.
+import type { Piece } from './pieces.js';
+import type { Scan } from './scan.js';
+import { spanText } from './tokens.js';
+
+export class Work {
+  readonly bad: Set<number>;
+  readonly problems: string[] = [];
+  private dropped = new Set<Piece>();
+
+  constructor(readonly scan: Scan) {
+    this.bad = new Set(scan.unplaced);
+    const pieces = this.all();
+    for (const p of pieces) {
+      if (p.kind === 'invalid') this.drop(p);
+      if (p.kind === 'relation') {
+        // "near schools", "not in Austin": what follows the relation cannot be placed either
+        this.drop(p);
+        const next = pieces.find((q) => q.start >= p.end && q.kind !== 'followUp');
+        if (next) for (const q of pieces) if (q.start === next.start) this.drop(q);
+      }
+    }
+    // a number is the N of a ranking: "top 5", "5 most", "which 3 districts"
+    for (const p of this.live()) {
+      if (p.kind !== 'number') continue;
+      const prev = this.live().find((q) => q.end === p.start && q.kind === 'rank');
+      const next = this.live().find((q) => q.start === p.end && (q.kind === 'rank' || (q.kind === 'dim' && !q.by)));
+      if (!prev && !next) this.drop(p);
+    }
+  }
+
+  /** every piece, in word order */
+  all(): Piece[] {
+    return [...this.scan.pieces].sort((a, b) => a.start - b.start || a.end - b.end);
+  }
+
+  live(): Piece[] {
+    return this.all().filter((p) => !this.dropped.has(p));
+  }
+
+  of<K extends Piece['kind']>(kind: K): Extract<Piece, { kind: K }>[] {
+    return this.live().filter((p): p is Extract<Piece, { kind: K }> => p.kind === kind);
+  }
+
+  drop(p: Piece, why?: string): void {
+    this.dropped.add(p);
+    for (let k = p.start; k < p.end; k++) this.bad.add(k);
+    if (why) this.problems.push(why);
+  }
+
+  isDropped(p: Piece): boolean {
+    return this.dropped.has(p);
+  }
+
+  /** the normalised word at i */
+  word(i: number): string | undefined {
+    return this.scan.tokens[i]?.t;
+  }
+
+  /** the unplaced words as phrases: runs of neighbouring words as written */
+  unplacedPhrases(): string[] {
+    const idx = [...this.bad].sort((a, b) => a - b);
+    const out: string[] = [];
+    let runStart = -1;
+    let prev = -2;
+    for (const k of [...idx, Number.MAX_SAFE_INTEGER]) {
+      if (k !== prev + 1) {
+        if (runStart >= 0) {
+          const text = spanText(this.scan.words, runStart, prev + 1 - runStart);
+          if (!out.includes(text)) out.push(text);
+        }
+        runStart = k;
+      }
+      prev = k;
+    }
+    return out;
+  }
+}
