@@ -183,7 +183,8 @@ describe('chat-style questions', () => {
     // places
     ['thefts in OHARE in 2019', { measure: count, filters: { types: ['THEFT'], areas: [76], time: Y(2019) } }],
     ['how many crimes at ohare', { measure: count, filters: { areas: [76] } }],
-    ['burglaries in lincoln park and lake view', { measure: count, filters: { types: ['BURGLARY'], areas: [6, 7] } }],
+    ['burglaries in lincoln park or lake view', { measure: count, filters: { types: ['BURGLARY'], areas: [6, 7] } }],
+    ['burglaries in lincoln park and lake view', { measure: count, filters: { types: ['BURGLARY'], areas: [6, 7] }, groupBy: ['community_area'] }],
     ['how many thefts in the 11th district', { measure: count, filters: { types: ['THEFT'], districts: [11] } }],
     ['robberies in police district 7 last year', { measure: count, filters: { types: ['ROBBERY'], districts: [7], time: Y(2024) } }],
     ['how many crimes in the 28th ward', { measure: count, filters: { wards: [28] } }],
@@ -240,6 +241,10 @@ describe('chat-style questions', () => {
     ['thefts this year compared to last year', { measure: count, filters: { types: ['THEFT'], time: R('2025-01-01', '2025-07-01') }, compareWith: Y(2024) }],
     ['compare thefts in austin and englewood', { measure: count, filters: { types: ['THEFT'], areas: [25, 68] }, groupBy: ['community_area'] }],
     ['thefts vs burglaries in 2019', { measure: count, filters: { types: ['THEFT', 'BURGLARY'], time: Y(2019) }, groupBy: ['type'] }],
+    // lists: each of them side by side with "and", one total with "or"
+    ['how many thefts and burglaries in 2019', { measure: count, filters: { types: ['THEFT', 'BURGLARY'], time: Y(2019) }, groupBy: ['type'] }],
+    ['thefts or burglaries in 2019', { measure: count, filters: { types: ['THEFT', 'BURGLARY'], time: Y(2019) } }],
+    ['crimes in districts 11 and 12', { measure: count, filters: { districts: [11, 12] }, groupBy: ['district'] }],
     // categories
     ['violent crimes in 2020', { measure: count, filters: { category: 'violent', time: Y(2020) } }, ['violent_crime']],
     ['property crimes in 2020', { measure: count, filters: { category: 'property', time: Y(2020) } }],
@@ -281,6 +286,9 @@ describe('refusals', () => {
     ['what is the earliest date in the data', ['earliest']],
     ['thefts on weekends vs weekdays', ['vs weekdays']],
     ['thefts per capita', ['per capita']],
+    ['how many crimes and arrests in 2019', ['arrests']],
+    ['thefts in 2019 versus burglaries in 2018', ['versus']],
+    ['how many thefts and how many burglaries', ['how many']],
   ];
   for (const [text, unplaced, understood] of cases) {
     it(`"${text}"`, () => {

@@ -53,6 +53,7 @@ export function assemble(work: Work): Assembled {
   // time and comparison
   const time = readTime(work, groups);
   groups = time.groups;
+  if (!groups.length && !top.top) groups = listed(work);
 
   if (groups.includes('type') && filters.types?.length === 1) {
     for (const d of work.of('dim')) if (d.dim === 'type') work.drop(d, `kinds of ${filters.types[0].toLowerCase()} (its descriptions) are not something the plan can group by`);
@@ -112,6 +113,13 @@ function readMeasure(work: Work): MeasureReading {
   const avg = cues.filter((c) => c.measure === 'average');
   const dist = cues.filter((c) => c.measure === 'distinct');
   const count = cues.find((c) => c.measure === 'count');
+  // "how many thefts and how many burglaries": two questions
+  for (const c of cues.filter((x) => x.measure === 'count' && /^how (many|much)/i.test(x.text)).slice(1)) work.drop(c, 'two questions at once');
+  // "crimes and arrests": two things counted
+  for (const f of work.of('flag').filter((x) => x.noun)) {
+    const joined = ['and', 'or', 'vs', 'versus'].includes(work.word(f.start - 1) ?? '') || ['and', 'or', 'vs', 'versus'].includes(work.word(f.end) ?? '');
+    if (joined && work.live().some((p) => (p.kind === 'all' || p.kind === 'type' || p.kind === 'category') && (p.end === f.start - 1 || p.start === f.end + 1))) work.drop(f, 'two things counted at once');
+  }
   if (share.length) {
     for (const c of [...pct, ...avg]) work.drop(c, 'a share and an average at once');
     const cue = share.find((c) => c.arrestRate) ?? share[0];
@@ -231,6 +239,29 @@ function readRanking(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; 
   return { groups };
 }
 
+/**
+ * "thefts and burglaries", "in Austin and Englewood": each of them, side by side (grouped by
+ * the type or the place), rather than one total ("thefts or burglaries" is one total).
+ */
+function listed(work: Work): Dimension[] {
+  const groups: Dimension[] = [];
+  const joined = (ps: Piece[]) => {
+    for (let k = 1; k < ps.length; k++) {
+      const [a, b] = [ps[k - 1], ps[k]];
+      const between = a.start === b.start ? a.text.toLowerCase().split(/\s+/) : work.scan.tokens.slice(a.end, b.start).map((x) => x.t);
+      if (between.includes('and')) return true;
+    }
+    return false;
+  };
+  const types = work.of('type').filter((p) => !p.descriptions);
+  if (new Set(types.flatMap((p) => p.types)).size >= 2 && joined(types)) groups.push('type');
+  for (const [kind, dim] of Object.entries(PLACE_DIMS)) {
+    const places = work.of('place').filter((p) => p.place === kind);
+    if (places.length >= 2 && joined(places) && groups.length < 2) groups.push(dim);
+  }
+  return groups;
+}
+
 /** One period, or two with a comparison; comparing places or types groups by them. */
 function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; time?: TimeRange; compareWith?: TimeRange } {
   const groups = [...groupsIn];
@@ -241,6 +272,12 @@ function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; tim
   }
   const cmp = work.of('compare');
   if (cmp.length) {
+    const several = new Set(work.of('type').flatMap((p) => p.types)).size >= 2 || Object.keys(PLACE_DIMS).some((k) => work.of('place').filter((p) => p.place === k).length >= 2);
+    if (times.length === 2 && several) {
+      // "thefts in 2019 vs burglaries in 2018": two things compared at once
+      for (const c of cmp) work.drop(c, 'a comparison of two periods and of two types or places at once');
+      return { groups, time: times[0].range };
+    }
     if (times.length === 2) {
       const [a, b] = times;
       const between = cmp.some((c) => c.start >= a.end && c.end <= b.start);
