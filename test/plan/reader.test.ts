@@ -113,11 +113,16 @@ describe('verified questions', () => {
     });
   }
 
-  it('reads its own wording of each verified plan back to the same plan', () => {
-    for (const v of verified) {
-      const plan = read(v.question).plan;
-      const question = planQuestion(parsePlan(plan), ctx);
-      expect(bare(read(question).plan), `${v.question} -> ${question}`).toEqual(bare(plan));
+  it('reads its own wording of a plan (the suggestions) back to the same plan', () => {
+    const questions = [
+      ...verified.flatMap((v) => [v.question, ...v.paraphrases]),
+      ...(jsonl(fixturePath('benchmarks', 'crime-100.jsonl')) as { question: string }[]).map((r) => r.question),
+    ];
+    for (const q of questions) {
+      const r = readQuestion(q, ctx);
+      if (!r.ok) continue;
+      const question = planQuestion(parsePlan(r.plan), ctx);
+      expect(bare(read(question).plan), `${q} -> ${question}`).toEqual(bare(r.plan));
     }
   });
 });
@@ -211,6 +216,7 @@ describe('chat-style questions', () => {
     ['how many robberies overnight', { measure: count, filters: { types: ['ROBBERY'], night: true } }, ['night']],
     // flags and locations
     ['thefts that led to an arrest', { measure: count, filters: { types: ['THEFT'], arrest: true } }],
+    ['how many thefts in 2019 did not result in an arrest', { measure: count, filters: { types: ['THEFT'], arrest: false, time: Y(2019) } }],
     ['thefts without an arrest in 2019', { measure: count, filters: { types: ['THEFT'], arrest: false, time: Y(2019) } }],
     ['drug arrests in 2019', { measure: count, filters: { types: ['NARCOTICS'], arrest: true, time: Y(2019) } }],
     ['non-domestic batteries', { measure: count, filters: { types: ['BATTERY'], domestic: false } }],
@@ -289,6 +295,7 @@ describe('refusals', () => {
     ['how many crimes and arrests in 2019', ['arrests']],
     ['thefts in 2019 versus burglaries in 2018', ['versus']],
     ['how many thefts and how many burglaries', ['how many']],
+    ['least common crime types in 2019', ['least common']],
   ];
   for (const [text, unplaced, understood] of cases) {
     it(`"${text}"`, () => {
@@ -313,6 +320,7 @@ describe('refusals', () => {
       expect(readQuestion(suggestion!, ctx).ok, `${text} -> ${suggestion}`).toBe(true);
     }
     expect(refused('how many thefts near schools in 2019').suggestion).toBe('Try: how many thefts were reported in 2019?');
+    expect(refused('which districts had the fewest thefts').suggestion).toMatch(/Try: which 5 districts had the fewest thefts\?$/);
   });
 });
 

@@ -233,8 +233,9 @@ function readRanking(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; 
   if (n) return { groups, top: { n: n.n, order } };
   if (dimPiece && !dimPiece.by && dimPiece.plural === false) return { groups, top: { n: 1, order } };
   if (order === 'asc') {
-    for (const r of real) work.drop(r, 'the fewest needs a number ("the 5 districts with the fewest")');
-    return { groups };
+    // the plan cannot list every group fewest first: suggest the 5 with the fewest
+    for (const r of real) work.flag(r, 'the fewest needs a number ("the 5 districts with the fewest")');
+    return { groups, top: { n: 5, order } };
   }
   return { groups };
 }
