@@ -69,7 +69,9 @@ function typeWords(f: Pick<Filters, 'types' | 'descriptions' | 'category'>): str
   }
   const names = (f.types ?? []).map((t) => m.types[t]?.many ?? t.toLowerCase());
   if (f.category) names.push(m.categories[f.category].label);
-  return names.length ? names.join(' or ') : undefined;
+  if (!names.length) return undefined;
+  const described = f.descriptions?.length && !entries(m.type_details).some(([, d]) => f.descriptions!.includes(d.description)) ? ` described as ${f.descriptions.join(' or ')}` : '';
+  return names.join(' or ') + described;
 }
 
 function locationWords(location: string): string {
@@ -126,7 +128,6 @@ export function planPhrases(plan: QueryPlan, ctx: ReadContext): string[] {
   else if (m.kind === 'percentile_per') out.push(m.p === 0.5 ? `median per ${PER_WORDS[m.per]}` : `${Math.round(m.p * 100)}th percentile per ${PER_WORDS[m.per]}`);
   else if (m.kind === 'distinct') out.push(`how many different ${DIM_WORDS[m.of].many}`);
   out.push(typeWords(f) ?? 'all crimes');
-  if (f.descriptions && !(f.types?.length === 1 && typeWords(f) !== (semanticModel().types[f.types[0]]?.many))) out.push(`described as ${f.descriptions.join(' or ')}`);
   if (f.arrest !== undefined) out.push(flagPhrase('arrest', f.arrest));
   if (f.domestic !== undefined) out.push(flagPhrase('domestic', f.domestic));
   out.push(...filterPhrases(f, ctx));

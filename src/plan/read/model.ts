@@ -1,7 +1,6 @@
 // The semantic model (fixtures/knowledge/semantic-model.json) as the reader
-// sees it: read once, typed loosely (other readers of the file may add keys).
-import { readFileSync } from 'node:fs';
-import { fixturePath } from '../../core/paths.js';
+// sees it: every section it reads, typed (the file may hold more).
+import { semanticModel as loadModel } from '../semantic-model.js';
 
 export interface Named { label: string; words: string[] }
 
@@ -31,12 +30,8 @@ export interface SemanticModel {
   filler_phrases?: string[];
 }
 
-let model: SemanticModel | undefined;
-
-export function semanticModel(): SemanticModel {
-  model ??= JSON.parse(readFileSync(fixturePath('knowledge', 'semantic-model.json'), 'utf8')) as SemanticModel;
-  return model;
-}
+/** The model file (read once by ../semantic-model.ts), with the sections the reader uses typed. */
+export const semanticModel = (): SemanticModel => loadModel() as unknown as SemanticModel;
 
 /** The entries of a record section, without its "_about" note. */
 export function entries<T>(section: Record<string, T | string> | undefined): [string, T][] {
