@@ -96,7 +96,8 @@ class RangeNames {
 /** Output column names of a SELECT, as PostgreSQL names them; '*' expands to every data column. */
 function outputNames(select: Json | undefined, allow: SqlAllowList): string[] {
   if (!select) return [];
-  if (select.larg) return outputNames((select.larg as Json).SelectStmt as Json, allow);
+  // a set operation is named by its leftmost SELECT (libpg-query gives larg/rarg as bare SelectStmts, not wrapped nodes)
+  if (select.larg) return outputNames(select.larg as Json, allow);
   if (Array.isArray(select.valuesLists)) {
     const first = (select.valuesLists[0] as Json | undefined)?.List as { items?: unknown[] } | undefined;
     return (first?.items ?? []).map((_, i) => `column${i + 1}`);
@@ -202,7 +203,14 @@ class GuardWalk {
       });
       inner = new Set([...visible, ...names]);
     }
-    for (const [key, value] of Object.entries(s)) if (key !== 'withClause') this.visit(value, inner);
+    for (const [key, value] of Object.entries(s)) {
+      if (key === 'withClause') continue;
+      // the branches of UNION/INTERSECT/EXCEPT come as bare SelectStmts, not `{SelectStmt: …}` nodes: walked as plain
+      // objects they escaped the checks above, so `SELECT … INTO t FROM … UNION SELECT …` (which PostgreSQL runs as
+      // CREATE TABLE AS) was accepted, and a branch's own WITH was not in scope for its FROM
+      if ((key === 'larg' || key === 'rarg') && value) this.select(value as Json, inner);
+      else this.visit(value, inner);
+    }
   }
 
   visit(node: unknown, visible: ReadonlySet<string>): void {

@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSql, type GuardReason } from '../../src/db/sql-guard.js';
+import { checkSql } from '../../src/db/sql-guard.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { classOf, loadCorpus } from '../security/corpus.js';
 
-interface Hostile { sql: string; reason: GuardReason; writes: boolean }
-const CORPUS = JSON.parse(readFileSync('test/fixtures/hostile-sql.json', 'utf8')) as Hostile[];
+const { entries: CORPUS, pwnedPath } = loadCorpus();
+const REFUSED = CORPUS.filter((h) => h.reason);
 
 const BENIGN = [
   'SELECT count(*) FROM crimes',
@@ -21,17 +23,27 @@ const BENIGN = [
   "SELECT stock_code, closing_price FROM shanghai_stock_exchange WHERE trade_date = '2024-01-02' UNION ALL SELECT stock_code, closing_price FROM shenzhen_stock_exchange WHERE trade_date = '2024-01-02'",
   'SELECT c.* FROM public.crimes c ORDER BY c.date DESC LIMIT 10',
   'SELECT CASE WHEN arrest THEN \'yes\' ELSE \'no\' END, count(*) FROM crimes GROUP BY 1',
+  // set operations: each branch is a SELECT with its own WITH, and the left one names the columns
+  '(WITH y AS (SELECT year FROM crimes) SELECT year FROM y) UNION SELECT 2001',
+  'WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT r.n + 1 FROM r WHERE r.n < 5) SELECT r.n FROM r',
+  'SELECT s.n FROM (SELECT count(*) AS n FROM crimes UNION ALL SELECT 0) s',
 ];
 
 describe('SQL guard (libpg-query)', () => {
-  it(`refuses all ${CORPUS.length} hostile statements, each for the right reason`, async () => {
-    expect(CORPUS.length).toBeGreaterThanOrEqual(100);
+  it(`refuses all ${REFUSED.length} hostile statements, each for the right reason`, async () => {
+    expect(REFUSED.length).toBeGreaterThanOrEqual(400);
     const wrong: string[] = [];
-    for (const h of CORPUS) {
+    for (const h of REFUSED) {
       const verdict = await checkSql(h.sql);
       if (verdict.ok || verdict.reason !== h.reason) wrong.push(`${h.sql} -> ${verdict.ok ? 'accepted' : verdict.reason} (expected ${h.reason})`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('accepts the resource bombs of the corpus: the limits stop those (test/security/hostile-model.test.ts)', async () => {
+    const bombs = CORPUS.filter((h) => h.limit);
+    expect(bombs.length).toBeGreaterThanOrEqual(10);
+    for (const h of bombs) expect(await checkSql(h.sql), h.sql).toMatchObject({ ok: true });
   });
 
   it('accepts ordinary analytical SELECTs and lists the tables they read', async () => {
@@ -49,53 +61,81 @@ describe('SQL guard (libpg-query)', () => {
   });
 });
 
-describe('the read-only role alone', () => {
+describe('the reader login alone (the guard bypassed)', () => {
   let db: TestDatabase;
+  let reader: pg.Client;
   beforeAll(async () => {
     db = await createTestDatabase();
     await db.pool.query(`INSERT INTO crimes (id, date, primary_type) VALUES (1, '2024-01-01', 'THEFT'), (2, '2024-01-02', 'BATTERY')`);
+    // the login model-written SQL runs as, connected to as a query that escaped the guard would be
+    reader = new pg.Client({ connectionString: db.reader!.url });
+    await reader.connect();
   });
-  afterAll(async () => db?.drop());
+  afterAll(async () => {
+    await reader?.end();
+    await db?.drop();
+    rmSync(pwnedPath, { force: true });
+  });
 
-  /** What a write would change: tables, their rows, privileges, roles, temp tables. */
+  /** What a write would change: tables, their rows, privileges, roles, temp tables, large objects. */
   const fingerprint = async (q: (sql: string) => Promise<{ rows: unknown[] }>) =>
     JSON.stringify(await Promise.all([
-      q(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`),
+      q(`SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema IN ('public', 'datadesk_app') ORDER BY 1, 2`),
       q(`SELECT (SELECT count(*) FROM crimes) AS crimes, (SELECT count(*) FROM community_areas) AS areas, (SELECT sum(id) FROM crimes) AS ids, (SELECT count(*) FILTER (WHERE arrest) FROM crimes) AS arrests`),
-      q(`SELECT grantee, table_name, privilege_type FROM information_schema.table_privileges WHERE table_schema = 'public' ORDER BY 1, 2, 3`),
-      q(`SELECT rolname, rolsuper FROM pg_roles ORDER BY 1`),
+      q(`SELECT grantee, table_name, privilege_type FROM information_schema.table_privileges WHERE table_schema IN ('public', 'datadesk_app') ORDER BY 1, 2, 3`),
+      q(`SELECT rolname, rolsuper, rolcreaterole, rolinherit, rolconfig FROM pg_roles WHERE rolname = current_user OR rolsuper ORDER BY 1`),
       q(`SELECT count(*) FROM pg_class WHERE relpersistence = 't'`),
       q(`SELECT obj_description('crimes'::regclass)`),
+      q(`SELECT count(*) FROM pg_largeobject_metadata`),
     ]));
 
-  it('refuses every write of the corpus: it errors or changes nothing', async () => {
+  it('every write of the corpus errors or changes nothing, and writes no file', async () => {
     const writes = CORPUS.filter((h) => h.writes);
-    expect(writes.length).toBeGreaterThanOrEqual(50);
+    expect(writes.length).toBeGreaterThanOrEqual(80);
+    const who = await reader.query('SELECT current_user AS u, session_user AS s');
+    expect(who.rows[0]).toEqual({ u: db.reader!.role, s: db.reader!.role });
     const before = await fingerprint((sql) => db.pool.query(sql));
-    const client = await db.pool.connect();
     const changed: string[] = [];
-    try {
-      for (const h of writes) {
-        await client.query('BEGIN');
-        await client.query('SET LOCAL ROLE datadesk_reader');
-        const who = await client.query('SELECT current_user');
-        expect(who.rows[0].current_user).toBe('datadesk_reader');
-        let refused = false;
-        try {
-          await client.query(h.sql);
-        } catch {
-          refused = true;
-        }
-        if (!refused) {
-          await client.query('RESET ROLE');
-          if ((await fingerprint((sql) => client.query(sql))) !== before) changed.push(h.sql);
-        }
-        await client.query('ROLLBACK');
+    for (const h of writes) {
+      await reader.query('BEGIN');
+      let refused = false;
+      try {
+        await reader.query(h.sql);
+      } catch {
+        refused = true;
       }
-    } finally {
-      client.release();
+      // seen from inside the reader's own transaction, before it ends
+      if (!refused && (await fingerprint((sql) => reader.query(sql))) !== before) changed.push(h.sql);
+      await reader.query('ROLLBACK');
     }
     expect(changed).toEqual([]);
     expect(await fingerprint((sql) => db.pool.query(sql))).toBe(before);
+    expect(existsSync(pwnedPath)).toBe(false);
+  });
+
+  it('refuses outright what takes SQL text, changes settings, touches files or large objects, or reads app state', async () => {
+    const escapes = CORPUS.filter((h) => ['sql_text_function', 'set_config', 'large_object', 'server_file', 'app_table'].includes(classOf(h)) && h.reason !== 'system_catalog');
+    expect(escapes.length).toBeGreaterThanOrEqual(80);
+    const ran: string[] = [];
+    for (const h of escapes) {
+      await reader.query('BEGIN');
+      try {
+        await reader.query(h.sql);
+        ran.push(h.sql);
+      } catch (error) {
+        expect((error as Error).message, h.sql).toMatch(/permission denied|does not exist|cross-database references are not implemented/);
+      }
+      await reader.query('ROLLBACK');
+    }
+    expect(ran).toEqual([]);
+    expect(existsSync(pwnedPath)).toBe(false);
+  });
+
+  // Known gap (src/db/reader-role.ts, not this file's to fix): session advisory locks stay executable for PUBLIC.
+  // A query that got past the guard could take pg_advisory_lock(7322002), the app's migration/reader-setup lock,
+  // on a pooled reader connection and keep it, so that the next process to start waits forever. Turns red once
+  // pg_advisory_lock* (session level) lose EXECUTE for PUBLIC: then make it an `it`.
+  it.fails('may not hold a session advisory lock (the app serializes its start-up with one)', async () => {
+    await expect(reader.query('SELECT pg_advisory_lock(7322002)')).rejects.toThrow(/permission denied/);
   });
 });
