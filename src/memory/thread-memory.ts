@@ -16,6 +16,8 @@ export interface PastQuestion {
   slots?: Record<string, string | number>;
   /** the question whose wording chose the verified query (a follow-up keeps its first question's) */
   basis?: string;
+  /** the query plan it was read into: a follow-up edits it */
+  plan?: unknown;
 }
 
 export interface ThreadState {

@@ -226,11 +226,17 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[]): string
   const value = m.kind === 'share' ? 'counts.share_pct' : `coalesce(counts.${measureName(m)}, 0)`;
   // ties go by the axis' own order (time, cycles) or alphabetically by label (names, types)
   const byAxis = axes.map((a, i) => (a.ordered ? `axis${i + 1}.${keys[i]}` : a.name));
-  let order: string[];
-  if (plan.top) order = [`${value} ${plan.top.order.toUpperCase()}${m.kind === 'share' ? ' NULLS LAST' : ''}`, ...byAxis];
-  else if (axes[0].ordered) order = byAxis;
-  else order = [`${value} DESC${m.kind === 'share' ? ' NULLS LAST' : ''}`, ...byAxis];
-  return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\nFROM ${from}\n${join}\nORDER BY ${order.join(', ')}${plan.top ? `\nLIMIT ${plan.top.n}` : ''}`;
+  const nullsLast = m.kind === 'share' ? ' NULLS LAST' : '';
+  const body = `FROM ${from}\n${join}`;
+  if (plan.top) {
+    // the top n by rank, so a tie at the cut shows every tied member instead of hiding some of them
+    const names = [...axes.map((a) => a.name), ...(m.kind === 'share' ? ['share_pct', 'matching', 'incidents'] : [measureName(m)])];
+    const ranked = `ranked AS (\n  SELECT ${[...labels, ...outputs, ...keys.map((k, i) => `axis${i + 1}.${k}`), `rank() OVER (ORDER BY ${value} ${plan.top.order.toUpperCase()}${nullsLast}) AS rank`].join(',\n         ')}\n  ${body.replace(/\n/g, '\n  ')}\n)`;
+    const tieBreak = axes.map((a, i) => (a.ordered ? keys[i] : a.name));
+    return `WITH ${[counts, ...axisCtes, ranked].join(',\n')}\nSELECT ${names.join(', ')}\nFROM ranked\nWHERE rank <= ${plan.top.n}\nORDER BY rank, ${tieBreak.join(', ')}`;
+  }
+  const order = axes[0].ordered ? byAxis : [`${value} DESC${nullsLast}`, ...byAxis];
+  return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}`;
 }
 
 /** Averages and percentiles of per-group counts, over every member of the group in scope (empty ones count as 0). */

@@ -145,6 +145,15 @@ export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationCon
 
 const TIME_AXES = new Set<Dimension>(['year', 'month', 'date']);
 
+/** "community area" -> "community areas", "day of the week" -> "days of the week". */
+function plural(noun: string): string {
+  const words = noun.split(' ');
+  const at = words.includes('of') ? 0 : words.length - 1;
+  const w = words[at];
+  words[at] = /[^aeiou]y$/.test(w) ? `${w.slice(0, -1)}ies` : `${w}s`;
+  return words.join(' ');
+}
+
 function describeGroups(plan: QueryPlan, r: PlanRows, head: string, ctx: NarrationContext, range: string): string {
   const labels = plan.groupBy.length;
   const pct = plan.measure.kind === 'share';
@@ -159,7 +168,11 @@ function describeGroups(plan: QueryPlan, r: PlanRows, head: string, ctx: Narrati
     const who = extreme(value);
     return who.length > 1 ? `${word}: ${show(value, pct)}, tied between ${joinWords(who.slice(0, 5))}${who.length > 5 ? ` and ${who.length - 5} more` : ''}` : `${word}: ${who[0]} with ${show(value, pct)}`;
   };
-  const sentences = [`${head}: ${fmtInt(r.rowCount)} ${r.rowCount === 1 ? 'group' : 'groups'}${pct ? '' : `, ${show(total)} in all`}.`];
+  const noun = labels === 1 ? DIMENSION_WORDS[plan.groupBy[0]] : 'combination';
+  const counted = `${fmtInt(r.rowCount)} ${r.rowCount === 1 ? noun : plural(noun)}`;
+  const sentences = [plan.top
+    ? `${head}: ${plan.top.order === 'desc' ? 'the most' : 'the fewest'}${r.rowCount > plan.top.n ? ` (${counted}, ties included)` : ''}.`
+    : `${head}: ${counted}${pct ? '' : `, ${show(total)} in all`}.`];
   sentences.push(`${say(plan.top?.order === 'asc' ? 'Fewest' : 'Highest', num(sorted[0][valueAt]))}.`);
   if (rows.length > 1 && plan.top?.order !== 'asc') sentences.push(`${say('Lowest', num(sorted.at(-1)![valueAt]))}.`);
   // change only along time, first to last member of the axis

@@ -181,7 +181,7 @@ describe('saved-question digests and backtest watches', () => {
     clock = new Date('2026-07-01T08:00:05Z');
     expect(await a.tick()).toBe(2);
     const thefts = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
-    expect(String(posts('C-saved')[0].args.text)).toBe(`Saved question "How many thefts were reported in 2019?": Incidents: ${thefts.toLocaleString('en-US')}.`);
+    expect(String(posts('C-saved')[0].args.text)).toBe(`Saved question "How many thefts were reported in 2019?": Thefts in 2019, all of Chicago: ${thefts.toLocaleString('en-US')}`);
     expect(String(posts('C-watch')[0].args.text)).toMatch(/^Backtest watch: 600519 Kweichow Moutai Co\., Ltd\.: Sharpe/);
     expect(JSON.stringify(posts('C-watch')[0].args.blocks)).toContain('First run of this watch.');
     clock = new Date('2026-07-02T08:00:05Z');

@@ -20,6 +20,20 @@ import { runNode } from './nodes/run-node.js';
 import { schemaNode } from './nodes/schema-node.js';
 import { synthesizeNode } from './nodes/synthesize-node.js';
 import { validateNode } from './nodes/validate-node.js';
+import type { PlanContext } from './plan-path.js';
+import type pg from 'pg';
+
+async function readPlanContext(pool: pg.Pool): Promise<PlanContext> {
+  const areas = await pool.query<{ community_area: number; name: string }>('SELECT community_area, name FROM community_areas ORDER BY community_area');
+  const range = await pool.query<{ first: string | null; last: string | null }>('SELECT min(date)::date AS first, max(date)::date AS last FROM crimes');
+  const today = new Date().toISOString().slice(0, 10);
+  return {
+    areas: new Map(areas.rows.map((r) => [r.name.toLowerCase(), r.community_area])),
+    areaNames: new Map(areas.rows.map((r) => [r.community_area, r.name])),
+    earliestDate: range.rows[0].first ?? today,
+    latestDate: range.rows[0].last ?? today,
+  };
+}
 
 export type { SqlAgentDeps } from './state.js';
 
@@ -47,8 +61,12 @@ const NODES: Record<SqlNodeName, GraphNode<SqlState, SqlNodeName>> = {
   synthesize: synthesizeNode,
 };
 
+/** How long the data's date range is trusted before it is read again (the portal sync adds days). */
+const PLAN_CONTEXT_TTL_MS = 10 * 60_000;
+
 export class SqlAgent {
   private schema?: Promise<SchemaInfo>;
+  private planContext?: { at: number; value: Promise<PlanContext> };
 
   constructor(private readonly deps: SqlAgentDeps) {}
 
@@ -61,10 +79,22 @@ export class SqlAgent {
     return this.schema;
   }
 
+  /** The reader's context: area names and the data's first and last day. */
+  loadPlanContext(): Promise<PlanContext> {
+    if (!this.planContext || Date.now() - this.planContext.at > PLAN_CONTEXT_TTL_MS) {
+      const value = readPlanContext(this.deps.pool).catch((error) => {
+        this.planContext = undefined;
+        throw error;
+      });
+      this.planContext = { at: Date.now(), value };
+    }
+    return this.planContext.value;
+  }
+
   async ask(q: SqlQuestion, progress?: (step: string) => void): Promise<SqlOutcome> {
     const state: SqlState = {
       deps: this.deps, question: q.question, threadId: q.threadId, thread: await this.deps.memory.get(q.threadId), progress,
-      loadSchema: () => this.schemaInfo(), choices: {}, assumptions: [], attempt: 0, llmUnavailable: false, tokens: 0, trace: [],
+      loadSchema: () => this.schemaInfo(), loadPlanContext: () => this.loadPlanContext(), choices: {}, assumptions: [], attempt: 0, llmUnavailable: false, tokens: 0, trace: [],
     };
     try {
       await runGraph(NODES, 'schema', state);

@@ -9,6 +9,8 @@ import type { ThreadMemory, ThreadState } from '../../memory/thread-memory.js';
 import type { QueryResult } from './execute.js';
 import type { OfflineSql } from './generate.js';
 import type { SchemaInfo } from './schema.js';
+import type { QueryPlan } from '../../plan/query-plan.js';
+import type { PlanContext, PlanOutcome } from './plan-path.js';
 
 export interface SqlAgentDeps {
   /** the app's pool: schema introspection and the SQL our own code writes (verified queries) */
@@ -38,6 +40,13 @@ export interface SqlState extends GraphState {
   /** the introspected schema (cached by the agent) */
   loadSchema: () => Promise<SchemaInfo>;
   schema?: SchemaInfo;
+  /** what the reader needs: the data's date range and the area names (cached by the agent) */
+  loadPlanContext: () => Promise<PlanContext>;
+  /** the plan the question was read into, and its parts in words ("Understood as") */
+  plan?: QueryPlan;
+  understood?: string[];
+  /** what the reader made of a question it could not read whole (said if nothing else answers) */
+  unread?: Extract<PlanOutcome, { kind: 'unread' }>;
   /** glossary choices in force, and the assumptions shown with the answer */
   choices: Record<string, string>;
   assumptions: string[];

@@ -22,7 +22,7 @@ describe('datadesk chat (through stdin)', () => {
     const input = ['How many thefts were reported in 2019?', 'How many crimes were reported each year?', 'How many robberies happened at night in 2019?', '3', 'exit', ''].join('\n');
     const r = await runCli(['chat'], { DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, THREAD_MEMORY_URL: 'memory' }, undefined, input);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`Incidents: ${thefts.toLocaleString('en-US')}.`);
+    expect(r.stdout).toContain(`Thefts in 2019, all of Chicago: ${thefts.toLocaleString('en-US')}`);
     const chart = /Chart: (\S+\.png)/.exec(r.stdout)?.[1];
     expect(chart && existsSync(chart)).toBe(true);
     expect(r.stdout).toContain('What counts as night?\n  1. 22:00-06:00');

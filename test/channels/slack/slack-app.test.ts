@@ -74,10 +74,12 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(res.status).toBe(200);
     const placeholder = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts);
     expect(placeholder.args).toMatchObject({ channel: 'C1', text: ':hourglass_flowing_sand: Working on it…' });
-    const final = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('SELECT year, count(*) AS incidents FROM crimes GROUP BY year ORDER BY year'));
+    const final = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Crimes by year, all of Chicago'));
+    expect(blocksText(final)).toContain('Understood as: crimes · all of Chicago · by year');
+    expect(blocksText(final)).toContain('SELECT year AS k1');
     expect(final.args.channel).toBe('C1');
     expect(blocksText(final)).toContain('showing 10 of 25 rows');
-    expect(String(final.args.text)).toMatch(/^From year 2001 to 2025/);
+    expect(String(final.args.text)).toBe('Crimes by year, all of Chicago');
     const complete = await slack.waitFor((c) => c.method === 'files.completeUploadExternal');
     expect(complete.args).toMatchObject({ channel_id: 'C1', thread_ts: ts });
     const upload = slack.uploads.at(-1)!;
@@ -121,10 +123,10 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer();
     const first = mention('How many thefts were reported in district 11 in 2019?');
     await post(server, first.body, 'application/json');
-    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('district = 11 AND year = 2019'));
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts in 2019, in district 11'));
     const follow = mention('and in 2020?', { threadTs: first.ts });
     await post(server, follow.body, 'application/json');
-    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('district = 11 AND year = 2020'));
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts in 2020, in district 11'));
     expect(answer.args.channel).toBe('C1');
   });
 
@@ -159,7 +161,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     await post(server, body, 'application/json');
     await post(server, body, 'application/json', { ...sign(body), 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
     await post(server, body, 'application/json', { ...sign(body), 'x-slack-retry-num': '2', 'x-slack-retry-reason': 'http_timeout' });
-    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes("primary_type = 'THEFT' AND year = 2019"));
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts in 2019, all of Chicago'));
     await new Promise((r) => setTimeout(r, 300));
     expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts)).toHaveLength(1);
   });
@@ -184,7 +186,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     });
     await post(server, dm, 'application/json');
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'D1' && Boolean(c.args.blocks));
-    expect(blocksText(answer)).toContain("primary_type = 'THEFT' AND year = 2019");
+    expect(blocksText(answer)).toContain('Thefts in 2019, all of Chicago');
     expect(slack.calls.find((c) => c.method === 'chat.postMessage' && c.args.channel === 'D1')!.args.thread_ts).toBe(ts);
 
     const home = JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'EvHome1', event_time: 1, event: { type: 'app_home_opened', user: 'U5', channel: 'D1', tab: 'home' } });

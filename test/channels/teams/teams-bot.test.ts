@@ -89,7 +89,9 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(card.version).toBe('1.5');
     expect(card.body.find((b) => b.type === 'Table')).toBeTruthy();
     expect(cardText(update)).toContain('10 of 25 rows');
-    expect(cardText(update)).toContain('SELECT year, count(*) AS incidents FROM crimes GROUP BY year ORDER BY year');
+    expect(cardText(update)).toContain('Crimes by year, all of Chicago');
+    expect(cardText(update)).toContain('Understood as: crimes · all of Chicago · by year');
+    expect(cardText(update)).toContain('SELECT year AS k1');
     const image = card.body.find((b) => b.type === 'Image') as { url: string };
     // too large to inline: a link to the bot's own unguessable URL, which serves the PNG
     expect(image.url).toMatch(new RegExp(`^${server.url}/charts/[0-9a-f]{32}\\.png$`));

@@ -7,6 +7,7 @@ import { LlmError } from '../../../llm/client.js';
 import { isAmbiguous, option, termsIn } from '../../../knowledge/glossary.js';
 import { generateOffline, generateWithLlm } from '../generate.js';
 import type { SqlNodeName, SqlState } from '../state.js';
+import { planFromWords, unreadRefusal } from '../plan-path.js';
 
 /** Settles every ambiguous term of the question; false when the user must be asked first. */
 async function settleTerms(state: SqlState): Promise<boolean> {
@@ -27,7 +28,19 @@ async function settleTerms(state: SqlState): Promise<boolean> {
 }
 
 export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'> {
-  if (state.attempt === 0 && !(await settleTerms(state))) return 'end';
+  if (state.attempt === 0) {
+    // first the query plan: exact, no model; a model only for what the plan cannot say
+    const outcome = await planFromWords(state, await state.loadPlanContext());
+    if (outcome.kind === 'asked') return 'end';
+    if (outcome.kind === 'compiled') {
+      state.attempt = 1;
+      state.stepNote = 'offline: query plan';
+      state.candidate = outcome.sql;
+      return 'validate';
+    }
+    state.unread = outcome;
+    if (!(await settleTerms(state))) return 'end';
+  }
   state.attempt++;
   state.progress?.(state.attempt === 1 ? 'Writing the query' : `Rewriting the query (attempt ${state.attempt})`);
   const { deps, schema } = state;
@@ -50,14 +63,13 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
   const offline = generateOffline(state.question, schema!, state.choices, state.thread.history);
   if ('reason' in offline) {
     if (llmDown) throw llmDown;
-    state.answer = makeAnswer({
-      kind: 'refusal', route: 'sql', trace: state.trace,
-      reason: `No LLM is configured, and this question needs one: ${offline.reason}.`,
-      alternatives: [
-        'Ask one of the verified question types, e.g. "How many thefts were reported in 2019?" or "Which blocks had the most burglaries?"',
-        'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form questions',
-      ],
-    });
+    state.answer = state.unread
+      ? unreadRefusal(state, state.unread, 'No LLM is configured, and the rest needs one.')
+      : makeAnswer({
+        kind: 'refusal', route: 'sql', trace: state.trace,
+        reason: `No LLM is configured, and this question needs one: ${offline.reason}.`,
+        alternatives: ['Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form questions'],
+      });
     return 'end';
   }
   if (llmDown) state.assumptions.push(`the LLM was unavailable (${llmDown.message}); answered from a verified query`);

@@ -9,6 +9,10 @@ import { renderPrompt } from '../../../llm/prompts.js';
 import { humanize, narrate, TIME_COLUMN, uncheckedNumbers } from '../narrator.js';
 import type { QueryResult } from '../execute.js';
 import type { SqlState } from '../state.js';
+import { narratePlan } from '../../../plan/narrate.js';
+import { narrationContext } from '../plan-path.js';
+
+const clip = (title: string) => (title.length > 80 ? `${title.slice(0, 77)}...` : title);
 
 async function narration(state: SqlState, result: QueryResult): Promise<{ text: string; note?: string }> {
   const plain = narrate(result);
@@ -35,17 +39,22 @@ async function narration(state: SqlState, result: QueryResult): Promise<{ text: 
 export async function synthesizeNode(state: SqlState): Promise<'end'> {
   state.progress?.('Writing the answer');
   const result = state.result!;
-  const { text, note } = await narration(state, result);
+  // a plan's answer is told from the plan: exact, no model
+  const told = state.plan ? narratePlan(state.plan, result, narrationContext(await state.loadPlanContext(), state.choices)) : undefined;
+  const { text, note } = told ? { text: told.narration, note: undefined } : await narration(state, result);
   if (note) state.stepNote = note;
   const offline = state.offline;
   await state.deps.memory.update(state.threadId, (s) => {
     s.pending = undefined;
-    s.history.push({ question: state.question, sql: state.sql, ...(offline ? { verifiedId: offline.verifiedId, slots: offline.slots, basis: offline.basis } : {}) });
+    s.history.push({
+      question: state.question, sql: state.sql, ...(state.plan ? { plan: state.plan } : {}),
+      ...(offline ? { verifiedId: offline.verifiedId, slots: offline.slots, basis: offline.basis } : {}),
+    });
   });
   const display = state.deps.displayRows;
   state.answer = makeAnswer({
     kind: 'result', route: 'sql', trace: state.trace,
-    headline: text.split(/(?<=\.)\s/)[0],
+    headline: told?.headline ?? text.split(/(?<=\.)\s/)[0],
     narration: text,
     sql: [state.sql!],
     table: {
@@ -55,9 +64,10 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
       rowCount: result.rowCount,
       truncated: result.rowCount > display,
     },
-    chart: chooseChart(result, state.question.length > 80 ? `${state.question.slice(0, 77)}...` : state.question),
+    chart: chooseChart(result, clip(told?.headline ?? state.question)),
     assumptions: state.assumptions,
     notes: note ? [note] : [],
+    ...(state.understood ? { understood: state.understood } : {}),
   });
   return 'end';
 }

@@ -1,0 +1,78 @@
+// The plan path of the generate node: the question (or a follow-up that edits
+// the thread's last plan) is read into a QueryPlan with no model; the glossary
+// terms it uses are settled from the thread, the workspace defaults or a
+// clarifying question; the one compiler writes the SQL. A term is asked about
+// only after the rest of the question was read, so a choice always leads to an
+// answer.
+import { makeAnswer } from '../../core/answer.js';
+import { glossary, option } from '../../knowledge/glossary.js';
+import { compilePlan } from '../../plan/compile.js';
+import { understoodAs, type NarrationContext } from '../../plan/narrate.js';
+import { parsePlan, type QueryPlan } from '../../plan/query-plan.js';
+import { readFollowUp, readQuestion, type ReadContext } from '../../plan/reader.js';
+import type { SqlState } from './state.js';
+
+export interface PlanContext extends ReadContext {
+  areaNames: ReadonlyMap<number, string>;
+}
+
+export type PlanOutcome =
+  | { kind: 'compiled'; plan: QueryPlan; sql: string }
+  | { kind: 'asked' }
+  | { kind: 'unread'; understood: string[]; unplaced: string[]; suggestion: string };
+
+export const narrationContext = (ctx: PlanContext, choices: Record<string, string>): NarrationContext => ({
+  areaNames: ctx.areaNames, dataFrom: ctx.earliestDate, dataTo: ctx.latestDate, choices,
+});
+
+/** Reads, settles the glossary terms, compiles; sets state.plan, state.understood and the assumptions. */
+export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<PlanOutcome> {
+  const last = [...state.thread.history].reverse().find((h) => h.plan)?.plan;
+  const previous = last ? parsePlan(last) : undefined;
+  const reading = (previous && readFollowUp(state.question, previous, ctx)) || readQuestion(state.question, ctx);
+  if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
+  let plan = parsePlan(reading.plan);
+  for (const termId of reading.terms) {
+    const chosen = state.thread.clarifications[termId] ?? state.deps.glossaryDefaults[termId];
+    if (chosen) {
+      state.choices[termId] = chosen;
+      continue;
+    }
+    const term = glossary().find((t) => t.id === termId)!;
+    await state.deps.memory.update(state.threadId, (s) => (s.pending = { question: state.question, term: term.id }));
+    state.answer = makeAnswer({
+      kind: 'clarify', route: 'sql', trace: state.trace, term: term.id, question: term.question ?? `What does "${term.label}" mean here?`,
+      options: term.options!.map((o) => ({ id: o.id, label: o.label, description: o.description })),
+    });
+    return { kind: 'asked' };
+  }
+  plan = withCalendarDay(plan, state);
+  const compiled = compilePlan(plan, state.choices);
+  state.plan = plan;
+  state.understood = understoodAs(plan, narrationContext(ctx, state.choices));
+  for (const a of compiled.assumptions) {
+    const term = glossary().find((t) => a.startsWith(`${t.label}:`));
+    state.assumptions.push(term && !state.thread.clarifications[term.id] ? `${a} (workspace default)` : a);
+  }
+  return { kind: 'compiled', plan, sql: compiled.sql };
+}
+
+/** "Which day had the most": a date, or a day of the year across all years, as the thread chose. */
+function withCalendarDay(plan: QueryPlan, state: SqlState): QueryPlan {
+  const chosen = state.choices.calendar_day;
+  if (!chosen || !plan.groupBy.includes('date')) return plan;
+  const o = option('calendar_day', chosen);
+  if (o) state.assumptions.push(`${glossary().find((t) => t.id === 'calendar_day')!.label}: ${o.label}`);
+  return chosen === 'day_of_year' ? { ...plan, groupBy: plan.groupBy.map((d) => (d === 'date' ? 'day_of_year' : d)) } : plan;
+}
+
+/** The refusal when neither the reader nor a model can answer: what was understood, what was not, a rephrasing. */
+export function unreadRefusal(state: SqlState, unread: Extract<PlanOutcome, { kind: 'unread' }>, why: string) {
+  const understood = unread.understood.length ? `I read this as: ${unread.understood.join(', ')}` : 'I could not read this question';
+  const unplaced = unread.unplaced.length ? `; I could not use: ${unread.unplaced.map((w) => `"${w}"`).join(', ')}` : '';
+  return makeAnswer({
+    kind: 'refusal', route: 'sql', trace: state.trace,
+    reason: `${understood}${unplaced}. ${why}`,
+    alternatives: [unread.suggestion, 'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form questions'].filter(Boolean),
+  });
+}
