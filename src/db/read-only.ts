@@ -102,8 +102,8 @@ function classify(error: unknown, options: ReadOnlyOptions, stopped: Error | und
   if (stopped) return stopped;
   const code = (error as { code?: string }).code;
   if (code === '57014') return new QueryTimeoutError(options.statementTimeoutMs);
-  // 53100 disk full / temp_file_limit, 53200 out of memory, 54000 program limit (e.g. a value over 1 GB)
-  if (code === '53100' || code === '53200' || code === '54000') return new QueryTooBigError((error as Error).message);
+  // 53100 disk full, 53200 out of memory, 53400 temp_file_limit, 54000 program limit (e.g. a value over 1 GB)
+  if (code === '53100' || code === '53200' || code === '53400' || code === '54000') return new QueryTooBigError((error as Error).message);
   if (isDatabaseUnavailable(error)) return new DatabaseUnavailableError(error as Error);
   return error;
 }

@@ -37,7 +37,9 @@ const DANGEROUS_FUNCTIONS = `
     AND (p.proname IN ('set_config', 'ts_stat', 'ts_rewrite', 'query_to_xml', 'query_to_xmlschema', 'query_to_xml_and_xmlschema',
                        'cursor_to_xml', 'cursor_to_xmlschema')
          OR p.proname ~ '_to_xml' OR p.proname LIKE 'lo\\_%' OR p.proname LIKE 'pg\\_read\\_%' OR p.proname LIKE 'pg\\_ls\\_%'
-         OR p.proname LIKE 'pg\\_stat\\_file%' OR p.proname LIKE 'pg\\_file\\_%')`;
+         OR p.proname LIKE 'pg\\_stat\\_file%' OR p.proname LIKE 'pg\\_file\\_%'
+         -- session advisory locks: an escaped query could hold the app's own locks (start-up, digest leader)
+         OR p.proname LIKE 'pg\\_advisory%' OR p.proname LIKE 'pg\\_try\\_advisory%')`;
 
 export interface ReaderSetup {
   role: string;

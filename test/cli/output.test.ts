@@ -111,7 +111,8 @@ describe('datadesk ask --json as a script reads it', () => {
 
   it('an error answer exits 1, with the error in the JSON', async () => {
     for (let i = 0; i < 3; i++) llm.script.push({ content: JSON.stringify({ sql: 'SELECT nothing FROM nowhere' }) });
-    const r = await runCli(['ask', '--json', 'how many thefts in 2019'], env);
+    // a detail the query plan cannot say, so the (scripted, failing) model writes the SQL
+    const r = await runCli(['ask', '--json', 'how many thefts in 2019 involved a getaway driver'], env);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error' });
     expect(r.code).toBe(1);
   }, 60_000);

@@ -91,7 +91,7 @@ describe('openDatabase', () => {
       await loadCrimes(db.write, 2_000);
       const { desk } = createDesk(cfg, db, logger);
       llm.script.push(modelSql("SELECT count(*) FROM crimes WHERE primary_type = 'THEFT' AND year = 2019"));
-      const modelAnswer = await desk.answer({ platform: 'cli', threadId: `t-${suffix}-1`, text: 'how many thefts in 2019 across the whole city, please' });
+      const modelAnswer = await desk.answer({ platform: 'cli', threadId: `t-${suffix}-1`, text: 'how many thefts in 2019 involved a getaway driver' });
       expect(modelAnswer).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/READ_DATABASE_URL/) });
       llm.script.length = 0;
       llm.script.push({ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 });

@@ -131,11 +131,9 @@ describe('the reader login alone (the guard bypassed)', () => {
     expect(existsSync(pwnedPath)).toBe(false);
   });
 
-  // Known gap (src/db/reader-role.ts, not this file's to fix): session advisory locks stay executable for PUBLIC.
-  // A query that got past the guard could take pg_advisory_lock(7322002), the app's migration/reader-setup lock,
-  // on a pooled reader connection and keep it, so that the next process to start waits forever. Turns red once
-  // pg_advisory_lock* (session level) lose EXECUTE for PUBLIC: then make it an `it`.
-  it.fails('may not hold a session advisory lock (the app serializes its start-up with one)', async () => {
+  // A query that got past the guard could otherwise take pg_advisory_lock(7322002), the app's start-up lock,
+  // on a pooled reader connection and keep it, so that the next process to start would wait forever.
+  it('may not hold a session advisory lock (the app serializes its start-up with one)', async () => {
     await expect(reader.query('SELECT pg_advisory_lock(7322002)')).rejects.toThrow(/permission denied/);
   });
 });

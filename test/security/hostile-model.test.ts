@@ -61,7 +61,6 @@ function recordStatements(pool: pg.Pool, log: string[]): void {
 
 const logger = createMemoryLogger();
 /** the last failure the SQL agent logged */
-const lastAgentError = () => logger.lines.filter((l) => l.includes('sql agent failed')).at(-1) ?? '';
 const deskWith = (deps: Partial<ConstructorParameters<typeof DataDesk>[0]>) =>
   new DataDesk({
     readPool: db.pool, writePool: db.pool, logger,
@@ -180,8 +179,8 @@ describe('a hostile model, through the whole desk', () => {
     } else if (limit === 'bytes') {
       expect(answer.message).toMatch(/^The query's result is too big \(more than 1 MB\) and was stopped\. Narrow the question/);
     } else {
-      // stopped by temp_file_limit (how that is worded: the known gap below)
-      expect(lastAgentError()).toMatch(/temporary file size exceeds temp_file_limit \(8192kB\)/);
+      // stopped by temp_file_limit, said as too big like the byte cap
+      expect(answer.message).toMatch(/^The query's result is too big \(temporary file size exceeds temp_file_limit \(8192kB\)\) and was stopped\. Narrow the question/);
     }
     // statement timeout + the watchdog's grace + room for a busy two-core machine
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000 + 2_000);
@@ -197,10 +196,8 @@ describe('a hostile model, through the whole desk', () => {
     expect((await reader.pool.query('SELECT count(*)::int AS n FROM crimes')).rows[0].n).toBe(2_000);
   });
 
-  // Known gap (src/db/read-only.ts classify(), not this file's to fix): temp_file_limit raises SQLSTATE 53400,
-  // which is not mapped to QueryTooBigError, so the user reads "Something went wrong … it has been logged" and
-  // the log gets an error line, although the limit did its job. Turns red when it is mapped: then make it an `it`.
-  it.fails('a query stopped by temp_file_limit is reported as too big, like the byte cap', async () => {
+  // temp_file_limit raises SQLSTATE 53400: the user reads "too big, narrow it", and nothing is logged as a crash
+  it('a query stopped by temp_file_limit is reported as too big, like the byte cap', async () => {
     llm.script.push(sqlReply(BOMBS.find((b) => b.limit === 'temp')!.sql));
     const answer = await ask();
     expect(answer).toMatchObject({ kind: 'error', message: expect.stringMatching(/^The query's result is too big/) });
@@ -242,11 +239,8 @@ describe('without a reader login', () => {
     expect(verified.kind === 'result' && verified.table?.rows.flat()).toContain(thefts);
   });
 
-  // Known gap (src/agents/sql/nodes/query-pool.ts, not this file's to fix): without a readerProblem in the
-  // desk's deps the refusal says "no read-only login is configured" and does not name READ_DATABASE_URL.
-  // openDatabase always gives a readerProblem that does (test/db/database.test.ts); a desk built by hand
-  // does not. This turns red when the fallback names it: then make it a plain `it`.
-  it.fails('the refusal names READ_DATABASE_URL even when the desk was given no readerProblem', async () => {
+  // a desk built by hand (no readerProblem in its deps) still tells the operator what to configure
+  it('the refusal names READ_DATABASE_URL even when the desk was given no readerProblem', async () => {
     const withLlm = deskWith({ llm: model() });
     llm.script.push(sqlReply('SELECT count(*) FROM crimes'));
     const refused = await ask(withLlm);

@@ -9,13 +9,20 @@ import { checkSql } from '../../db/sql-guard.js';
 import { DatabaseUnavailableError } from '../../db/errors.js';
 import { QueryTimeoutError, QueryTooBigError, withReadOnly } from '../../db/read-only.js';
 
+/**
+ * Sent with the extended protocol, which takes exactly one statement: a second
+ * wall behind the guard's own check (the simple protocol runs every statement
+ * of `SELECT 1; DROP …`). node-postgres supports queryMode; its types lag.
+ */
+const oneStatement = (text: string) => ({ text, queryMode: 'extended' }) as pg.QueryConfig;
+
 export type Validation = { ok: true } | { ok: false; error: string };
 
 export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs: number): Promise<Validation> {
   const verdict = await checkSql(sql);
   if (!verdict.ok) return { ok: false, error: verdict.message };
   try {
-    await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(`EXPLAIN ${sql}`));
+    await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(oneStatement(`EXPLAIN ${sql}`)));
     return { ok: true };
   } catch (error) {
     // a timeout, a limit or a database that is down says nothing about the query's validity
@@ -47,7 +54,7 @@ const NUMERIC_OIDS = new Set([1700, 700, 701, 20, 21, 23]);
  */
 export async function runSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, keepRows = 1_000, maxResultBytes?: number): Promise<QueryResult> {
   return withReadOnly(pool, { statementTimeoutMs, maxResultBytes, watchdog: true }, async (client) => {
-    await client.query(`DECLARE answer NO SCROLL CURSOR FOR ${sql.trim().replace(/;+$/, "")}`);
+    await client.query(oneStatement(`DECLARE answer NO SCROLL CURSOR FOR ${sql.trim().replace(/;+$/, '')}`));
     const first = await client.query({ text: `FETCH ${keepRows} FROM answer`, rowMode: 'array' });
     const rest = await client.query(`MOVE FORWARD ALL IN answer`);
     const numeric = first.fields.map((f) => NUMERIC_OIDS.has(f.dataTypeID));
