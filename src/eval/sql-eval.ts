@@ -252,7 +252,7 @@ function report(outcomes: ItemOutcome[], llm: LlmClient | undefined): SqlEvalRep
   const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : 'n/a');
   const perFile = files.map((f) => `${f} ${outcomes.filter((o) => (o.item.file ?? 'benchmark') === f).length}`).join(', ');
   const lines = [
-    `SQL benchmark: ${outcomes.length} questions (${perFile}), ${llm ? `LLM ${llm.model}` : 'no LLM (verified queries only)'}`,
+    `SQL benchmark: ${outcomes.length} questions (${perFile}), ${llm ? `LLM ${llm.model}` : 'no LLM (query plan and verified queries only)'}`,
     'tier | n | valid SQL | EX strict | EX relaxed | synthesis (1-5) | median ms',
   ];
   for (const tier of ['easy', 'medium', 'hard', 'all'] as const) {

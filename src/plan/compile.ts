@@ -44,6 +44,11 @@ class Conditions {
   readonly assumptions: string[] = [];
   constructor(private readonly choices: Record<string, string>) {}
 
+  /** An assumption the SQL makes that is not a glossary choice. */
+  note(assumption: string): void {
+    this.assumptions.push(assumption);
+  }
+
   /** The glossary option the thread chose for a term; the agent asks before compiling when there is none. */
   glossary(term: string): GlossaryOption {
     const o = option(term, this.choices[term] ?? '');
@@ -142,11 +147,8 @@ function axis(d: Dimension, f: Filters): Axis {
     case 'day_of_year':
       return { key: "to_char(date, 'MM-DD')", label: (k) => k, name: 'day_of_year', ordered: true };
     case 'community_area':
-      return {
-        key: 'community_area',
-        members: `unnest(${f.areas ? `ARRAY[${list(f.areas)}]` : 'ARRAY(SELECT community_area FROM community_areas ORDER BY 1)'})`,
-        label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`, name: 'community_area', ordered: false,
-      };
+      // areas are no calendar: like districts, the areas found are listed (the calendar and cyclic axes are the complete ones)
+      return { key: 'community_area', label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`, name: 'community_area', ordered: false };
     case 'type':
       return { key: 'primary_type', label: (k) => k, name: 'primary_type', ordered: false };
     case 'location':
@@ -215,7 +217,11 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[]): string
   const keys = axes.map((_, i) => `k${i + 1}`);
   const m = plan.measure;
   const values = aggregates(m, c).map((a) => a.replace(/ AS (\w+)$/, ' AS $1'));
-  const counts = `counts AS (\n  SELECT ${axes.map((a, i) => `${a.key} AS ${keys[i]}`).join(', ')},\n         ${values.join(',\n         ')}\n  FROM crimes${whereClause(where).replace(/\n/g, '\n  ')}\n  GROUP BY ${keys.map((_, i) => i + 1).join(', ')}\n)`;
+  // a place or category that is not recorded (NULL) is no group: it is left out, and said
+  const unknown = axes.filter((a) => !a.ordered).map((a) => `${a.key} IS NOT NULL`);
+  const nullable = axes.filter((a) => !a.ordered && a.key !== 'primary_type').map((a) => a.name.replace(/_/g, ' '));
+  if (nullable.length) c.note(`incidents with no recorded ${nullable.join(' or ')} are left out`);
+  const counts = `counts AS (\n  SELECT ${axes.map((a, i) => `${a.key} AS ${keys[i]}`).join(', ')},\n         ${values.join(',\n         ')}\n  FROM crimes${whereClause([...where, ...unknown]).replace(/\n/g, '\n  ')}\n  GROUP BY ${keys.map((_, i) => i + 1).join(', ')}\n)`;
   const axisCtes = axes.map((a, i) => `axis${i + 1} AS (SELECT ${a.members ? `${a.members} AS ${keys[i]}` : `DISTINCT ${keys[i]} FROM counts`})`);
   const outputs = m.kind === 'share'
     ? ['counts.share_pct', 'coalesce(counts.matching, 0) AS matching', 'coalesce(counts.incidents, 0) AS incidents']
@@ -229,11 +235,9 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[]): string
   const nullsLast = m.kind === 'share' ? ' NULLS LAST' : '';
   const body = `FROM ${from}\n${join}`;
   if (plan.top) {
-    // the top n by rank, so a tie at the cut shows every tied member instead of hiding some of them
-    const names = [...axes.map((a) => a.name), ...(m.kind === 'share' ? ['share_pct', 'matching', 'incidents'] : [measureName(m)])];
-    const ranked = `ranked AS (\n  SELECT ${[...labels, ...outputs, ...keys.map((k, i) => `axis${i + 1}.${k}`), `rank() OVER (ORDER BY ${value} ${plan.top.order.toUpperCase()}${nullsLast}) AS rank`].join(',\n         ')}\n  ${body.replace(/\n/g, '\n  ')}\n)`;
-    const tieBreak = axes.map((a, i) => (a.ordered ? keys[i] : a.name));
-    return `WITH ${[counts, ...axisCtes, ranked].join(',\n')}\nSELECT ${names.join(', ')}\nFROM ranked\nWHERE rank <= ${plan.top.n}\nORDER BY rank, ${tieBreak.join(', ')}`;
+    // the top n, ties at the cut broken deterministically by the axis order or the label
+    const order = [`${value} ${plan.top.order.toUpperCase()}${nullsLast}`, ...byAxis];
+    return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}\nLIMIT ${plan.top.n}`;
   }
   const order = axes[0].ordered ? byAxis : [`${value} DESC${nullsLast}`, ...byAxis];
   return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}`;
@@ -260,7 +264,9 @@ function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>
     case 'year': return calendar('year', 'year', 'year');
     case 'block': {
       const counts = `SELECT block, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY block`;
-      if (c.glossary('per_block_average').id === 'blocks_with_incidents') return `SELECT ${agg('n')} AS ${name}\nFROM (\n  ${counts}\n) per_block`;
+      // the glossary's per-block question is about averages; a percentile is taken over the blocks where it happened
+      const overIncidents = m.kind === 'percentile_per' ? (c.note('over the blocks with at least one incident'), true) : c.glossary('per_block_average').id === 'blocks_with_incidents';
+      if (overIncidents) return `SELECT ${agg('n')} AS ${name}\nFROM (\n  ${counts}\n) per_block`;
       return `WITH counts AS (\n  ${counts}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT block FROM crimes) blocks\nLEFT JOIN counts USING (block)`;
     }
     case 'community_area':

@@ -171,7 +171,7 @@ function describeGroups(plan: QueryPlan, r: PlanRows, head: string, ctx: Narrati
   const noun = labels === 1 ? DIMENSION_WORDS[plan.groupBy[0]] : 'combination';
   const counted = `${fmtInt(r.rowCount)} ${r.rowCount === 1 ? noun : plural(noun)}`;
   const sentences = [plan.top
-    ? `${head}: ${plan.top.order === 'desc' ? 'the most' : 'the fewest'}${r.rowCount > plan.top.n ? ` (${counted}, ties included)` : ''}.`
+    ? `${head}: ${plan.top.order === 'desc' ? 'the most' : 'the fewest'}.`
     : `${head}: ${counted}${pct ? '' : `, ${show(total)} in all`}.`];
   sentences.push(`${say(plan.top?.order === 'asc' ? 'Fewest' : 'Highest', num(sorted[0][valueAt]))}.`);
   if (rows.length > 1 && plan.top?.order !== 'asc') sentences.push(`${say('Lowest', num(sorted.at(-1)![valueAt]))}.`);

@@ -32,6 +32,13 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
   const reading = (previous && readFollowUp(state.question, previous, ctx)) || readQuestion(state.question, ctx);
   if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
   let plan = parsePlan(reading.plan);
+  if (plan.measure.kind === 'share' && plan.top) {
+    // the highest rate is usually a group of three incidents: a ranking by rate needs a minimum size the question did not give
+    return {
+      kind: 'unread', understood: reading.understood, unplaced: ['a ranking by rate (it needs a minimum number of incidents per group)'],
+      suggestion: 'Ask for the rate in each group, e.g. "arrest rate of thefts by district in 2019", and read the table',
+    };
+  }
   for (const termId of reading.terms) {
     const chosen = state.thread.clarifications[termId] ?? state.deps.glossaryDefaults[termId];
     if (chosen) {

@@ -51,6 +51,8 @@ export interface SqlState extends GraphState {
   choices: Record<string, string>;
   assumptions: string[];
   attempt: number;
+  /** SQL our own code wrote (compiled from the plan, or a verified query): it may run without the reader login */
+  ownSql?: string;
   /** the SQL being validated, and the last failure fed back to generation */
   candidate?: string;
   previous?: { sql: string; error: string };

@@ -35,7 +35,7 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
     if (outcome.kind === 'compiled') {
       state.attempt = 1;
       state.stepNote = 'offline: query plan';
-      state.candidate = outcome.sql;
+      state.candidate = state.ownSql = outcome.sql;
       return 'validate';
     }
     state.unread = outcome;
@@ -75,6 +75,6 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
   if (llmDown) state.assumptions.push(`the LLM was unavailable (${llmDown.message}); answered from a verified query`);
   state.assumptions.push(...offline.assumptions);
   state.offline = offline;
-  state.candidate = offline.sql;
+  state.candidate = state.ownSql = offline.sql;
   return 'validate';
 }
