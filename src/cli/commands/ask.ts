@@ -1,5 +1,6 @@
 // datadesk ask "QUESTION" [--thread ID] [--choose TERM=OPTION] [--json]: the
 // whole pipeline from the terminal; --thread keeps memory across calls.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -37,19 +38,22 @@ export function registerAsk(program: Command): void {
     .command('ask')
     .description('ask a question (crime data or a backtest) through the whole pipeline')
     .argument('[question...]', 'e.g. How many thefts were reported in 2019?')
-    .option('--thread <id>', 'a thread id: clarifications and follow-ups carry over between calls', 'cli')
+    .option('--thread <id>', 'a thread id: clarifications and follow-ups carry over between calls (default: a new thread each call)')
     .option('--choose <term=option>', 'answer a clarifying question of this thread, e.g. night=22-06')
     .option('--json', 'print {route, status, sql, columns, rows, row_count, answer, assumptions, clarify, chart_png, trace}')
     .option('--chart <file>', 'where to save the chart PNG')
     .addHelpText('after', exitCodesHelp({ clarify: true }))
-    .action(async (words: string[], opts: { thread: string; choose?: string; json?: boolean; chart?: string }) => {
+    .action(async (words: string[], opts: { thread?: string; choose?: string; json?: boolean; chart?: string }) => {
       const question = words.join(' ').trim();
       if (!question && !opts.choose) throw new UserError('Ask a question, e.g. datadesk ask "How many thefts were reported in 2019?"');
+      if (opts.choose && !opts.thread) throw new UserError('--choose answers a question of a thread: give the --thread it was asked in (the clarifying answer names it)');
+      // separate calls are separate conversations unless they name the same thread
+      const thread = opts.thread ?? randomBytes(6).toString('hex');
       const ctx = commandContext();
       const answer = await withDatabase(ctx, async (db) => {
         const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
         try {
-          const threadId = `cli:${opts.thread}`;
+          const threadId = `cli:${thread}`;
           if (opts.choose) {
             const [term, option] = opts.choose.split('=');
             if (!term || !option) throw new UserError('--choose takes TERM=OPTION, e.g. night=22-06');
@@ -68,7 +72,7 @@ export function registerAsk(program: Command): void {
       }
       if (opts.json) await writeOut(JSON.stringify(answerJson(answer, chartPath), null, 2) + '\n');
       else {
-        const hint = answer.kind === 'clarify' ? `Answer with: datadesk ask --thread ${opts.thread} --choose ${answer.term}=${answer.options[0].id}\n` : '';
+        const hint = answer.kind === 'clarify' ? `Answer with: datadesk ask --thread ${thread} --choose ${answer.term}=${answer.options[0].id}\n` : '';
         await writeOut(renderAnswerText(answer, chartPath ?? undefined) + '\n' + hint);
       }
       process.exitCode = answerExitCode(answer);
