@@ -269,7 +269,7 @@ export function loadConfig(env: RawEnv): Config {
 /** One line about the LLM for the start-up banner; never prints the key. */
 export function describeLlm(config: Config): string {
   if (!config.llm) {
-    return 'LLM: none configured. Answers come from verified queries, the rule syntax and the deterministic narrator; set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for free-form questions.';
+    return 'LLM: none configured. Answers come from the query plan (read without a model), verified queries, the rule syntax and the deterministic narrator; set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for free-form questions.';
   }
   const where = config.llm.baseUrl ?? 'https://api.openai.com/v1';
   return `LLM: ${config.llm.model} at ${where}${config.llm.apiKey ? ' (key set)' : ' (no key)'}`;

@@ -138,7 +138,8 @@ export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationCon
       return { headline: `${head}: 0`, narration: `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.` };
     }
     const detail = pct && result.rows[0] ? ` (${show(result.rows[0][1])} of ${show(result.rows[0][2])})` : '';
-    return { headline: `${head}: ${show(value, pct)}${detail}`, narration: `${head}: ${show(value, pct)}${detail}.` };
+    // the whole answer is its headline: renderers show it once
+    return { headline: `${head}: ${show(value, pct)}${detail}`, narration: `${head}: ${show(value, pct)}${detail}` };
   }
   return { headline: head, narration: describeGroups(plan, result, head, ctx, range) };
 }
