@@ -122,7 +122,7 @@ describe('datadesk ask --json as a script reads it', () => {
     expect(JSON.parse(refused.stdout)).toMatchObject({ route: 'reject', status: 'rejected' });
     expect(refused.code).toBe(3);
     const clarify = await runCli(['ask', 'How many robberies happened at night in 2019?'], env);
-    expect(clarify.stdout).toContain('Answer with: datadesk ask --thread cli --choose night=22-06');
+    expect(clarify.stdout).toMatch(/Answer with: datadesk ask --thread [0-9a-f]{12} --choose night=22-06/);
     expect(clarify.code).toBe(4);
     expect(llm.requests.length).toBe(0);
   }, 60_000);

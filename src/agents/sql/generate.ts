@@ -11,6 +11,7 @@ import { extractSlots, templateSlots, type Slots } from '../../knowledge/slots.j
 import { exampleSql, fillTemplate, similarVerified, verifiedQueries, type VerifiedQuery } from '../../knowledge/verified-queries.js';
 import type { PastQuestion } from '../../memory/thread-memory.js';
 import { schemaPrompt, type SchemaInfo } from './schema.js';
+import { QueryPlan } from '../../plan/query-plan.js';
 
 export interface OfflineSql {
   sql: string;
@@ -112,7 +113,12 @@ export function generateOffline(
   return { reason: `it does not match one of the ${verifiedQueries().length} question types I can answer exactly without an LLM${closest ? ` (the closest: "${closest}")` : ''}` };
 }
 
-const sqlReply = z.object({ sql: z.string().min(1) });
+/** The model fills a query plan when it can, and writes free SQL only for what the plan cannot say. */
+const modelReply = z.union([z.object({ plan: QueryPlan }).strict(), z.object({ sql: z.string().min(1) })]);
+export type ModelAnswer = { kind: 'plan'; plan: QueryPlan } | { kind: 'sql'; sql: string };
+
+let planSchemaText: string | undefined;
+const planSchema = () => (planSchemaText ??= JSON.stringify(z.toJSONSchema(QueryPlan, { io: 'input' })));
 
 export interface LlmSqlRequest {
   question: string;
@@ -120,9 +126,12 @@ export interface LlmSqlRequest {
   choices: Record<string, string>;
   history: PastQuestion[];
   previous?: { sql: string; error: string };
+  /** the data's first and last day, for relative dates in a plan */
+  dataFrom: string;
+  dataTo: string;
 }
 
-export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promise<{ sql: string; tokens: number }> {
+export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promise<{ answer: ModelAnswer; tokens: number }> {
   const definitions = termsIn(req.question)
     .map((t) => {
       const chosen = req.choices[t.id] ? option(t.id, req.choices[t.id]) : undefined;
@@ -141,8 +150,13 @@ export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promi
     examples,
     history: last?.sql ? `Earlier in this conversation:\nQ: ${last.question}\nSQL: ${last.sql}\n(A short follow-up changes that question.)\n\n` : '',
     question: req.question,
+    plan_schema: planSchema(),
+    data_from: req.dataFrom,
+    data_to: req.dataTo,
     previous: req.previous ? `\nYour previous attempt failed.\nSQL: ${req.previous.sql}\nError: ${req.previous.error}\nWrite a corrected query.\n` : '',
   });
-  const { value, usage } = await llm.chatJson({ system: 'You are a careful PostgreSQL analyst.', user, schema: sqlReply });
-  return { sql: value.sql.trim().replace(/;+\s*$/, ''), tokens: usage.promptTokens + usage.completionTokens };
+  const { value, usage } = await llm.chatJson({ system: 'You are a careful PostgreSQL analyst.', user, schema: modelReply });
+  const tokens = usage.promptTokens + usage.completionTokens;
+  if ('plan' in value) return { answer: { kind: 'plan', plan: value.plan }, tokens };
+  return { answer: { kind: 'sql', sql: value.sql.trim().replace(/;+\s*$/, '') }, tokens };
 }

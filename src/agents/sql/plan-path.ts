@@ -39,7 +39,24 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
       suggestion: 'Ask for the rate in each group, e.g. "arrest rate of thefts by district in 2019", and read the table',
     };
   }
-  for (const termId of reading.terms) {
+  return adoptPlan(state, plan, reading.terms, ctx);
+}
+
+/** The glossary terms a plan rests on (for a plan the model filled: the reader lists its own). */
+export function planTerms(plan: QueryPlan): string[] {
+  const f = plan.filters;
+  return [
+    ...(f.category === 'violent' ? ['violent_crime'] : []),
+    ...(f.weekend ? ['weekend'] : []),
+    ...(f.night ? ['night'] : []),
+    ...(plan.measure.kind === 'average_per' && plan.measure.per === 'block' ? ['per_block_average'] : []),
+  ];
+}
+
+/** Settles the plan's glossary terms (or asks), then compiles it; sets state.plan, state.understood, the assumptions. */
+export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[], ctx: PlanContext): Promise<PlanOutcome> {
+  let plan = read;
+  for (const termId of terms) {
     const chosen = state.thread.clarifications[termId] ?? state.deps.glossaryDefaults[termId];
     if (chosen) {
       state.choices[termId] = chosen;
@@ -59,7 +76,8 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
   state.understood = understoodAs(plan, narrationContext(ctx, state.choices));
   for (const a of compiled.assumptions) {
     const term = glossary().find((t) => a.startsWith(`${t.label}:`));
-    state.assumptions.push(term && !state.thread.clarifications[term.id] ? `${a} (workspace default)` : a);
+    const said = term && !state.thread.clarifications[term.id] ? `${a} (workspace default)` : a;
+    if (!state.assumptions.includes(said)) state.assumptions.push(said);
   }
   return { kind: 'compiled', plan, sql: compiled.sql };
 }

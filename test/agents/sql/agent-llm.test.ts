@@ -140,4 +140,34 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     await ask('and in 2020?', 'fu');
     expect(llm.requests[2].messages[1].content).toContain(`Earlier in this conversation:\nQ: ${FREE}\nSQL: ${GOOD}`);
   });
+
+  it('the model fills the query plan first: our compiler writes the SQL, our narrator tells it, the trace says so', async () => {
+    const plan = { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2020-01-01', to: '2021-01-01' } } };
+    llm.script.push({ content: JSON.stringify({ plan }) });
+    const a = await ask('how many thefts were there in the year covid reached chicago?', 'plan');
+    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2020`)).rows[0].n;
+    expect(a).toMatchObject({ kind: 'result', headline: `Thefts in 2020, all of Chicago: ${truth.toLocaleString('en-US')}`, understood: ['thefts', 'in 2020', 'all of Chicago'] });
+    expect(a.kind === 'result' && a.sql[0]).toBe("SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = 'THEFT'\n  AND year = 2020");
+    expect(a.trace.find((t) => t.node === 'generate')?.note).toBe('attempt 1: llm: query plan');
+    expect(llm.requests).toHaveLength(1); // no narration call: the plan tells it
+    const prompt = llm.requests[0].messages[1].content;
+    expect(prompt).toContain('"measure"');
+    expect(prompt).toMatch(/the data runs from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}/);
+    // a follow-up in the thread edits that plan without the model
+    const next = await ask('and in 2021?', 'plan');
+    expect(next).toMatchObject({ kind: 'result', understood: ['thefts', 'in 2021', 'all of Chicago'] });
+    expect(llm.requests).toHaveLength(1);
+  });
+
+  it('a plan that needs a definition asks first, then answers with it; a malformed plan gets one repair', async () => {
+    const plan = { measure: { kind: 'count' }, filters: { types: ['ROBBERY'], night: true, time: { from: '2019-01-01', to: '2020-01-01' } } };
+    const q = await ask('robberies after dark in the year before covid?', 'plan-night');
+    expect(q).toMatchObject({ kind: 'clarify', term: 'night' });
+    expect(llm.requests).toHaveLength(0);
+    llm.script.push({ content: JSON.stringify({ plan: { ...plan, measure: { kind: 'tally' } } }) }, { content: JSON.stringify({ plan }) });
+    const a = await desk.choose({ platform: 'cli', threadId: 'plan-night' }, 'night', '22-06');
+    expect(llm.requests[1].messages.at(-1)!.content).toMatch(/^That reply was invalid: /);
+    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)`)).rows[0].n;
+    expect(a).toMatchObject({ kind: 'result', assumptions: ['night: 22:00-06:00'], table: { rows: [[truth]] } });
+  });
 });

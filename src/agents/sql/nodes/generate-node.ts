@@ -7,7 +7,7 @@ import { LlmError } from '../../../llm/client.js';
 import { isAmbiguous, option, termsIn } from '../../../knowledge/glossary.js';
 import { generateOffline, generateWithLlm } from '../generate.js';
 import type { SqlNodeName, SqlState } from '../state.js';
-import { planFromWords, unreadRefusal } from '../plan-path.js';
+import { adoptPlan, planFromWords, planTerms, unreadRefusal } from '../plan-path.js';
 
 /** Settles every ambiguous term of the question; false when the user must be asked first. */
 async function settleTerms(state: SqlState): Promise<boolean> {
@@ -47,11 +47,24 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
   let llmDown: LlmError | undefined;
   if (deps.llm && !state.llmUnavailable) {
     try {
-      const generated = await generateWithLlm(deps.llm, { question: state.question, schema: schema!, choices: state.choices, history: state.thread.history, previous: state.previous });
+      const ctx = await state.loadPlanContext();
+      const generated = await generateWithLlm(deps.llm, {
+        question: state.question, schema: schema!, choices: state.choices, history: state.thread.history, previous: state.previous,
+        dataFrom: ctx.earliestDate, dataTo: ctx.latestDate,
+      });
       state.tokens += generated.tokens;
       state.stepTokens = generated.tokens;
-      state.stepNote = `attempt ${state.attempt}`;
-      state.candidate = generated.sql;
+      if (generated.answer.kind === 'plan') {
+        // the model filled the plan: our compiler writes the SQL, and our narrator tells it
+        const outcome = await adoptPlan(state, generated.answer.plan, planTerms(generated.answer.plan), ctx);
+        if (outcome.kind !== 'compiled') return 'end';
+        state.stepNote = `attempt ${state.attempt}: llm: query plan`;
+        state.candidate = state.ownSql = outcome.sql;
+        return 'validate';
+      }
+      state.stepNote = `attempt ${state.attempt}: llm: free SQL`;
+      state.plan = state.understood = state.ownSql = undefined;
+      state.candidate = generated.answer.sql;
       return 'validate';
     } catch (error) {
       if (!(error instanceof LlmError) || state.attempt > 1) throw error;
