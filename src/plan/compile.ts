@@ -239,7 +239,8 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[]): string
     const order = [`${value} ${plan.top.order.toUpperCase()}${nullsLast}`, ...byAxis];
     return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}\nLIMIT ${plan.top.n}`;
   }
-  const order = axes[0].ordered ? byAxis : [`${value} DESC${nullsLast}`, ...byAxis];
+  const alongAxis = plan.order ? plan.order === 'axis' : axes[0].ordered || m.kind === 'share';
+  const order = alongAxis ? byAxis : [`${value} DESC${nullsLast}`, ...byAxis];
   return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}`;
 }
 

@@ -80,6 +80,12 @@ export const QueryPlan = z.object({
   groupBy: z.array(z.enum(DIMENSIONS)).max(2).default([]),
   /** the first n groups by the measure (desc: the most), ties broken by label */
   top: z.object({ n: z.number().int().min(1).max(1000), order: z.enum(['desc', 'asc']) }).optional(),
+  /**
+   * how the groups are listed when no top is asked: by the measure (a ranking: "most first", "which districts had
+   * the most") or along the axis (time, cycles, names). Default: time and cycles along the axis, counts by the measure,
+   * shares along the axis (a table of rates is read per group).
+   */
+  order: z.enum(['measure', 'axis']).optional(),
   /** the same measure over a second period, side by side with the change in percent */
   compareWith: TimeRange.optional(),
   chart: z.enum(['auto', 'line', 'bar', 'none']).default('auto'),

@@ -164,11 +164,8 @@ describe('offline, on real PostgreSQL', () => {
     expect(report.counts.find((c) => c.file === 'crime-chat-40' && c.tier === 'all')!.questions).toBe(40);
     expect(report.counts.at(-1)).toMatchObject({ asked: 0, errors: 0 });
 
-    // Offline, the query plan answers at least 80% of the easy and medium questions. Three answers still
-    // differ from the gold, each for a reason the plan cannot yet express (kept here so a new wrong answer fails):
-    // m10 ranks crime types by arrest rate where the gold keeps only types with 100+ incidents; c39 lists the
-    // night share per district by share where the gold orders by district; h04 ranks areas without a rank column.
-    const KNOWN_DISAGREEMENTS = ['c39', 'h04', 'm10'];
+    // Offline, the query plan answers at least 80% of the easy and medium questions, and never wrongly
+    const KNOWN_DISAGREEMENTS: string[] = [];
     const easyMedium = report.outcomes.filter((o) => o.item.tier !== 'hard');
     expect(easyMedium.filter((o) => o.valid).length / easyMedium.length).toBeGreaterThanOrEqual(0.8);
     expect(report.outcomes.filter((o) => o.valid && !o.relaxed).map((o) => o.item.id).sort()).toEqual(KNOWN_DISAGREEMENTS);

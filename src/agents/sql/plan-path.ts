@@ -32,7 +32,7 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
   const reading = (previous && readFollowUp(state.question, previous, ctx)) || readQuestion(state.question, ctx);
   if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
   let plan = parsePlan(reading.plan);
-  if (plan.measure.kind === 'share' && plan.top) {
+  if (plan.measure.kind === 'share' && (plan.top || plan.order === 'measure')) {
     // the highest rate is usually a group of three incidents: a ranking by rate needs a minimum size the question did not give
     return {
       kind: 'unread', understood: reading.understood, unplaced: ['a ranking by rate (it needs a minimum number of incidents per group)'],

@@ -71,7 +71,7 @@ export function assemble(work: Work): Assembled {
     work.problems.push('nothing to count');
     return { terms: [] };
   }
-  const candidate = { measure: m, filters: { ...filters, ...(time.time ? { time: time.time } : {}) }, groupBy: groups, ...(top.top ? { top: top.top } : {}), ...(time.compareWith ? { compareWith: time.compareWith } : {}) };
+  const candidate = { measure: m, filters: { ...filters, ...(time.time ? { time: time.time } : {}) }, groupBy: groups, ...(top.top ? { top: top.top } : {}), ...(top.ranked && groups.length && !top.top ? { order: 'measure' as const } : {}), ...(time.compareWith ? { compareWith: time.compareWith } : {}) };
   const parsed = QueryPlan.safeParse(candidate);
   if (!parsed.success) {
     work.problems.push(`not a plan: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
@@ -196,7 +196,7 @@ function readGroups(work: Work, measure: MeasureReading): Dimension[] {
 }
 
 /** most/least and a number: top N; a singular "which district" is the top 1; no number and no singular: no limit. */
-function readRanking(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; top?: { n: number; order: 'desc' | 'asc' } } {
+function readRanking(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; top?: { n: number; order: 'desc' | 'asc' }; ranked?: boolean } {
   let groups = groupsIn;
   const ranks = work.of('rank');
   const numbers = work.of('number');
@@ -227,17 +227,17 @@ function readRanking(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; 
   const n = work.of('number')[0];
   if (!real.length) {
     if (n) work.drop(n, 'a number without a ranking');
-    return { groups };
+    return { groups, ranked: groups.length > 0 && orderOnly.some((r) => !work.isDropped(r)) };
   }
   const order = real[0].order;
-  if (n) return { groups, top: { n: n.n, order } };
-  if (dimPiece && !dimPiece.by && dimPiece.plural === false) return { groups, top: { n: 1, order } };
+  if (n) return { groups, top: { n: n.n, order }, ranked: true };
+  if (dimPiece && !dimPiece.by && dimPiece.plural === false) return { groups, top: { n: 1, order }, ranked: true };
   if (order === 'asc') {
     // the plan cannot list every group fewest first: suggest the 5 with the fewest
     for (const r of real) work.flag(r, 'the fewest needs a number ("the 5 districts with the fewest")');
-    return { groups, top: { n: 5, order } };
+    return { groups, top: { n: 5, order }, ranked: true };
   }
-  return { groups };
+  return { groups, ranked: true };
 }
 
 /**

@@ -157,6 +157,10 @@ export function planQuestion(plan: QueryPlan, ctx: ReadContext): string {
     const most = plan.top.order === 'desc' ? 'the most' : 'the fewest';
     if (m.kind === 'count') q = `${which} had ${most} ${subject} ${tail([])}`;
     else q = `${measureWords(plan, subject)} ${tail([])}, ${which} had ${plan.top.order === 'desc' ? 'the highest' : 'the lowest'}`;
+  } else if (plan.order === 'measure' && plan.groupBy.length === 1) {
+    // a ranking with no number: "which districts had the most thefts", "…, which crime types had the highest"
+    const which = `which ${DIM_WORDS[plan.groupBy[0]].many}`;
+    q = m.kind === 'count' ? `${which} had the most ${subject} ${tail([])}` : `${measureWords(plan, subject)} ${tail([])}, ${which} had the highest`;
   } else {
     q = m.kind === 'count' ? `how many ${subject} were reported ${tail(plan.groupBy)}` : `${measureWords(plan, subject)} ${tail(plan.groupBy)}`;
   }
