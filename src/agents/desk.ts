@@ -10,6 +10,7 @@ import { runBacktest, type ProgressReporter } from './backtest/agent.js';
 import { RULE_SYNTAX_HELP } from './backtest/help.js';
 import { GUIDE } from './help.js';
 import { createRouter, isFollowUpEdit, type Route } from './router.js';
+import { readQuestion } from '../plan/reader.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 
 export interface InboundMessage {
@@ -61,6 +62,8 @@ export class DataDesk {
     let routed: Route = message.kind === 'backtest' ? 'backtest' : await this.route(text);
     // a short follow-up ("and in 2020?") belongs to the thread's conversation about the data
     if (routed === 'reject' && isFollowUpEdit(text) && (await this.deps.memory.get(message.threadId)).history.length) routed = 'sql';
+    // a question the offline reader reads whole is about the data, however it is spelled ("homocides in englewood last year")
+    if (routed === 'reject' && readQuestion(text, await this.sql.loadPlanContext()).ok) routed = 'sql';
     const gate = { node: 'relevance', ms: Math.round((performance.now() - started) * 1000) / 1000, note: routed };
     let answer: Answer;
     let sql: string | undefined;

@@ -141,10 +141,17 @@ export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationCon
     // the whole answer is its headline: renderers show it once
     return { headline: `${head}: ${show(value, pct)}${detail}`, narration: `${head}: ${show(value, pct)}${detail}` };
   }
-  return { headline: head, narration: describeGroups(plan, result, head, ctx, range) };
+  return { headline: head, narration: describeGroups(plan, result, ctx, range) };
 }
 
 const TIME_AXES = new Set<Dimension>(['year', 'month', 'date']);
+
+/** A group's label as a person says it: "district 20", "18:00", "Austin". */
+function labelOf(d: Dimension, v: Cell): string {
+  if (d === 'hour') return `${String(v).padStart(2, '0')}:00`;
+  if (d === 'district' || d === 'ward' || d === 'beat') return `${d} ${v}`;
+  return String(v);
+}
 
 /** "community area" -> "community areas", "day of the week" -> "days of the week". */
 function plural(noun: string): string {
@@ -155,14 +162,14 @@ function plural(noun: string): string {
   return words.join(' ');
 }
 
-function describeGroups(plan: QueryPlan, r: PlanRows, head: string, ctx: NarrationContext, range: string): string {
+function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, range: string): string {
   const labels = plan.groupBy.length;
   const pct = plan.measure.kind === 'share';
   const valueAt = labels; // the measure follows the label columns
   const rows = r.rows.filter((row) => row[valueAt] !== null);
   const total = rows.reduce((s, row) => s + num(row[valueAt]), 0);
   if (!rows.length || (!pct && total === 0)) return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
-  const label = (row: Cell[]) => row.slice(0, labels).map(String).join(', ');
+  const label = (row: Cell[]) => row.slice(0, labels).map((v, i) => labelOf(plan.groupBy[i], v)).join(', ');
   const sorted = [...rows].sort((a, b) => num(b[valueAt]) - num(a[valueAt]));
   const extreme = (value: number) => rows.filter((row) => num(row[valueAt]) === value).map(label);
   const say = (word: string, value: number) => {
@@ -171,9 +178,8 @@ function describeGroups(plan: QueryPlan, r: PlanRows, head: string, ctx: Narrati
   };
   const noun = labels === 1 ? DIMENSION_WORDS[plan.groupBy[0]] : 'combination';
   const counted = `${fmtInt(r.rowCount)} ${r.rowCount === 1 ? noun : plural(noun)}`;
-  const sentences = [plan.top
-    ? `${head}: ${plan.top.order === 'desc' ? 'the most' : 'the fewest'}.`
-    : `${head}: ${counted}${pct ? '' : `, ${show(total)} in all`}.`];
+  // the headline is said above the narration: the narration goes on from it
+  const sentences = plan.top ? [] : [`${capital(counted)}${pct ? '' : `, ${show(total)} in all`}.`];
   sentences.push(`${say(plan.top?.order === 'asc' ? 'Fewest' : 'Highest', num(sorted[0][valueAt]))}.`);
   if (rows.length > 1 && plan.top?.order !== 'asc') sentences.push(`${say('Lowest', num(sorted.at(-1)![valueAt]))}.`);
   // change only along time, first to last member of the axis

@@ -142,4 +142,13 @@ describe('the desk in a thread', () => {
     expect(edit).toMatchObject({ kind: 'result', route: 'sql' });
     expect(edit.kind === 'result' && edit.understood).toEqual(['thefts', 'in 2020', 'in district 11']);
   });
+
+  it('a question the offline reader reads whole is answered however it is spelled; other topics are still refused', async () => {
+    const { desk } = testDesk(db);
+    const ask = (text: string) => desk.answer({ platform: 'cli', threadId: `gate-${text}`, text });
+    expect(await ask('homocides in englewood in 2019')).toMatchObject({ kind: 'result', route: 'sql', understood: ['homicides', 'in 2019', 'in Englewood'] });
+    expect(await ask('thefs on 7/4/2019')).toMatchObject({ kind: 'result', route: 'sql' });
+    expect(await ask('a good lawyer in Chicago')).toMatchObject({ kind: 'refusal', route: 'reject' });
+    expect(await ask('best pizza in logan square')).toMatchObject({ kind: 'refusal', route: 'reject' });
+  });
 });
