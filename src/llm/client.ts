@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import type { z } from 'zod';
 import { RateLimiter, type RateLimits } from './rate-limiter.js';
+import { extractJson } from './extract-json.js';
 
 export interface LlmSettings {
   baseUrl?: string;
@@ -42,15 +43,7 @@ export interface LlmClient {
 /** Rough token estimate (4 characters a token) for reserving budget before a call. */
 const estimateTokens = (text: string) => Math.ceil(text.length / 4) + 256;
 
-/** The JSON object in a reply, tolerating ```json fences and text around it. */
-export function extractJson(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  const body = (fenced ? fenced[1] : text).trim();
-  const start = body.indexOf('{');
-  const end = body.lastIndexOf('}');
-  if (start < 0 || end < start) throw new SyntaxError('no JSON object in the reply');
-  return JSON.parse(body.slice(start, end + 1));
-}
+export { extractJson };
 
 export function createLlmClient(settings: LlmSettings): LlmClient {
   const openai = new OpenAI({

@@ -158,5 +158,7 @@ export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promi
   const { value, usage } = await llm.chatJson({ system: 'You are a careful PostgreSQL analyst.', user, schema: modelReply });
   const tokens = usage.promptTokens + usage.completionTokens;
   if ('plan' in value) return { answer: { kind: 'plan', plan: value.plan }, tokens };
-  return { answer: { kind: 'sql', sql: value.sql.trim().replace(/;+\s*$/, '') }, tokens };
+  // models often fence the SQL inside the JSON string too
+  const sql = value.sql.trim().replace(/^```(?:sql)?\s*/i, '').replace(/\s*```$/, '').trim().replace(/;+\s*$/, '');
+  return { answer: { kind: 'sql', sql }, tokens };
 }

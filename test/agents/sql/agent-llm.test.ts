@@ -47,6 +47,13 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(llm.requests[1].messages[1].content).toContain(`Rows (1 of 1):\n${thefts2019}`);
   });
 
+  it('takes a fenced SQL string inside otherwise valid JSON, as models send it', async () => {
+    llm.script.push({ content: '```json\n' + JSON.stringify({ sql: '```sql\n' + GOOD + ';\n```' }) + '\n```' }, { content: `${thefts2019} thefts.` });
+    const a = await ask(FREE);
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+    expect(llm.requests).toHaveLength(2); // no repair round, no "model down"
+  });
+
   it('records the tokens of each LLM call in the trace', async () => {
     llm.script.push({ ...sqlReply(GOOD), promptTokens: 900, completionTokens: 40 }, { content: 'ok', promptTokens: 300, completionTokens: 30 });
     const a = await ask(FREE);
