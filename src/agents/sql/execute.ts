@@ -27,7 +27,10 @@ export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs
   } catch (error) {
     // a timeout, a limit or a database that is down says nothing about the query's validity
     if (error instanceof QueryTimeoutError || error instanceof QueryTooBigError || error instanceof DatabaseUnavailableError) throw error;
-    return { ok: false, error: `PostgreSQL rejected the query: ${(error as Error).message}` };
+    // DETAIL and HINT carry the fix more often than the message ("Perhaps you meant to reference the column …")
+    const e = error as Error & { detail?: string; hint?: string };
+    const extra = [e.detail && `DETAIL: ${e.detail}`, e.hint && `HINT: ${e.hint}`].filter(Boolean).join(' ');
+    return { ok: false, error: `PostgreSQL rejected the query: ${e.message}${extra ? ` (${extra})` : ''}` };
   }
 }
 

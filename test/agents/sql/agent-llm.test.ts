@@ -76,6 +76,12 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(a.trace.filter((t) => t.node === 'validate').map((t) => t.note)).toEqual(['attempt 1', 'attempt 2']);
   });
 
+  it("gives the model PostgreSQL's HINT with the error", async () => {
+    llm.script.push(sqlReply("SELECT count(*) FROM crimes WHERE primary_typ = 'THEFT'"), sqlReply(GOOD), { content: 'ok' });
+    await ask(FREE);
+    expect(llm.requests[1].messages[1].content).toMatch(/column "primary_typ" does not exist \(HINT: Perhaps you meant to reference the column "crimes\.primary_type"\.\)/);
+  });
+
   it('stops after three invalid attempts with a clear message', async () => {
     for (let i = 0; i < 3; i++) llm.script.push(sqlReply('SELECT nothing FROM nowhere'));
     const a = await ask(FREE);
