@@ -3,7 +3,7 @@
 // (the reader login's for model-written SQL) with a statement timeout and a cap
 // on result bytes, the rows fetched through a server-side cursor up to the
 // display cap, and the true total counted by moving the cursor to the end.
-import type pg from 'pg';
+import pg from 'pg';
 import type { Cell } from '../../core/answer.js';
 import { checkSql } from '../../db/sql-guard.js';
 import { DatabaseUnavailableError } from '../../db/errors.js';
@@ -44,8 +44,22 @@ export interface QueryResult {
 const toCell = (v: unknown): Cell => {
   if (v === null || v === undefined) return null;
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return v;
-  if (v instanceof Date) return v.toISOString().replace('T', ' ').replace(/\.000Z$/, '').replace(/ 00:00:00$/, '');
   return JSON.stringify(v);
+};
+
+const TIMESTAMP = 1114;
+const TIMESTAMPTZ = 1184;
+/** A timestamp as the database wrote it: "2021-01-01" at midnight, else "2021-01-01 06:30:00". */
+const wallClock = (text: string) => text.replace(/\.\d+/, '').replace(/ 00:00:00$/, '');
+
+/**
+ * Timestamps stay the wall-clock text PostgreSQL sends: parsed into a JS Date
+ * they were read in the process's time zone, so the same January showed as
+ * 2020-12-31 16:00 under TZ=Asia/Shanghai. A server's TZ must not change the data.
+ */
+const resultTypes = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === TIMESTAMP || oid === TIMESTAMPTZ ? wallClock : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 // numeric (avg, round, percentile) arrives as text from pg; show it as a number
@@ -58,7 +72,7 @@ const NUMERIC_OIDS = new Set([1700, 700, 701, 20, 21, 23]);
 export async function runSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, keepRows = 1_000, maxResultBytes?: number): Promise<QueryResult> {
   return withReadOnly(pool, { statementTimeoutMs, maxResultBytes, watchdog: true }, async (client) => {
     await client.query(oneStatement(`DECLARE answer NO SCROLL CURSOR FOR ${sql.trim().replace(/;+$/, '')}`));
-    const first = await client.query({ text: `FETCH ${keepRows} FROM answer`, rowMode: 'array' });
+    const first = await client.query({ text: `FETCH ${keepRows} FROM answer`, rowMode: 'array', types: resultTypes });
     const rest = await client.query(`MOVE FORWARD ALL IN answer`);
     const numeric = first.fields.map((f) => NUMERIC_OIDS.has(f.dataTypeID));
     const rows = (first.rows as unknown[][]).map((r) => r.map((v, i) => (numeric[i] && typeof v === 'string' ? Number(v) : toCell(v))));
