@@ -81,11 +81,20 @@ export function fillTemplate(v: VerifiedQuery, slots: Slots & Record<string, str
 }
 
 /** The example's own SQL (the template filled with its example values), for few-shot prompts. */
+/**
+ * The example pair shown to the model. A question that names no number of rows
+ * gets no LIMIT: "which community areas had the most burglaries" with LIMIT 10
+ * taught the model to add one, the very failure the seed paper removed.
+ */
 export function exampleSql(v: VerifiedQuery, choices: Record<string, string> = {}): string | undefined {
   const defaults: Record<string, string> = {};
   for (const term of v.terms ?? []) defaults[term] = choices[term] ?? firstOption(term);
-  return fillTemplate(v, v.example as Slots & Record<string, string | number>, defaults);
+  const sql = fillTemplate(v, v.example as Slots & Record<string, string | number>, defaults);
+  return sql && !namesARowCount(v.question) ? sql.replace(/\s+LIMIT\s+\d+\s*$/i, '') : sql;
 }
+
+/** "top 5", "the 3 districts": a number in the question other than a year. */
+const namesARowCount = (question: string) => /\b\d+\b/.test(question.replace(/\b(19|20)\d{2}\b/g, ''));
 
 function firstOption(term: string): string {
   return glossary().find((t) => t.id === term)?.options?.[0]?.id ?? '';
