@@ -37,12 +37,13 @@ export async function introspectSchema(pool: pg.Pool): Promise<SchemaInfo> {
   );
   const values = new Map<string, string[]>();
   for (const col of docs.lowCardinality) {
-    // the most frequent values first; on 8.5M rows a sample keeps this fast
+    // the most frequent values first, ties by name: the same list on every run (a sample changed it each time and
+    // left out rare types the prompt then called unknown). Crime types are listed whole; others their top 40.
+    // Read once per process and cached by the agent.
     const { rows: vs } = await pool.query<{ v: string }>(
-      `SELECT ${col} AS v FROM crimes TABLESAMPLE SYSTEM (5) WHERE ${col} IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 40`,
+      `SELECT ${col} AS v FROM crimes WHERE ${col} IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1${col === 'primary_type' ? '' : ' LIMIT 40'}`,
     );
-    const all = vs.length ? vs : (await pool.query<{ v: string }>(`SELECT ${col} AS v FROM crimes WHERE ${col} IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 40`)).rows;
-    values.set(col, all.map((r) => r.v));
+    values.set(col, vs.map((r) => r.v));
   }
   const areas = new Map<string, number>();
   for (const r of (await pool.query<{ community_area: number; name: string }>('SELECT community_area, name FROM community_areas')).rows) {
@@ -84,7 +85,7 @@ export function schemaPrompt(schema: SchemaInfo, question: string): string {
     .map((t) => {
       const cols = t.columns.filter(relevant);
       return `TABLE ${t.name} -- ${t.description}\n${cols
-        .map((c) => `  ${c.name} ${c.type} -- ${c.description}${c.values ? `; values include: ${c.values.slice(0, 40).join(', ')}` : ''}`)
+        .map((c) => `  ${c.name} ${c.type} -- ${c.description}${c.values ? `; ${c.name === 'primary_type' ? 'values (all of them)' : 'values include'}: ${c.values.join(', ')}` : ''}`)
         .join('\n')}`;
     })
     .join('\n\n');
