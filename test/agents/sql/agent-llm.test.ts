@@ -148,6 +148,12 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(llm.requests[0].messages[1].content).toContain('- night: 20:00-06:00 (from 8 pm) -> (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)');
   });
 
+  it("the paper's per-block wording asks which average is meant before the model writes anything", async () => {
+    const q = await ask('What is the average number of days between consecutive crimes on the same block?', 'consecutive');
+    expect(q).toMatchObject({ kind: 'clarify', term: 'per_block_average' });
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it('a follow-up carries the last question and SQL into the prompt', async () => {
     llm.script.push(sqlReply(GOOD), { content: 'ok' });
     await ask(FREE, 'fu');

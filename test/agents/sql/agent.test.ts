@@ -138,6 +138,12 @@ describe('SQL agent without an LLM (the query plan)', () => {
     expect(byYear.table!.rowCount).toBe(25);
   });
 
+  it('offline, a question it cannot read is not asked about first (asking and then refusing is the worst outcome)', async () => {
+    const { desk } = testDesk(db);
+    const a = await ask(desk, 'What is the average number of days between consecutive crimes on the same block?', 'consecutive');
+    expect(a).toMatchObject({ kind: 'refusal', route: 'sql' });
+  });
+
   it('says what it understood and what it could not use when a question needs an LLM', async () => {
     const { desk } = testDesk(db);
     const a = await ask(desk, 'Which crimes tend to happen near each other within an hour?');

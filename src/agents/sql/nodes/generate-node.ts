@@ -9,10 +9,15 @@ import { generateOffline, generateWithLlm } from '../generate.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { adoptPlan, planFromWords, planTerms, unreadRefusal } from '../plan-path.js';
 
-/** Settles every ambiguous term of the question; false when the user must be asked first. */
-async function settleTerms(state: SqlState): Promise<boolean> {
+/**
+ * Settles every ambiguous term of the question; false when the user must be asked first. Asking is only
+ * worth it when an answer can follow (a model is configured): offline, a question the reader could not
+ * read would be asked about and then refused, the worst outcome there is.
+ */
+async function settleTerms(state: SqlState, mayAsk: boolean): Promise<boolean> {
   for (const term of termsIn(state.question).filter(isAmbiguous)) {
     const chosen = state.thread.clarifications[term.id] ?? state.deps.glossaryDefaults[term.id];
+    if (!chosen && !mayAsk) continue;
     if (!chosen) {
       await state.deps.memory.update(state.threadId, (s) => (s.pending = { question: state.question, term: term.id }));
       state.answer = makeAnswer({
@@ -39,7 +44,7 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
       return 'validate';
     }
     state.unread = outcome;
-    if (!(await settleTerms(state))) return 'end';
+    if (!(await settleTerms(state, Boolean(state.deps.llm)))) return 'end';
   }
   state.attempt++;
   state.progress?.(state.attempt === 1 ? 'Writing the query' : `Rewriting the query (attempt ${state.attempt})`);
