@@ -31,4 +31,16 @@ describe('datadesk ask and threads', () => {
     const choose = await runCli(['ask', '--choose', 'night=22-06'], env);
     expect(choose.stderr).toMatch(/--choose answers a question of a thread: give the --thread/);
   }, 60_000);
+
+  it('--json returns every row up to --max-rows, with the true row_count', async () => {
+    const env = { DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, DEMO_DATA: 'off', SOCRATA_SCHEDULE: 'off' };
+    const blocks = (await db.pool.query(`SELECT count(DISTINCT block) AS n FROM crimes WHERE primary_type = 'THEFT' AND block IS NOT NULL`)).rows[0].n;
+    const all = JSON.parse((await runCli(['ask', '--json', 'which blocks had the most thefts'], env)).stdout);
+    expect(all.row_count).toBe(blocks);
+    expect(all.rows).toHaveLength(blocks);
+    const five = JSON.parse((await runCli(['ask', '--json', '--max-rows', '5', 'which blocks had the most thefts'], env)).stdout);
+    expect(five).toMatchObject({ row_count: blocks, rows: all.rows.slice(0, 5) });
+    const bad = await runCli(['ask', '--json', '--max-rows', 'lots', 'which blocks had the most thefts'], env);
+    expect(bad.stderr).toContain('--max-rows takes a whole number from 1 to 1,000,000, not "lots"');
+  }, 60_000);
 });

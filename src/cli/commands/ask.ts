@@ -40,10 +40,15 @@ export function registerAsk(program: Command): void {
     .argument('[question...]', 'e.g. How many thefts were reported in 2019?')
     .option('--thread <id>', 'a thread id: clarifications and follow-ups carry over between calls (default: a new thread each call)')
     .option('--choose <term=option>', 'answer a clarifying question of this thread, e.g. night=22-06')
+    .option('--max-rows <n>', 'with --json: the most rows returned (row_count is always the true total)', (v) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new UserError(`--max-rows takes a whole number from 1 to 1,000,000, not "${v}"`);
+      return n;
+    }, 10_000)
     .option('--json', 'print {route, status, sql, columns, rows, row_count, answer, assumptions, clarify, chart_png, trace}')
     .option('--chart <file>', 'where to save the chart PNG')
     .addHelpText('after', exitCodesHelp({ clarify: true }))
-    .action(async (words: string[], opts: { thread?: string; choose?: string; json?: boolean; chart?: string }) => {
+    .action(async (words: string[], opts: { thread?: string; choose?: string; json?: boolean; chart?: string; maxRows: number }) => {
       const question = words.join(' ').trim();
       if (!question && !opts.choose) throw new UserError('Ask a question, e.g. datadesk ask "How many thefts were reported in 2019?"');
       if (opts.choose && !opts.thread) throw new UserError('--choose answers a question of a thread: give the --thread it was asked in (the clarifying answer names it)');
@@ -51,7 +56,9 @@ export function registerAsk(program: Command): void {
       const thread = opts.thread ?? randomBytes(6).toString('hex');
       const ctx = commandContext();
       const answer = await withDatabase(ctx, async (db) => {
-        const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
+        // a script reading --json gets the rows, not the chat display's first few
+        const config = opts.json ? { ...ctx.config, sqlDisplayRows: opts.maxRows } : ctx.config;
+        const { desk, memory } = createDesk(config, db, ctx.logger);
         try {
           const threadId = `cli:${thread}`;
           if (opts.choose) {

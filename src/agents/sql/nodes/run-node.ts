@@ -6,6 +6,8 @@ import { queryPool } from './query-pool.js';
 
 export async function runNode(state: SqlState): Promise<SqlNodeName> {
   state.progress?.('Running the query');
-  state.result = await runSql(queryPool(state)!, state.sql!, state.deps.statementTimeoutMs, 1_000, state.deps.maxResultBytes);
+  // at least 1,000 rows to narrate and chart a whole series; more when the caller shows more (ask --json --max-rows)
+  const keep = Math.max(1_000, state.deps.displayRows);
+  state.result = await runSql(queryPool(state)!, state.sql!, state.deps.statementTimeoutMs, keep, state.deps.maxResultBytes);
   return 'synthesize';
 }
