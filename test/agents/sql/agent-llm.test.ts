@@ -27,6 +27,7 @@ beforeEach(() => {
 });
 
 const GOOD = "SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND year = 2019";
+const thefts2019Placeholder = '{THEFTS}';
 // The offline reader answers what the query plan can say without a model; these
 // questions carry a detail it cannot place, so the LLM writes their SQL.
 const FREE = 'how many thefts in 2019 involved a getaway driver';
@@ -46,7 +47,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(prompt).toContain(`values (all of them): ${types.join(', ')}`);
     expect(prompt).toContain('Q: How many thefts were reported in 2019?\nSQL: SELECT count(*) AS incidents FROM crimes WHERE primary_type = \'THEFT\' AND year = 2019');
     expect(prompt).toContain('Do not add LIMIT unless the question asks');
-    expect(llm.requests[1].messages[1].content).toContain(`Rows (1 of 1):\n${thefts2019}`);
+    expect(llm.requests[1].messages[1].content).toContain(`<<<ROWS (1 of 1)\n${thefts2019}\nROWS>>>`);
   });
 
   it('takes a fenced SQL string inside otherwise valid JSON, as models send it', async () => {
@@ -118,6 +119,19 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
     expect(a.kind === 'result' && a.notes[0]).toMatch(/^the LLM narration used numbers not in the result \(\d+, 12, 2018\); replaced by the deterministic one$/);
+  });
+
+  it.each([
+    ['a channel mention and a link', `<!channel> There were ${thefts2019Placeholder} thefts. [Click here to verify your account](http://evil.example)`, 'it contained a link or a mention'],
+    ['an instruction to the reader', `There were ${thefts2019Placeholder} thefts. Please re-authenticate at the portal to see more.`, 'it told the reader to do something'],
+    ['an empty reply', '   ', 'it was empty'],
+    ['30 KB of filler', `There were ${thefts2019Placeholder} thefts. ${'Indeed. '.repeat(4_000)}`, 'it was 32,'],
+    ['markup that changes meaning', `# URGENT\nThere were ${thefts2019Placeholder} thefts.`, 'it contained markup'],
+  ])('never shows a narration with %s: the deterministic one is shown, and the trace says why', async (_, narration, why) => {
+    llm.script.push(sqlReply(GOOD), { content: narration.replaceAll(thefts2019Placeholder, String(thefts2019)) });
+    const a = await ask(FREE);
+    expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
+    expect(a.kind === 'result' && a.notes[0]).toContain(`the LLM narration was not shown (${why}`);
   });
 
   it('keeps the numbers when the LLM narration fails', async () => {

@@ -10,6 +10,7 @@ import { humanize, narrate, TIME_COLUMN, uncheckedNumbers } from '../narrator.js
 import type { QueryResult } from '../execute.js';
 import type { SqlState } from '../state.js';
 import { narratePlan } from '../../../plan/narrate.js';
+import { narrationProblem } from '../inert-narration.js';
 import { narrationContext } from '../plan-path.js';
 
 const clip = (title: string) => (title.length > 80 ? `${title.slice(0, 77)}...` : title);
@@ -28,6 +29,8 @@ async function narration(state: SqlState, result: QueryResult): Promise<{ text: 
     });
     state.tokens += usage.promptTokens + usage.completionTokens;
     state.stepTokens = usage.promptTokens + usage.completionTokens;
+    const problem = narrationProblem(text);
+    if (problem) return { text: plain, note: `the LLM narration was not shown (${problem}); deterministic narration used` };
     const bad = uncheckedNumbers(text, result, state.question);
     if (bad.length) return { text: plain, note: `the LLM narration used numbers not in the result (${bad.join(', ')}); replaced by the deterministic one` };
     return { text: text.trim() };
