@@ -79,40 +79,90 @@ export function narrate(r: QueryResult): string {
   }
 }
 
-/** Numbers as written in a text: 12,345 / 3.5 / -2% / 1.2e3. */
+/** Numbers as written in a text: 12,345 / 3.5 / -2%. */
 export function numbersIn(text: string): number[] {
+  return writtenNumbers(text).map((w) => w.value);
+}
+
+/** Each number with the decimals it was written with ("12.30" has 2). */
+function writtenNumbers(text: string): { value: number; decimals: number }[] {
   return (text.match(/-?\d[\d,]*(\.\d+)?/g) ?? [])
-    .map((s) => Number(s.replace(/,/g, '')))
-    .filter((n) => Number.isFinite(n));
+    .map((s) => ({ value: Number(s.replace(/,/g, '')), decimals: s.includes('.') ? s.length - s.indexOf('.') - 1 : 0 }))
+    .filter((w) => Number.isFinite(w.value));
 }
 
 /**
- * The number check of an LLM narration: every number in it must come from the
- * rows, or from a simple derivation of them (a sum, a difference, a percentage
- * or percentage change), or from the question; after rounding as written.
+ * What a narration may cite, in linear time: every value; per numeric column its
+ * sum, mean, min, max, each value's share of the sum, the change between
+ * neighbouring rows and between first and last, min and max; per row the
+ * ratio of two of its numbers (matching of incidents); fractions as percent;
+ * the row count and the question's own numbers. Pairs of arbitrary rows are not
+ * derivations: with hundreds of rows they made almost any number "derivable".
  */
-export function uncheckedNumbers(narration: string, r: QueryResult, question: string): number[] {
-  const values = r.rows.flat().filter(isNum) as number[];
-  const allowed: number[] = [...values, r.rowCount, r.rows.length, ...numbersIn(question)];
+function citable(r: QueryResult, question: string): number[] {
+  const out: number[] = [r.rowCount, r.rows.length, ...numbersIn(question)];
+  const change = (a: number, b: number) => {
+    out.push(b - a, Math.abs(b - a));
+    if (a !== 0) out.push((b / a - 1) * 100, Math.abs((b / a - 1) * 100), (b / a) * 100, b / a);
+    if (b !== 0) out.push(a / b, (a / b) * 100);
+  };
+  const numericColumns: number[][] = [];
   for (let c = 0; c < r.columns.length; c++) {
     const col = r.rows.map((row) => row[c]).filter(isNum) as number[];
     if (!col.length) continue;
-    const sum = col.reduce((a, b) => a + b, 0);
-    allowed.push(sum, sum / col.length);
-    for (const a of col) {
-      allowed.push((a / sum) * 100);
-      for (const b of col) {
-        allowed.push(a - b, Math.abs(a - b));
-        if (b !== 0) allowed.push((a / b - 1) * 100, Math.abs((a / b - 1) * 100), (a / b) * 100, a / b);
-      }
+    numericColumns.push(col);
+    let sum = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (const v of col) {
+      out.push(v, v * 100);
+      sum += v;
+      min = Math.min(min, v);
+      max = Math.max(max, v);
+    }
+    out.push(sum, sum / col.length, min, max);
+    if (sum !== 0) for (const v of col) out.push((v / sum) * 100);
+    for (let i = 1; i < col.length; i++) change(col[i - 1], col[i]);
+    change(col[0], col[col.length - 1]);
+    change(min, max);
+  }
+  for (const row of r.rows) {
+    const nums = row.filter(isNum) as number[];
+    for (let i = 0; i < nums.length && nums.length <= 6; i++) for (let j = i + 1; j < nums.length; j++) change(nums[j], nums[i]);
+  }
+  return out;
+}
+
+/**
+ * The number check of an LLM narration: every number in it must be citable
+ * (see citable) after rounding to the decimals it was written with. Numbers
+ * that are parts of labels ("037XX W CERMAK RD", "2001-08-19", a case number)
+ * are read as the labels they are. Linear in the rows: a set per precision.
+ */
+export function uncheckedNumbers(narration: string, r: QueryResult, question: string): number[] {
+  let text = narration;
+  const labels = new Set<string>();
+  for (const row of r.rows) {
+    for (const c of row) {
+      if (typeof c !== 'string' || !/\d/.test(c)) continue;
+      labels.add(c);
+      const day = /^\d{4}-\d{2}-\d{2}/.exec(c);
+      if (day) labels.add(day[0]);
     }
   }
-  const matches = (n: number) =>
-    allowed.some((a) => {
-      if (a === n) return true;
-      // written with fewer decimals: 12.346 -> "12.35", "12.3", "12"; large numbers as "1.2" million are not matched
-      for (const d of [0, 1, 2, 3]) if (Math.abs(Math.round(a * 10 ** d) / 10 ** d - n) < 1e-9) return true;
-      return false;
-    });
-  return numbersIn(narration).filter((n) => !matches(n) && !(Number.isInteger(n) && n >= 1 && n <= 10 && narration.includes(`top ${n}`)));
+  for (const label of [...labels].sort((a, b) => b.length - a.length)) if (text.includes(label)) text = text.split(label).join(' ');
+  const allowed = citable(r, question);
+  // a few written numbers against the candidates: one pass each, no set of every rounding built
+  const citableAt = (value: number, decimals: number) => {
+    const p = 10 ** Math.min(decimals, 6);
+    const key = Math.round(value * p);
+    for (let i = 0; i < allowed.length; i++) if (Math.round(allowed[i] * p) === key) return true;
+    return false;
+  };
+  return writtenNumbers(text)
+    .filter(({ value, decimals }) => {
+      if (citableAt(value, decimals)) return false;
+      return !(Number.isInteger(value) && value >= 1 && value <= 10 && narration.includes(`top ${value}`));
+    })
+    .map((w) => w.value);
 }
