@@ -47,7 +47,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(prompt).toContain(`values (all of them): ${types.join(', ')}`);
     expect(prompt).toContain('Q: How many thefts were reported in 2019?\nSQL: SELECT count(*) AS incidents FROM crimes WHERE primary_type = \'THEFT\' AND year = 2019');
     expect(prompt).toContain('Do not add LIMIT unless the question asks');
-    expect(llm.requests[1].messages[1].content).toContain(`<<<ROWS (1 of 1)\n${thefts2019}\nROWS>>>`);
+    expect(llm.requests[1].messages[1].content).toContain(`<<<ROWS (all 1)\n${thefts2019}\nROWS>>>`);
   });
 
   it('takes a fenced SQL string inside otherwise valid JSON, as models send it', async () => {
@@ -55,6 +55,19 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
     expect(llm.requests).toHaveLength(2); // no repair round, no "model down"
+  });
+
+  it('a result too long for the prompt is summarised by code, and the prompt says which rows it shows', async () => {
+    const sql = 'SELECT block, count(*) AS incidents FROM crimes GROUP BY block ORDER BY block';
+    llm.script.push(sqlReply(sql), { content: 'ok' });
+    await ask('how many crimes on each block, listed by block name, with a getaway driver');
+    const { rows } = await db.pool.query(sql);
+    const kept = rows.slice(0, 1_000);
+    const max = Math.max(...kept.map((r) => r.incidents));
+    const prompt = llm.requests[1].messages[1].content;
+    expect(prompt).toContain(`The result has ${rows.length} rows; the facts below are computed over the first 1000.`);
+    expect(prompt).toContain(`incidents: total ${kept.reduce((s, r) => s + r.incidents, 0)}; highest ${max} (${kept.find((r) => r.incidents === max).block})`);
+    expect(prompt).toContain(`<<<ROWS (the first 10 of ${rows.length})`);
   });
 
   it('records the tokens of each LLM call in the trace', async () => {

@@ -11,6 +11,7 @@ import type { QueryResult } from '../execute.js';
 import type { SqlState } from '../state.js';
 import { narratePlan } from '../../../plan/narrate.js';
 import { narrationProblem } from '../inert-narration.js';
+import { narrationFacts } from '../narration-facts.js';
 import { narrationContext } from '../plan-path.js';
 
 const clip = (title: string) => (title.length > 80 ? `${title.slice(0, 77)}...` : title);
@@ -23,8 +24,7 @@ async function narration(state: SqlState, result: QueryResult): Promise<{ text: 
     const { text, usage } = await llm.chatText({
       system: 'You report query results faithfully and briefly.',
       user: renderPrompt('sql-narrate', {
-        question: state.question, columns: result.columns.join(', '), shown: String(result.rows.length), total: String(result.rowCount),
-        rows: result.rows.slice(0, 20).map((r) => r.map((c) => String(c)).join(' | ')).join('\n'),
+        question: state.question, columns: result.columns.join(', '), rows: narrationFacts(result),
       }),
     });
     state.tokens += usage.promptTokens + usage.completionTokens;
