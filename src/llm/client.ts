@@ -64,6 +64,10 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
         temperature: 0,
         ...(json ? { response_format: { type: 'json_object' as const } } : {}),
       });
+      // a proxy's HTML page or a truncated body is no chat completion: say so, not "something went wrong"
+      if (!response || !Array.isArray((response as { choices?: unknown }).choices)) {
+        throw new LlmError('the LLM service sent a reply that is not a chat completion (a proxy or error page?)', true);
+      }
       const usage = {
         promptTokens: response.usage?.prompt_tokens ?? 0,
         completionTokens: response.usage?.completion_tokens ?? 0,
@@ -78,6 +82,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
           status === undefined || status === 429 || status >= 500,
         );
       }
+      if (error instanceof SyntaxError) throw new LlmError(`the LLM service sent a malformed reply (${error.message})`, true);
       throw error;
     }
   }

@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 
 export type ScriptedReply =
   | { content: string; promptTokens?: number; completionTokens?: number }
-  | { status: number; headers?: Record<string, string>; body?: unknown };
+  | { status: number; headers?: Record<string, string>; body?: unknown }
+  /** a body sent as it is (an HTML error page from a proxy, a truncated JSON) */
+  | { raw: string; contentType: string };
 
 export interface FakeLlm {
   baseUrl: string;
@@ -29,6 +31,10 @@ export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLl
       const reply = fake.script.shift();
       if (!reply) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'script exhausted' } }));
+        return;
+      }
+      if ('raw' in reply) {
+        res.writeHead(200, { 'content-type': reply.contentType }).end(reply.raw);
         return;
       }
       if ('status' in reply) {

@@ -147,6 +147,16 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(a.kind === 'result' && a.notes[0]).toContain(`the LLM narration was not shown (${why}`);
   });
 
+  it.each([
+    ['an HTML page from a proxy', { raw: '<html><body>502 Bad Gateway</body></html>', contentType: 'text/html' }],
+    ['a truncated JSON body', { raw: '{"id": "x", "choices": [{"message": {"content": "{\\"sql', contentType: 'application/json' }],
+  ])('a reply that is %s is said as such, never "something went wrong"', async (_, reply) => {
+    llm.script.push(reply, reply, reply, reply);
+    const a = await ask(FREE);
+    expect(a).toMatchObject({ kind: 'error', retryable: true });
+    expect(a.kind === 'error' && a.message).toMatch(/^The language model could not help with this just now: the LLM service sent (a reply that is not a chat completion|a malformed reply)/);
+  });
+
   it('keeps the numbers when the LLM narration fails', async () => {
     llm.script.push(sqlReply(GOOD), { status: 500 }, { status: 500 });
     const a = await ask(FREE);
