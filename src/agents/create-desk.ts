@@ -10,7 +10,7 @@ export function createDesk(config: Config, db: Database, logger: Logger): { desk
   const memory = new ThreadMemory(createKeyv<ThreadState>(config.threadMemoryUrl ?? db.write, 'thread'), config.threadMemoryTtlHours * 3_600_000);
   const desk = new DataDesk({
     readPool: db.read, writePool: db.write, reader: db.reader, readerProblem: db.readerProblem, maxResultBytes: config.reader.maxResultBytes,
-    logger, memory, llm: llmFromConfig(config),
+    logger, memory, llm: llmFromConfig(config), answerDeadlineMs: config.answerDeadlineMs,
     statementTimeoutMs: config.statementTimeoutMs, displayRows: config.sqlDisplayRows, glossaryDefaults: config.glossaryDefaults,
   });
   return { desk, memory };

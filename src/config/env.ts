@@ -75,6 +75,7 @@ const schema = z.object({
   SOCRATA_SCHEDULE: schedule,
   SCHEDULE_TIMEZONE: timezone.transform((v) => v ?? 'America/Chicago'),
   STATEMENT_TIMEOUT_MS: integer(15_000, 100, 600_000),
+  ANSWER_DEADLINE_MS: integer(30_000, 1_000, 600_000),
   DATADESK_ALLOW_SUPERUSER: optionalString
     .transform((v) => v ?? 'false')
     .pipe(z.enum(['true', 'false'], { message: 'expected true or false' })),
@@ -137,6 +138,8 @@ export interface Config {
   scheduleTimezone: string;
   /** the longest an agent's query may run */
   statementTimeoutMs: number;
+  /** the most time a question's model calls may take together; past it the answer comes without the model */
+  answerDeadlineMs: number;
   /** rows of a result kept for display (the full count is still reported) */
   sqlDisplayRows: number;
   /** run even when DATABASE_URL logs in as a superuser (CI, throwaway databases) */
@@ -241,6 +244,7 @@ export function loadConfig(env: RawEnv): Config {
     },
     scheduleTimezone: e.SCHEDULE_TIMEZONE,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
+    answerDeadlineMs: e.ANSWER_DEADLINE_MS,
     sqlDisplayRows: e.SQL_DISPLAY_ROWS,
     allowSuperuser: e.DATADESK_ALLOW_SUPERUSER === 'true',
     reader: { poolSize: e.READER_POOL_SIZE, workMem: e.READER_WORK_MEM, tempFileLimit: e.READER_TEMP_FILE_LIMIT, maxResultBytes: e.SQL_MAX_RESULT_BYTES },

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ScriptedReply =
-  | { content: string; promptTokens?: number; completionTokens?: number }
+  | { content: string; promptTokens?: number; completionTokens?: number; delayMs?: number }
   | { status: number; headers?: Record<string, string>; body?: unknown }
   /** a body sent as it is (an HTML error page from a proxy, a truncated JSON) */
   | { raw: string; contentType: string };
@@ -42,12 +42,13 @@ export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLl
         res.end(JSON.stringify(reply.body ?? { error: { message: `scripted ${reply.status}` } }));
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
+      const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
         id: `chatcmpl-${fake.requests.length}`, object: 'chat.completion', created: 0, model: 'fake',
         choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: reply.content } }],
         usage: { prompt_tokens: reply.promptTokens ?? 100, completion_tokens: reply.completionTokens ?? 20, total_tokens: (reply.promptTokens ?? 100) + (reply.completionTokens ?? 20) },
       }));
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

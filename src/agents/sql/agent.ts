@@ -21,6 +21,7 @@ import { schemaNode } from './nodes/schema-node.js';
 import { synthesizeNode } from './nodes/synthesize-node.js';
 import { validateNode } from './nodes/validate-node.js';
 import type { PlanContext } from './plan-path.js';
+import { withDeadline } from '../../llm/deadline.js';
 import type pg from 'pg';
 
 async function readPlanContext(pool: pg.Pool): Promise<PlanContext> {
@@ -92,8 +93,10 @@ export class SqlAgent {
   }
 
   async ask(q: SqlQuestion, progress?: (step: string) => void): Promise<SqlOutcome> {
+    // one deadline for the model's calls of this question
+    const deps = this.deps.llm ? { ...this.deps, llm: withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) } : this.deps;
     const state: SqlState = {
-      deps: this.deps, question: q.question, threadId: q.threadId, thread: await this.deps.memory.get(q.threadId), progress,
+      deps, question: q.question, threadId: q.threadId, thread: await this.deps.memory.get(q.threadId), progress,
       loadSchema: () => this.schemaInfo(), loadPlanContext: () => this.loadPlanContext(), choices: {}, assumptions: [], attempt: 0, llmUnavailable: false, tokens: 0, trace: [],
     };
     try {

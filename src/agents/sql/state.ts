@@ -24,6 +24,8 @@ export interface SqlAgentDeps {
   logger: Logger;
   memory: ThreadMemory;
   llm?: LlmClient;
+  /** ANSWER_DEADLINE_MS: every model call of one question together (default 30 s) */
+  answerDeadlineMs?: number;
   statementTimeoutMs: number;
   displayRows: number;
   glossaryDefaults: Record<string, string>;

@@ -157,6 +157,25 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(a.kind === 'error' && a.message).toMatch(/^The language model could not help with this just now: the LLM service sent (a reply that is not a chat completion|a malformed reply)/);
   });
 
+  it('one deadline for the model per question: past it the answer comes without the model, and says so', async () => {
+    const hurried = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }), answerDeadlineMs: 1_500 }).desk;
+    const askHurried = (text: string, thread: string) => hurried.answer({ platform: 'cli', threadId: thread, text });
+    // the SQL arrives in time, the narration does not: the deterministic narration, with the reason
+    llm.script.push(sqlReply(GOOD), { content: 'There were many thefts.', delayMs: 4_000 });
+    let started = performance.now();
+    const a = await askHurried(FREE, 'deadline-1');
+    expect(performance.now() - started).toBeLessThan(3_500);
+    expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
+    expect(a.kind === 'result' && a.notes[0]).toMatch(/the LLM narration failed \(the language model did not answer within 1\.5 s\)/);
+    // the model does not even write the query in time: said plainly, well before the model would have answered
+    llm.script.length = 0;
+    llm.script.push({ ...sqlReply(GOOD), delayMs: 4_000 });
+    started = performance.now();
+    const b = await askHurried(FREE, 'deadline-2');
+    expect(performance.now() - started).toBeLessThan(3_500);
+    expect(b).toMatchObject({ kind: 'error', retryable: true, message: expect.stringMatching(/^The language model could not help with this just now: the language model did not answer within 1\.5 s/) });
+  });
+
   it('keeps the numbers when the LLM narration fails', async () => {
     llm.script.push(sqlReply(GOOD), { status: 500 }, { status: 500 });
     const a = await ask(FREE);
