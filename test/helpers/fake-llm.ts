@@ -14,6 +14,8 @@ export interface FakeLlm {
   baseUrl: string;
   script: ScriptedReply[];
   requests: { messages: { role: string; content: string }[]; model: string; response_format?: unknown }[];
+  /** answers a request when the script is empty (a model played by code: the "perfect model" suite) */
+  respond?: (request: FakeLlm['requests'][number]) => ScriptedReply;
   close(): Promise<void>;
 }
 
@@ -27,8 +29,9 @@ export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLl
         res.writeHead(404).end();
         return;
       }
-      fake.requests.push(JSON.parse(body));
-      const reply = fake.script.shift();
+      const request = JSON.parse(body) as FakeLlm['requests'][number];
+      fake.requests.push(request);
+      const reply = fake.script.shift() ?? fake.respond?.(request);
       if (!reply) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'script exhausted' } }));
         return;
