@@ -7,6 +7,7 @@
 // tables, roles, privileges, objects, large objects, no file written). The
 // resource bombs the guard lets through are stopped by the limits (statement
 // timeout plus the watchdog, the result-bytes cap, temp_file_limit), in time.
+import { resultStatement } from '../../src/agents/sql/execute.js';
 import { existsSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -185,11 +186,11 @@ describe('a hostile model, through the whole desk', () => {
     // statement timeout + the watchdog's grace + room for a busy two-core machine
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000 + 2_000);
     // it really ran, on the reader login only
-    expect(ran(sent.reader, `DECLARE answer NO SCROLL CURSOR FOR ${sql}`)).toBe(true);
+    expect(ran(sent.reader, resultStatement(sql, 1_000))).toBe(true);
     expect(ran(sent.app, sql)).toBe(false);
     // and it is not running any more: the server stopped it, or the backend saw its client go
     await expect.poll(async () => (await db.pool.query(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query LIKE 'DECLARE answer%'`, [reader.role])).rows[0].n,
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query LIKE '%) AS answer%'`, [reader.role])).rows[0].n,
     { timeout: 5_000, interval: 100 }).toBe(0);
     expect(await state()).toEqual(before);
     // the reader pool still answers afterwards
@@ -208,7 +209,7 @@ describe('a hostile model, through the whole desk', () => {
     llm.script.push(sqlReply(sql), { content: 'There were 2,000 crimes.' });
     const answer = await ask();
     expect(answer).toMatchObject({ kind: 'result', sql: [sql], table: { columns: ['crimes'], rows: [[2_000]] } });
-    expect(ran(sent.reader, `DECLARE answer NO SCROLL CURSOR FOR ${sql}`)).toBe(true);
+    expect(ran(sent.reader, resultStatement(sql, 1_000))).toBe(true);
     expect(ran(sent.reader, `EXPLAIN ${sql}`)).toBe(true);
     expect(ran(sent.app, sql)).toBe(false);
     // the pool the agent was given is the reader's, and that login is the reader itself, not a role switched into

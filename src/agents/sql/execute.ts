@@ -65,18 +65,27 @@ const resultTypes = {
 // numeric (avg, round, percentile) arrives as text from pg; show it as a number
 const NUMERIC_OIDS = new Set([1700, 700, 701, 20, 21, 23]);
 
+/** The statement that fetches a result: the query as a subquery, at most `keep` + 1 rows. */
+export const resultStatement = (sql: string, keep: number) => `SELECT * FROM (\n${sql.trim().replace(/;+$/, '')}\n) AS answer LIMIT ${keep + 1}`;
+/** The statement that counts a result that did not fit. */
+export const countStatement = (sql: string) => `SELECT count(*) AS total FROM (\n${sql.trim().replace(/;+$/, '')}\n) AS answer`;
+
 /**
  * Runs the query; keeps the first `keepRows` rows (enough to narrate and chart
- * a whole series: the display cap is applied when the answer is built).
+ * a whole series: the display cap is applied when the answer is built) and
+ * reports the true row count. A plain statement, not a cursor: PostgreSQL
+ * plans no parallel workers for a cursor, and most answers are aggregates
+ * over millions of rows that parallel scans make several times faster. Only a
+ * result longer than `keepRows` is counted again, by a second statement.
  */
 export async function runSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, keepRows = 1_000, maxResultBytes?: number): Promise<QueryResult> {
   return withReadOnly(pool, { statementTimeoutMs, maxResultBytes, watchdog: true }, async (client) => {
-    await client.query(oneStatement(`DECLARE answer NO SCROLL CURSOR FOR ${sql.trim().replace(/;+$/, '')}`));
-    const first = await client.query({ text: `FETCH ${keepRows} FROM answer`, rowMode: 'array', types: resultTypes });
-    const rest = await client.query(`MOVE FORWARD ALL IN answer`);
+    const first = await client.query({ ...oneStatement(resultStatement(sql, keepRows)), rowMode: 'array', types: resultTypes });
     const numeric = first.fields.map((f) => NUMERIC_OIDS.has(f.dataTypeID));
-    const rows = (first.rows as unknown[][]).map((r) => r.map((v, i) => (numeric[i] && typeof v === 'string' ? Number(v) : toCell(v))));
-    const rowCount = first.rowCount! + (rest.rowCount ?? 0);
+    const rows = (first.rows as unknown[][]).slice(0, keepRows).map((r) => r.map((v, i) => (numeric[i] && typeof v === 'string' ? Number(v) : toCell(v))));
+    const rowCount = first.rows.length > keepRows
+      ? Number((await client.query<{ total: string | number }>(oneStatement(countStatement(sql)))).rows[0].total)
+      : rows.length;
     return { columns: first.fields.map((f) => f.name), rows, rowCount, truncated: rowCount > rows.length };
   });
 }
