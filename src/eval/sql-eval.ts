@@ -175,19 +175,26 @@ export async function evaluateSql(
       outcomes.push({ item, status: 'error', valid: true, strict: false, relaxed: false, failure: `gold query failed: ${message(error)}`, ms });
       continue;
     }
-    try {
-      pred = await runSql(deps.pool, outcome.sql, deps.statementTimeoutMs, 10_000);
-    } catch (error) {
-      outcomes.push({ item, status: 'error', valid: true, strict: false, relaxed: false, failure: `the answer's query failed on re-run: ${message(error)}`, ms });
-      continue;
+    // what the user saw: the rows the answer was built from and its true row count, not a re-run of its SQL
+    if (outcome.result) pred = outcome.result;
+    else {
+      try {
+        pred = await runSql(deps.pool, outcome.sql, deps.statementTimeoutMs, 10_000);
+      } catch (error) {
+        outcomes.push({ item, status: 'error', valid: true, strict: false, relaxed: false, failure: `the answer's query failed on re-run: ${message(error)}`, ms });
+        continue;
+      }
     }
+    const seenGold = { ...gold, rows: gold.rows.slice(0, pred.rows.length) };
     const ordered = /\border\s+by\b/i.test(item.sql.replace(/over\s*\([^)]*\)/gi, ''));
-    const strict = strictMatch(gold, pred, ordered);
-    const relaxed = strict || relaxedMatch(gold, pred, ordered);
+    const sameCount = pred.rowCount === gold.rowCount;
+    const strict = sameCount && strictMatch(seenGold, pred, ordered);
+    const relaxed = strict || (sameCount && relaxedMatch(seenGold, pred, ordered));
     let failure: string | undefined;
     if (!relaxed) {
       if (pred.rowCount === 0 && gold.rowCount > 0) failure = 'empty result';
-      else if (pred.rows.length < gold.rows.length) failure = 'missing rows';
+      else if (pred.rowCount < gold.rowCount) failure = 'missing rows';
+      else if (pred.rowCount > gold.rowCount) failure = 'extra rows';
       else if (pred.columns.length < gold.columns.length) failure = 'missing columns';
       else failure = 'wrong values';
     }
