@@ -101,34 +101,38 @@ function writtenNumbers(text: string): { value: number; decimals: number }[] {
  */
 function citable(r: QueryResult, question: string): number[] {
   const out: number[] = [r.rowCount, r.rows.length, ...numbersIn(question)];
-  const change = (a: number, b: number) => {
+  // a change between two values: the difference and the percentage change; `ratios` adds a/b and b/a in both forms
+  const change = (a: number, b: number, ratios: boolean) => {
     out.push(b - a, Math.abs(b - a));
-    if (a !== 0) out.push((b / a - 1) * 100, Math.abs((b / a - 1) * 100), (b / a) * 100, b / a);
+    if (a !== 0) out.push((b / a - 1) * 100, Math.abs((b / a - 1) * 100));
+    if (!ratios) return;
+    if (a !== 0) out.push((b / a) * 100, b / a);
     if (b !== 0) out.push(a / b, (a / b) * 100);
   };
-  const numericColumns: number[][] = [];
   for (let c = 0; c < r.columns.length; c++) {
-    const col = r.rows.map((row) => row[c]).filter(isNum) as number[];
+    const col: number[] = [];
+    for (const row of r.rows) if (isNum(row[c])) col.push(row[c] as number);
     if (!col.length) continue;
-    numericColumns.push(col);
     let sum = 0;
     let min = Infinity;
     let max = -Infinity;
     for (const v of col) {
-      out.push(v, v * 100);
+      out.push(v);
+      if (Math.abs(v) <= 1) out.push(v * 100); // a fraction said as a percentage
       sum += v;
-      min = Math.min(min, v);
-      max = Math.max(max, v);
+      if (v < min) min = v;
+      if (v > max) max = v;
     }
     out.push(sum, sum / col.length, min, max);
     if (sum !== 0) for (const v of col) out.push((v / sum) * 100);
-    for (let i = 1; i < col.length; i++) change(col[i - 1], col[i]);
-    change(col[0], col[col.length - 1]);
-    change(min, max);
+    for (let i = 1; i < col.length; i++) change(col[i - 1], col[i], false);
+    change(col[0], col[col.length - 1], true);
+    change(min, max, true);
   }
   for (const row of r.rows) {
     const nums = row.filter(isNum) as number[];
-    for (let i = 0; i < nums.length && nums.length <= 6; i++) for (let j = i + 1; j < nums.length; j++) change(nums[j], nums[i]);
+    if (nums.length > 6) continue;
+    for (let i = 0; i < nums.length; i++) for (let j = i + 1; j < nums.length; j++) change(nums[j], nums[i], true);
   }
   return out;
 }
