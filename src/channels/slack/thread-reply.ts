@@ -9,6 +9,7 @@ import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
 import { renderChart } from '../../charts/render.js';
 import { renderAnswerMessages } from './render-blocks.js';
+import { fromSlackText } from './slack-text.js';
 
 export interface SlackDeps {
   desk: DataDesk;
@@ -67,7 +68,8 @@ export async function answerInThread(
 }
 
 /** The question of a message, without the bot mention. */
-export const stripMention = (text: string) => text.replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, '').trim();
+/** The question of a mention: the bot's own mention at the start dropped, then Slack's encoding read (see slack-text.ts). */
+export const stripMention = (text: string) => fromSlackText(text.replace(/^\s*(<@[A-Z0-9]+(\|[^>]*)?>\s*)+/, ''));
 
 export function inbound(channel: string, threadTs: string, userId: string | undefined, text: string, kind: InboundMessage['kind'] = 'question'): InboundMessage {
   return { platform: 'slack', threadId: slackThreadId(channel, threadTs), channel, userId, text, kind };

@@ -4,10 +4,11 @@ import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt'
 import type pg from 'pg';
 import { UserError } from '../../../core/errors.js';
 import { digestCommand } from '../../../digest/subscriptions.js';
+import { fromSlackText } from '../slack-text.js';
 
 export function datadeskCommand(pool: pg.Pool, defaultTimezone: string) {
   return async ({ ack, command }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
-    const text = command.text.trim();
+    const text = fromSlackText(command.text);
     if (/^digests?\b/i.test(text)) {
       try {
         const reply = await digestCommand(pool, text, { platform: 'slack', channel: command.channel_id, userId: command.user_id, defaultTimezone });

@@ -2,6 +2,7 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { answerInThread, inbound, type SlackDeps } from '../thread-reply.js';
 import { admit, claimDelivery, type Gate } from './gatekeeper.js';
+import { fromSlackText } from '../slack-text.js';
 
 export function directMessage(deps: SlackDeps, gate: Gate) {
   return async ({ message, body, client }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
@@ -19,7 +20,7 @@ export function directMessage(deps: SlackDeps, gate: Gate) {
         await gate.deduper.done(eventId);
         return;
       }
-      const text = ('text' in message && message.text) || 'help';
+      const text = fromSlackText(('text' in message && message.text) || '') || 'help';
       await answerInThread(deps, { client, channel: message.channel, threadTs, userId: user }, (progress) =>
         deps.desk.answer(inbound(message.channel, threadTs, user, text), progress),
       );
