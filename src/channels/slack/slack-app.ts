@@ -77,6 +77,9 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   app.action('show_sql', showSql());
   app.command('/backtest', backtestCommand(replyDeps, gate));
   app.command('/datadesk', datadeskCommand(deps.writePool, deps.config.scheduleTimezone));
+  // every action and command is acknowledged, handled or not: Slack shows an error after 3 s otherwise
+  app.action(/^(?!clarify:|show_sql$)/, async ({ ack }) => ack());
+  app.command(/^(?!\/backtest$|\/datadesk$)/, async ({ ack, command }) => ack({ response_type: 'ephemeral', text: `I do not know ${command.command}; try /datadesk help or /backtest help.` }));
   app.error(async (error) => deps.logger.error(`slack: ${error.message}`));
 
   return {
@@ -84,6 +87,16 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     route: receiver
       ? async (req, res) => {
           if (new URL(req.url ?? '/', 'http://x').pathname !== SLACK_EVENTS_PATH) return false;
+          if (req.method !== 'POST') {
+            res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Slack posts events here; nothing to GET.');
+            return true;
+          }
+          // Bolt refuses requests older than 5 minutes; one from more than 5 minutes ahead is as suspect (a replay kept for later)
+          const stamp = Number(req.headers['x-slack-request-timestamp']);
+          if (Number.isFinite(stamp) && stamp > Date.now() / 1000 + 300) {
+            res.writeHead(401, { 'content-type': 'text/plain' }).end('The request timestamp is more than 5 minutes in the future.');
+            return true;
+          }
           receiver.requestListener(req, res);
           return true;
         }

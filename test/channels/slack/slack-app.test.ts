@@ -174,8 +174,29 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(bad.status).toBe(401);
     const stale = await post(server, body, 'application/json', sign(body, Math.floor(Date.now() / 1000) - 3_600));
     expect(stale.status).toBe(401);
+    // correctly signed, but stamped 400 s ahead: refused like a stale one
+    const future = await post(server, body, 'application/json', sign(body, Math.floor(Date.now() / 1000) + 400));
+    expect(future.status).toBe(401);
     await new Promise((r) => setTimeout(r, 300));
     expect(slack.calls.filter((c) => c.args.thread_ts === ts)).toEqual([]);
+  });
+
+  it('GET on the events endpoint is 405; an action or command it does not handle is still acknowledged at once', async () => {
+    const server = await botServer();
+    const get = await fetch(`${server.url}/slack/events`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    const action = new URLSearchParams({ payload: JSON.stringify({
+      type: 'block_actions', user: { id: 'U1' }, team: { id: 'T1' }, api_app_id: 'A1', container: { type: 'message' }, trigger_id: 't',
+      channel: { id: 'C1' }, message: { ts: '1.2' }, actions: [{ action_id: 'something_new', block_id: 'b', type: 'button', value: 'x', action_ts: '1' }],
+    }) }).toString();
+    const acked = await post(server, action, 'application/x-www-form-urlencoded');
+    expect(acked.status).toBe(200);
+    expect(acked.ms).toBeLessThan(2_500);
+    const form = new URLSearchParams({ command: '/weather', text: 'tomorrow', user_id: 'U3', channel_id: 'C2', team_id: 'T1', response_url: 'http://127.0.0.1:1/r', trigger_id: 't' }).toString();
+    const unknown = await post(server, form, 'application/x-www-form-urlencoded');
+    expect(unknown.status).toBe(200);
+    expect(JSON.parse(unknown.text)).toMatchObject({ response_type: 'ephemeral', text: 'I do not know /weather; try /datadesk help or /backtest help.' });
   });
 
   it('answers direct messages in their thread and publishes the App Home', async () => {
