@@ -154,6 +154,10 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(JSON.parse(bad.text)).toEqual({ response_type: 'ephemeral', text: '"someday" is not a day of the week: weekly needs one, e.g. "weekly monday 09:00".' });
     const { rows } = await db.pool.query(`SELECT count(*) AS n FROM digest_subscriptions WHERE channel = 'C9'`);
     expect(rows[0].n).toBe(1);
+    // help and the list answer the asker alone
+    for (const text of ['digest', 'digest help', 'digest list']) {
+      expect(JSON.parse((await post(server, command(text), 'application/x-www-form-urlencoded')).text), text).toMatchObject({ response_type: 'ephemeral' });
+    }
   });
 
   it('three deliveries of one event give one answer', async () => {
