@@ -17,6 +17,8 @@ export interface FakeSlack {
   calls: SlackCall[];
   /** Slack error codes the next chat.postMessage calls answer with (ok: false) */
   failPostMessage: string[];
+  /** Slack error codes the next chat.update calls that carry blocks (an answer, not a progress line) answer with */
+  failAnswerUpdate: string[];
   uploads: { fileId: string; bytes: Buffer }[];
   close(): Promise<void>;
   /** waits until a call matching `pred` was recorded (or fails after timeoutMs) */
@@ -39,7 +41,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   let seq = 0;
   const nextTs = () => `1700000${String(100 + ++seq).padStart(3, '0')}.000${seq}00`;
   const fake: FakeSlack = {
-    apiUrl: '', calls: [], failPostMessage: [], uploads: [], close: async () => undefined,
+    apiUrl: '', calls: [], failPostMessage: [], failAnswerUpdate: [], uploads: [], close: async () => undefined,
     of: (method) => fake.calls.filter((c) => c.method === method),
     waitFor: (pred, timeoutMs) => waitFor(() => fake.calls.find(pred), () => `Slack calls: ${fake.calls.map((c) => c.method).join(', ')}`, timeoutMs),
   };
@@ -75,6 +77,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           }
           return reply({ channel: args.channel, ts: nextTs(), message: { text: args.text } });
         case 'chat.update':
+          if (args.blocks && fake.failAnswerUpdate.length) {
+            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failAnswerUpdate.shift() }));
+          }
           return reply({ channel: args.channel, ts: args.ts });
         case 'chat.postEphemeral':
           return reply({ message_ts: nextTs() });

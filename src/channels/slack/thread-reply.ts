@@ -54,7 +54,13 @@ export async function answerInThread(
   }
   await updating;
   const [first, ...rest] = renderAnswerMessages(answer);
-  await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
+  try {
+    await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
+  } catch (error) {
+    // never silence: the placeholder would say "Reading the schema…" for good; post the answer as a new reply
+    deps.logger.warn(`slack: chat.update of the answer failed (${slackErrorCode(error)}); posting it as a new reply`);
+    await client.chat.postMessage({ channel, thread_ts: threadTs, text: first.text, blocks: first.blocks });
+  }
   for (const m of rest) await client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks });
   if (answer.kind === 'result' && answer.chart) {
     try {
@@ -65,6 +71,11 @@ export async function answerInThread(
       await client.chat.postMessage({ channel, thread_ts: threadTs, text: ':warning: The chart could not be attached this time; the numbers above are complete.' });
     }
   }
+}
+
+/** Slack's error code (msg_too_long, invalid_blocks, …) when the Web API said one. */
+function slackErrorCode(error: unknown): string {
+  return (error as { data?: { error?: string } }).data?.error ?? describeError(error);
 }
 
 /** The question of a message, without the bot mention. */

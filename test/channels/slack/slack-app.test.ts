@@ -160,6 +160,15 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     }
   });
 
+  it('when Slack refuses to update the placeholder with the answer, the answer comes as a new reply (never silence)', async () => {
+    const server = await botServer();
+    slack.failAnswerUpdate.push('msg_too_long');
+    const { body, ts } = mention('How many thefts were reported in 2019?', { eventId: 'EvUpdateFails' });
+    await post(server, body, 'application/json');
+    const reply = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts && Boolean(c.args.blocks));
+    expect(blocksText(reply)).toContain('Thefts in 2019, all of Chicago');
+  });
+
   it('three deliveries of one event give one answer', async () => {
     const server = await botServer();
     const { body, ts } = mention('How many thefts were reported in 2019?', { eventId: 'EvRetry1' });
