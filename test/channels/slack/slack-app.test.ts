@@ -113,6 +113,10 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     // Block Kit text escapes &, < and > (Slack shows them as written)
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('extract(hour FROM date) &gt;= 20'));
     expect(blocksText(answer)).toContain('Assumptions: night: 20:00-06:00');
+    // the question now says what was chosen and by whom, with no buttons left to press
+    const settled = slack.calls.find((c) => c.method === 'chat.update' && c.args.ts === question.args.ts && blocksText(c).includes('chosen by'))!;
+    expect(settled.args.text).toBe('Night = 20:00-06:00, chosen by <@U7>');
+    expect(blocksText(settled)).not.toContain('clarify:');
 
     await post(server, click, 'application/x-www-form-urlencoded');
     const stale = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U7');

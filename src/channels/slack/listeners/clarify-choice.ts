@@ -3,6 +3,10 @@
 // answered or expired) or someone else's click gets an ephemeral sentence.
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { answerInThread, slackThreadId, type SlackDeps } from '../thread-reply.js';
+import { glossary, option } from '../../../knowledge/glossary.js';
+import { escapeMrkdwn } from '../render-blocks.js';
+
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export function clarifyChoice(deps: SlackDeps) {
   return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
@@ -28,6 +32,12 @@ export function clarifyChoice(deps: SlackDeps) {
       await say(`<@${pending.userId}> asked this question; the choice is theirs. Ask your own question in a new thread.`);
       return;
     }
+    // the question shows what was chosen and by whom, and its buttons go: a second click has nothing to press
+    const chosen = option(choice.term, choice.option);
+    const label = glossary().find((t) => t.id === choice.term)?.label ?? choice.term;
+    const settled = `${capitalize(label)} = ${escapeMrkdwn(chosen?.label ?? choice.option)}, chosen by <@${body.user.id}>`;
+    await client.chat.update({ channel, ts: message.ts, text: settled, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:white_check_mark: ${settled}` } }] })
+      .catch((error: Error) => deps.logger.warn(`slack: could not mark the clarification answered: ${error.message}`));
     await answerInThread(deps, { client, channel, threadTs, userId: body.user.id }, (progress) =>
       deps.desk.choose({ platform: 'slack', threadId, channel, userId: body.user.id }, choice.term!, choice.option!, progress),
     );
