@@ -27,7 +27,14 @@ export interface Period {
 /** Local (Chicago) timestamp text of an instant, as the crimes table stores dates. */
 const LOCAL = (param: string) => `(${param}::timestamptz AT TIME ZONE 'America/Chicago')`;
 
-export async function crimeDigest(pool: pg.Pool, period: Period): Promise<Answer> {
+/** The calendar day of an instant in a time zone, YYYY-MM-DD (en-CA writes dates that way). */
+export const dayIn = (timeZone: string) => (d: Date) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
+
+/**
+ * The crime digest of a period. Its label is in the subscription's own time zone: an evening schedule's
+ * period ends after midnight UTC, and a UTC label was a day off from the schedule people set.
+ */
+export async function crimeDigest(pool: pg.Pool, period: Period, timeZone = 'America/Chicago'): Promise<Answer> {
   const started = performance.now();
   const lengthMs = period.end.getTime() - period.start.getTime();
   const latest = (await pool.query<{ latest: Date | null }>(`SELECT max(date) AT TIME ZONE 'America/Chicago' AS latest FROM crimes`)).rows[0].latest;
@@ -66,7 +73,7 @@ export async function crimeDigest(pool: pg.Pool, period: Period): Promise<Answer
   const types = (await pool.query<{ primary_type: string; cur: number; prev: number }>(typesSql, params)).rows;
   const areas = (await pool.query<{ name: string; delta: number }>(areasSql, params)).rows;
 
-  const day = (d: Date) => d.toISOString().slice(0, 10);
+  const day = dayIn(timeZone);
   const label = `${day(start)} to ${day(new Date(end.getTime() - 1))}`;
   const movers = [...types].sort((a, b) => Math.abs(b.cur - b.prev) - Math.abs(a.cur - a.prev) || a.primary_type.localeCompare(b.primary_type)).slice(0, 2);
   const narration = [
@@ -88,7 +95,7 @@ export async function crimeDigest(pool: pg.Pool, period: Period): Promise<Answer
       ? { kind: 'grouped-bar', title: `Crimes by type, ${label} vs the period before`, labels: top.map((t) => t.primary_type),
           series: [{ name: 'this period', values: top.map((t) => t.cur), axis: 'left', fill: false }, { name: 'period before', values: top.map((t) => t.prev), axis: 'left', fill: false }] }
       : undefined,
-    assumptions: [`period: ${label} (Chicago time)${end.getTime() < period.end.getTime() ? ', moved back to the latest data' : ''}`],
+    assumptions: [`period: ${label} (${timeZone})${end.getTime() < period.end.getTime() ? ', moved back to the latest data' : ''}`],
     notes: [],
     freshness: `data through ${latest.toISOString().slice(0, 16).replace('T', ' ')}`,
   });
@@ -97,7 +104,7 @@ export async function crimeDigest(pool: pg.Pool, period: Period): Promise<Answer
 export async function questionDigest(desk: DataDesk, sub: Subscription, period: Period): Promise<Answer> {
   const answer = await desk.answer({ platform: sub.platform, threadId: `digest:${sub.id}`, channel: sub.channel, text: sub.topic ?? '' });
   if (answer.kind !== 'result') return answer;
-  return { ...answer, headline: `Saved question "${sub.topic}": ${answer.headline}`, notes: [...answer.notes, `Digest for ${period.start.toISOString().slice(0, 10)} to ${period.end.toISOString().slice(0, 10)}.`] };
+  return { ...answer, headline: `Saved question "${sub.topic}": ${answer.headline}`, notes: [...answer.notes, `Digest for ${dayIn(sub.timezone)(period.start)} to ${dayIn(sub.timezone)(new Date(period.end.getTime() - 1))}.`] };
 }
 
 /** A saved strategy re-run; returns the answer and the KPIs to remember for next time. */

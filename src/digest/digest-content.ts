@@ -11,7 +11,7 @@ export function digestContent(pool: pg.Pool, desk: DataDesk, backtest: BacktestD
     async produce(sub, period) {
       if (sub.kind === 'question') return { answer: await questionDigest(desk, sub, period) };
       if (sub.kind === 'backtest') return backtestWatch(backtest, sub);
-      return { answer: await crimeDigest(pool, period) };
+      return { answer: await crimeDigest(pool, period, sub.timezone) };
     },
   };
 }
