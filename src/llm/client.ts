@@ -43,7 +43,6 @@ export interface LlmClient {
 /** Rough token estimate (4 characters a token) for reserving budget before a call. */
 const estimateTokens = (text: string) => Math.ceil(text.length / 4) + 256;
 
-export { extractJson };
 
 export function createLlmClient(settings: LlmSettings): LlmClient {
   const openai = new OpenAI({

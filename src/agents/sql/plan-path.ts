@@ -5,7 +5,7 @@
 // only after the rest of the question was read, so a choice always leads to an
 // answer.
 import { makeAnswer } from '../../core/answer.js';
-import { glossary, option } from '../../knowledge/glossary.js';
+import { applyChoice, askAbout, chosenOption, glossaryTerm } from './glossary-choices.js';
 import { compilePlan } from '../../plan/compile.js';
 import { understoodAs, type NarrationContext } from '../../plan/narrate.js';
 import { parsePlan, type QueryPlan } from '../../plan/query-plan.js';
@@ -55,40 +55,24 @@ export function planTerms(plan: QueryPlan): string[] {
 
 /** Settles the plan's glossary terms (or asks), then compiles it; sets state.plan, state.understood, the assumptions. */
 export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[], ctx: PlanContext): Promise<PlanOutcome> {
-  let plan = read;
   for (const termId of terms) {
-    const chosen = state.thread.clarifications[termId] ?? state.deps.glossaryDefaults[termId];
-    if (chosen) {
-      state.choices[termId] = chosen;
-      continue;
+    const chosen = chosenOption(state, termId);
+    if (!chosen) {
+      await askAbout(state, glossaryTerm(termId));
+      return { kind: 'asked' };
     }
-    const term = glossary().find((t) => t.id === termId)!;
-    await state.deps.memory.update(state.threadId, (s) => (s.pending = { question: state.question, term: term.id }));
-    state.answer = makeAnswer({
-      kind: 'clarify', route: 'sql', trace: state.trace, term: term.id, question: term.question ?? `What does "${term.label}" mean here?`,
-      options: term.options!.map((o) => ({ id: o.id, label: o.label, description: o.description })),
-    });
-    return { kind: 'asked' };
+    applyChoice(state, termId, chosen);
   }
-  plan = withCalendarDay(plan, state);
+  const plan = state.choices.calendar_day === 'day_of_year'
+    ? { ...read, groupBy: read.groupBy.map((d) => (d === 'date' ? ('day_of_year' as const) : d)) }
+    : read;
   const compiled = compilePlan(plan, state.choices);
   state.plan = plan;
   state.understood = understoodAs(plan, narrationContext(ctx, state.choices));
-  for (const a of compiled.assumptions) {
-    const term = glossary().find((t) => a.startsWith(`${t.label}:`));
-    const said = term && !state.thread.clarifications[term.id] ? `${a} (workspace default)` : a;
-    if (!state.assumptions.includes(said)) state.assumptions.push(said);
-  }
+  // the glossary's definitions are in the footer already (applyChoice); the compiler's own notes are added
+  const glossaryLabels = terms.map((t) => `${glossaryTerm(t).label}:`);
+  for (const a of compiled.assumptions) if (!glossaryLabels.some((l) => a.startsWith(l)) && !state.assumptions.includes(a)) state.assumptions.push(a);
   return { kind: 'compiled', plan, sql: compiled.sql };
-}
-
-/** "Which day had the most": a date, or a day of the year across all years, as the thread chose. */
-function withCalendarDay(plan: QueryPlan, state: SqlState): QueryPlan {
-  const chosen = state.choices.calendar_day;
-  if (!chosen || !plan.groupBy.includes('date')) return plan;
-  const o = option('calendar_day', chosen);
-  if (o) state.assumptions.push(`${glossary().find((t) => t.id === 'calendar_day')!.label}: ${o.label}`);
-  return chosen === 'day_of_year' ? { ...plan, groupBy: plan.groupBy.map((d) => (d === 'date' ? 'day_of_year' : d)) } : plan;
 }
 
 /** The refusal when neither the reader nor a model can answer: what was understood, what was not, a rephrasing. */

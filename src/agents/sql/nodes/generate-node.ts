@@ -4,7 +4,8 @@
 // first attempt), from a verified query that covers the question exactly.
 import { makeAnswer } from '../../../core/answer.js';
 import { LlmError } from '../../../llm/client.js';
-import { isAmbiguous, option, termsIn } from '../../../knowledge/glossary.js';
+import { isAmbiguous, termsIn } from '../../../knowledge/glossary.js';
+import { applyChoice, askAbout, chosenOption } from '../glossary-choices.js';
 import { generateOffline, generateWithLlm } from '../generate.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { adoptPlan, planFromWords, planTerms, unreadRefusal } from '../plan-path.js';
@@ -16,18 +17,12 @@ import { adoptPlan, planFromWords, planTerms, unreadRefusal } from '../plan-path
  */
 async function settleTerms(state: SqlState, mayAsk: boolean): Promise<boolean> {
   for (const term of termsIn(state.question).filter(isAmbiguous)) {
-    const chosen = state.thread.clarifications[term.id] ?? state.deps.glossaryDefaults[term.id];
-    if (!chosen && !mayAsk) continue;
-    if (!chosen) {
-      await state.deps.memory.update(state.threadId, (s) => (s.pending = { question: state.question, term: term.id }));
-      state.answer = makeAnswer({
-        kind: 'clarify', route: 'sql', trace: state.trace, term: term.id, question: term.question ?? `What does "${term.label}" mean here?`,
-        options: term.options!.map((o) => ({ id: o.id, label: o.label, description: o.description })),
-      });
+    const chosen = chosenOption(state, term.id);
+    if (chosen) applyChoice(state, term.id, chosen);
+    else if (mayAsk) {
+      await askAbout(state, term);
       return false;
     }
-    state.choices[term.id] = chosen;
-    state.assumptions.push(`${term.label}: ${option(term.id, chosen)!.label}${state.thread.clarifications[term.id] ? '' : ' (workspace default)'}`);
   }
   return true;
 }
