@@ -18,3 +18,7 @@ export async function loadCrimes(pool: pg.Pool, rows = 20_000, seed = 3): Promis
     tmp.remove();
   }
 }
+
+/** One real-shaped portal CSV row (the portal's own format), with the id given. */
+export const portalRow = (id = 10000092) =>
+  `${id},HY189866,03/18/2015 07:44:00 PM,047XX W OHIO ST,041A,BATTERY,AGGRAVATED: HANDGUN,STREET,false,false,1111,011,28,25,04B,1144606,1903566,2015,02/10/2018 03:50:01 PM,41.891398861,-87.744384567,"(41.891398861, -87.744384567)"`;

@@ -10,18 +10,13 @@ import { PORTAL_CSV_HEADER } from '../../src/ingest/crimes/crime-table.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/files.js';
+import { portalRow } from '../helpers/crime-data.js';
+import { pollUntil } from '../helpers/wait.js';
 
-const ROW =
-  '10000092,HY189866,03/18/2015 07:44:00 PM,047XX W OHIO ST,041A,BATTERY,AGGRAVATED: HANDGUN,STREET,false,false,1111,011,28,25,04B,1144606,1903566,2015,02/10/2018 03:50:01 PM,41.891398861,-87.744384567,"(41.891398861, -87.744384567)"';
+const ROW = portalRow();
 
 /** Polls an async condition (a database state) until it holds. */
-async function waitFor(holds: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await holds())) {
-    if (Date.now() > end) throw new Error(`condition not met in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const waitFor = (holds: () => Promise<boolean>, timeoutMs = 15_000) => pollUntil(async () => ((await holds()) ? true : undefined), timeoutMs, 'the condition');
 
 let db: TestDatabase;
 const tmp = tempDir();

@@ -1,7 +1,6 @@
 // The Slack app over real HTTP: signed events, commands and actions POSTed to
 // the bot's /slack/events, Bolt's Web API client pointed at a fake Slack, the
 // agents on real PostgreSQL behind.
-import { createHmac } from 'node:crypto';
 import Keyv from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
@@ -12,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { loadStocks } from '../../helpers/stock-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
+import { slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 
 const SECRET = 'test-signing-secret';
@@ -30,9 +29,7 @@ async function botServer(options: { withLlm?: boolean } = {}) {
   return server;
 }
 
-function sign(body: string, ts = Math.floor(Date.now() / 1000)) {
-  return { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}` };
-}
+const sign = (body: string, ts?: number) => slackSignature(SECRET, body, ts);
 
 async function post(server: RunningServer, body: string, contentType: string, headers: Record<string, string> = sign(body)) {
   const started = Date.now();

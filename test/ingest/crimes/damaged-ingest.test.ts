@@ -1,5 +1,6 @@
 // Bad data never stops a load: each kind of damage costs its own line (with
 // the line number and the reason in the rejects file) and every other row loads.
+import { portalRow } from '../../helpers/crime-data.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestCsv, type CsvSource } from '../../../src/ingest/csv-ingest.js';
@@ -12,9 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 import { parseSimpleCsv, tempDir } from '../../helpers/files.js';
 
 const HEADER = PORTAL_CSV_HEADER.join(',');
-const ROW =
-  '10000092,HY189866,03/18/2015 07:44:00 PM,047XX W OHIO ST,041A,BATTERY,AGGRAVATED: HANDGUN,STREET,false,false,1111,011,28,25,04B,1144606,1903566,2015,02/10/2018 03:50:01 PM,41.891398861,-87.744384567,"(41.891398861, -87.744384567)"';
-const row = (id: number) => ROW.replace(/^\d+/, String(id));
+const row = (id: number) => portalRow(id);
 
 let db: TestDatabase;
 const tmp = tempDir();
