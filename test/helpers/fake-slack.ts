@@ -20,10 +20,26 @@ export interface FakeSlack {
   /** Slack error codes the next chat.update calls that carry blocks (an answer, not a progress line) answer with */
   failAnswerUpdate: string[];
   uploads: { fileId: string; bytes: Buffer }[];
+  /** messages posted (chat.postMessage that answered ok), with their metadata: what conversations.history reads */
+  messages: FakeSlackMessage[];
+  /** Slack error codes the next files.completeUploadExternal calls answer with (a failed chart upload) */
+  failFileUpload: string[];
+  /** the next chat.postMessage calls are posted, but their reply is lost: 'hang' never answers, 'reset' drops the connection */
+  losePostMessageReply: ('hang' | 'reset')[];
+  /** the clock message ts are made from (ms); unset: fixed ts from 1700000101 on */
+  now?: () => number;
   close(): Promise<void>;
   /** waits until a call matching `pred` was recorded (or fails after timeoutMs) */
   waitFor(pred: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
   of(method: string): SlackCall[];
+}
+
+export interface FakeSlackMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text?: string;
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
 
 function parseArgs(contentType: string | undefined, body: Buffer): Record<string, unknown> {
@@ -31,7 +47,7 @@ function parseArgs(contentType: string | undefined, body: Buffer): Record<string
   const raw: Record<string, unknown> = contentType?.includes('application/json')
     ? (text ? JSON.parse(text) : {})
     : Object.fromEntries(new URLSearchParams(text));
-  for (const key of ['blocks', 'files', 'view', 'attachments']) {
+  for (const key of ['blocks', 'files', 'view', 'attachments', 'metadata']) {
     if (typeof raw[key] === 'string') raw[key] = JSON.parse(raw[key] as string);
   }
   return raw;
@@ -39,9 +55,10 @@ function parseArgs(contentType: string | undefined, body: Buffer): Record<string
 
 export async function startFakeSlack(): Promise<FakeSlack> {
   let seq = 0;
-  const nextTs = () => `1700000${String(100 + ++seq).padStart(3, '0')}.000${seq}00`;
+  const nextTs = () => (fake.now ? `${Math.floor(fake.now() / 1000)}.${String(++seq).padStart(6, '0')}` : `1700000${String(100 + ++seq).padStart(3, '0')}.000${seq}00`);
+  const hung: http.ServerResponse[] = [];
   const fake: FakeSlack = {
-    apiUrl: '', calls: [], failPostMessage: [], failAnswerUpdate: [], uploads: [], close: async () => undefined,
+    apiUrl: '', calls: [], failPostMessage: [], failAnswerUpdate: [], uploads: [], messages: [], failFileUpload: [], losePostMessageReply: [], close: async () => undefined,
     of: (method) => fake.calls.filter((c) => c.method === method),
     waitFor: (pred, timeoutMs) => waitFor(() => fake.calls.find(pred), () => `Slack calls: ${fake.calls.map((c) => c.method).join(', ')}`, timeoutMs),
   };
@@ -75,7 +92,35 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           if (fake.failPostMessage.length) {
             return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failPostMessage.shift() }));
           }
-          return reply({ channel: args.channel, ts: nextTs(), message: { text: args.text } });
+          {
+            const message: FakeSlackMessage = { channel: String(args.channel), ts: nextTs(), text: args.text as string | undefined };
+            if (args.thread_ts) message.thread_ts = String(args.thread_ts);
+            if (args.metadata) message.metadata = args.metadata as FakeSlackMessage['metadata'];
+            fake.messages.push(message);
+            const lost = fake.losePostMessageReply.shift();
+            if (lost === 'hang') return void hung.push(res);
+            if (lost === 'reset') return void res.destroy();
+            return reply({ channel: args.channel, ts: message.ts, message: { text: args.text } });
+          }
+        case 'conversations.history': {
+          // top-level messages of the channel, newest first, in (oldest, latest) (inclusive: the ends too)
+          const inclusive = ['true', '1'].includes(String(args.inclusive));
+          const oldest = args.oldest === undefined ? -Infinity : Number(args.oldest);
+          const latest = args.latest === undefined ? Infinity : Number(args.latest);
+          const inRange = (ts: number) => (inclusive ? ts >= oldest && ts <= latest : ts > oldest && ts < latest);
+          const all = fake.messages
+            .filter((m) => m.channel === args.channel && (!m.thread_ts || m.thread_ts === m.ts) && inRange(Number(m.ts)))
+            .sort((a, b) => Number(b.ts) - Number(a.ts));
+          const from = Number(args.cursor ?? 0) || 0;
+          const limit = Number(args.limit ?? 100) || 100;
+          const page = all.slice(from, from + limit);
+          const withMetadata = ['true', '1'].includes(String(args.include_all_metadata));
+          return reply({
+            messages: page.map((m) => ({ type: 'message', ts: m.ts, text: m.text, bot_id: 'BBOT', ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) })),
+            has_more: from + limit < all.length,
+            response_metadata: { next_cursor: from + limit < all.length ? String(from + limit) : '' },
+          });
+        }
         case 'chat.update':
           if (args.blocks && fake.failAnswerUpdate.length) {
             return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failAnswerUpdate.shift() }));
@@ -88,6 +133,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           return reply({ upload_url: `${base}/upload/${id}`, file_id: id });
         }
         case 'files.completeUploadExternal':
+          if (fake.failFileUpload.length) {
+            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failFileUpload.shift() }));
+          }
           return reply({ files: (args.files as { id: string; title?: string }[]).map((f) => ({ id: f.id, title: f.title })) });
         case 'views.publish':
           return reply({ view: { id: 'V1' } });
@@ -99,7 +147,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   fake.apiUrl = `${base}/api/`;
-  fake.close = () => new Promise((r) => server.close(() => r()));
+  fake.close = () => new Promise((r) => {
+    for (const res of hung.splice(0)) res.destroy();
+    server.close(() => r());
+  });
   return fake;
 }
 
