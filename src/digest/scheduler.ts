@@ -1,34 +1,284 @@
-// The digest scheduler. Any number of bot processes run it; a PostgreSQL
-// advisory lock, held on a dedicated connection, makes one of them the leader
-// (the lock dies with a crashed leader's connection, and another process takes
-// over at its next tick). Each period's run is a row keyed by
-// (subscription, period end): inserting it claims the post, so a second post of
-// a period is impossible. A claim whose leader died is taken over after a
-// lease. Missed periods are posted once within a grace window, else recorded
-// as skipped. Delivery retries with backoff; a channel that is gone disables
-// its subscription. Croner computes the fire times (time zones, DST); the
-// clock is injected so tests can move it.
+// The digest scheduler. Any number of bot processes run it; a process leads
+// only the platforms it is configured for (those it has a delivery for), each
+// platform through its own PostgreSQL advisory lock held on a dedicated
+// connection (the lock dies with a crashed leader's connection, and another
+// process configured for that platform takes over at its next tick). So a
+// Teams-only process never claims, posts or fails a Slack period. Each
+// period's run is a row keyed by (subscription, period end): inserting it
+// claims the period. A claim whose leader died is taken over after a lease.
+// Missed periods are posted once within a grace window, else recorded as
+// skipped. Croner computes the fire times (time zones, DST); the clock is
+// injected so tests can move it.
+//
+// A run is a sequence of idempotent steps recorded on its row (see
+// runDigest): write the answer once, post it (the message id is recorded),
+// post the rest of a long answer, upload the chart, mark it posted. A retried
+// or taken-over run skips the steps already done; a failed chart upload is
+// retried on its own and never re-posts. Before a period whose post may
+// already exist is posted (any earlier post attempt: a lost reply, a crash
+// between posting and recording), the channel's history is searched for the
+// post's metadata key, and a post found there is recorded instead of posted
+// again. A per-run advisory lock keeps two callers from running one period at
+// once, so `run(sub, runId, period)` can also be a durable job's body.
 import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
-import { ChannelGoneError, type Deliver } from './delivery.js';
+import { ChannelGoneError, HistoryUnavailableError, type Deliver, type DigestKey } from './delivery.js';
 import { firesBetween, previousFire } from './schedule.js';
 import { disableSubscription, enabledSubscriptions, type Subscription } from './subscriptions.js';
 
+export type Platform = Subscription['platform'];
+
+/** Leader locks are (LEADER_LOCK_KEY, platformLockKey(platform)): one per platform. */
 const LEADER_LOCK_KEY = 7_322_007;
+/** Run locks are (RUN_LOCK_KEY, run id): one caller at a time per run. */
+const RUN_LOCK_KEY = 7_322_008;
+
+/** The second key of a platform's leader lock: FNV-1a of its name, as a signed 32-bit integer. */
+export function platformLockKey(platform: string): number {
+  let h = 0x811c9dc5;
+  for (const ch of Buffer.from(platform, 'utf8')) {
+    h ^= ch;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
 
 export interface DigestContent {
   /** the answer to post for this subscription and period, and state to remember (backtest watches) */
   produce(sub: Subscription, period: { start: Date; end: Date }): Promise<{ answer: Answer; state?: Record<string, unknown> }>;
 }
 
+export interface Period {
+  start: Date;
+  end: Date;
+}
+
+/** What one call of runDigest did. */
+export type RunOutcome =
+  /** posted now (every remaining step done) */
+  | 'posted'
+  /** the post was found in the channel's history (made by an earlier attempt) and the run completed */
+  | 'found'
+  /** nothing to do: the run was already posted, failed or skipped */
+  | 'done'
+  /** another caller is running this period right now */
+  | 'busy'
+  /** failed for good (content, or delivery after every attempt); recorded on the row */
+  | 'failed'
+  /** the channel is gone; the subscription was disabled */
+  | 'disabled';
+
+/** This process has no delivery for the subscription's platform: nothing was touched. */
+export class PlatformNotConfiguredError extends Error {}
+
+export interface RunDeps {
+  pool: pg.Pool;
+  content: DigestContent;
+  /** delivery per platform: the platforms this process is configured for */
+  deliver: Partial<Record<Platform, Deliver>>;
+  logger: Logger;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  /** attempts per step (post, thread, chart) */
+  deliveryAttempts?: number;
+  /** who holds the claim (written to claimed_by) */
+  name?: string;
+  /** connections held by running runs, so a test can kill them with the process */
+  clients?: Set<pg.PoolClient>;
+}
+
+interface RunRow {
+  subscription_id: number;
+  status: 'claimed' | 'posted' | 'failed' | 'skipped';
+  answer: Answer | null;
+  state: Record<string, unknown> | null;
+  message_id: string | null;
+  parts_posted: number;
+  chart_uploaded: boolean | null;
+}
+
+const warnedNoHistory = new WeakSet<Logger>();
+
+/**
+ * Runs one claimed period to the end, step by step, skipping what is recorded as done. Idempotent: a second
+ * call for the same run, at the same time or later, in this process or another, never posts twice (a
+ * concurrent one returns 'busy'; a later one 'done', or finishes what a crashed one left). Throws
+ * PlatformNotConfiguredError, touching nothing, when this process cannot deliver to the subscription's platform.
+ */
+export async function runDigest(d: RunDeps, sub: Subscription, runId: number, period: Period): Promise<RunOutcome> {
+  const configured = d.deliver[sub.platform];
+  if (!configured) throw new PlatformNotConfiguredError(`this process has no ${sub.platform} connection: digest run ${runId} is left to a process that has one`);
+  const deliver: Deliver = configured;
+  const now = d.now ?? (() => new Date());
+  const sleep = d.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const attempts = d.deliveryAttempts ?? 4;
+  const name = d.name ?? `${hostname()}:${process.pid}`;
+  const key: DigestKey = { subscriptionId: sub.id, periodEnd: period.end };
+
+  const c = await d.pool.connect();
+  const onError = () => undefined; // a dropped connection fails the next query; that is handled there
+  c.on('error', onError);
+  d.clients?.add(c);
+  let broken = false;
+  try {
+    const { rows: locked } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, ($2::bigint % 2147483647)::int) AS ok', [RUN_LOCK_KEY, runId]);
+    if (!locked[0].ok) return 'busy';
+    try {
+      return await steps();
+    } finally {
+      await c.query('SELECT pg_advisory_unlock($1, ($2::bigint % 2147483647)::int)', [RUN_LOCK_KEY, runId]).catch(() => (broken = true));
+    }
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    c.off('error', onError);
+    // a killed test process has already destroyed it
+    if (d.clients?.delete(c) ?? true) c.release(broken);
+  }
+
+  async function steps(): Promise<RunOutcome> {
+    const { rows } = await c.query<RunRow>(
+      'SELECT subscription_id, status, answer, state, message_id, parts_posted, chart_uploaded FROM digest_runs WHERE id = $1', [runId]);
+    const row = rows[0];
+    if (!row) throw new Error(`digest run ${runId} does not exist`);
+    if (row.subscription_id !== sub.id) throw new Error(`digest run ${runId} belongs to subscription #${row.subscription_id}, not #${sub.id}`);
+    if (row.status !== 'claimed') return 'done';
+    // the claim is ours now (a takeover, a job on another process); this also renews the lease
+    await c.query('UPDATE digest_runs SET claimed_by = $2, claimed_at = $3 WHERE id = $1', [runId, name, now()]);
+    const fail = async (error: string) => {
+      await c.query(`UPDATE digest_runs SET status = 'failed', error = $2 WHERE id = $1`, [runId, error]);
+    };
+    const gone = async (error: ChannelGoneError) => {
+      await disableSubscription(d.pool, sub.id, error.message);
+      d.logger.warn(`digests: disabled #${sub.id}: ${error.message}`);
+    };
+
+    // step 1: the answer, written once: a retry posts and uploads the same one
+    let answer = row.answer;
+    let state = row.state;
+    let chartToUpload = row.chart_uploaded === false;
+    if (!answer) {
+      try {
+        const produced = await d.content.produce(sub, period);
+        answer = produced.answer;
+        state = produced.state ?? null;
+      } catch (error) {
+        await fail(`content: ${describeError(error)}`);
+        d.logger.error(`digests: #${sub.id} could not be written: ${describeError(error)}`);
+        return 'failed';
+      }
+      chartToUpload = Boolean(deliver.uploadChart && deliver.chartIsSeparate?.(answer));
+      await c.query('UPDATE digest_runs SET answer = $2, state = $3, chart_uploaded = $4 WHERE id = $1',
+        [runId, JSON.stringify(answer), state === null ? null : JSON.stringify(state), chartToUpload ? false : null]);
+    }
+
+    // step 2: the post, looked for first whenever an earlier attempt may have made it
+    let messageId = row.message_id;
+    let found = false;
+    for (let attempt = 1; messageId === null; attempt++) {
+      const { rows: counted } = await c.query<{ attempts: number }>('UPDATE digest_runs SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts', [runId]);
+      const triedBefore = counted[0].attempts > 1;
+      try {
+        if (triedBefore && deliver.findPost) {
+          const earlier = await findPost(deliver, sub, key, d.logger);
+          if (earlier !== undefined) {
+            messageId = earlier;
+            found = true;
+            await c.query('UPDATE digest_runs SET message_id = $2, found_in_history = true WHERE id = $1', [runId, earlier]);
+            d.logger.warn(`digests: #${sub.id} for ${period.end.toISOString()} was already posted (${earlier}); recorded, not posted again`);
+            break;
+          }
+        }
+        const id = await deliver.post(sub, answer, key);
+        await c.query('UPDATE digest_runs SET message_id = $2 WHERE id = $1', [runId, id]);
+        messageId = id;
+      } catch (error) {
+        if (error instanceof ChannelGoneError) {
+          await fail(error.message);
+          await gone(error);
+          return 'disabled';
+        }
+        if (attempt >= attempts) {
+          await fail(`delivery: ${describeError(error)}`);
+          d.logger.error(`digests: #${sub.id} not delivered after ${attempts} attempts: ${describeError(error)}`);
+          return 'failed';
+        }
+        await sleep(1_000 * 2 ** (attempt - 1));
+      }
+    }
+
+    // steps 3 and 4 come after the post exists: a failure here never re-posts, and the run ends as posted
+    const problems: string[] = [];
+    let channelGone: ChannelGoneError | undefined;
+    const retried = async (what: string, work: () => Promise<void>, counter?: string): Promise<boolean> => {
+      for (let attempt = 1; ; attempt++) {
+        if (counter) await c.query(`UPDATE digest_runs SET ${counter} = ${counter} + 1 WHERE id = $1`, [runId]);
+        try {
+          await work();
+          return true;
+        } catch (error) {
+          if (error instanceof ChannelGoneError) channelGone = error;
+          if (error instanceof ChannelGoneError || attempt >= attempts) {
+            problems.push(`${what}: ${describeError(error)}`);
+            d.logger.error(`digests: #${sub.id} was posted but its ${what} failed after ${attempt} attempt(s): ${describeError(error)}`);
+            return false;
+          }
+          await sleep(1_000 * 2 ** (attempt - 1));
+        }
+      }
+    };
+    // step 3: the rest of a long answer, in the post's thread
+    if (deliver.postRest) {
+      let done = row.parts_posted;
+      await retried('continuation', () => deliver.postRest!(sub, answer!, messageId!, done, async (n) => {
+        done = n;
+        await c.query('UPDATE digest_runs SET parts_posted = $2 WHERE id = $1', [runId, n]);
+      }));
+    }
+    // step 4: the chart, retried on its own
+    if (chartToUpload && deliver.uploadChart && !channelGone) {
+      const ok = await retried('chart upload', () => deliver.uploadChart!(sub, answer!, messageId!), 'chart_attempts');
+      if (ok) await c.query('UPDATE digest_runs SET chart_uploaded = true WHERE id = $1', [runId]);
+    }
+    if (channelGone) await gone(channelGone);
+
+    // step 5: done; the state to remember goes with it
+    await c.query('BEGIN');
+    try {
+      await c.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2, error = $3 WHERE id = $1`, [runId, now(), problems.length ? problems.join('; ') : null]);
+      if (state) await c.query('UPDATE digest_subscriptions SET last_state = $2 WHERE id = $1', [sub.id, JSON.stringify(state)]);
+      await c.query('COMMIT');
+    } catch (error) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    return found ? 'found' : 'posted';
+  }
+}
+
+async function findPost(deliver: Deliver, sub: Subscription, key: DigestKey, logger: Logger): Promise<string | undefined> {
+  try {
+    return await deliver.findPost!(sub, key);
+  } catch (error) {
+    if (!(error instanceof HistoryUnavailableError)) throw error;
+    // without the history a lost post cannot be found: post (the behaviour before the check), and say why once
+    if (!warnedNoHistory.has(logger)) {
+      warnedNoHistory.add(logger);
+      logger.warn(`digests: cannot look for lost posts (${error.message}); a crash between posting and recording may post a digest twice`);
+    }
+    return undefined;
+  }
+}
+
 export interface SchedulerOptions {
   pool: pg.Pool;
   content: DigestContent;
-  /** delivery per platform */
-  deliver: Partial<Record<Subscription['platform'], Deliver>>;
+  /** delivery per platform; the platforms given are the ones this process leads and delivers for */
+  deliver: Partial<Record<Platform, Deliver>>;
   logger: Logger;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
@@ -41,10 +291,13 @@ export interface SchedulerOptions {
 }
 
 export class DigestScheduler {
-  private leader?: pg.PoolClient;
+  /** the connection holding this process's leader locks */
+  private lockClient?: pg.PoolClient;
+  private readonly led = new Set<Platform>();
+  private readonly platforms: Platform[];
+  private readonly runClients = new Set<pg.PoolClient>();
   private readonly name: string;
   private readonly now: () => Date;
-  private readonly sleep: (ms: number) => Promise<void>;
   private readonly graceMs: number;
   private readonly leaseMs: number;
   private timer?: NodeJS.Timeout;
@@ -53,48 +306,69 @@ export class DigestScheduler {
   constructor(private readonly o: SchedulerOptions) {
     this.name = o.name ?? `${hostname()}:${process.pid}`;
     this.now = o.now ?? (() => new Date());
-    this.sleep = o.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.graceMs = o.graceMs ?? 6 * 3_600_000;
     this.leaseMs = o.leaseMs ?? 10 * 60_000;
+    this.platforms = (Object.keys(o.deliver) as Platform[]).filter((p) => o.deliver[p]).sort();
   }
 
+  /** Whether this process leads any platform. */
   get isLeader(): boolean {
-    return Boolean(this.leader);
+    return this.led.size > 0;
   }
 
-  private async becomeLeader(): Promise<boolean> {
-    if (this.leader) return true;
-    const client = await this.o.pool.connect();
+  /** The platforms this process leads now. */
+  get leading(): Platform[] {
+    return [...this.led].sort();
+  }
+
+  /** Takes the leader lock of every configured platform nobody leads; returns the platforms led. */
+  private async lead(): Promise<Platform[]> {
+    const missing = this.platforms.filter((p) => !this.led.has(p));
+    if (!missing.length) return this.leading;
+    const held = this.lockClient;
+    const client = held ?? (await this.o.pool.connect());
     try {
-      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LEADER_LOCK_KEY]);
-      if (rows[0].ok) {
-        this.leader = client;
-        // the lock lives on this connection: when the database drops it, leadership is gone too
-        client.on('error', (error) => {
-          if (this.leader !== client) return;
-          this.leader = undefined;
-          this.o.logger.warn(`digests: ${this.name} lost its leader connection (${error.message}); it will try to lead again`);
-          client.release(true);
-        });
-        this.o.logger.info(`digests: ${this.name} schedules the digests`);
-        return true;
+      for (const p of missing) {
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LEADER_LOCK_KEY, platformLockKey(p)]);
+        if (rows[0].ok) {
+          this.led.add(p);
+          this.o.logger.info(`digests: ${this.name} schedules the ${p} digests`);
+        }
       }
     } catch (error) {
-      client.release(true);
+      if (held) this.loseLeadership(client, describeError(error));
+      else client.release(true);
       throw error;
     }
-    client.release();
-    return false;
+    if (!held && this.led.size) {
+      this.lockClient = client;
+      // the locks live on this connection: when the database drops it, leadership is gone too
+      client.on('error', (error) => this.loseLeadership(client, error.message));
+    } else if (!held) {
+      client.release();
+    }
+    return this.leading;
   }
 
-  /** One pass: if leader, claim and post every due period. Returns the number of posts made. */
+  private loseLeadership(client: pg.PoolClient, why: string): void {
+    if (this.lockClient !== client) return;
+    this.lockClient = undefined;
+    this.led.clear();
+    this.o.logger.warn(`digests: ${this.name} lost its leader connection (${why}); it will try to lead again`);
+    client.release(true);
+  }
+
+  /** One pass: claim and post every due period of the platforms this process leads. Returns the periods delivered. */
   async tick(): Promise<number> {
-    if (this.ticking || !(await this.becomeLeader())) return 0;
+    if (this.ticking) return 0;
     this.ticking = true;
-    let posted = 0;
+    let delivered = 0;
     try {
+      const led = await this.lead();
+      if (!led.length) return 0;
+      const count = (outcome: RunOutcome) => (outcome === 'posted' || outcome === 'found' ? 1 : 0);
       const now = this.now();
-      const subscriptions = await enabledSubscriptions(this.o.pool);
+      const subscriptions = (await enabledSubscriptions(this.o.pool)).filter((s) => led.includes(s.platform));
       for (const sub of subscriptions) {
         const { rows } = await this.o.pool.query<{ last: Date | null }>('SELECT max(period_end) AS last FROM digest_runs WHERE subscription_id = $1', [sub.id]);
         const after = new Date(Math.max(rows[0].last?.getTime() ?? 0, sub.created_at.getTime()));
@@ -112,65 +386,35 @@ export class DigestScheduler {
              ON CONFLICT DO NOTHING RETURNING id`,
             [sub.id, start, end, this.name, now],
           );
-          if (claim.rowCount) posted += await this.run(sub, claim.rows[0].id, { start, end });
+          if (claim.rowCount) delivered += count(await this.run(sub, claim.rows[0].id, { start, end }));
         }
       }
-      // claims whose leader died before posting
+      // claims of the platforms led here whose runner stopped (a crash) before finishing
       const stale = await this.o.pool.query<{ id: number; subscription_id: number; period_start: Date; period_end: Date }>(
-        `UPDATE digest_runs SET claimed_by = $1, claimed_at = $2 WHERE status = 'claimed' AND claimed_at < $3 RETURNING id, subscription_id, period_start, period_end`,
-        [this.name, now, new Date(now.getTime() - this.leaseMs)],
+        `UPDATE digest_runs r SET claimed_by = $1, claimed_at = $2
+         FROM digest_subscriptions s
+         WHERE s.id = r.subscription_id AND s.enabled AND s.platform = ANY($4::text[]) AND r.status = 'claimed' AND r.claimed_at < $3
+         RETURNING r.id, r.subscription_id, r.period_start, r.period_end`,
+        [this.name, now, new Date(now.getTime() - this.leaseMs), led],
       );
       for (const r of stale.rows) {
         const sub = subscriptions.find((s) => s.id === r.subscription_id);
         if (!sub) continue;
-        this.o.logger.warn(`digests: taking over digest #${sub.id} for ${r.period_end.toISOString()} from a leader that stopped`);
-        posted += await this.run(sub, r.id, { start: r.period_start, end: r.period_end });
+        this.o.logger.warn(`digests: taking over digest #${sub.id} for ${r.period_end.toISOString()} from a runner that stopped`);
+        delivered += count(await this.run(sub, r.id, { start: r.period_start, end: r.period_end }));
       }
     } finally {
       this.ticking = false;
     }
-    return posted;
+    return delivered;
   }
 
-  private async run(sub: Subscription, runId: number, period: { start: Date; end: Date }): Promise<number> {
-    const deliver = this.o.deliver[sub.platform];
-    const fail = (error: string) => this.o.pool.query(`UPDATE digest_runs SET status = 'failed', error = $2 WHERE id = $1`, [runId, error]);
-    if (!deliver) {
-      await fail(`no ${sub.platform} connection configured`);
-      return 0;
-    }
-    let produced;
-    try {
-      produced = await this.o.content.produce(sub, period);
-    } catch (error) {
-      await fail(`content: ${describeError(error)}`);
-      this.o.logger.error(`digests: #${sub.id} could not be written: ${describeError(error)}`);
-      return 0;
-    }
-    const attempts = this.o.deliveryAttempts ?? 4;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      await this.o.pool.query('UPDATE digest_runs SET attempts = $2 WHERE id = $1', [runId, attempt]);
-      try {
-        await deliver(sub, produced.answer);
-        await this.o.pool.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2 WHERE id = $1`, [runId, this.now()]);
-        if (produced.state) await this.o.pool.query('UPDATE digest_subscriptions SET last_state = $2 WHERE id = $1', [sub.id, JSON.stringify(produced.state)]);
-        return 1;
-      } catch (error) {
-        if (error instanceof ChannelGoneError) {
-          await fail(error.message);
-          await disableSubscription(this.o.pool, sub.id, error.message);
-          this.o.logger.warn(`digests: disabled #${sub.id}: ${error.message}`);
-          return 0;
-        }
-        if (attempt === attempts) {
-          await fail(`delivery: ${describeError(error)}`);
-          this.o.logger.error(`digests: #${sub.id} not delivered after ${attempts} attempts: ${describeError(error)}`);
-          return 0;
-        }
-        await this.sleep(1_000 * 2 ** (attempt - 1));
-      }
-    }
-    return 0;
+  /**
+   * Runs one claimed period (see runDigest): idempotent, safe to call again or from a durable job. Throws
+   * PlatformNotConfiguredError when this process has no delivery for the subscription's platform.
+   */
+  run(sub: Subscription, runId: number, period: Period): Promise<RunOutcome> {
+    return runDigest({ ...this.o, name: this.name, now: this.now, clients: this.runClients }, sub, runId, period);
   }
 
   start(intervalMs: number): void {
@@ -182,17 +426,25 @@ export class DigestScheduler {
   /** Stops ticking and gives up leadership (a crashed process gives it up with its connection). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    if (this.leader) {
-      await this.leader.query('SELECT pg_advisory_unlock($1)', [LEADER_LOCK_KEY]).catch(() => undefined);
-      this.leader.release();
-      this.leader = undefined;
+    const client = this.lockClient;
+    if (client) {
+      this.lockClient = undefined;
+      let broken = false;
+      for (const p of this.led) {
+        await client.query('SELECT pg_advisory_unlock($1, $2)', [LEADER_LOCK_KEY, platformLockKey(p)]).catch(() => (broken = true));
+      }
+      client.release(broken);
     }
+    this.led.clear();
   }
 
-  /** For tests: die like a crashed process, the lock going with the connection. */
+  /** For tests: die like a crashed process, the locks going with the connections (leader and running runs). */
   kill(): void {
     if (this.timer) clearInterval(this.timer);
-    this.leader?.release(true);
-    this.leader = undefined;
+    this.lockClient?.release(true);
+    this.lockClient = undefined;
+    this.led.clear();
+    for (const c of this.runClients) c.release(true);
+    this.runClients.clear();
   }
 }

@@ -1,13 +1,15 @@
 // Exactly-once digests: two scheduler instances on one real PostgreSQL, a
 // controllable clock, real Slack and Teams delivery to local fakes.
 import { WebClient } from '@slack/web-api';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTeamsAdapter } from '../../src/channels/teams/teams-adapter.js';
 import { saveConversationReference } from '../../src/channels/teams/conversation-store.js';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { crimeDigest } from '../../src/digest/content.js';
 import { slackDelivery, teamsDelivery } from '../../src/digest/delivery.js';
-import { DigestScheduler, type DigestContent } from '../../src/digest/scheduler.js';
+import { DigestScheduler, PlatformNotConfiguredError, type DigestContent } from '../../src/digest/scheduler.js';
+import { APP_SEARCH_PATH } from '../../src/db/database.js';
 import { digestCommand } from '../../src/digest/subscriptions.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { loadCrimes } from '../helpers/crime-data.js';
@@ -22,20 +24,27 @@ let slack: FakeSlack;
 let connector: FakeConnector;
 let clock = new Date('2026-03-02T12:00:00Z');
 const schedulers: DigestScheduler[] = [];
+/** each scheduler stands for a process: its own pool, as a process has */
+const pools: pg.Pool[] = [];
 
 const crimeContent: DigestContent = { produce: async (_sub, period) => ({ answer: await crimeDigest(db.pool, period) }) };
 
-function scheduler(name: string, content: DigestContent = crimeContent) {
+function scheduler(name: string, content: DigestContent = crimeContent, platforms: ('slack' | 'teams')[] = ['slack', 'teams'], deliveryAttempts?: number) {
   const logger = createMemoryLogger();
+  const pool = new pg.Pool({ connectionString: db.url, max: 4, options: APP_SEARCH_PATH });
+  pool.on('error', () => undefined); // as the app's pools do: a dropped idle connection is not a crash (the test database is dropped with FORCE)
+  pools.push(pool);
   const s = new DigestScheduler({
-    pool: db.pool, content, logger, name, now: () => clock, sleep: async () => undefined, graceMs: 6 * 3_600_000, leaseMs: 10 * 60_000,
+    pool, content, logger, name, now: () => clock, sleep: async () => undefined, graceMs: 6 * 3_600_000, leaseMs: 10 * 60_000, deliveryAttempts,
     deliver: {
-      slack: slackDelivery(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } })),
-      teams: teamsDelivery(createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, logger), '', db.pool, (png) => `http://bot/charts/${png.length}.png`),
+      ...(platforms.includes('slack') ? { slack: slackDelivery(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } })) } : {}),
+      ...(platforms.includes('teams')
+        ? { teams: teamsDelivery(createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, logger), '', pool, (png) => `http://bot/charts/${png.length}.png`) }
+        : {}),
     },
   });
   schedulers.push(s);
-  return s;
+  return Object.assign(s, { logger });
 }
 
 async function subscribe(text: string, channel: string, createdAt: string, platform: 'slack' | 'teams' = 'slack') {
@@ -52,12 +61,14 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 5_000);
   slack = await startFakeSlack();
+  slack.now = () => clock.getTime(); // posts are stamped on the test's clock, as Slack stamps them on its own
   connector = await startFakeConnector();
 });
 afterAll(async () => {
   for (const s of schedulers) await s.stop();
   await slack?.close();
   await connector?.close();
+  for (const p of pools) await p.end();
   await db?.drop();
 });
 beforeEach(async () => {
@@ -72,7 +83,8 @@ describe('digest scheduler', () => {
     clock = new Date('2026-03-02T15:00:30Z'); // Monday 09:00:30 in Chicago (CST)
     const first = await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
     expect(first.reduce((x, y) => x + y, 0)).toBe(1);
-    expect([a.isLeader, b.isLeader].filter(Boolean)).toHaveLength(1);
+    // one leader per platform (both are configured for both platforms; they may split them)
+    expect([...a.leading, ...b.leading].sort()).toEqual(['slack', 'teams']);
     expect(posts('C-weekly')).toHaveLength(1);
     expect(String(posts('C-weekly')[0].args.text)).toMatch(/^Crime digest, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: [\d,]+ crimes/);
     expect(JSON.stringify(posts('C-weekly')[0].args.blocks)).toContain('Data: data through');
@@ -167,6 +179,136 @@ describe('digest scheduler', () => {
     // botbuilder's proactive send, as in Microsoft's samples (continueConversationAsync + sendActivity)
     expect(['send', 'reply']).toContain(sent.verb);
     expect(String(sent.activity.text)).toMatch(/^Crime digest/);
+  });
+});
+
+describe('digests as idempotent steps', () => {
+  const run = async (id: number) => (await db.pool.query(
+    'SELECT id, status, attempts, message_id, found_in_history, chart_uploaded, chart_attempts, error FROM digest_runs WHERE subscription_id = $1 ORDER BY period_end DESC LIMIT 1', [id])).rows[0];
+  const chartUploads = (channel: string) => slack.of('files.completeUploadExternal').filter((c) => (c.args.channel_id ?? c.args.channels) === channel);
+
+  it('a failed chart upload is retried on its own: one message, the chart uploaded on the retry', async () => {
+    const id = await subscribe('digest daily 07:00 UTC', 'C-chart', '2026-08-01T00:00:00Z');
+    const a = scheduler('a');
+    slack.failFileUpload.push('internal_error');
+    clock = new Date('2026-08-01T07:00:05Z');
+    expect(await a.tick()).toBe(1);
+    expect(posts('C-chart')).toHaveLength(1);
+    expect(chartUploads('C-chart')).toHaveLength(2);
+    const r = await run(id);
+    expect(r).toMatchObject({ status: 'posted', attempts: 1, chart_uploaded: true, chart_attempts: 2, error: null, message_id: posts('C-chart')[0] && slack.messages.find((m) => m.channel === 'C-chart')!.ts });
+    // the chart went into the post's thread
+    expect(chartUploads('C-chart')[1].args.thread_ts).toBe(r.message_id);
+    // the post carries its key
+    expect(posts('C-chart')[0].args.metadata).toEqual({ event_type: 'datadesk_digest', event_payload: { subscription_id: id, period_end: '2026-08-01T07:00:00.000Z' } });
+  });
+
+  it('a run retried after the post (a crash before the chart) uploads the chart and does not post again; run() twice posts once', async () => {
+    const id = await subscribe('digest daily 07:00 UTC', 'C-resume', '2026-08-02T00:00:00Z');
+    const a = scheduler('a', crimeContent, ['slack'], 2);
+    slack.failFileUpload.push('internal_error', 'internal_error');
+    clock = new Date('2026-08-02T07:00:05Z');
+    expect(await a.tick()).toBe(1);
+    // every chart attempt failed: the digest stands, the chart is recorded as missing
+    expect(await run(id)).toMatchObject({ status: 'posted', chart_uploaded: false, chart_attempts: 2, error: 'chart upload: An API error occurred: internal_error' });
+    expect(posts('C-resume')).toHaveLength(1);
+    // as if the runner had died right after the post: the row is still claimed, the chart still to do
+    const { id: runId } = await run(id);
+    await db.pool.query(`UPDATE digest_runs SET status = 'claimed', error = NULL WHERE id = $1`, [runId]);
+    const sub = (await db.pool.query('SELECT * FROM digest_subscriptions WHERE id = $1', [id])).rows[0];
+    const period = { start: new Date('2026-08-01T07:00:00Z'), end: new Date('2026-08-02T07:00:00Z') };
+    const [first, second] = await Promise.all([a.run(sub, runId, period), a.run(sub, runId, period)]);
+    expect([first, second].sort()).toEqual(['busy', 'posted']);
+    expect(await a.run(sub, runId, period)).toBe('done');
+    expect(posts('C-resume')).toHaveLength(1);
+    expect(chartUploads('C-resume')).toHaveLength(3);
+    expect(await run(id)).toMatchObject({ status: 'posted', chart_uploaded: true, chart_attempts: 3, error: null });
+  });
+
+  it('a post whose reply was lost is found in the history on the retry, not posted again', async () => {
+    const id = await subscribe('digest daily 07:00 UTC', 'C-lost', '2026-08-03T00:00:00Z');
+    const a = scheduler('a');
+    slack.losePostMessageReply.push('reset');
+    clock = new Date('2026-08-03T07:00:05Z');
+    expect(await a.tick()).toBe(1);
+    expect(posts('C-lost')).toHaveLength(1);
+    const history = slack.of('conversations.history').filter((c) => c.args.channel === 'C-lost');
+    expect(history).toHaveLength(1);
+    expect(history[0].args).toMatchObject({ include_all_metadata: 'true', oldest: String(Date.parse('2026-08-03T07:00:00Z') / 1000) + '.000000' });
+    expect(await run(id)).toMatchObject({ status: 'posted', attempts: 2, found_in_history: true, message_id: slack.messages.find((m) => m.channel === 'C-lost')!.ts, chart_uploaded: true });
+  });
+
+  it('a leader killed between posting and recording the post: its successor finds the post in the history, still one message', async () => {
+    const id = await subscribe('digest daily 08:00 America/Chicago', 'C-killed', '2026-08-04T00:00:00Z');
+    const a = scheduler('a', crimeContent, ['slack']);
+    const b = scheduler('b', crimeContent, ['slack']);
+    slack.losePostMessageReply.push('hang');
+    clock = new Date('2026-08-04T13:00:10Z'); // 08:00:10 CDT
+    const dying = a.tick().catch(() => 0); // its process dies below
+    await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.channel === 'C-killed');
+    // the post happened; the row does not know it
+    expect(await run(id)).toMatchObject({ status: 'claimed', attempts: 1, message_id: null });
+    a.kill();
+    for (let i = 0; i < 500 && !b.isLeader; i++) {
+      expect(await b.tick()).toBe(0); // the claim is fresh: not taken over
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(b.leading).toEqual(['slack']);
+    clock = new Date('2026-08-04T13:11:00Z'); // past the lease
+    expect(await b.tick()).toBe(1);
+    expect(posts('C-killed')).toHaveLength(1);
+    expect(await run(id)).toMatchObject({ status: 'posted', found_in_history: true, message_id: slack.messages.find((m) => m.channel === 'C-killed')!.ts, chart_uploaded: true });
+    // the chart, which the dead leader never got to, went up once, into the found post's thread
+    expect(chartUploads('C-killed')).toHaveLength(1);
+    void dying;
+  });
+
+  it('a Teams-only process never leads, claims, takes over or fails Slack periods', async () => {
+    const slackSub = await subscribe('digest daily 07:00 UTC', 'C-teams-only', '2026-08-05T00:00:00Z');
+    // a stale Slack claim too: only a Slack process may take it over
+    const stale = await subscribe('digest daily 06:00 UTC', 'C-stale', '2026-08-05T00:00:00Z');
+    await db.pool.query(`INSERT INTO digest_runs (subscription_id, period_start, period_end, status, claimed_by, claimed_at) VALUES ($1, '2026-08-04T06:00Z', '2026-08-05T06:00Z', 'claimed', 'gone', '2026-08-05T06:00:01Z')`, [stale]);
+    const t = scheduler('teams-only', crimeContent, ['teams']);
+    clock = new Date('2026-08-05T07:00:05Z');
+    expect(await t.tick()).toBe(0);
+    expect(t.leading).toEqual(['teams']);
+    expect(await runs(slackSub)).toEqual([]);
+    expect(await runs(stale)).toMatchObject([{ status: 'claimed' }]);
+    expect((await db.pool.query('SELECT claimed_by FROM digest_runs WHERE subscription_id = $1', [stale])).rows[0].claimed_by).toBe('gone');
+    const sub = (await db.pool.query('SELECT * FROM digest_subscriptions WHERE id = $1', [stale])).rows[0];
+    const { rows: [staleRun] } = await db.pool.query('SELECT id FROM digest_runs WHERE subscription_id = $1', [stale]);
+    await expect(t.run(sub, staleRun.id, { start: new Date('2026-08-04T06:00Z'), end: new Date('2026-08-05T06:00Z') })).rejects.toBeInstanceOf(PlatformNotConfiguredError);
+    expect(await runs(stale)).toMatchObject([{ status: 'claimed', attempts: 0, error: null }]);
+    // a Slack process then posts both
+    const s = scheduler('slack-only', crimeContent, ['slack']);
+    expect(await s.tick()).toBe(2);
+    expect((await runs(slackSub)).map((r) => r.status)).toEqual(['posted']);
+    expect((await runs(stale)).map((r) => r.status)).toEqual(['posted']);
+  });
+
+  it('two processes configured for different platforms each lead their own', async () => {
+    const conversation = '19:split@thread.tacv2';
+    await saveConversationReference(db.pool, {
+      conversation: { id: conversation, conversationType: 'channel', isGroup: true, name: 'split' }, serviceUrl: connector.serviceUrl, channelId: 'msteams',
+      bot: { id: '28:datadesk', name: 'Data Desk' }, user: { id: '29:ada', name: 'Ada' },
+    }, '19:team@thread.tacv2');
+    const slackSub = await subscribe('digest daily 07:00 UTC', 'C-split', '2026-08-06T00:00:00Z');
+    const teamsSub = await subscribe('digest daily 07:00 UTC', conversation, '2026-08-06T00:00:00Z', 'teams');
+    const s = scheduler('slack-only', crimeContent, ['slack']);
+    const t = scheduler('teams-only', crimeContent, ['teams']);
+    const both = scheduler('both', crimeContent, ['slack', 'teams']);
+    clock = new Date('2026-08-06T07:00:05Z');
+    expect(await Promise.all([s.tick(), t.tick()])).toEqual([1, 1]);
+    expect(await both.tick()).toBe(0);
+    expect([s.leading, t.leading, both.leading]).toEqual([['slack'], ['teams'], []]);
+    expect(posts('C-split')).toHaveLength(1);
+    await connector.waitFor((c) => c.conversationId === conversation);
+    expect((await runs(teamsSub)).map((r) => r.status)).toEqual(['posted']);
+    expect((await runs(slackSub)).map((r) => r.status)).toEqual(['posted']);
+    // the Slack leader stops: the process configured for both takes Slack over, Teams stays where it is
+    await s.stop();
+    await both.tick();
+    expect([t.leading, both.leading]).toEqual([['teams'], ['slack']]);
   });
 });
 
