@@ -1,7 +1,7 @@
 // Runs a strategy spec over bars already fetched: every candidate of the task
 // family (one run, each ticker, each parameter value, each strategy), their
 // KPIs, and the best by the protocol's direction and tie rules. No I/O.
-import { compileExpression, toSignal, type Bars } from './expr/compile.js';
+import { compileExpression, type Bars, type Memo } from './expr/compile.js';
 import { computeKpis, type Kpis, type KpiName } from './kpis.js';
 import { rankIndices } from './ranking.js';
 import { simulate, type SimulationResult } from './simulator.js';
@@ -45,51 +45,84 @@ function compileOnce(code: string) {
   return c;
 }
 
-function signal(codes: string[], t: TickerBars, n: number): boolean[] {
+/** Bars of one ticker as the engine reads them: dates and the fields' columns. */
+export type EngineBars = Pick<TickerBars, 'dates' | 'bars'>;
+
+function signal(codes: string[], t: EngineBars, n: number, memo: Memo): boolean[] {
   const out = new Array<boolean>(n).fill(codes.length > 0);
   for (const code of codes) {
-    const s = toSignal(compileOnce(code).evaluate(t.bars, n));
-    for (let i = 0; i < n; i++) out[i] = out[i] && s[i];
+    const v = compileOnce(code).evaluate(t.bars, n, memo);
+    // toSignal's rule inline: true where defined and non-zero
+    for (let i = 0; i < n; i++) out[i] = out[i] && !Number.isNaN(v[i]) && v[i] !== 0;
   }
   return out;
 }
 
-function runOne(spec: StrategySpec, ticker: TickerBars, strategy: Strategy, label: string, paramValue?: number): Candidate {
-  const override = spec.parameter && paramValue !== undefined ? { ...spec.parameter, value: paramValue } : undefined;
+type Override = { factor: string; param: string; value: number } | undefined;
+
+const overrideOf = (spec: StrategySpec, paramValue?: number): Override =>
+  spec.parameter && paramValue !== undefined ? { ...spec.parameter, value: paramValue } : undefined;
+
+/** One candidate's run: its signals on the bars, then the execution rules. No KPIs, no labels. */
+export function simulateCandidate(spec: StrategySpec, ticker: EngineBars, strategy: Strategy, paramValue?: number): SimulationResult {
+  const override = overrideOf(spec, paramValue);
   const n = ticker.dates.length;
   const buyCodes = strategy.buy.map((c) => conditionCode(c, override));
   const sellCodes = strategy.sell.map((c) => conditionCode(c, override));
-  const simulation = simulate({
+  // the buy and sell conditions share their common subexpressions on these bars
+  const memo: Memo = new Map();
+  return simulate({
     dates: ticker.dates, open: ticker.bars.OPEN, close: ticker.bars.CLOSE,
     // several buy (sell) conditions combine by intersection; no sell condition never sells
-    buy: signal(buyCodes, ticker, n), sell: signal(sellCodes, ticker, n),
+    buy: signal(buyCodes, ticker, n, memo), sell: signal(sellCodes, ticker, n, memo),
     capital: spec.capital, sizing: spec.sizing,
   });
+}
+
+/** The rules of a candidate in words (the same for every ticker of a strategy and parameter value). */
+export function candidateRules(spec: StrategySpec, strategy: Strategy, paramValue?: number): { buyRules: string[]; sellRules: string[] } {
+  const override = overrideOf(spec, paramValue);
   return {
-    label, ticker, strategy, paramValue, simulation, kpis: computeKpis(simulation),
     buyRules: strategy.buy.map((c) => conditionLabel(c, override)),
     sellRules: strategy.sell.map((c) => conditionLabel(c, override)),
   };
 }
 
-export function runSpec(spec: StrategySpec, tickers: TickerBars[]): SpecResult {
-  const candidates: Candidate[] = [];
+/** What one candidate of a spec is: which ticker, which strategy, which parameter value. */
+export interface CandidatePlan {
+  label: string;
+  ticker: number;
+  strategy: number;
+  paramValue?: number;
+}
+
+/** The candidates of the spec's task family, in listing order (the order ties are broken in). */
+export function planCandidates(spec: StrategySpec, tickers: readonly Pick<TickerBars, 'code' | 'name'>[]): CandidatePlan[] {
   switch (spec.task) {
     case 'metrics':
-      candidates.push(runOne(spec, tickers[0], spec.strategies[0], tickers[0].code));
-      break;
+      return [{ label: tickers[0].code, ticker: 0, strategy: 0 }];
     case 'ticker_selection':
-      for (const t of tickers) candidates.push(runOne(spec, t, spec.strategies[0], `${t.code} ${t.name}`));
-      break;
+      return tickers.map((t, i) => ({ label: `${t.code} ${t.name}`, ticker: i, strategy: 0 }));
     case 'parameter_confirmation':
-      for (const v of spec.parameter!.candidates) {
-        candidates.push(runOne(spec, tickers[0], spec.strategies[0], `${spec.parameter!.factor}.${spec.parameter!.param} = ${v}`, v));
-      }
-      break;
+      return spec.parameter!.candidates.map((v) => ({ label: `${spec.parameter!.factor}.${spec.parameter!.param} = ${v}`, ticker: 0, strategy: 0, paramValue: v }));
     case 'strategy_selection':
-      for (const s of spec.strategies) candidates.push(runOne(spec, tickers[0], s, `strategy ${s.name}`));
-      break;
+      return spec.strategies.map((s, i) => ({ label: `strategy ${s.name}`, ticker: 0, strategy: i }));
   }
+}
+
+function runOne(spec: StrategySpec, tickers: TickerBars[], plan: CandidatePlan): Candidate {
+  const ticker = tickers[plan.ticker];
+  const strategy = spec.strategies[plan.strategy];
+  const simulation = simulateCandidate(spec, ticker, strategy, plan.paramValue);
+  return {
+    label: plan.label, ticker, strategy, paramValue: plan.paramValue, simulation, kpis: computeKpis(simulation),
+    ...candidateRules(spec, strategy, plan.paramValue),
+  };
+}
+
+/** The whole spec on this thread (see run-threaded.ts for the same off the event loop). */
+export function runSpec(spec: StrategySpec, tickers: TickerBars[]): SpecResult {
+  const candidates = planCandidates(spec, tickers).map((plan) => runOne(spec, tickers, plan));
   return { candidates, kpi: spec.kpi, ranking: rankIndices(candidates.map((c) => c.kpis[spec.kpi]), spec.kpi) };
 }
 

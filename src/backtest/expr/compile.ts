@@ -11,8 +11,18 @@ export interface CompiledExpression {
   source: string;
   /** the fields the expression reads (for fetching only the needed columns) */
   fields: Field[];
-  evaluate(bars: Bars, length: number): Series;
+  /**
+   * The factor's values over `length` days. `memo`, shared by the expressions
+   * evaluated on the same bars (a strategy's buy and sell conditions), computes
+   * each distinct subexpression once: RSI(14) of a buy and a sell rule, both
+   * sides of a cross. The values are the same either way; series are never
+   * modified once computed.
+   */
+  evaluate(bars: Bars, length: number, memo?: Memo): Series;
 }
+
+/** Series already computed on one set of bars, by subexpression. */
+export type Memo = Map<string, Series>;
 
 interface FunctionSpec {
   /** allowed argument counts */
@@ -116,39 +126,52 @@ function constantArgs(node: Extract<Node, { kind: 'call' }>, spec: FunctionSpec,
   });
 }
 
-function evaluateNode(node: Node, bars: Bars, n: number): Series {
+/** A canonical text of a node: equal keys mean the same computation. */
+function keyOf(node: Node, keys: Map<Node, string>): string {
+  let key: string;
+  switch (node.kind) {
+    case 'number': key = `#${node.value}`; break;
+    case 'field': key = node.name; break;
+    case 'unary': key = `${node.op}(${keyOf(node.arg, keys)})`; break;
+    case 'binary': key = `(${keyOf(node.left, keys)}${node.op}${keyOf(node.right, keys)})`; break;
+    case 'ternary': key = `(${keyOf(node.cond, keys)}?${keyOf(node.then, keys)}:${keyOf(node.else, keys)})`; break;
+    case 'call': key = `${node.name}(${node.args.map((a) => keyOf(a, keys)).join(',')})`; break;
+  }
+  keys.set(node, key);
+  return key;
+}
+
+function evaluateNode(node: Node, bars: Bars, n: number, keys?: Map<Node, string>, memo?: Memo): Series {
+  if (!memo || node.kind === 'field') return computeNode(node, bars, n, keys, memo);
+  const key = keys!.get(node)!;
+  let out = memo.get(key);
+  if (!out) {
+    out = computeNode(node, bars, n, keys, memo);
+    memo.set(key, out);
+  }
+  return out;
+}
+
+function computeNode(node: Node, bars: Bars, n: number, keys?: Map<Node, string>, memo?: Memo): Series {
+  const sub = (child: Node) => evaluateNode(child, bars, n, keys, memo);
   switch (node.kind) {
     case 'number':
       return new Float64Array(n).fill(node.value);
     case 'field':
       return bars[node.name];
     case 'unary': {
-      const x = evaluateNode(node.arg, bars, n);
+      const x = sub(node.arg);
       return node.op === '-' ? ops.map1(x, (a) => -a) : ops.map1(x, (a) => (a === 0 ? 1 : 0));
     }
     case 'binary': {
-      const a = evaluateNode(node.left, bars, n);
-      const b = evaluateNode(node.right, bars, n);
-      switch (node.op) {
-        case '+': return ops.map2(a, b, (x, y) => x + y);
-        case '-': return ops.map2(a, b, (x, y) => x - y);
-        case '*': return ops.map2(a, b, (x, y) => x * y);
-        case '/': return ops.divide(a, b);
-        case '>': return ops.map2(a, b, (x, y) => Number(x > y));
-        case '<': return ops.map2(a, b, (x, y) => Number(x < y));
-        case '>=': return ops.map2(a, b, (x, y) => Number(x >= y));
-        case '<=': return ops.map2(a, b, (x, y) => Number(x <= y));
-        case '==': return ops.map2(a, b, (x, y) => Number(x === y));
-        case '!=': return ops.map2(a, b, (x, y) => Number(x !== y));
-        case '&&': return ops.map2(a, b, (x, y) => Number(truthy(x) && truthy(y)));
-        case '||': return ops.map2(a, b, (x, y) => Number(truthy(x) || truthy(y)));
-      }
-      break;
+      const a = sub(node.left);
+      const b = sub(node.right);
+      return node.op === '/' ? ops.divide(a, b) : ops.BINARY_OPS[node.op](a, b);
     }
     case 'ternary': {
-      const c = evaluateNode(node.cond, bars, n);
-      const t = evaluateNode(node.then, bars, n);
-      const e = evaluateNode(node.else, bars, n);
+      const c = sub(node.cond);
+      const t = sub(node.then);
+      const e = sub(node.else);
       const out = new Float64Array(n);
       for (let i = 0; i < n; i++) out[i] = Number.isNaN(c[i]) ? NaN : c[i] !== 0 ? t[i] : e[i];
       return out;
@@ -156,7 +179,7 @@ function evaluateNode(node: Node, bars: Bars, n: number): Series {
     case 'call': {
       const spec = FUNCTIONS[node.name];
       const constants = node.args.map((a, i) => (spec.constants?.[i] !== undefined && a.kind === 'number' ? a.value : NaN));
-      const args = node.args.map((a, i) => (spec.constants?.[i] !== undefined ? new Float64Array(0) : evaluateNode(a, bars, n)));
+      const args = node.args.map((a, i) => (spec.constants?.[i] !== undefined ? new Float64Array(0) : sub(a)));
       return spec.run(args, constants);
     }
   }
@@ -167,14 +190,20 @@ export function compileExpression(source: string): CompiledExpression {
   const ast = parseExpression(source);
   const fields = new Set<Field>();
   check(ast, 0, source, fields);
+  let keys: Map<Node, string> | undefined;
   return {
     source,
     fields: [...fields],
-    evaluate: (bars, length) => evaluateNode(ast, bars, length),
+    evaluate: (bars, length, memo) => {
+      if (memo && !keys) keyOf(ast, (keys = new Map()));
+      return evaluateNode(ast, bars, length, keys, memo);
+    },
   };
 }
 
 /** A signal from a factor value: true where defined and non-zero. Undefined gives false. */
 export function toSignal(values: Series): boolean[] {
-  return Array.from(values, truthy);
+  const out = new Array<boolean>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = truthy(values[i]);
+  return out;
 }

@@ -129,5 +129,67 @@ export function map2(x: Series, y: Series, f: (a: number, b: number) => number):
   return out;
 }
 
+// The elementwise binary operators, each its own loop: one shared loop calling
+// a different closure per operator is several times slower once V8 sees them all.
+// Same rule as map2: an undefined operand gives undefined.
+export const BINARY_OPS = {
+  '+': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] + y[t];
+    return out;
+  },
+  '-': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] - y[t];
+    return out;
+  },
+  '*': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] * y[t];
+    return out;
+  },
+  '>': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] > y[t] ? 1 : 0;
+    return out;
+  },
+  '<': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] < y[t] ? 1 : 0;
+    return out;
+  },
+  '>=': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] >= y[t] ? 1 : 0;
+    return out;
+  },
+  '<=': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] <= y[t] ? 1 : 0;
+    return out;
+  },
+  '==': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] === y[t] ? 1 : 0;
+    return out;
+  },
+  '!=': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] !== y[t] ? 1 : 0;
+    return out;
+  },
+  // both operands are defined here, so "truthy" is just "non-zero"
+  '&&': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] !== 0 && y[t] !== 0 ? 1 : 0;
+    return out;
+  },
+  '||': (x: Series, y: Series): Series => {
+    const out = new Float64Array(x.length);
+    for (let t = 0; t < x.length; t++) out[t] = Number.isNaN(x[t]) || Number.isNaN(y[t]) ? NaN : x[t] !== 0 || y[t] !== 0 ? 1 : 0;
+    return out;
+  },
+};
+
 /** Division where a zero (or undefined) denominator gives undefined. */
 export const divide = (x: Series, y: Series) => map2(x, y, (a, b) => (b === 0 ? NaN : a / b));
