@@ -8,7 +8,8 @@ import { UserError, describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { compileExpression } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
-import { runSpec, type SpecResult } from '../../backtest/run-spec.js';
+import type { SpecResult } from '../../backtest/run-spec.js';
+import { runSpecThreaded } from '../../backtest/run-threaded.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
 import { checkSpec, conditionCode, type StrategySpec } from '../../backtest/spec.js';
 import { QueryTimeoutError } from '../../db/read-only.js';
@@ -114,7 +115,8 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         progress?.(`Fetched ${done} of ${total} tickers`)),
     );
     progress?.('Running the backtest');
-    const result = await timed(trace, 'simulate', () => runSpec(spec, data.tickers));
+    // on the worker threads: the event loop stays free for Slack, Teams and /healthz
+    const result = await timed(trace, 'simulate', () => runSpecThreaded(spec, data.tickers));
     const best = result.candidates[result.ranking[0]];
     const answer = await timed(trace, 'narrate', () => ({
       headline: headline(spec, result),
@@ -135,7 +137,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         ...(spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`]),
         ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
       ],
-      freshness: `bars through ${data.tickers.map((t) => t.dates.at(-1)).sort().at(-1)}`,
+      freshness: `bars through ${data.lastDate}`,
     });
     return { answer: final, spec, result };
   } catch (error) {

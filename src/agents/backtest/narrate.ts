@@ -70,11 +70,13 @@ export function narration(spec: StrategySpec, result: SpecResult): string {
 }
 
 export function kpiTable(result: SpecResult): AnswerTable {
-  const rows: Cell[][] = result.ranking.map((i) => {
+  // only the rows shown: a whole market has 5,000+ candidates
+  const rows: Cell[][] = result.ranking.slice(0, 50).map((i) => {
     const c = result.candidates[i];
     return [c.label, ...KPI_NAMES.map((k) => fmtKpi(k, c.kpis[k])), c.simulation.trades.length];
   });
-  return { columns: ['Candidate', ...KPI_NAMES.map((k) => KPI_LABELS[k]), 'Trades'], rows: rows.slice(0, 50), rowCount: rows.length, truncated: rows.length > 50 };
+  const count = result.ranking.length;
+  return { columns: ['Candidate', ...KPI_NAMES.map((k) => KPI_LABELS[k]), 'Trades'], rows, rowCount: count, truncated: count > 50 };
 }
 
 export function tradesTable(c: Candidate, limit = 20): AnswerTable {

@@ -9,6 +9,7 @@ import type { Bars } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
 import { withReadOnly } from '../../db/read-only.js';
 import { ALL_TICKERS } from '../../backtest/spec.js';
+import { cachedTicker, lastDay, marketTable, tickerRows } from '../../backtest/bar-cache.js';
 
 export interface Listing {
   code: string;
@@ -169,11 +170,39 @@ export async function fetchManyBars(
   return out;
 }
 
+/**
+ * Every ticker's bars from the shared columnar cache (bar-cache.ts), loading
+ * the tables, or the columns, that it does not hold at the current data
+ * version. The same tickers, bars and order as fetchManyBars(..., skipShort).
+ * `client` must be in a REPEATABLE READ transaction: versions and rows agree.
+ */
+export async function cachedManyBars(
+  client: pg.PoolClient,
+  listings: Listing[],
+  fields: Field[],
+  start?: string,
+  end?: string,
+): Promise<TickerBars[]> {
+  for (const d of [start, end]) if (d !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(d)) throw new Error(`bad date ${d}`);
+  const tables = new Map<string, Awaited<ReturnType<typeof marketTable>>>();
+  for (const exchange of [...new Set(listings.map((l) => l.exchange))]) tables.set(exchange, await marketTable(client, exchange, fields));
+  const out: TickerBars[] = [];
+  for (const l of listings) {
+    const table = tables.get(l.exchange)!;
+    const { from, to } = tickerRows(table, l.code, start, end);
+    if (to - from < MIN_BARS) continue;
+    out.push(cachedTicker(table, l.code, l.name, fields, from, to));
+  }
+  return out;
+}
+
 export interface RetrievedData {
   tickers: TickerBars[];
   sql: string[];
   /** with "all" tickers: those left out for having too few bars in the window */
   skipped: number;
+  /** the last trade date of any ticker's bars */
+  lastDate: string;
 }
 
 export async function retrieve(
@@ -186,12 +215,16 @@ export async function retrieve(
   onProgress?: (done: number, total: number) => void,
 ): Promise<RetrievedData> {
   const needed = [...new Set<Field>(['OPEN', 'CLOSE', ...fields])];
+  const everyTicker = wanted.length === 1 && wanted[0] === ALL_TICKERS;
   return withReadOnly(pool, { statementTimeoutMs }, async (client) => {
+    // one snapshot for the listings, the tables' data versions and their rows
+    if (everyTicker) await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const listings = await resolveTickers(client, wanted);
-    const everyTicker = wanted.length === 1 && wanted[0] === ALL_TICKERS;
     let tickers: TickerBars[] = [];
     if (listings.length > 20 || everyTicker) {
-      tickers = await fetchManyBars(client, listings, needed, start, end, everyTicker);
+      tickers = everyTicker
+        ? await cachedManyBars(client, listings, needed, start, end)
+        : await fetchManyBars(client, listings, needed, start, end, false);
       if (!tickers.length) throw new UserError(`No ticker has at least ${MIN_BARS} trading days from ${start ?? 'the start'} to ${end ?? 'the end'}.`);
       onProgress?.(tickers.length, tickers.length);
     } else {
@@ -203,6 +236,10 @@ export async function retrieve(
     const sql = everyTicker
       ? [...new Set(listings.map((l) => l.exchange))].map((exchange) => barsSqlMany(exchange, needed, start, end))
       : listings.map((l) => barsSql(l, needed, start, end));
-    return { tickers, sql, skipped: listings.length - tickers.length };
+    const lastDate = tickers.reduce((last, t) => {
+      const d = lastDay(t);
+      return d > last ? d : last;
+    }, '');
+    return { tickers, sql, skipped: listings.length - tickers.length, lastDate };
   });
 }

@@ -1,0 +1,140 @@
+// runSpec off the event loop: the candidates are split across the worker
+// threads and their results put back together in listing order, so the
+// ranking, the KPIs and every simulation are exactly runSpec's.
+//
+// A whole-market scan (bars from the shared cache) sends no bars at all: the
+// threads read the shared columns. It brings back only each candidate's seven
+// KPIs and trade count; the full runs (equity, trades) of the candidates an
+// answer shows are then computed on the threads too, and any other candidate's
+// run is made on first read (on this thread, one ticker: about a millisecond).
+import { KPI_NAMES, type Kpis } from './kpis.js';
+import { rankIndices } from './ranking.js';
+import { sharedLocation, type MarketTable } from './bar-cache.js';
+import {
+  candidateRules, planCandidates, simulateCandidate,
+  type Candidate, type CandidatePlan, type EngineBars, type SpecResult, type TickerBars,
+} from './run-spec.js';
+import type { SimulationResult } from './simulator.js';
+import type { StrategySpec } from './spec.js';
+import type { Field } from './expr/parser.js';
+import { poolSize, runTask } from './threads/pool.js';
+import { JOB_STRIDE, type EvaluateInput, type EvaluateOutput, type SharedTableRef } from './threads/worker.js';
+
+/** Candidates whose full runs come back with the KPIs: what an answer's table shows (kpiTable's 50 rows). */
+export const FULL_RUNS = 50;
+
+/** Jobs per task: enough tasks to keep every thread busy to the end, few enough to cost nothing. */
+function chunkSize(jobs: number): number {
+  return Math.max(1, Math.ceil(jobs / (poolSize() * 4)));
+}
+
+interface Source {
+  tables?: SharedTableRef[];
+  tickers?: EngineBars[];
+  /** per ticker: source index, from, to */
+  where: (ticker: number) => [number, number, number];
+}
+
+function sourceOf(tickers: TickerBars[]): Source {
+  const locations = tickers.map(sharedLocation);
+  if (tickers.length && locations.every((l) => l !== undefined)) {
+    const tableIndex = new Map<MarketTable, number>();
+    const tables: SharedTableRef[] = [];
+    const fields = Object.keys(tickers[0].bars) as Field[];
+    for (const l of locations) {
+      if (tableIndex.has(l!.table)) continue;
+      tableIndex.set(l!.table, tables.length);
+      const columns: SharedTableRef['columns'] = {};
+      for (const f of fields) columns[f] = l!.table.columns.get(f);
+      tables.push({ days: l!.table.days, columns });
+    }
+    return { tables, where: (i) => [tableIndex.get(locations[i]!.table)!, locations[i]!.from, locations[i]!.to] };
+  }
+  // small runs: only the bars the jobs read are cloned to the thread
+  return { tickers: tickers.map((t) => ({ dates: t.dates, bars: t.bars })), where: (i) => [i, 0, 0] };
+}
+
+async function evaluatePlans(spec: StrategySpec, source: Source, plans: CandidatePlan[], full: boolean): Promise<EvaluateOutput[]> {
+  const size = chunkSize(plans.length);
+  const tasks: Promise<EvaluateOutput>[] = [];
+  for (let at = 0; at < plans.length; at += size) {
+    const chunk = plans.slice(at, at + size);
+    const jobs = new Int32Array(chunk.length * JOB_STRIDE);
+    const params = new Float64Array(chunk.length);
+    const used = new Map<number, number>();
+    const tickers: EngineBars[] = [];
+    chunk.forEach((p, i) => {
+      let [src, from, to] = source.where(p.ticker);
+      if (source.tickers) {
+        // each task carries only its own tickers
+        if (!used.has(src)) {
+          used.set(src, tickers.length);
+          tickers.push(source.tickers[src]);
+        }
+        src = used.get(src)!;
+      }
+      jobs.set([src, from, to, p.strategy], i * JOB_STRIDE);
+      params[i] = p.paramValue ?? NaN;
+    });
+    const input: EvaluateInput = { spec, jobs, params, full, ...(source.tables ? { tables: source.tables } : { tickers }) };
+    tasks.push(runTask('evaluate', input));
+  }
+  return Promise.all(tasks);
+}
+
+function kpisAt(out: EvaluateOutput, i: number): Kpis {
+  const k = {} as Kpis;
+  KPI_NAMES.forEach((name, j) => {
+    const v = out.kpis[i * KPI_NAMES.length + j];
+    k[name] = Number.isNaN(v) ? null : v;
+  });
+  return k;
+}
+
+/** runSpec's result, computed on the worker threads. */
+export async function runSpecThreaded(spec: StrategySpec, tickers: TickerBars[]): Promise<SpecResult> {
+  const plans = planCandidates(spec, tickers);
+  const source = sourceOf(tickers);
+  const full = plans.length <= FULL_RUNS;
+  const outputs = await evaluatePlans(spec, source, plans, full);
+
+  const rules = new Map<string, ReturnType<typeof candidateRules>>();
+  const candidates: Candidate[] = [];
+  let i = 0;
+  for (const out of outputs) {
+    for (let j = 0; j < out.trades.length; j++, i++) {
+      const plan = plans[i];
+      const strategy = spec.strategies[plan.strategy];
+      const ruleKey = `${plan.strategy}/${plan.paramValue}`;
+      if (!rules.has(ruleKey)) rules.set(ruleKey, candidateRules(spec, strategy, plan.paramValue));
+      const r = rules.get(ruleKey)!;
+      const c = {
+        label: plan.label, ticker: tickers[plan.ticker], strategy, paramValue: plan.paramValue,
+        kpis: kpisAt(out, j), buyRules: r.buyRules, sellRules: r.sellRules,
+      } as Candidate;
+      if (out.simulations) c.simulation = out.simulations[j];
+      else lazySimulation(c, spec);
+      candidates.push(c);
+    }
+  }
+  const ranking = rankIndices(candidates.map((c) => c.kpis[spec.kpi]), spec.kpi);
+  if (!full) {
+    // the runs an answer shows, off the event loop as well
+    const shown = ranking.slice(0, FULL_RUNS);
+    const runs = await evaluatePlans(spec, source, shown.map((k) => plans[k]), true);
+    const simulations = runs.flatMap((r) => r.simulations!);
+    shown.forEach((k, j) => (candidates[k].simulation = simulations[j]));
+  }
+  return { candidates, kpi: spec.kpi, ranking };
+}
+
+/** `simulation` computed on first read, then kept; assigning it sets it. */
+function lazySimulation(c: Candidate, spec: StrategySpec): void {
+  let value: SimulationResult | undefined;
+  Object.defineProperty(c, 'simulation', {
+    enumerable: true,
+    configurable: true,
+    get: () => (value ??= simulateCandidate(spec, c.ticker, c.strategy, c.paramValue)),
+    set: (v: SimulationResult) => (value = v),
+  });
+}

@@ -1,0 +1,68 @@
+// The worker-thread pool for CPU-bound work (piscina): the backtest engine and
+// its factor evaluation, whole-market scans and chart PNGs run here, so the
+// event loop that acknowledges Slack and answers /healthz is never held for
+// long. Created on first use, one thread per available core (at least one);
+// idle threads do not keep the process alive, and destroyWorkerPool() stops
+// them for a clean exit.
+//
+// The threads run compiled JavaScript: from dist/ the script is this file's
+// sibling worker.js; from the TypeScript sources (vitest) it is the same file
+// under dist/, which `npm run build` (the pretest script) writes.
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
+import { packageRoot } from '../../core/paths.js';
+import { UserError } from '../../core/errors.js';
+import type { TaskName, TaskInput, TaskOutput } from './worker.js';
+
+let pool: Piscina | undefined;
+
+/** The compiled worker script for this module, from dist/ or from src/. */
+export function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  const dir = path.dirname(here);
+  if (here.endsWith('.js')) return path.join(dir, 'worker.js');
+  const compiled = path.join(packageRoot, 'dist', path.relative(path.join(packageRoot, 'src'), dir), 'worker.js');
+  if (!existsSync(compiled)) throw new Error(`the worker thread script ${compiled} is missing: run npm run build first`);
+  return compiled;
+}
+
+/** Threads the pool runs: one per available core, at least one. */
+export function poolSize(): number {
+  return Math.max(1, os.availableParallelism());
+}
+
+function thePool(): Piscina {
+  if (!pool) {
+    const size = poolSize();
+    pool = new Piscina({
+      filename: pathToFileURL(workerScript()).href,
+      minThreads: size,
+      maxThreads: size,
+      // threads stay warm between questions (their modules loaded, their code optimised)
+      idleTimeout: 60_000,
+    });
+  }
+  return pool;
+}
+
+/** A worker's answer that a user error stopped the work (its message is for the user). */
+export interface WorkerUserError {
+  userError: string;
+}
+
+/** Runs one task on a worker thread. */
+export async function runTask<N extends TaskName>(name: N, input: TaskInput<N>): Promise<TaskOutput<N>> {
+  const out = (await thePool().run(input, { name })) as TaskOutput<N> | WorkerUserError;
+  if (out && typeof out === 'object' && 'userError' in out) throw new UserError(out.userError);
+  return out as TaskOutput<N>;
+}
+
+/** Stops the threads (pending tasks fail); the next task starts a new pool. */
+export async function destroyWorkerPool(): Promise<void> {
+  const p = pool;
+  pool = undefined;
+  await p?.destroy();
+}

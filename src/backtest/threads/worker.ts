@@ -1,0 +1,88 @@
+// What the worker threads run (see pool.ts). Each export is one kind of task;
+// inputs and outputs are structured-cloned, and the bars of a whole-market scan
+// arrive as views of SharedArrayBuffers, so no thread copies them.
+import { UserError } from '../../core/errors.js';
+import type { ChartSpec } from '../../core/answer.js';
+import type { Bars } from '../expr/compile.js';
+import type { Field } from '../expr/parser.js';
+import { computeKpis, KPI_NAMES } from '../kpis.js';
+import { simulateCandidate, type EngineBars } from '../run-spec.js';
+import type { SimulationResult } from '../simulator.js';
+import type { StrategySpec } from '../spec.js';
+import { dayText } from '../days.js';
+
+/** A cached exchange table as a worker reads it: views of the shared memory. */
+export interface SharedTableRef {
+  days: Int32Array;
+  columns: Partial<Record<Field, Float64Array>>;
+}
+
+/** Job rows: source (ticker or table index), from, to (rows of a table), strategy index. */
+export const JOB_STRIDE = 4;
+
+export interface EvaluateInput {
+  spec: StrategySpec;
+  /** whole-market source: the tables the jobs' rows point into */
+  tables?: SharedTableRef[];
+  /** small source: the tickers' bars, cloned */
+  tickers?: EngineBars[];
+  jobs: Int32Array;
+  /** the parameter value of each job, NaN for none */
+  params: Float64Array;
+  /** also return each job's simulation (equity and trades) */
+  full: boolean;
+}
+
+export interface EvaluateOutput {
+  /** KPI_NAMES.length values per job, NaN where the KPI is null (a KPI is never NaN) */
+  kpis: Float64Array;
+  /** round trips of each job */
+  trades: Int32Array;
+  simulations?: SimulationResult[];
+}
+
+function barsOf(input: EvaluateInput, job: number): EngineBars {
+  const j = job * JOB_STRIDE;
+  const source = input.jobs[j];
+  if (!input.tables) return input.tickers![source];
+  const table = input.tables[source];
+  const from = input.jobs[j + 1];
+  const to = input.jobs[j + 2];
+  const bars = {} as Bars;
+  for (const [f, col] of Object.entries(table.columns) as [Field, Float64Array][]) bars[f] = col.subarray(from, to);
+  return { bars, dates: Array.from(table.days.subarray(from, to), dayText) };
+}
+
+/** The candidates' runs and KPIs, exactly as runSpec computes them on the main thread. */
+export function evaluate(input: EvaluateInput): EvaluateOutput | { userError: string } {
+  try {
+    const count = input.jobs.length / JOB_STRIDE;
+    const kpis = new Float64Array(count * KPI_NAMES.length);
+    const trades = new Int32Array(count);
+    const simulations: SimulationResult[] = [];
+    for (let job = 0; job < count; job++) {
+      const param = input.params[job];
+      const strategy = input.spec.strategies[input.jobs[job * JOB_STRIDE + 3]];
+      const simulation = simulateCandidate(input.spec, barsOf(input, job), strategy, Number.isNaN(param) ? undefined : param);
+      const k = computeKpis(simulation);
+      KPI_NAMES.forEach((name, i) => (kpis[job * KPI_NAMES.length + i] = k[name] ?? NaN));
+      trades[job] = simulation.trades.length;
+      if (input.full) simulations.push(simulation);
+    }
+    return { kpis, trades, ...(input.full ? { simulations } : {}) };
+  } catch (error) {
+    if (error instanceof UserError) return { userError: error.message };
+    throw error;
+  }
+}
+
+/** A chart as PNG bytes (Chart.js on @napi-rs/canvas, loaded on the first chart). */
+export async function renderPng(spec: ChartSpec): Promise<Uint8Array> {
+  const { renderChartPng } = await import('../../charts/render-png.js');
+  return renderChartPng(spec);
+}
+
+const TASKS = { evaluate, renderPng };
+export type TaskName = keyof typeof TASKS;
+export type TaskInput<N extends TaskName> = Parameters<(typeof TASKS)[N]>[0];
+export type TaskOutput<N extends TaskName> = Exclude<Awaited<ReturnType<(typeof TASKS)[N]>>, { userError: string }>;
