@@ -6,13 +6,15 @@ import { quantile } from './stats.js';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Keyv from 'keyv';
 import { loadConfig, type Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
 import { createDesk } from '../agents/create-desk.js';
 import { createSlackApp } from '../channels/slack/slack-app.js';
 import { openDatabase } from '../db/database.js';
 import { startHttpServer } from '../server/http-server.js';
+import { startJobs } from '../jobs/runtime.js';
+import { replySinks } from '../channels/reply-sinks.js';
+import { slackWebClient } from '../channels/slack/slack-app.js';
 
 
 export async function slackBench(base: Config, logger: Logger, requests: number): Promise<void> {
@@ -26,7 +28,11 @@ export async function slackBench(base: Config, logger: Logger, requests: number)
     SLACK_API_URL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}/api/`, RATE_LIMIT_USER_PER_MINUTE: '10000', RATE_LIMIT_CHANNEL_PER_MINUTE: '10000', THREAD_MEMORY_URL: 'memory' }) };
   const db = await openDatabase(config, logger);
   const { desk, memory } = createDesk(config, db, logger);
-  const app = createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, dedupeStore: new Keyv() });
+  const jobs = await startJobs({
+    pool: db.write, desk, logger, settings: config.jobs, work: true,
+    sinks: replySinks({ pool: db.write, logger, slack: slackWebClient(config.slack!), chartLink: () => '', quickchartUrl: config.quickchartUrl }),
+  });
+  const app = createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   const sign = (body: string) => {
     const ts = Math.floor(Date.now() / 1000);
@@ -57,6 +63,7 @@ export async function slackBench(base: Config, logger: Logger, requests: number)
   } finally {
     await new Promise((r) => setTimeout(r, 2_000)); // let the answers behind the acks finish
     await server.close();
+    await jobs.stop();
     await memory.close();
     await db.close();
     stub.close();

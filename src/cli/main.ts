@@ -14,6 +14,7 @@ import { registerTeams } from './commands/teams.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerServe } from './commands/serve.js';
+import { registerWorker } from './commands/worker.js';
 import { drained } from './output.js';
 
 /** Every runnable command, nested ones spelled out ("ingest crimes"), with its summary. */
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
   registerServe(program);
+  registerWorker(program);
   registerIngest(program);
   registerGenerate(program);
   registerAsk(program);

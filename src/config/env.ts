@@ -106,6 +106,10 @@ const schema = z.object({
   DIGEST_GRACE_MINUTES: integer(360, 0, 7 * 24 * 60),
   RATE_LIMIT_USER_PER_MINUTE: integer(10, 1, 10_000),
   RATE_LIMIT_CHANNEL_PER_MINUTE: integer(30, 1, 10_000),
+  WORKER_CONCURRENCY: integer(4, 1, 64),
+  ANSWERING_PER_USER: integer(1, 1, 100),
+  ANSWERING_PER_CHANNEL: integer(3, 1, 1_000),
+  JOB_RETRIES: integer(3, 0, 20),
   PLAYGROUND_TOKEN: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9._~-]{16,}$/.test(v), {
     message: 'expected at least 16 letters, digits, "-", "_", "." or "~" (e.g. the output of: openssl rand -hex 16)',
   }),
@@ -169,6 +173,8 @@ export interface Config {
   /** how the outside world reaches this bot (links to chart images in Teams cards) */
   publicBaseUrl?: string;
   rateLimits: { userPerMinute: number; channelPerMinute: number };
+  /** answering as jobs: handlers per platform queue in a worker process, questions answered at once per asker and per channel, retries of a failed attempt */
+  jobs: { concurrency: number; perUser: number; perChannel: number; retries: number };
   /** the browser playground: its token (required to serve it on a non-loopback HOST) and extra Host names it answers to */
   playground: { token?: string; allowedHosts: string[] };
   llm?: { baseUrl?: string; apiKey?: string; model: string };
@@ -265,6 +271,7 @@ export function loadConfig(env: RawEnv): Config {
     digestGraceMinutes: e.DIGEST_GRACE_MINUTES,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     rateLimits: { userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE, channelPerMinute: e.RATE_LIMIT_CHANNEL_PER_MINUTE },
+    jobs: { concurrency: e.WORKER_CONCURRENCY, perUser: e.ANSWERING_PER_USER, perChannel: e.ANSWERING_PER_CHANNEL, retries: e.JOB_RETRIES },
     playground: { token: e.PLAYGROUND_TOKEN, allowedHosts },
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };

@@ -6,7 +6,7 @@ export function chartRoutes(charts: ChartStore): Route {
   return async (req, res) => {
     const match = /^\/charts\/([0-9a-f]{32})\.png$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
     if (req.method !== 'GET' || !match) return false;
-    const png = charts.get(match[1]);
+    const png = await charts.get(match[1]).catch(() => undefined);
     if (!png) res.writeHead(404, { 'content-type': 'text/plain' }).end('This chart has expired.');
     else res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'private, max-age=3600' }).end(png);
     return true;

@@ -31,7 +31,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   await client.query(`CREATE DATABASE ${name}`);
   await client.end();
   const url = withDatabase(admin, name);
-  const pool = new pg.Pool({ connectionString: url, max: 4, options: APP_SEARCH_PATH });
+  const pool = new pg.Pool({ connectionString: url, max: 8, options: APP_SEARCH_PATH });
   let reader: TestDatabase['reader'];
   if (options.migrate !== false) {
     await migrate(pool);

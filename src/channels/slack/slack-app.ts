@@ -1,15 +1,18 @@
 // The Slack app: only wiring. HTTP mode mounts Bolt's receiver at
 // POST /slack/events on the bot's own server (signatures always verified);
 // Socket Mode connects out with SLACK_APP_TOKEN. Listeners live one per file
-// under listeners/ and get everything they need passed in.
+// under listeners/ and get everything they need passed in. Listeners only
+// receive: questions are queued as jobs, and workers answer them (see
+// slack-reply-sink.ts), so every event is acknowledged at once.
 import { App, HTTPReceiver, LogLevel, type Logger as BoltLogger } from '@slack/bolt';
+import { WebClient } from '@slack/web-api';
 import type pg from 'pg';
-import type Keyv from 'keyv';
 import type { Config } from '../../config/env.js';
 import type { Logger } from '../../core/logger.js';
-import { EventDeduper } from '../../core/dedupe.js';
 import { RateLimiter } from '../../core/rate-limit.js';
 import type { DataDesk } from '../../agents/desk.js';
+import type { AnswerQueue } from '../../jobs/queue.js';
+import { Deliveries } from '../../jobs/deliveries.js';
 import type { Route } from '../../server/http-server.js';
 import { appHome } from './listeners/app-home.js';
 import { appMention } from './listeners/app-mention.js';
@@ -39,7 +42,8 @@ export interface SlackAppDeps {
   readPool: pg.Pool;
   /** app state (digest subscriptions) */
   writePool: pg.Pool;
-  dedupeStore: Keyv<'processing' | 'done'>;
+  /** where questions are queued for the workers */
+  queue: AnswerQueue;
   logger: Logger;
 }
 
@@ -51,10 +55,17 @@ export interface SlackApp {
   stop(): Promise<void>;
 }
 
+const clientOptionsOf = (slack: NonNullable<Config['slack']>) => (slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : undefined);
+
+/** A Web API client for workers, which post answers without running Bolt. */
+export function slackWebClient(slack: NonNullable<Config['slack']>): WebClient {
+  return new WebClient(slack.botToken, clientOptionsOf(slack));
+}
+
 export function createSlackApp(deps: SlackAppDeps): SlackApp {
   const slack = deps.config.slack!;
   const logger = boltLogger(deps.logger);
-  const clientOptions = slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : undefined;
+  const clientOptions = clientOptionsOf(slack);
   const socketMode = Boolean(slack.appToken);
   const receiver = socketMode
     ? undefined
@@ -63,9 +74,8 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     ? new App({ token: slack.botToken, appToken: slack.appToken, socketMode: true, clientOptions, logger })
     : new App({ token: slack.botToken, receiver, clientOptions, logger });
 
-  const replyDeps = { desk: deps.desk, logger: deps.logger, quickchartUrl: deps.config.quickchartUrl };
+  const replyDeps = { queue: deps.queue, deliveries: new Deliveries(deps.writePool), desk: deps.desk, logger: deps.logger };
   const gate = {
-    deduper: new EventDeduper(deps.dedupeStore),
     userLimit: new RateLimiter(deps.config.rateLimits.userPerMinute),
     channelLimit: new RateLimiter(deps.config.rateLimits.channelPerMinute),
     allowedChannels: slack.allowedChannels,

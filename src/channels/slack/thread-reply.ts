@@ -1,20 +1,20 @@
-// Answering in a Slack thread: a placeholder that shows which step is running,
-// replaced by the answer (chat.update), the rest of a long answer as further
-// replies, and the chart PNG uploaded into the same thread (files.uploadV2).
-// Whatever fails, the thread gets a sentence, never silence.
+// The receiver's side of a Slack question: admit the delivery and queue its
+// job (a duplicate delivery stops here), then put a placeholder in the thread
+// that says where the question is in line. The answering runs in a worker
+// (slack-reply-sink.ts), which replaces that placeholder with the answer.
 import type { WebClient } from '@slack/web-api';
-import type { DataDesk, InboundMessage } from '../../agents/desk.js';
-import type { Answer } from '../../core/answer.js';
+import type { InboundMessage } from '../../agents/desk.js';
 import type { Logger } from '../../core/logger.js';
-import { describeError } from '../../core/errors.js';
-import { renderChart } from '../../charts/render.js';
-import { renderAnswerMessages } from './render-blocks.js';
+import type { AnswerJob } from '../../jobs/answer-job.js';
+import type { Deliveries } from '../../jobs/deliveries.js';
+import type { AnswerQueue } from '../../jobs/queue.js';
+import { placeholderFor, WORKING } from './slack-reply-sink.js';
 import { fromSlackText } from './slack-text.js';
 
-export interface SlackDeps {
-  desk: DataDesk;
+export interface SlackReceiverDeps {
+  queue: AnswerQueue;
+  deliveries: Deliveries;
   logger: Logger;
-  quickchartUrl?: string;
 }
 
 export const slackThreadId = (channel: string, threadTs: string) => `slack:${channel}:${threadTs}`;
@@ -26,59 +26,35 @@ export interface ThreadTarget {
   userId?: string;
 }
 
-/** Runs `produce` with a live placeholder and posts its Answer in the thread. */
-export async function answerInThread(
-  deps: SlackDeps,
+/** What a placeholder says while its question waits. */
+export function waitingText(ahead: number): string {
+  return ahead > 0 ? `:hourglass_flowing_sand: In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours…` : WORKING;
+}
+
+/**
+ * Queues the question for a worker and shows it waiting in the thread.
+ * Returns false for a delivery seen before (nothing is queued or posted).
+ */
+export async function enqueueInThread(
+  deps: SlackReceiverDeps,
   target: ThreadTarget,
-  produce: (progress: (step: string) => void) => Promise<Answer>,
-): Promise<void> {
-  const { client, channel, threadTs } = target;
-  const placeholder = await client.chat.postMessage({ channel, thread_ts: threadTs, text: ':hourglass_flowing_sand: Working on it…' });
-  const ts = placeholder.ts!;
-  let lastUpdate = 0;
-  let updating: Promise<unknown> = Promise.resolve();
-  const progress = (step: string) => {
-    // a few progress edits, not one per step: Slack rate-limits chat.update
-    if (Date.now() - lastUpdate < 1_000) return;
-    lastUpdate = Date.now();
-    updating = client.chat.update({ channel, ts, text: `:hourglass_flowing_sand: ${step}…` }).catch(() => undefined);
-  };
-  let answer: Answer;
-  try {
-    answer = await produce(progress);
-  } catch (error) {
-    deps.logger.error(`slack: answering failed: ${describeError(error)}`);
-    await updating;
-    await client.chat.update({ channel, ts, text: ':warning: Something went wrong while answering; it has been logged. Please try again.' });
-    return;
+  key: string,
+  message: InboundMessage,
+  action: AnswerJob['action'] = { type: 'answer' },
+): Promise<boolean> {
+  const { client, channel, threadTs, userId } = target;
+  const queued = await deps.queue.enqueue({ key, message, action, reply: { platform: 'slack', channel, threadTs, userId } });
+  if (!queued) {
+    deps.logger.debug(`slack: ${key} was delivered before; not answered twice`);
+    return false;
   }
-  await updating;
-  const [first, ...rest] = renderAnswerMessages(answer);
-  try {
-    await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
-  } catch (error) {
-    // never silence: the placeholder would say "Reading the schema…" for good; post the answer as a new reply
-    deps.logger.warn(`slack: chat.update of the answer failed (${slackErrorCode(error)}); posting it as a new reply`);
-    await client.chat.postMessage({ channel, thread_ts: threadTs, text: first.text, blocks: first.blocks });
-  }
-  for (const m of rest) await client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks });
-  if (answer.kind === 'result' && answer.chart) {
-    try {
-      const png = await renderChart(answer.chart, deps.quickchartUrl);
-      await client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: png, filename: 'chart.png', title: answer.chart.title });
-    } catch (error) {
-      deps.logger.warn(`slack: chart upload failed: ${describeError(error)}`);
-      await client.chat.postMessage({ channel, thread_ts: threadTs, text: ':warning: The chart could not be attached this time; the numbers above are complete.' });
-    }
-  }
+  const ahead = await deps.deliveries.aheadOf(key);
+  const row = await deps.deliveries.get(key);
+  // a fast worker may have posted (and even filled) a placeholder already
+  if (!row?.placeholder) await placeholderFor({ client, deliveries: deps.deliveries, logger: deps.logger }, key, channel, threadTs, waitingText(ahead));
+  return true;
 }
 
-/** Slack's error code (msg_too_long, invalid_blocks, …) when the Web API said one. */
-function slackErrorCode(error: unknown): string {
-  return (error as { data?: { error?: string } }).data?.error ?? describeError(error);
-}
-
-/** The question of a message, without the bot mention. */
 /** The question of a mention: the bot's own mention at the start dropped, then Slack's encoding read (see slack-text.ts). */
 export const stripMention = (text: string) => fromSlackText(text.replace(/^\s*(<@[A-Z0-9]+(\|[^>]*)?>\s*)+/, ''));
 

@@ -1,30 +1,33 @@
-// The Teams bot: a TeamsActivityHandler that turns each message into the
-// desk's InboundMessage and answers with an Adaptive Card. It strips the bot
-// mention, understands the manifest's commands (backtest, help, digest),
-// takes clarification clicks (Action.Submit data in `value`), shows a typing
-// indicator and an "on it" message that becomes the answer, and stores every
-// conversation's reference for proactive messages.
-import { ActivityTypes, CardFactory, TeamsActivityHandler, TurnContext } from 'botbuilder';
+// The Teams bot, a receiver: a TeamsActivityHandler that turns each message
+// into the desk's InboundMessage and queues it as a job keyed by the
+// activity id (a redelivered activity is answered once), shows a typing
+// indicator and an "on it" message (or its place in line), and returns, so
+// Teams gets its HTTP response at once. A worker answers through the stored
+// conversation reference (teams-reply-sink.ts). The bot strips its mention,
+// understands the manifest's commands (backtest, help, digest) and takes
+// clarification clicks (Action.Submit data in `value`).
+import { ActivityTypes, TeamsActivityHandler, TurnContext } from 'botbuilder';
 import type pg from 'pg';
 import type { DataDesk, InboundMessage } from '../../agents/desk.js';
-import type { Answer } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
-import { describeError } from '../../core/errors.js';
 import type { RateLimiter } from '../../core/rate-limit.js';
-import { renderChart } from '../../charts/render.js';
-import { answerCard, answerSummary, chartImage } from './render-card.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
+import type { AnswerJob } from '../../jobs/answer-job.js';
+import type { Deliveries } from '../../jobs/deliveries.js';
+import type { AnswerQueue } from '../../jobs/queue.js';
 import { saveConversationReference } from './conversation-store.js';
 import { digestCommand } from '../../digest/subscriptions.js';
 import { UserError } from '../../core/errors.js';
+import { ON_IT, teamsPlaceholder } from './teams-reply-sink.js';
 
 export interface TeamsBotDeps {
-  desk: DataDesk;
+  /** asked only which clarification a conversation waits for */
+  desk: Pick<DataDesk, 'pendingChoice'>;
+  queue: AnswerQueue;
+  deliveries: Deliveries;
   pool: pg.Pool;
   logger: Logger;
-  /** a URL under which the bot serves this PNG (ChartStore + GET /charts) */
-  chartLink: (png: Buffer) => string;
   userLimit: RateLimiter;
-  quickchartUrl?: string;
   /** time zone of digest schedules that name none */
   defaultTimezone: string;
 }
@@ -71,7 +74,9 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
         await context.sendActivity('Someone else asked this question; the choice is theirs. Ask your own question to get your own choices.');
         return;
       }
-      await this.reply(context, (progress) => this.deps.desk.choose(message, value.term!, value.option!, progress));
+      await this.enqueue(context, `teams:click:${activity.replyToId ?? activity.id}:${value.term}`, { ...message, text: `(choice ${value.term}=${value.option})` }, {
+        type: 'choose', term: value.term, option: value.option,
+      });
       return;
     }
 
@@ -93,37 +98,29 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     const inbound: InboundMessage = backtest
       ? { ...message, text: text.slice(backtest[0].length).trim() || 'help', kind: 'backtest' }
       : { ...message, text: text || 'help' };
-    await this.reply(context, (progress) => this.deps.desk.answer(inbound, progress));
+    await this.enqueue(context, `teams:activity:${activity.id ?? `${activity.conversation.id}:${activity.timestamp}`}`, inbound);
   }
 
-  /** Typing, an "on it" message, then that message replaced by the answer card. */
-  private async reply(context: TurnContext, produce: (progress: (step: string) => void) => Promise<Answer>): Promise<void> {
+  /** Queues the question and shows it: typing, then "on it" (or its place in line), which the worker replaces. */
+  private async enqueue(context: TurnContext, key: string, message: InboundMessage, action: AnswerJob['action'] = { type: 'answer' }): Promise<void> {
+    const reference = TurnContext.getConversationReference(context.activity) as Record<string, unknown>;
+    let queued: boolean;
+    try {
+      queued = await this.deps.queue.enqueue({ key, message, action, reply: { platform: 'teams', conversationId: context.activity.conversation.id, reference } });
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      await context.sendActivity(DATABASE_UNAVAILABLE_MESSAGE);
+      return;
+    }
+    if (!queued) {
+      this.deps.logger.debug(`teams: ${key} was delivered before; not answered twice`);
+      return;
+    }
     await context.sendActivity({ type: ActivityTypes.Typing });
-    const placeholder = await context.sendActivity('On it…');
-    let last = 0;
-    const progress = (step: string) => {
-      if (!placeholder?.id || Date.now() - last < 2_000) return;
-      last = Date.now();
-      void context.updateActivity({ id: placeholder.id, type: ActivityTypes.Message, text: `${step}…` }).catch(() => undefined);
-    };
-    const answer = await produce(progress);
-    let chart;
-    if (answer.kind === 'result' && answer.chart) {
-      try {
-        chart = chartImage(await renderChart(answer.chart, this.deps.quickchartUrl), answer.chart.title, this.deps.chartLink);
-      } catch (error) {
-        this.deps.logger.warn(`teams: chart: ${describeError(error)}`);
-      }
+    const ahead = await this.deps.deliveries.aheadOf(key);
+    const row = await this.deps.deliveries.get(key);
+    if (!row?.placeholder) {
+      await teamsPlaceholder(context, this.deps.deliveries, key, ahead > 0 ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours…` : ON_IT);
     }
-    const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))] };
-    if (placeholder?.id) {
-      try {
-        await context.updateActivity({ ...reply, id: placeholder.id });
-        return;
-      } catch (error) {
-        this.deps.logger.warn(`teams: could not update the "on it" message (${describeError(error)}); sending the answer as a new one`);
-      }
-    }
-    await context.sendActivity(reply);
   }
 }

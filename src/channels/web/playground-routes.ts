@@ -1,13 +1,15 @@
 // The local playground's HTTP side: the page and two
 // endpoints that stream a question's progress and its Answer as Server-Sent
-// Events. It adapts HTTP to the desk's InboundMessage and sends the Answer as
-// JSON; the page renders it (public/app.js). Who may use it is decided in
+// Events. It adapts HTTP to the desk's InboundMessage, queues it as a job like
+// every channel does, follows the job's progress (job-events.ts) and sends the
+// Answer as JSON; the page renders it (public/app.js). Who may use it is decided in
 // playground-access.ts; the checks run here, before any work. Chart images
 // are served by chartRoutes (server/chart-routes.ts) from the same ChartStore.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type http from 'node:http';
-import type { DataDesk } from '../../agents/desk.js';
+import { randomUUID } from 'node:crypto';
+import type { InboundMessage } from '../../agents/desk.js';
 import { loadConfigFromProcess } from '../../config/load.js';
 import type { Answer } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
@@ -16,6 +18,12 @@ import { RateLimiter } from '../../core/rate-limit.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartStore } from '../../charts/chart-store.js';
 import type { Route } from '../../server/http-server.js';
+import type { AnswerJob } from '../../jobs/answer-job.js';
+import type { Deliveries } from '../../jobs/deliveries.js';
+import type { JobEvents } from '../../jobs/job-events.js';
+import type { AnswerQueue } from '../../jobs/queue.js';
+import { GAVE_UP_MESSAGE } from '../../jobs/answer-worker.js';
+import { makeAnswer } from '../../core/answer.js';
 import { checkOrigin, hasToken, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
@@ -66,7 +74,9 @@ function sse(res: http.ServerResponse) {
 }
 
 export interface PlaygroundDeps {
-  desk: DataDesk;
+  queue: AnswerQueue;
+  deliveries: Deliveries;
+  events: JobEvents;
   charts: ChartStore;
   logger: Logger;
   quickchartUrl?: string;
@@ -99,24 +109,47 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     const body = await readJson(req);
     const thread = typeof body.thread === 'string' && THREAD_ID.test(body.thread) ? body.thread : undefined;
     if (!thread) throw new BadRequest(400, 'thread must be 32 lowercase hex digits (128 random bits, e.g. from crypto.getRandomValues).');
-    const message = { platform: 'web' as const, threadId: `web:${thread}`, channel: 'playground' };
-    let run: (progress: (step: string) => void) => Promise<Answer>;
+    const base = { platform: 'web' as const, threadId: `web:${thread}`, channel: 'playground' };
+    let message: InboundMessage;
+    let action: AnswerJob['action'] = { type: 'answer' };
     if (pathname === '/api/ask') {
       const text = typeof body.text === 'string' ? body.text.trim().slice(0, 2_000) : '';
       if (!text) throw new BadRequest(400, 'text must be the question, e.g. {"thread": "...", "text": "How many thefts were reported in 2019?"}.');
       const backtest = /^\/backtest\b/i.exec(text);
-      run = (progress) => deps.desk.answer({ ...message, text: backtest ? text.slice(backtest[0].length).trim() || 'help' : text, kind: backtest ? 'backtest' : 'question' }, progress);
+      message = { ...base, text: backtest ? text.slice(backtest[0].length).trim() || 'help' : text, kind: backtest ? 'backtest' : 'question' };
     } else {
       if (typeof body.term !== 'string' || typeof body.option !== 'string') throw new BadRequest(400, 'term and option must be strings, as in the clarifying question.');
-      const { term, option } = body;
-      run = (progress) => {
-        progress('Applying your choice');
-        return deps.desk.choose(message, term, option, progress);
-      };
+      message = { ...base, text: `(choice ${body.term}=${body.option})` };
+      action = { type: 'choose', term: body.term, option: body.option };
     }
     const send = sse(res);
-    send('answer', await withChart(await run((step) => send('progress', { step }))));
+    send('answer', await withChart(await answerAsJob(message, action, (step) => send('progress', { step }))));
     res.end();
+  };
+
+  /** Queues the question and waits for its answer, relaying progress; the row is looked at every second in case a notification was missed. */
+  const answerAsJob = async (message: InboundMessage, action: AnswerJob['action'], progress: (step: string) => void): Promise<Answer> => {
+    const key = `web:${message.threadId.slice(4)}:${randomUUID()}`;
+    let wake = () => {};
+    const unsubscribe = await deps.events.subscribe(key, (event) => ('step' in event ? progress(event.step) : wake()));
+    try {
+      await deps.queue.enqueue({ key, message, action, reply: { platform: 'web' } });
+      progress(action.type === 'choose' ? 'Applying your choice' : 'Waiting for a worker');
+      for (;;) {
+        const row = await deps.deliveries.get(key);
+        if (row?.answer && row.steps.includes('answer')) return row.answer;
+        if (row?.status === 'failed') return makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: GAVE_UP_MESSAGE });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1_000);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      unsubscribe();
+    }
   };
 
   const route = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {

@@ -1,6 +1,9 @@
 // datadesk serve: the long-running bot process. Opens the database (embedded
 // when DATABASE_URL is unset), loads the demo set on a fresh embedded database,
-// serves HTTP and runs the schedules until SIGINT/SIGTERM.
+// serves HTTP (the receivers: Slack, Teams, the playground), runs the
+// schedules, and answers the queued questions in its own workers unless
+// started with --no-worker (then `datadesk worker` processes answer them).
+// Runs until SIGINT/SIGTERM.
 import type { Command } from 'commander';
 import { describeLlm } from '../../config/env.js';
 import { openDatabase } from '../../db/database.js';
@@ -10,8 +13,7 @@ import { ensureDemoData } from '../../ingest/demo-data.js';
 import { markInterruptedRuns } from '../../ingest/run-log.js';
 import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
 import { healthRoutes, startHttpServer, type Route } from '../../server/http-server.js';
-import { createSlackApp, SLACK_EVENTS_PATH } from '../../channels/slack/slack-app.js';
-import { createKeyv } from '../../memory/thread-memory.js';
+import { createSlackApp, SLACK_EVENTS_PATH, slackWebClient } from '../../channels/slack/slack-app.js';
 import { chartRoutes } from '../../server/chart-routes.js';
 import type { CloudAdapter } from 'botbuilder';
 import { DigestScheduler } from '../../digest/scheduler.js';
@@ -26,12 +28,15 @@ import { createDesk } from '../../agents/create-desk.js';
 import { ChartStore } from '../../charts/chart-store.js';
 import { playgroundRoutes } from '../../channels/web/playground-routes.js';
 import { playgroundAccess } from '../../channels/web/playground-access.js';
+import { replySinks } from '../../channels/reply-sinks.js';
+import { startJobs } from '../../jobs/runtime.js';
 
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run the bot: HTTP endpoints, schedules, and the demo data on first start')
-    .action(async () => {
+    .description('run the bot: HTTP endpoints, schedules, workers, and the demo data on first start')
+    .option('--no-worker', 'only receive: queue questions for `datadesk worker` processes to answer')
+    .action(async (options: { worker: boolean }) => {
       const { config, logger } = commandContext();
       const db = await openDatabase(config, logger, { refuseSuperuser: true });
       if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
@@ -50,19 +55,23 @@ export function registerServe(program: Command): void {
       const sync = scheduleSocrataSync(db.write, config, logger);
       const { desk, memory } = createDesk(config, db, logger);
       const routes: Route[] = [healthRoutes(db.read, new Date())];
-      const slack = config.slack
-        ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, dedupeStore: createKeyv(config.threadMemoryUrl ?? db.write, 'slack-event') })
-        : undefined;
-      if (slack?.route) routes.push(slack.route);
-      const charts = new ChartStore();
+      const charts = ChartStore.inDatabase(db.write, logger);
       routes.push(chartRoutes(charts));
       let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
-      let teamsAdapter: CloudAdapter | undefined;
-      if (config.teams) {
-        teamsAdapter = createTeamsAdapter(config.teams, logger);
+      const chartLink = (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`;
+      const slackClient = config.slack ? slackWebClient(config.slack) : undefined;
+      const teamsAdapter: CloudAdapter | undefined = config.teams ? createTeamsAdapter(config.teams, logger) : undefined;
+      const jobs = await startJobs({
+        pool: db.write, desk, logger, settings: config.jobs, work: options.worker,
+        sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: config.teams!.appId }, chartLink, quickchartUrl: config.quickchartUrl }),
+      });
+      if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
+      const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue }) : undefined;
+      if (slack?.route) routes.push(slack.route);
+      if (teamsAdapter) {
         const bot = new DataDeskTeamsBot({
-          desk, pool: db.write, logger, quickchartUrl: config.quickchartUrl, userLimit: new RateLimiter(config.rateLimits.userPerMinute),
-          defaultTimezone: config.scheduleTimezone, chartLink: (png) => `${publicUrl}/charts/${charts.put(png)}.png`,
+          desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.write, logger, userLimit: new RateLimiter(config.rateLimits.userPerMinute),
+          defaultTimezone: config.scheduleTimezone,
         });
         routes.push(teamsRoutes(teamsAdapter, bot, logger));
       }
@@ -70,7 +79,7 @@ export function registerServe(program: Command): void {
       const channelsConfigured = Boolean(config.slack || config.teams);
       const playground = channelsConfigured
         ? undefined
-        : playgroundRoutes({ desk, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config) });
+        : playgroundRoutes({ queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config) });
       if (playground) routes.push(playground);
       const server = await startHttpServer(config.host, config.port, routes, logger);
       publicUrl = config.publicBaseUrl ?? server.url;
@@ -85,7 +94,7 @@ export function registerServe(program: Command): void {
       const deliver: Partial<Record<'slack' | 'teams', Deliver>> = {};
       if (slack) deliver.slack = slackDelivery(slack.app.client, config.quickchartUrl);
       if (teamsAdapter && config.teams) {
-        deliver.teams = teamsDelivery(teamsAdapter, config.teams.appId, db.write, (png) => `${publicUrl}/charts/${charts.put(png)}.png`, config.quickchartUrl);
+        deliver.teams = teamsDelivery(teamsAdapter, config.teams.appId, db.write, chartLink, config.quickchartUrl);
       }
       const digests = new DigestScheduler({
         pool: db.write, logger, deliver, graceMs: config.digestGraceMinutes * 60_000,
@@ -103,6 +112,7 @@ export function registerServe(program: Command): void {
       await digests.stop();
       await slack?.stop();
       await server.close();
+      await jobs.stop();
       await memory.close();
       await db.close();
     });

@@ -1,12 +1,10 @@
-import Keyv from 'keyv';
 import { describe, expect, it } from 'vitest';
 import { admit } from '../../../src/channels/slack/listeners/gatekeeper.js';
-import { EventDeduper } from '../../../src/core/dedupe.js';
 import { RateLimiter } from '../../../src/core/rate-limit.js';
 
 describe('Slack gatekeeper', () => {
   const gate = (allowed: string[] = [], perUser = 2, now = () => 1_000_000) => ({
-    deduper: new EventDeduper(new Keyv()), userLimit: new RateLimiter(perUser, now), channelLimit: new RateLimiter(100, now), allowedChannels: allowed,
+    userLimit: new RateLimiter(perUser, now), channelLimit: new RateLimiter(100, now), allowedChannels: allowed,
   });
 
   it('limits questions per user with a friendly wait time', () => {
@@ -24,15 +22,5 @@ describe('Slack gatekeeper', () => {
     const g = gate(['C9']);
     expect(admit(g, 'C9', 'U1')).toEqual({ go: true });
     expect(admit(g, 'C1', 'U1')).toMatchObject({ go: false, tellUser: expect.stringMatching(/^I only answer in the channels my admins allowed/) });
-  });
-
-  it('claims an event once; a failed delivery releases it for the retry', async () => {
-    const d = new EventDeduper(new Keyv());
-    expect(await d.claim('Ev1')).toBe(true);
-    expect(await d.claim('Ev1')).toBe(false);
-    await d.release('Ev1');
-    expect(await d.claim('Ev1')).toBe(true);
-    await d.done('Ev1');
-    expect(await d.claim('Ev1')).toBe(false);
   });
 });

@@ -1,10 +1,11 @@
 // The Slack app over real HTTP: signed events, commands and actions POSTed to
 // the bot's /slack/events, Bolt's Web API client pointed at a fake Slack, the
 // agents on real PostgreSQL behind.
-import Keyv from 'keyv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
-import { createSlackApp } from '../../../src/channels/slack/slack-app.js';
+import { createSlackApp, slackWebClient } from '../../../src/channels/slack/slack-app.js';
+import type { Jobs } from '../../../src/jobs/runtime.js';
+import { testJobs } from '../../helpers/jobs.js';
 import { startHttpServer, type RunningServer } from '../../../src/server/http-server.js';
 import { createLlmClient } from '../../../src/llm/client.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
@@ -19,11 +20,14 @@ let db: TestDatabase;
 let slack: FakeSlack;
 let llm: FakeLlm;
 const servers: RunningServer[] = [];
+const runtimes: Jobs[] = [];
 
 async function botServer(options: { withLlm?: boolean } = {}) {
   const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
   const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
-  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, dedupeStore: new Keyv() });
+  const jobs = await testJobs(db, desk, logger, { slack: slackWebClient(config.slack!) });
+  runtimes.push(jobs);
+  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   servers.push(server);
   return server;
@@ -58,6 +62,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const s of servers) await s.close();
+  for (const j of runtimes) await j.stop();
   await slack?.close();
   await llm?.close();
   await db?.drop();

@@ -1,14 +1,19 @@
-// A click on a clarification button: the choice is stored for the thread and
-// the waiting question is answered there. A stale click (the question was
-// answered or expired) or someone else's click gets an ephemeral sentence.
+// A click on a clarification button: the clarification shows the choice and
+// loses its buttons, and the waiting question is queued (keyed by the
+// message and the term, so a double click is one answer) to be answered in
+// the thread with the choice. A stale click (the question was answered or
+// expired) or someone else's click gets an ephemeral sentence.
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { answerInThread, slackThreadId, type SlackDeps } from '../thread-reply.js';
+import { enqueueInThread, slackThreadId, type SlackReceiverDeps } from '../thread-reply.js';
+import { queueOrTell } from './gatekeeper.js';
+import type { DataDesk } from '../../../agents/desk.js';
 import { glossary, option } from '../../../knowledge/glossary.js';
 import { escapeMrkdwn } from '../render-blocks.js';
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-export function clarifyChoice(deps: SlackDeps) {
+/** The desk is asked only which choice the thread waits for (its thread memory). */
+export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, 'pendingChoice'> }) {
   return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const channel = body.channel?.id;
@@ -38,8 +43,12 @@ export function clarifyChoice(deps: SlackDeps) {
     const settled = `${capitalize(label)} = ${escapeMrkdwn(chosen?.label ?? choice.option)}, chosen by <@${body.user.id}>`;
     await client.chat.update({ channel, ts: message.ts, text: settled, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:white_check_mark: ${settled}` } }] })
       .catch((error: Error) => deps.logger.warn(`slack: could not mark the clarification answered: ${error.message}`));
-    await answerInThread(deps, { client, channel, threadTs, userId: body.user.id }, (progress) =>
-      deps.desk.choose({ platform: 'slack', threadId, channel, userId: body.user.id }, choice.term!, choice.option!, progress),
-    );
+    const choiceMessage = { platform: 'slack' as const, threadId, channel, userId: body.user.id, text: `(choice ${choice.term}=${choice.option})` };
+    await queueOrTell(async () => {
+      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${message.ts}:${choice.term}`, choiceMessage, {
+        type: 'choose', term: choice.term!, option: choice.option!,
+      });
+      if (!queued) await say('That choice is already being answered.');
+    }, say);
   };
 }

@@ -1,11 +1,10 @@
-// What every inbound Slack question passes first: exactly-once delivery, the
-// channel allow-list, and the per-user and per-channel rate limits.
-import type { EventDeduper } from '../../../core/dedupe.js';
+// What every inbound Slack question passes before it is queued: the channel
+// allow-list and the per-user and per-channel rate limits. (Exactly-once
+// delivery is the queue's: see enqueueInThread.)
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/errors.js';
 import type { RateLimiter } from '../../../core/rate-limit.js';
 
 export interface Gate {
-  deduper: EventDeduper;
   userLimit: RateLimiter;
   channelLimit: RateLimiter;
   allowedChannels: string[];
@@ -23,15 +22,14 @@ export function admit(gate: Gate, channel: string, userId: string): GateVerdict 
 }
 
 /**
- * Claims a delivery. When the claim cannot be recorded because the database is
- * down, the person is told so in the thread (never silence) and nothing else runs.
+ * Runs the queueing step; when the database is down the person is told so in
+ * the thread (never silence) and the platform's retry is not waited for.
  */
-export async function claimDelivery(gate: Gate, eventId: string, tell: (text: string) => Promise<unknown>): Promise<boolean> {
+export async function queueOrTell(enqueue: () => Promise<unknown>, tell: (text: string) => Promise<unknown>): Promise<void> {
   try {
-    return await gate.deduper.claim(eventId);
+    await enqueue();
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;
     await tell(DATABASE_UNAVAILABLE_MESSAGE);
-    return false;
   }
 }

@@ -1,0 +1,97 @@
+// The worker's side of a Slack answer: the placeholder in the thread shows the
+// step being run and is then replaced by the answer (chat.update); the rest of
+// a long answer follows as replies and the chart PNG is uploaded into the
+// thread (files.uploadV2). Each of those is a recorded step, so a retried job
+// (after a crash or a failed call) finishes the reply instead of repeating it.
+// Whatever fails, the thread gets a sentence, never silence.
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../core/logger.js';
+import { describeError } from '../../core/errors.js';
+import { renderChart } from '../../charts/render.js';
+import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
+import type { AnswerJob } from '../../jobs/answer-job.js';
+import type { ReplySink, SinkFactory } from '../../jobs/answer-worker.js';
+import { renderAnswerMessages } from './render-blocks.js';
+
+export const WORKING = ':hourglass_flowing_sand: Working on it…';
+
+export interface SlackSinkDeps {
+  client: WebClient;
+  deliveries: Deliveries;
+  logger: Logger;
+  quickchartUrl?: string;
+}
+
+/** Slack's error code (msg_too_long, invalid_blocks, …) when the Web API said one. */
+export function slackErrorCode(error: unknown): string {
+  return (error as { data?: { error?: string } }).data?.error ?? describeError(error);
+}
+
+/**
+ * The placeholder message of a delivery: the one recorded, or a new one. When
+ * the receiver and a worker both post one at once, the first recorded wins and
+ * the other is deleted.
+ */
+export async function placeholderFor(deps: SlackSinkDeps, key: string, channel: string, threadTs: string, text: string, recorded?: string): Promise<string> {
+  if (recorded) return recorded;
+  const posted = await deps.client.chat.postMessage({ channel, thread_ts: threadTs, text });
+  const winner = (await deps.deliveries.claimPlaceholder(key, { ts: posted.ts! }))?.ts ?? posted.ts!;
+  if (winner !== posted.ts) await deps.client.chat.delete({ channel, ts: posted.ts! }).catch(() => undefined);
+  return winner;
+}
+
+export function slackReplySink(deps: SlackSinkDeps): SinkFactory {
+  return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
+    if (job.reply.platform !== 'slack') throw new Error(`a ${job.reply.platform} job reached the Slack sink`);
+    const { channel, threadTs } = job.reply;
+    const { client, logger } = deps;
+    const recorded = (await deps.deliveries.placeholderSoon(delivery))?.ts;
+    const ts = await placeholderFor(deps, job.key, channel, threadTs, WORKING, recorded);
+    // a question that waited in line said so; now it is being answered
+    if (recorded && !delivery.steps.length) await client.chat.update({ channel, ts, text: WORKING }).catch(() => undefined);
+    let lastUpdate = 0;
+    let updating: Promise<unknown> = Promise.resolve();
+    const post = (text: string, blocks?: unknown[]) => client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: blocks as never });
+
+    return {
+      progress: (step) => {
+        // a few progress edits, not one per step: Slack rate-limits chat.update
+        if (Date.now() - lastUpdate < 1_000) return;
+        lastUpdate = Date.now();
+        updating = client.chat.update({ channel, ts, text: `:hourglass_flowing_sand: ${step}…` }).catch(() => undefined);
+      },
+      deliver: async (answer, steps) => {
+        await updating;
+        const [first, ...rest] = renderAnswerMessages(answer);
+        if (!steps.done('answer')) {
+          try {
+            await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
+          } catch (error) {
+            // never silence: the placeholder would say "Reading the schema…" for good; post the answer as a new reply
+            logger.warn(`slack: chat.update of the answer failed (${slackErrorCode(error)}); posting it as a new reply`);
+            await post(first.text, first.blocks);
+          }
+          await steps.record('answer');
+        }
+        for (const [i, m] of rest.entries()) {
+          if (steps.done(`more:${i + 1}`)) continue;
+          await post(m.text, m.blocks);
+          await steps.record(`more:${i + 1}`);
+        }
+        if (answer.kind === 'result' && answer.chart && !steps.done('chart')) {
+          try {
+            const png = await renderChart(answer.chart, deps.quickchartUrl);
+            await client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: png, filename: 'chart.png', title: answer.chart.title });
+          } catch (error) {
+            logger.warn(`slack: chart upload failed: ${describeError(error)}`);
+            await post(':warning: The chart could not be attached this time; the numbers above are complete.');
+          }
+          await steps.record('chart');
+        }
+      },
+      giveUp: async (message) => {
+        await client.chat.update({ channel, ts, text: `:warning: ${message}` }).catch(() => post(`:warning: ${message}`));
+      },
+    };
+  };
+}

@@ -1,0 +1,90 @@
+// The worker's side of a Teams answer. The receiver answered Teams' HTTP call
+// at once; the worker reaches the conversation proactively through its stored
+// reference: the "on it" message shows the step being run and is then replaced
+// by the answer card (updateActivity), or the card is sent as a new message
+// when Teams refuses the update. A retried job replaces the same message.
+import { ActivityTypes, CardFactory, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
+import type { Logger } from '../../core/logger.js';
+import { describeError } from '../../core/errors.js';
+import { renderChart } from '../../charts/render.js';
+import type { AnswerJob } from '../../jobs/answer-job.js';
+import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
+import type { ReplySink, SinkFactory } from '../../jobs/answer-worker.js';
+import { answerCard, answerSummary, chartImage } from './render-card.js';
+
+export const ON_IT = 'On it…';
+
+export interface TeamsSinkDeps {
+  adapter: CloudAdapter;
+  /** the bot's Microsoft app id ('' for the local Emulator convention) */
+  appId: string;
+  deliveries: Deliveries;
+  /** a URL under which the bot serves this PNG (ChartStore + GET /charts) */
+  chartLink: (png: Buffer) => string;
+  logger: Logger;
+  quickchartUrl?: string;
+}
+
+/**
+ * The "on it" message of a delivery: the one recorded, or a new one. When the
+ * receiver and a worker both send one at once, the first recorded wins and the
+ * other is deleted.
+ */
+export async function teamsPlaceholder(context: TurnContext, deliveries: Deliveries, key: string, text: string, recorded?: string): Promise<string | undefined> {
+  if (recorded) return recorded;
+  const sent = await context.sendActivity(text);
+  if (!sent?.id) return undefined;
+  const winner = (await deliveries.claimPlaceholder(key, { id: sent.id }))?.id ?? sent.id;
+  if (winner !== sent.id) await context.deleteActivity(sent.id).catch(() => undefined);
+  return winner;
+}
+
+export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
+  return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
+    if (job.reply.platform !== 'teams') throw new Error(`a ${job.reply.platform} job reached the Teams sink`);
+    const reference = job.reply.reference as Partial<ConversationReference>;
+    const inConversation = (logic: (context: TurnContext) => Promise<void>) => deps.adapter.continueConversationAsync(deps.appId, reference, logic);
+    let id = (await deps.deliveries.placeholderSoon(delivery))?.id;
+    let last = 0;
+    let updating: Promise<unknown> = Promise.resolve();
+    return {
+      progress: (step) => {
+        if (!id || Date.now() - last < 2_000) return;
+        last = Date.now();
+        updating = inConversation((context) => context.updateActivity({ id, type: ActivityTypes.Message, text: `${step}…` }).then(() => undefined)).catch(() => undefined);
+      },
+      deliver: async (answer, steps) => {
+        await updating;
+        if (steps.done('answer')) return;
+        let chart;
+        if (answer.kind === 'result' && answer.chart) {
+          try {
+            chart = chartImage(await renderChart(answer.chart, deps.quickchartUrl), answer.chart.title, deps.chartLink);
+          } catch (error) {
+            deps.logger.warn(`teams: chart: ${describeError(error)}`);
+          }
+        }
+        const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))] };
+        await inConversation(async (context) => {
+          id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);
+          if (id) {
+            try {
+              await context.updateActivity({ ...reply, id });
+              return;
+            } catch (error) {
+              deps.logger.warn(`teams: could not update the "on it" message (${describeError(error)}); sending the answer as a new one`);
+            }
+          }
+          await context.sendActivity(reply);
+        });
+        await steps.record('answer');
+      },
+      giveUp: async (message) => {
+        await inConversation(async (context) => {
+          if (id) await context.updateActivity({ id, type: ActivityTypes.Message, text: message }).catch(() => context.sendActivity(message));
+          else await context.sendActivity(message);
+        });
+      },
+    };
+  };
+}

@@ -1,0 +1,49 @@
+// datadesk worker: answers queued questions and nothing else (no HTTP, no
+// schedules). Run any number of them, on any machine that reaches
+// DATABASE_URL, beside `serve --no-worker` receivers. It replies to the
+// platforms it has credentials for: Slack with SLACK_BOT_TOKEN, Teams with
+// MICROSOFT_APP_ID, and always to the playground.
+import type { Command } from 'commander';
+import { describeLlm } from '../../config/env.js';
+import { openDatabase, redactUrl } from '../../db/database.js';
+import { createDesk } from '../../agents/create-desk.js';
+import { ChartStore } from '../../charts/chart-store.js';
+import { replySinks } from '../../channels/reply-sinks.js';
+import { slackWebClient } from '../../channels/slack/slack-app.js';
+import { createTeamsAdapter } from '../../channels/teams/teams-adapter.js';
+import { startJobs } from '../../jobs/runtime.js';
+import { commandContext } from '../context.js';
+
+export function registerWorker(program: Command): void {
+  program
+    .command('worker')
+    .description('answer queued questions (beside `serve --no-worker`; run as many as you like)')
+    .action(async () => {
+      const { config, logger } = commandContext();
+      const db = await openDatabase(config, logger, { refuseSuperuser: true });
+      if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
+      logger.info(describeLlm(config));
+      const { desk, memory } = createDesk(config, db, logger);
+      const charts = ChartStore.inDatabase(db.write, logger);
+      const publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+      const jobs = await startJobs({
+        pool: db.write, desk, logger, settings: config.jobs, work: true,
+        sinks: replySinks({
+          pool: db.write, logger,
+          slack: config.slack ? slackWebClient(config.slack) : undefined,
+          teams: config.teams ? { adapter: createTeamsAdapter(config.teams, logger), appId: config.teams.appId } : undefined,
+          chartLink: (png) => `${publicUrl}/charts/${charts.put(png)}.png`,
+          quickchartUrl: config.quickchartUrl,
+        }),
+      });
+      logger.info('Data Desk worker is running. Ctrl-C stops it (answers in progress finish first, or go to another worker).');
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      logger.info('Stopping...');
+      await jobs.stop();
+      await memory.close();
+      await db.close();
+    });
+}

@@ -1,0 +1,169 @@
+// The worker side of answering: fetch a question's job, take the question
+// (once, within the fairness limits), let the desk answer it, keep the answer,
+// and hand it to the platform's reply sink, which replaces the placeholder the
+// asker is looking at. A failed attempt gives the question back and pg-boss
+// retries it; a worker that died mid-answer is noticed through its advisory
+// lock and its questions are retried at once by the others; a question whose
+// every attempt failed is told so in its thread. One answer, never two, never none.
+import type PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { DataDesk } from '../agents/desk.js';
+import type { Answer } from '../core/answer.js';
+import type { Logger } from '../core/logger.js';
+import { describeError } from '../core/errors.js';
+import { answerJobSchema, type AnswerJob, type ReplyPlatform } from './answer-job.js';
+import { Deliveries, isAlive, type AnsweringLimits, type DeliveryRow } from './deliveries.js';
+import type { AnswerQueue } from './queue.js';
+import type { WorkerIdentity } from './worker-identity.js';
+
+/** Reply steps a retry must not repeat (posting a second message, uploading the chart again). */
+export interface StepLog {
+  done(step: string): boolean;
+  record(step: string): Promise<void>;
+}
+
+/** How a platform shows a question's progress and its answer. */
+export interface ReplySink {
+  /** the current step on the placeholder ("Reading the schema"); best effort, rate-limited by the sink */
+  progress(step: string): void;
+  /** the answer in place of the placeholder, skipping steps a previous attempt finished */
+  deliver(answer: Answer, steps: StepLog): Promise<void>;
+  /** every attempt failed: say so where the asker looks */
+  giveUp(message: string): Promise<void>;
+}
+
+export type SinkFactory = (job: AnswerJob, delivery: DeliveryRow) => Promise<ReplySink>;
+
+export interface AnswerWorkerDeps {
+  queue: AnswerQueue;
+  pool: pg.Pool;
+  desk: DataDesk;
+  identity: WorkerIdentity;
+  /** the platforms this process can reply to, each with its sink */
+  sinks: Partial<Record<ReplyPlatform, SinkFactory>>;
+  limits: AnsweringLimits;
+  /** handlers per platform queue */
+  concurrency: number;
+  logger: Logger;
+  /** how often dead workers are looked for */
+  reapEveryMs?: number;
+}
+
+export const GAVE_UP_MESSAGE = 'I could not answer this question: every attempt failed (it has been logged). Please ask it again.';
+
+export interface AnswerWorkers {
+  /** one pass of the dead-worker check (also run on a timer) */
+  reap(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<AnswerWorkers> {
+  const deliveries = new Deliveries(deps.pool);
+  const { logger } = deps;
+
+  const handle = async (job: PgBoss.Job<AnswerJob>): Promise<void> => {
+    const data = answerJobSchema.parse(job.data);
+    const sinkFor = deps.sinks[data.reply.platform]!;
+    const me = await deps.identity.current();
+    const verdict = await deliveries.take(data.key, job.id, me, deps.limits);
+    if (!verdict.go) {
+      if (verdict.why === 'wait') {
+        logger.debug(`jobs: ${data.key} waits (${verdict.reason})`);
+        await deps.queue.defer(data, 2);
+      }
+      return;
+    }
+    try {
+      const sink = await sinkFor(data, verdict.delivery);
+      let answer = verdict.delivery.answer;
+      if (!answer) {
+        answer = await produce(deps.desk, data, (step) => sink.progress(step));
+        await deliveries.saveAnswer(data.key, answer);
+      }
+      const done = new Set(verdict.delivery.steps);
+      await sink.deliver(answer, {
+        done: (step) => done.has(step),
+        record: async (step) => {
+          done.add(step);
+          await deliveries.recordStep(data.key, step);
+        },
+      });
+      await deliveries.finish(data.key, 'answered');
+    } catch (error) {
+      logger.warn(`jobs: ${data.key}: attempt ${verdict.delivery.attempts} failed: ${describeError(error)}`);
+      await deliveries.release(data.key, me).catch(() => undefined);
+      throw error;
+    }
+  };
+
+  const giveUp = async (job: PgBoss.Job<AnswerJob>): Promise<void> => {
+    const data = answerJobSchema.parse(job.data);
+    const delivery = await deliveries.get(data.key);
+    if (!delivery || delivery.status === 'answered' || delivery.status === 'failed') return;
+    logger.error(`jobs: ${data.key}: every attempt failed; telling the asker`);
+    const sink = await deps.sinks[data.reply.platform]!(data, delivery);
+    await sink.giveUp(GAVE_UP_MESSAGE);
+    await deliveries.finish(data.key, 'failed');
+  };
+
+  for (const platform of Object.keys(deps.sinks) as ReplyPlatform[]) {
+    await deps.queue.work(platform, deps.concurrency, handle);
+    await deps.queue.workFailed(platform, giveUp);
+  }
+
+  const reap = async (): Promise<number> => {
+    const me = await deps.identity.current();
+    let moved = 0;
+    for (const worker of await deliveries.answeringWorkers(me)) {
+      const client = await deps.pool.connect();
+      try {
+        await client.query('BEGIN');
+        if (await isAlive(client, worker)) {
+          await client.query('ROLLBACK');
+          continue;
+        }
+        // only the reaper that wins this update fails the jobs: a question another worker took up since is not touched
+        const { rows } = await client.query<{ key: string; job_id: string; platform: ReplyPlatform }>(
+          `UPDATE deliveries SET status = 'queued', worker_id = NULL WHERE worker_id = $1 AND status = 'answering' RETURNING key, job_id, platform`,
+          [worker],
+        );
+        for (const platform of new Set(rows.map((r) => r.platform))) {
+          await deps.queue.failJobs(client, platform, rows.filter((r) => r.platform === platform).map((r) => r.job_id), `worker ${worker} stopped mid-answer`);
+        }
+        await client.query('COMMIT');
+        if (rows.length) logger.warn(`jobs: worker ${worker} stopped mid-answer; ${rows.length} question${rows.length === 1 ? '' : 's'} handed to the next worker`);
+        moved += rows.length;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    }
+    return moved;
+  };
+
+  let lastPrune = 0;
+  const timer = setInterval(() => {
+    reap()
+      .then(async () => {
+        if (Date.now() - lastPrune < 3_600_000) return;
+        lastPrune = Date.now();
+        await deliveries.prune();
+      })
+      .catch((error) => logger.warn(`jobs: checking for stopped workers: ${describeError(error)}`));
+  }, deps.reapEveryMs ?? 3_000);
+  timer.unref();
+
+  return {
+    reap,
+    stop: async () => {
+      clearInterval(timer);
+    },
+  };
+}
+
+async function produce(desk: DataDesk, job: AnswerJob, progress: (step: string) => void): Promise<Answer> {
+  if (job.action.type === 'choose') return desk.choose(job.message, job.action.term, job.action.option, progress);
+  return desk.answer(job.message, progress);
+}

@@ -1,0 +1,199 @@
+// The deliveries table (migration 012): one row per question as a platform
+// delivered it. Admitting a question is inserting its key, so the primary key
+// makes duplicates impossible however they arrive; the row then follows the
+// question through the workers (queued -> answering -> answered) and keeps
+// what a retry needs to finish the same reply instead of starting another.
+import type pg from 'pg';
+import type { Answer } from '../core/answer.js';
+
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+export interface NewDelivery {
+  key: string;
+  jobId: string;
+  platform: string;
+  channel?: string;
+  userId?: string;
+}
+
+export interface DeliveryRow {
+  key: string;
+  job_id: string;
+  platform: string;
+  channel: string | null;
+  user_id: string | null;
+  status: 'queued' | 'answering' | 'answered' | 'failed';
+  worker_id: string | null;
+  placeholder: Record<string, string> | null;
+  steps: string[];
+  answer: Answer | null;
+  attempts: number;
+  created_at: Date;
+}
+
+/** Concurrency a worker respects when it starts a question (fairness). */
+export interface AnsweringLimits {
+  perUser: number;
+  perChannel: number;
+}
+
+/** What a worker may do with the job it fetched. */
+export type TakeVerdict =
+  | { go: true; delivery: DeliveryRow }
+  /** answered already, or superseded by a newer job for the same key: nothing to do */
+  | { go: false; why: 'done' | 'stale' | 'gone' }
+  /** not now: the asker or the channel is at its limit, or a live worker has it; try again shortly */
+  | { go: false; why: 'wait'; reason: string };
+
+/** Advisory-lock keys (two-int form): [class, worker number] marks a live worker; [class, 0] serializes starts. */
+export const WORKER_LOCK_CLASS = 7_322_010;
+const START_LOCK = [7_322_011, 0];
+
+export class Deliveries {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Inserts the key; false when it was taken (a duplicate delivery). Run it in the transaction that sends the job. */
+  static async admit(tx: Queryable, d: NewDelivery): Promise<boolean> {
+    const { rowCount } = await tx.query(
+      `INSERT INTO deliveries (key, job_id, platform, channel, user_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`,
+      [d.key, d.jobId, d.platform, d.channel ?? null, d.userId ?? null],
+    );
+    return rowCount === 1;
+  }
+
+  async get(key: string): Promise<DeliveryRow | undefined> {
+    const { rows } = await this.pool.query<DeliveryRow>('SELECT * FROM deliveries WHERE key = $1', [key]);
+    return rows[0];
+  }
+
+  /** Questions admitted before this one and still waiting for a worker. */
+  async aheadOf(key: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM deliveries d, (SELECT created_at FROM deliveries WHERE key = $1) me
+       WHERE d.status = 'queued' AND d.created_at < me.created_at`,
+      [key],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Records the placeholder message unless one is recorded already; returns the
+   * one that counts. The receiver and a fast worker may both post one: the
+   * loser deletes its own.
+   */
+  async claimPlaceholder(key: string, placeholder: Record<string, string>): Promise<Record<string, string> | undefined> {
+    const { rows } = await this.pool.query<{ placeholder: Record<string, string> }>(
+      `UPDATE deliveries SET placeholder = COALESCE(placeholder, $2::jsonb) WHERE key = $1 RETURNING placeholder`,
+      [key, JSON.stringify(placeholder)],
+    );
+    return rows[0]?.placeholder;
+  }
+
+  /**
+   * The placeholder the receiver is about to record: a worker that took a
+   * fresh question waits a moment for it rather than posting a second one.
+   */
+  async placeholderSoon(delivery: DeliveryRow, waitMs = 3_000): Promise<Record<string, string> | undefined> {
+    if (delivery.placeholder) return delivery.placeholder;
+    const until = delivery.created_at.getTime() + waitMs;
+    while (Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      const row = await this.get(delivery.key);
+      if (row?.placeholder) return row.placeholder;
+    }
+    return undefined;
+  }
+
+  /**
+   * Starts answering the job's question, under one lock so that two workers
+   * never both pass the fairness limits or both take the same question.
+   */
+  async take(key: string, jobId: string, worker: string, limits: AnsweringLimits): Promise<TakeVerdict> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', START_LOCK);
+      const { rows } = await client.query<DeliveryRow>('SELECT * FROM deliveries WHERE key = $1 FOR UPDATE', [key]);
+      const d = rows[0];
+      let verdict: TakeVerdict | undefined;
+      if (!d) verdict = { go: false, why: 'gone' };
+      else if (d.job_id !== jobId) verdict = { go: false, why: 'stale' };
+      else if (d.status === 'answered' || d.status === 'failed') verdict = { go: false, why: 'done' };
+      else if (d.status === 'answering' && d.worker_id !== worker && (await isAlive(client, d.worker_id))) verdict = { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
+      if (!verdict) {
+        const { rows: busy } = await client.query<{ by_user: string; by_channel: string }>(
+          `SELECT count(*) FILTER (WHERE user_id = $2) AS by_user, count(*) FILTER (WHERE channel = $3) AS by_channel
+           FROM deliveries WHERE status = 'answering' AND key <> $1`,
+          [key, d!.user_id, d!.channel],
+        );
+        if (d!.user_id && Number(busy[0].by_user) >= limits.perUser) verdict = { go: false, why: 'wait', reason: 'the asker has a question being answered' };
+        else if (d!.channel && Number(busy[0].by_channel) >= limits.perChannel) verdict = { go: false, why: 'wait', reason: 'the channel is at its limit' };
+      }
+      if (!verdict) {
+        const { rows: taken } = await client.query<DeliveryRow>(
+          `UPDATE deliveries SET status = 'answering', worker_id = $2, started_at = now(), attempts = attempts + 1 WHERE key = $1 RETURNING *`,
+          [key, worker],
+        );
+        verdict = { go: true, delivery: taken[0] };
+      }
+      await client.query('COMMIT');
+      return verdict;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The answer, kept before it is posted: a retry posts the same answer rather than computing another. */
+  async saveAnswer(key: string, answer: Answer): Promise<void> {
+    await this.pool.query('UPDATE deliveries SET answer = $2 WHERE key = $1', [key, JSON.stringify(answer)]);
+  }
+
+  async recordStep(key: string, step: string): Promise<void> {
+    await this.pool.query('UPDATE deliveries SET steps = array_append(steps, $2) WHERE key = $1 AND NOT ($2 = ANY(steps))', [key, step]);
+  }
+
+  async finish(key: string, status: 'answered' | 'failed'): Promise<void> {
+    await this.pool.query('UPDATE deliveries SET status = $2, finished_at = now() WHERE key = $1', [key, status]);
+  }
+
+  /** Gives a question back to the queue after this worker's attempt failed (the job's retry takes it up). */
+  async release(key: string, worker: string): Promise<void> {
+    await this.pool.query(`UPDATE deliveries SET status = 'queued', worker_id = NULL WHERE key = $1 AND worker_id = $2 AND status = 'answering'`, [key, worker]);
+  }
+
+  /** Points the question at a newer job (a deferral). */
+  static async moveToJob(tx: Queryable, key: string, jobId: string): Promise<void> {
+    await tx.query(`UPDATE deliveries SET job_id = $2 WHERE key = $1`, [key, jobId]);
+  }
+
+  /** Workers that hold questions in 'answering' other than this one. */
+  async answeringWorkers(except: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ worker_id: string }>(
+      `SELECT DISTINCT worker_id FROM deliveries WHERE status = 'answering' AND worker_id IS NOT NULL AND worker_id <> $1`,
+      [except],
+    );
+    return rows.map((r) => r.worker_id);
+  }
+
+  /** Deletes finished deliveries older than the platforms' retry windows. */
+  async prune(olderThanHours = 72): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM deliveries WHERE status IN ('answered', 'failed') AND created_at < now() - make_interval(hours => $1)`,
+      [olderThanHours],
+    );
+    return rowCount ?? 0;
+  }
+}
+
+/** A worker is alive while its session holds its advisory lock; a crashed worker's lock went with its connection. */
+export async function isAlive(tx: Queryable, worker: string | null): Promise<boolean> {
+  if (!worker) return false;
+  // a transaction-level try: it cannot be granted while the worker's session holds the lock, and it ends with the transaction
+  const { rows } = await tx.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2::int) AS free', [WORKER_LOCK_CLASS, worker]);
+  return !rows[0].free;
+}

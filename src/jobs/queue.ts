@@ -1,0 +1,117 @@
+// The durable queue questions wait in: pg-boss (an existing engine, not ours)
+// in the app's own PostgreSQL, schema datadesk_jobs, through the app's pool.
+// Enqueueing admits the delivery key and sends the job in one transaction:
+// either both happen or neither, and a second delivery of the same key finds
+// it taken. Any process that reaches DATABASE_URL can enqueue or work.
+import { randomUUID } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { Logger } from '../core/logger.js';
+import { describeError } from '../core/errors.js';
+import { REPLY_PLATFORMS, answerJobSchema, answerQueue, failedQueue, type AnswerJob, type ReplyPlatform } from './answer-job.js';
+import { Deliveries, type Queryable } from './deliveries.js';
+
+export const JOBS_SCHEMA = 'datadesk_jobs';
+
+export interface QueueSettings {
+  /** attempts after the first when a worker fails or dies mid-answer */
+  retryLimit?: number;
+  /** a job still active after this long is failed and retried (a last resort; dead workers are noticed sooner, see answer-worker.ts) */
+  expireInSeconds?: number;
+}
+
+const asDb = (q: Queryable): PgBoss.Db => ({ executeSql: (text, values) => q.query(text, values) });
+
+export class AnswerQueue {
+  private localWorkers = new Map<ReplyPlatform, string[]>();
+
+  private constructor(
+    readonly boss: PgBoss,
+    private readonly pool: pg.Pool,
+    private readonly logger: Logger,
+  ) {}
+
+  static async open(pool: pg.Pool, logger: Logger, settings: QueueSettings = {}): Promise<AnswerQueue> {
+    const boss = new PgBoss({ db: asDb(pool), schema: JOBS_SCHEMA, schedule: false, supervise: true, migrate: true });
+    // pg-boss reports fetch and maintenance failures as events; unheard, an 'error' event would end the process
+    boss.on('error', (error) => logger.warn(`jobs: ${describeError(error)}`));
+    await boss.start();
+    const retry = { retryLimit: settings.retryLimit ?? 3, retryDelay: 1, expireInSeconds: settings.expireInSeconds ?? 600 };
+    for (const platform of REPLY_PLATFORMS) {
+      await ensureQueue(boss, failedQueue(platform), { retryLimit: 2, retryDelay: 5, expireInSeconds: 120 });
+      await ensureQueue(boss, answerQueue(platform), { ...retry, deadLetter: failedQueue(platform) });
+    }
+    return new AnswerQueue(boss, pool, logger);
+  }
+
+  /** Admits and queues a question; false when its key was delivered before (nothing is queued). */
+  async enqueue(job: AnswerJob): Promise<boolean> {
+    const data = answerJobSchema.parse(job);
+    const jobId = randomUUID();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const admitted = await Deliveries.admit(client, { key: data.key, jobId, platform: data.message.platform, channel: data.message.channel, userId: data.message.userId });
+      if (!admitted) {
+        await client.query('ROLLBACK');
+        return false;
+      }
+      await this.boss.send(answerQueue(data.reply.platform), data, { id: jobId, db: asDb(client) });
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    // a worker in this process need not wait for its next poll
+    for (const id of this.localWorkers.get(data.reply.platform) ?? []) this.boss.notifyWorker(id);
+    return true;
+  }
+
+  /** Puts the question back in line as a new job that starts after `seconds` (fairness); the old job then ends. */
+  async defer(job: AnswerJob, seconds: number): Promise<void> {
+    const jobId = randomUUID();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await this.boss.send(answerQueue(job.reply.platform), job, { id: jobId, startAfter: seconds, db: asDb(client) });
+      await Deliveries.moveToJob(client, job.key, jobId);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Fails the jobs of a dead worker so that their retries run now (see answer-worker.ts). */
+  async failJobs(tx: Queryable, platform: ReplyPlatform, jobIds: string[], reason: string): Promise<void> {
+    for (const id of jobIds) await this.boss.fail(answerQueue(platform), id, { message: reason }, { db: asDb(tx) });
+  }
+
+  /** Registers a handler; `concurrency` handlers poll independently (pg-boss 10's way to run several at once). */
+  async work(platform: ReplyPlatform, concurrency: number, handler: (job: PgBoss.Job<AnswerJob>) => Promise<void>): Promise<void> {
+    const ids = this.localWorkers.get(platform) ?? [];
+    for (let i = 0; i < concurrency; i++) {
+      ids.push(await this.boss.work<AnswerJob>(answerQueue(platform), { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => handler(job)));
+    }
+    this.localWorkers.set(platform, ids);
+  }
+
+  /** Jobs whose every attempt failed: one handler tells the asker. */
+  async workFailed(platform: ReplyPlatform, handler: (job: PgBoss.Job<AnswerJob>) => Promise<void>): Promise<void> {
+    await this.boss.work<AnswerJob>(failedQueue(platform), { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => handler(job));
+  }
+
+  /** Stops fetching; waits up to `timeoutMs` for answers in progress (their jobs are retried elsewhere if cut off). */
+  async stop(timeoutMs = 20_000): Promise<void> {
+    await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs }).catch((error) => this.logger.warn(`jobs: stopping: ${describeError(error)}`));
+  }
+}
+
+async function ensureQueue(boss: PgBoss, name: string, options: Omit<PgBoss.Queue, 'name'>): Promise<void> {
+  if (await boss.getQueue(name)) await boss.updateQueue(name, { name, ...options });
+  else await boss.createQueue(name, { name, ...options });
+}
