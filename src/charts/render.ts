@@ -8,12 +8,20 @@ import QuickChartModule from 'quickchart-js';
 const QuickChart = QuickChartModule as unknown as typeof QuickChartModule.default;
 import type { ChartSpec } from '../core/answer.js';
 import { toChartJsConfig } from './chartjs-config.js';
-import { CHART_SIZE, renderChartPng } from './render-png.js';
+import { runTask } from '../backtest/threads/pool.js';
 
 export class ChartRenderError extends Error {}
 
+export const CHART_SIZE = { width: 960, height: 480 };
+
+/** The local renderer on a worker thread: drawing a chart takes tens of milliseconds of CPU. */
+async function renderLocally(spec: ChartSpec): Promise<Buffer> {
+  const png = await runTask('renderPng', { spec, size: CHART_SIZE });
+  return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+}
+
 export async function renderChart(spec: ChartSpec, quickchartUrl?: string): Promise<Buffer> {
-  if (!quickchartUrl) return renderChartPng(spec);
+  if (!quickchartUrl) return renderLocally(spec);
   const url = new URL(quickchartUrl);
   const chart = new QuickChart()
     .setScheme(url.protocol.replace(':', ''))

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderChart } from '../../src/charts/render.js';
+import { CHART_SIZE, renderChart } from '../../src/charts/render.js';
+import { renderChartPng } from '../../src/charts/render-png.js';
+import { destroyWorkerPool } from '../../src/backtest/threads/pool.js';
 import { chooseChart } from '../../src/charts/choose-chart.js';
 import type { ChartSpec } from '../../src/core/answer.js';
 
@@ -27,13 +29,22 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(async () => {
+  await destroyWorkerPool();
+  await new Promise<void>((r) => server.close(() => r()));
+});
 
 describe('chart rendering', () => {
   it('renders a PNG locally', async () => {
     const png = await renderChart(SPEC);
     expect(png.subarray(0, 4)).toEqual(PNG_MAGIC);
     expect(png.length).toBeGreaterThan(5_000);
+  });
+
+  it('draws on a worker thread the same PNG, byte for byte, as on this one', async () => {
+    const png = await renderChart(SPEC);
+    expect(Buffer.isBuffer(png)).toBe(true);
+    expect(png.equals(renderChartPng(SPEC, CHART_SIZE))).toBe(true);
   });
 
   it('sends the Chart.js v4 config to the configured QuickChart server', async () => {
