@@ -134,7 +134,8 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     const unsubscribe = await deps.events.subscribe(key, (event) => ('step' in event ? progress(event.step) : wake()));
     try {
       await deps.queue.enqueue({ key, message, action, reply: { platform: 'web' } });
-      progress(action.type === 'choose' ? 'Applying your choice' : 'Waiting for a worker');
+      const ahead = await deps.deliveries.aheadOf(key);
+      progress(ahead > 0 ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours` : action.type === 'choose' ? 'Applying your choice' : 'Starting');
       for (;;) {
         const row = await deps.deliveries.get(key);
         if (row?.answer && row.steps.includes('answer')) return row.answer;

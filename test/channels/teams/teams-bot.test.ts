@@ -16,18 +16,23 @@ import { loadStocks } from '../../helpers/stock-data.js';
 import { testDesk } from '../../helpers/desk.js';
 import { startFakeConnector, type FakeConnector, type ConnectorCall } from '../../helpers/fake-connector.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+import type { Jobs } from '../../../src/jobs/runtime.js';
+import { testJobs } from '../../helpers/jobs.js';
 
 let db: TestDatabase;
 let connector: FakeConnector;
 let llm: FakeLlm;
 const servers: RunningServer[] = [];
+const runtimes: Jobs[] = [];
 
 async function botServer(options: { appId?: string; withLlm?: boolean } = {}) {
   const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
   const charts = new ChartStore();
   let base = '';
   const adapter = createTeamsAdapter({ appId: options.appId ?? '', appPassword: options.appId ? 'secret' : '', tenantId: '', appType: 'MultiTenant' }, logger);
-  const bot = new DataDeskTeamsBot({ desk, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago', chartLink: (png) => `${base}/charts/${charts.put(png)}.png` });
+  const jobs = await testJobs(db, desk, logger, { teams: { adapter, appId: options.appId ?? '' }, chartLink: (png) => `${base}/charts/${charts.put(png)}.png` });
+  runtimes.push(jobs);
+  const bot = new DataDeskTeamsBot({ desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago' });
   const server = await startHttpServer('127.0.0.1', 0, [teamsRoutes(adapter, bot, logger), chartRoutes(charts)], logger);
   base = server.url;
   servers.push(server);
@@ -68,6 +73,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const s of servers) await s.close();
+  for (const j of runtimes) await j.stop();
   await connector?.close();
   await llm?.close();
   await db?.drop();

@@ -10,6 +10,8 @@ import { startHttpServer, type RunningServer } from '../../../src/server/http-se
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
+import type { Jobs } from '../../../src/jobs/runtime.js';
+import { testJobs } from '../../helpers/jobs.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 let db: TestDatabase;
@@ -18,16 +20,19 @@ let server: RunningServer;
 let tokenServer: RunningServer;
 const TOKEN = 'c0ffee00c0ffee00c0ffee00c0ffee00';
 let browser: Browser;
+let jobs: Jobs;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 5_000);
   const { desk, logger } = testDesk(db);
   const charts = new ChartStore();
+  jobs = await testJobs(db, desk, logger);
+  const answering = { queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events };
   const access = { host: '127.0.0.1', allowedHosts: [], perMinute: 100 };
-  server = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ desk, charts, logger, access }), chartRoutes(charts)], logger);
+  server = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ ...answering, charts, logger, access }), chartRoutes(charts)], logger);
   const withToken = { ...access, host: '0.0.0.0', token: TOKEN };
-  tokenServer = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ desk, charts, logger, access: withToken }), chartRoutes(charts)], logger);
+  tokenServer = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ ...answering, charts, logger, access: withToken }), chartRoutes(charts)], logger);
   if (existsSync(CHROMIUM)) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -39,6 +44,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   await tokenServer?.close();
+  await jobs?.stop();
   await db?.drop();
 });
 
