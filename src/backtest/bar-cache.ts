@@ -196,9 +196,19 @@ async function loadColumns(client: pg.PoolClient, table: MarketTable, fields: Fi
   fields.forEach((f, i) => table.columns.set(f, columns[i]));
 }
 
-/** Calls `onRow(buffer, start, end)` for each line of a COPY text stream (end excludes the newline). */
+/** Parsing time after which the load lets the event loop run (timers, sockets, other requests). */
+const SLICE_MS = 8;
+
+/**
+ * Calls `onRow(buffer, start, end)` for each line of a COPY text stream (end
+ * excludes the newline). The server sends faster than one chunk per turn of
+ * the event loop, and `for await` takes the buffered chunks one after another
+ * in microtasks: without a yield now and then, a load would hold the loop for
+ * 50-100 ms at a time.
+ */
 async function readCopyRows(stream: AsyncIterable<Buffer>, onRow: (line: Buffer, from: number, to: number) => void): Promise<void> {
   let carry: Buffer | undefined;
+  let slice = performance.now();
   for await (const chunk of stream) {
     const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
     let from = 0;
@@ -207,6 +217,10 @@ async function readCopyRows(stream: AsyncIterable<Buffer>, onRow: (line: Buffer,
       from = nl + 1;
     }
     carry = from < buf.length ? buf.subarray(from) : undefined;
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
   }
   if (carry?.length) throw new Error('COPY ended inside a row');
 }

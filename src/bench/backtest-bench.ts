@@ -1,18 +1,29 @@
 // npm run bench -- backtest: one 1,395-day backtest with all seven KPIs (the
 // engine alone, median of many runs), then ticker selection over every ticker
-// of the benchmark database through the whole agent, fetch included. Loads
-// 5,401 synthetic tickers (BacktestBench's size) into datadesk_bench first if
-// it has none.
-import { median } from './stats.js';
+// of the benchmark database through the whole agent, fetch included: the first
+// run (the bar cache empty: it loads the tables) and the next ones (served
+// from the cache), with what the event loop went through meanwhile (delay
+// p99/max from perf_hooks, and a /healthz on this process polled every 20 ms)
+// and RSS before and after. `--legacy` runs the way it was before the worker
+// threads and the cache (bulk COPY per scan, engine on the event loop) for
+// comparison, in its own process. Loads 5,401 synthetic tickers
+// (BacktestBench's size) into datadesk_bench first if it has none.
+import { median, quantile } from './stats.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type pg from 'pg';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
-import { runBacktest } from '../agents/backtest/agent.js';
-import { fetchBars, resolveTickers } from '../agents/backtest/retrieval.js';
+import { runBacktest, type BacktestOutcome } from '../agents/backtest/agent.js';
+import { fetchBars, fetchManyBars, resolveTickers } from '../agents/backtest/retrieval.js';
 import { runSpec } from '../backtest/run-spec.js';
 import { parseRuleSyntax } from '../backtest/rule-syntax.js';
+import { barCacheStats } from '../backtest/bar-cache.js';
+import { destroyWorkerPool, poolSize } from '../backtest/threads/pool.js';
 import { ingestCsv } from '../ingest/csv-ingest.js';
 import { generateStocks } from '../ingest/generate/stocks.js';
 import { EXCHANGES, stockCsvSource, stockSpec, type Exchange } from '../ingest/stocks/stock-table.js';
@@ -20,22 +31,80 @@ import { openBenchDatabase } from './bench-database.js';
 
 const STRATEGY = 'buy: MA(5) crosses above MA(20) and RSI(14) < 60 sell: RSI(14) > 70 kpi: sharpe';
 
-export async function backtestBench(config: Config, logger: Logger, tickers: number): Promise<void> {
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** What the event loop went through while `work` ran: its delay, and a /healthz polled every 20 ms. */
+async function watchLoop<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; loopP99: number; loopMax: number; healthP99: number; healthMax: number; polls: number }> {
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  let polling = true;
+  const poll = (async () => {
+    while (polling) {
+      const t = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        }).on('error', reject);
+      });
+      latencies.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const started = performance.now();
+  try {
+    const value = await work();
+    const ms = performance.now() - started;
+    histogram.disable();
+    return {
+      value, ms,
+      loopP99: histogram.percentile(99) / 1e6, loopMax: histogram.max / 1e6,
+      healthP99: quantile(latencies, 0.99), healthMax: Math.max(...latencies), polls: latencies.length,
+    };
+  } finally {
+    polling = false;
+    await poll;
+    agent.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+function loopFigures(w: { loopP99: number; loopMax: number; healthP99: number; healthMax: number; polls: number }): string {
+  return `event-loop delay p99 ${w.loopP99.toFixed(1)} ms (max ${w.loopMax.toFixed(0)} ms); /healthz p99 ${w.healthP99.toFixed(1)} ms (max ${w.healthMax.toFixed(0)} ms, ${w.polls} polls)`;
+}
+
+function describe(outcome: BacktestOutcome): string {
+  if (outcome.answer.kind !== 'result') throw new Error(`ticker selection failed: ${JSON.stringify(outcome.answer)}`);
+  const retrieve = outcome.answer.trace.find((s) => s.node === 'retrieve')?.ms ?? 0;
+  const simulate = outcome.answer.trace.find((s) => s.node === 'simulate')?.ms ?? 0;
+  return `${outcome.result!.candidates.length} tickers; fetch ${seconds(retrieve)}, engine ${seconds(simulate)}; ${outcome.answer.headline}`;
+}
+
+async function loadIfEmpty(pool: pg.Pool, tickers: number): Promise<void> {
+  const { rows } = await pool.query('SELECT count(*) AS n FROM stock_listings');
+  if (Number(rows[0].n) > 0) return;
+  const dir = path.join(os.tmpdir(), 'datadesk-bench-stocks');
+  const t = performance.now();
+  const generated = await generateStocks({ tickers, from: '2020-01-02', to: '2025-09-30', seed: 1, outDir: dir });
+  for (const exchange of Object.keys(EXCHANGES) as Exchange[]) {
+    await ingestCsv({ pool, file: generated.files[exchange], spec: stockSpec(exchange), source: stockCsvSource, rejectsPath: `${generated.files[exchange]}.rejects` });
+  }
+  rmSync(dir, { recursive: true, force: true });
+  console.log(`loaded ${tickers} tickers of synthetic bars in ${seconds(performance.now() - t)}`);
+}
+
+export async function backtestBench(config: Config, logger: Logger, tickers: number, legacy = false): Promise<void> {
   const db = await openBenchDatabase(config, logger, false);
   try {
-    const { rows } = await db.pool.query('SELECT count(*) AS n FROM stock_listings');
-    if (rows[0].n === 0) {
-      const dir = path.join(os.tmpdir(), 'datadesk-bench-stocks');
-      const t = performance.now();
-      const generated = await generateStocks({ tickers, from: '2020-01-02', to: '2025-09-30', seed: 1, outDir: dir });
-      for (const exchange of Object.keys(EXCHANGES) as Exchange[]) {
-        await ingestCsv({ pool: db.pool, file: generated.files[exchange], spec: stockSpec(exchange), source: stockCsvSource, rejectsPath: `${generated.files[exchange]}.rejects` });
-      }
-      rmSync(dir, { recursive: true, force: true });
-      console.log(`loaded ${tickers} tickers of synthetic bars in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    }
+    await loadIfEmpty(db.pool, tickers);
 
-    // 1. the engine alone on 1,395 days
+    // 1. the engine alone on 1,395 days (on this thread)
     const { spec } = parseRuleSyntax(`600519 ${STRATEGY}`);
     const client = await db.pool.connect();
     const bars = await (async () => {
@@ -56,23 +125,68 @@ export async function backtestBench(config: Config, logger: Logger, tickers: num
     }
     console.log(`one backtest, ${bars.dates.length} days, 2 buy + 1 sell conditions, all 7 KPIs: median ${median(times).toFixed(2)} ms over 50 runs (Sharpe ${sharpe?.toFixed(4)})`);
 
-    // 2. ticker selection over the whole market through the agent, fetch included
-    const deps = { pool: db.pool, statementTimeoutMs: 120_000, logger };
-    const runs: number[] = [];
-    let summary = '';
-    for (let i = 0; i < 3; i++) {
-      const t = performance.now();
-      const outcome = await runBacktest(`compare all ${STRATEGY}`, deps);
-      runs.push(performance.now() - t);
-      if (outcome.answer.kind !== 'result') throw new Error(`ticker selection failed: ${JSON.stringify(outcome.answer)}`);
-      const retrieve = outcome.answer.trace.find((s) => s.node === 'retrieve')?.ms ?? 0;
-      const simulate = outcome.answer.trace.find((s) => s.node === 'simulate')?.ms ?? 0;
-      summary = `${outcome.result!.candidates.length} tickers; fetch ${(retrieve / 1000).toFixed(2)} s, engine ${(simulate / 1000).toFixed(2)} s; best: ${outcome.answer.headline}`;
-    }
-    console.log(`ticker selection over all tickers (agent, fetch included): median ${(median(runs) / 1000).toFixed(2)} s over 3 runs (${summary})`);
-    const mem = process.memoryUsage();
-    console.log(`memory: RSS ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`);
+    // 2. ticker selection over the whole market
+    const before = process.memoryUsage();
+    console.log(`memory before the whole-market runs: RSS ${mib(before.rss)}, heap used ${mib(before.heapUsed)}`);
+    if (legacy) await legacyRuns(db.pool);
+    else await agentRuns(db.pool, logger);
+    const after = process.memoryUsage();
+    console.log(`memory after: RSS ${mib(after.rss)}, heap used ${mib(after.heapUsed)}` +
+      (legacy ? '' : `; bar cache ${mib(barCacheStats().tables.reduce((s, t) => s + t.bytes, 0))} (shared, counted in RSS)`));
   } finally {
+    await destroyWorkerPool();
     await db.close();
   }
+}
+
+async function agentRuns(pool: pg.Pool, logger: Logger): Promise<void> {
+  const deps = { pool, statementTimeoutMs: 120_000, logger };
+  console.log(`ticker selection over all tickers through the agent (fetch included), engine on ${poolSize()} worker threads:`);
+  const first = await watchLoop(() => runBacktest(`compare all ${STRATEGY}`, deps));
+  const cache = barCacheStats();
+  const loaded = cache.tables.length ? `; the cache loaded ${cache.tables.map((t) => `${t.exchange} ${t.rows.toLocaleString('en-US')} rows`).join(', ')}` : '';
+  console.log(`  first run (cache empty): ${seconds(first.ms)} (${describe(first.value)}${loaded})`);
+  console.log(`    ${loopFigures(first)}`);
+  const runs: number[] = [];
+  let last = first;
+  const loop = { loopP99: 0, loopMax: 0, healthP99: 0, healthMax: 0, polls: 0 };
+  for (let i = 0; i < 3; i++) {
+    last = await watchLoop(() => runBacktest(`compare all ${STRATEGY}`, deps));
+    runs.push(last.ms);
+    loop.loopP99 = Math.max(loop.loopP99, last.loopP99);
+    loop.loopMax = Math.max(loop.loopMax, last.loopMax);
+    loop.healthP99 = Math.max(loop.healthP99, last.healthP99);
+    loop.healthMax = Math.max(loop.healthMax, last.healthMax);
+    loop.polls += last.polls;
+  }
+  console.log(`  next runs (from the cache): median ${seconds(median(runs))} over 3 runs (${runs.map(seconds).join(', ')}; last: ${describe(last.value)})`);
+  console.log(`    worst of the 3: ${loopFigures(loop)}`);
+}
+
+/** Before issue 14: every scan fetches the market with COPY, and the engine runs on the event loop. */
+async function legacyRuns(pool: pg.Pool): Promise<void> {
+  const { spec } = parseRuleSyntax(`compare all ${STRATEGY}`);
+  console.log('ticker selection over all tickers, the legacy way (COPY per scan, engine on the event loop):');
+  const runs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const w = await watchLoop(async () => {
+      const client = await pool.connect();
+      try {
+        const t = performance.now();
+        const listings = await resolveTickers(client, spec.tickers);
+        const data = await fetchManyBars(client, listings, ['OPEN', 'CLOSE'], spec.start, spec.end, true);
+        const fetched = performance.now() - t;
+        // yields once so that the pending /healthz poll sees the engine's stall, as a request arriving then would
+        await new Promise((r) => setImmediate(r));
+        const e = performance.now();
+        const result = runSpec(spec, data);
+        return { fetched, engine: performance.now() - e, best: result.candidates[result.ranking[0]].label, n: result.candidates.length };
+      } finally {
+        client.release();
+      }
+    });
+    runs.push(w.ms);
+    console.log(`  run ${i + 1}: ${seconds(w.ms)} (${w.value.n} tickers; fetch ${seconds(w.value.fetched)}, engine ${seconds(w.value.engine)}; best ${w.value.best}); ${loopFigures(w)}`);
+  }
+  console.log(`  median ${seconds(median(runs))} over 3 runs`);
 }

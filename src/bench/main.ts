@@ -38,11 +38,12 @@ program
 
 program
   .command('backtest')
-  .description('one 1,395-day backtest (engine, median) and ticker selection over all tickers (agent, with fetch)')
+  .description('one 1,395-day backtest (engine, median); ticker selection over all tickers (agent, with fetch): first and cached runs, event-loop delay, RSS')
   .option('--tickers <n>', 'tickers to load into the benchmark database when it has none', positiveInt, 5_401)
-  .action(async (opts: { tickers: number }) => {
+  .option('--legacy', 'the whole-market runs as before the worker threads and the bar cache, for comparison')
+  .action(async (opts: { tickers: number; legacy?: boolean }) => {
     const config = loadConfigFromProcess();
-    await backtestBench(config, createLogger(config.logLevel), opts.tickers);
+    await backtestBench(config, createLogger(config.logLevel), opts.tickers, opts.legacy ?? false);
   });
 
 program
