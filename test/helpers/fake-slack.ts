@@ -126,6 +126,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
             return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failAnswerUpdate.shift() }));
           }
           return reply({ channel: args.channel, ts: args.ts });
+        case 'chat.delete': {
+          const at = fake.messages.findIndex((m) => m.channel === args.channel && m.ts === args.ts);
+          if (at >= 0) fake.messages.splice(at, 1);
+          return reply({ channel: args.channel, ts: args.ts });
+        }
         case 'chat.postEphemeral':
           return reply({ message_ts: nextTs() });
         case 'files.getUploadURLExternal': {

@@ -1,5 +1,5 @@
-// Spawns the built `datadesk serve` and resolves once it is listening, with
-// its base URL and everything it has logged so far.
+// Spawns the built `datadesk serve` (or `worker`) and resolves once it is
+// listening, with its base URL and everything it has logged so far.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
@@ -9,8 +9,18 @@ export interface ServeProcess {
   log(): string;
 }
 
-export function spawnServe(env: Record<string, string>, children: ChildProcess[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [path.resolve('dist/cli/main.js'), 'serve'], {
+export function spawnServe(env: Record<string, string>, children: ChildProcess[] = [], args: string[] = []): Promise<ServeProcess> {
+  return spawnDatadesk(['serve', ...args], env, /running \(health: (http:\/\/[\d.:]+)\/healthz/, children);
+}
+
+/** `datadesk worker`, resolved once it takes questions. */
+export function spawnWorker(env: Record<string, string>, children: ChildProcess[] = []): Promise<ServeProcess> {
+  return spawnDatadesk(['worker'], env, /Data Desk worker is (running)/, children);
+}
+
+/** A built `datadesk` command, resolved when its log matches `ready` (the first group, if any, becomes `url`). */
+function spawnDatadesk(args: string[], env: Record<string, string>, ready: RegExp, children: ChildProcess[]): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [path.resolve('dist/cli/main.js'), ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -19,19 +29,19 @@ export function spawnServe(env: Record<string, string>, children: ChildProcess[]
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${log}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`datadesk ${args.join(' ')} did not start:\n${log}`)), 30_000);
     const check = setInterval(() => {
-      const m = /running \(health: (http:\/\/[\d.:]+)\/healthz/.exec(log);
+      const m = ready.exec(log);
       if (m) {
         clearInterval(check);
         clearTimeout(timer);
-        resolve({ url: m[1], child, log: () => log });
+        resolve({ url: m[1] ?? '', child, log: () => log });
       }
     }, 50);
     child.on('exit', (code) => {
       clearInterval(check);
       clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}:\n${log}`));
+      reject(new Error(`datadesk ${args.join(' ')} exited with ${code}:\n${log}`));
     });
   });
 }

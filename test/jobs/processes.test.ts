@@ -1,0 +1,112 @@
+// Answering across processes, as a team that outgrew one machine runs it:
+// built `datadesk serve` and `datadesk worker` processes on one real
+// PostgreSQL, Slack faked over real HTTP. The same event delivered to two
+// processes at the same moment is answered once; a worker killed with
+// SIGKILL mid-answer is replaced by another, which finishes the same reply.
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { loadCrimes } from '../helpers/crime-data.js';
+import { postMention, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { tempDir } from '../helpers/files.js';
+import { spawnServe, spawnWorker } from '../helpers/serve.js';
+import { pollUntil } from '../helpers/wait.js';
+
+const SECRET = 'processes-signing-secret';
+let db: TestDatabase;
+let slack: FakeSlack;
+let llm: FakeLlm;
+const children: ChildProcess[] = [];
+const homes: ReturnType<typeof tempDir>[] = [];
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  const home = tempDir();
+  homes.push(home);
+  return {
+    DATABASE_URL: db.url, DATADESK_ALLOW_SUPERUSER: 'true', DATADESK_HOME: home.dir, DEMO_DATA: 'off',
+    SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl,
+    RATE_LIMIT_USER_PER_MINUTE: '1000', RATE_LIMIT_CHANNEL_PER_MINUTE: '1000', DIGEST_TICK_SECONDS: '3600', ...extra,
+  };
+}
+
+/** What a person sees in the thread of `ts`: the bot's messages still there, and the blocks each ended with. */
+function thread(ts: string) {
+  const posted = slack.of('chat.postMessage').filter((c) => c.args.thread_ts === ts);
+  const alive = slack.messages.filter((m) => m.thread_ts === ts);
+  const answers = slack.of('chat.update').filter((c) => c.args.blocks && alive.some((m) => m.ts === c.args.ts));
+  return { posted, alive, answers };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadCrimes(db.pool, 3_000);
+  slack = await startFakeSlack();
+  llm = await startFakeLlm();
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await slack?.close();
+  await llm?.close();
+  for (const h of homes) h.remove();
+  await db?.drop();
+});
+
+describe('answering across processes', () => {
+  it('the same Slack event delivered to two processes at the same moment gets one placeholder and one answer (8 events)', async () => {
+    const [a, b] = await Promise.all([spawnServe(env(), children), spawnServe(env(), children)]);
+    const events = Array.from({ length: 8 }, (_, i) => ({ eventId: `EvTwice${i}`, ts: `1800100${String(i).padStart(3, '0')}.000100` }));
+    for (const e of events) {
+      const text = '<@UBOT> How many thefts were reported in 2019?';
+      const statuses = await Promise.all([a, b].map((p) => postMention(p.url, SECRET, { ...e, channel: 'C1', text })));
+      expect(statuses).toEqual([200, 200]);
+    }
+    for (const e of events) await pollUntil(async () => (thread(e.ts).answers.length ? true : undefined), 30_000, `the answer in thread ${e.ts}`);
+    await new Promise((r) => setTimeout(r, 1_500)); // room for a second answer, were there one
+    for (const e of events) {
+      const t = thread(e.ts);
+      expect(t.alive, `thread ${e.ts}`).toHaveLength(1);
+      expect(t.answers, `thread ${e.ts}`).toHaveLength(1);
+      expect(JSON.stringify(t.answers[0].args.blocks)).toContain('Thefts in 2019, all of Chicago');
+    }
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE key LIKE 'slack:event:EvTwice%' AND status = 'answered'`);
+    expect(rows[0].n).toBe(8);
+    a.child.kill('SIGTERM');
+    b.child.kill('SIGTERM');
+  }, 120_000);
+
+  it('a worker killed with SIGKILL mid-answer: another worker finishes the same placeholder, one answer', async () => {
+    // the model takes 8 s over its first reply: long enough to kill the worker that waits for it
+    let calls = 0;
+    llm.respond = () => ({ content: JSON.stringify({ sql: 'SELECT count(*) AS crimes FROM crimes' }), delayMs: ++calls === 1 ? 8_000 : 0 });
+    const withLlm = { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'scripted', LLM_API_KEY: 'k' };
+    const receiver = await spawnServe(env(withLlm), children, ['--no-worker']);
+    const first = await spawnWorker(env(withLlm), children);
+    const ts = '1800200001.000100';
+    expect(await postMention(receiver.url, SECRET, { eventId: 'EvKilled', ts, channel: 'C2', text: '<@UBOT> Which crimes tend to cluster within an hour of each other?' })).toBe(200);
+    const taken = await pollUntil(async () => {
+      const { rows } = await db.pool.query(`SELECT worker_id, placeholder FROM deliveries WHERE key = 'slack:event:EvKilled' AND status = 'answering'`);
+      return rows[0] && calls >= 1 ? rows[0] : undefined;
+    }, 20_000, 'the first worker to take the question').catch(async (error) => {
+      const { rows } = await db.pool.query(`SELECT * FROM deliveries WHERE key = 'slack:event:EvKilled'`);
+      throw new Error(`${error.message}; LLM calls ${calls}; row ${JSON.stringify(rows[0])}\nreceiver:\n${receiver.log()}\nworker:\n${first.log()}`);
+    });
+    const second = await spawnWorker(env(withLlm), children);
+    first.child.kill('SIGKILL');
+    const answered = await pollUntil(async () => {
+      const { rows } = await db.pool.query(`SELECT status, attempts, worker_id, placeholder FROM deliveries WHERE key = 'slack:event:EvKilled' AND status = 'answered'`);
+      return rows[0];
+    }, 30_000, 'the question answered by the second worker');
+    expect(answered.worker_id).not.toBe(taken.worker_id);
+    expect(answered.attempts).toBe(2);
+    expect(answered.placeholder).toEqual(taken.placeholder);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const t = thread(ts);
+    expect(t.alive).toHaveLength(1);
+    expect(t.alive[0].ts).toBe(taken.placeholder.ts);
+    expect(t.answers).toHaveLength(1);
+    expect(second.log()).toMatch(/stopped mid-answer; 1 question handed to the next worker/);
+    receiver.child.kill('SIGTERM');
+    second.child.kill('SIGTERM');
+  }, 120_000);
+});
