@@ -125,6 +125,29 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(stale.args.text).toBe('That question was already answered or has expired. Ask it again to get fresh choices.');
   });
 
+  it('a double click on a choice (two clicks at the same moment) gives one answer; the second click is told so', async () => {
+    const server = await botServer();
+    const { body, ts } = mention('How many robberies happened at night in 2018?', { user: 'U9' });
+    await post(server, body, 'application/json');
+    const question = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('clarify:22-06') && slack.calls.some((p) => p.method === 'chat.postMessage' && p.args.thread_ts === ts));
+    const payload = JSON.stringify({
+      type: 'block_actions', user: { id: 'U9' }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
+      channel: { id: 'C1' }, container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
+      message: { ts: question.args.ts, thread_ts: ts, text: 'q' },
+      actions: [{ type: 'button', action_id: 'clarify:18-06', block_id: 'clarify:night', value: JSON.stringify({ term: 'night', option: '18-06' }), action_ts: '1' }],
+    });
+    const click = `payload=${encodeURIComponent(payload)}`;
+    await Promise.all([post(server, click, 'application/x-www-form-urlencoded'), post(server, click, 'application/x-www-form-urlencoded')]);
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Assumptions: night: 18:00-06:00'));
+    await new Promise((r) => setTimeout(r, 1_000));
+    const answers = slack.calls.filter((c) => c.method === 'chat.update' && blocksText(c).includes('Assumptions: night: 18:00-06:00'));
+    expect(answers).toHaveLength(1);
+    // the question's placeholder, and one more for the choice's answer
+    expect(slack.messages.filter((m) => m.thread_ts === ts)).toHaveLength(2);
+    const told = slack.calls.filter((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U9').map((c) => c.args.text);
+    expect(told).toEqual(['That choice is already being answered.']);
+  });
+
   it('a follow-up in the thread uses the thread memory', async () => {
     const server = await botServer();
     const first = mention('How many thefts were reported in district 11 in 2019?');

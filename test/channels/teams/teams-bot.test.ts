@@ -154,6 +154,27 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(answer.activity.text).toMatch(/^The language model could not help with this just now/);
   });
 
+  it('answers Teams at once and the card later (proactively); a redelivered activity is answered once', async () => {
+    const server = await botServer({ withLlm: true });
+    // a model that takes 3 s: the HTTP call must not wait for it
+    llm.respond = () => ({ content: JSON.stringify({ sql: 'SELECT count(*) AS crimes FROM crimes' }), delayMs: 3_000 });
+    try {
+      const m = channelMessage('Which crimes tend to cluster within an hour of each other?');
+      const started = Date.now();
+      const [first, again] = await Promise.all([post(server, m.activity), post(server, m.activity)]);
+      expect([first.status, again.status]).toEqual([200, 200]);
+      expect(Date.now() - started).toBeLessThan(2_500);
+      expect(connector.calls.filter((c) => c.conversationId === m.conversationId && cardOf(c))).toEqual([]);
+      const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('SELECT count(*) AS crimes'), 20_000);
+      expect(card.verb).toBe('update');
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(connector.calls.filter((c) => c.conversationId === m.conversationId && cardOf(c))).toHaveLength(1);
+      expect(connector.calls.filter((c) => c.conversationId === m.conversationId && c.activity.text === 'On it…')).toHaveLength(1);
+    } finally {
+      llm.respond = undefined;
+    }
+  });
+
   it('with a real app id, a request without a valid token gets 401', async () => {
     const server = await botServer({ appId: '00000000-0000-0000-0000-000000000001' });
     const before = connector.calls.length;
