@@ -12,13 +12,13 @@ import { rankIndices } from './ranking.js';
 import { sharedLocation, type MarketTable } from './bar-cache.js';
 import {
   candidateRules, planCandidates, simulateCandidate,
-  type Candidate, type CandidatePlan, type EngineBars, type SpecResult, type TickerBars,
+  type Candidate, type CandidatePlan, type SpecResult, type TickerBars,
 } from './run-spec.js';
 import type { SimulationResult } from './simulator.js';
 import type { StrategySpec } from './spec.js';
 import type { Field } from './expr/parser.js';
 import { poolSize, runTask } from './threads/pool.js';
-import { JOB_STRIDE, type EvaluateInput, type EvaluateOutput, type SharedTableRef } from './threads/worker.js';
+import { JOB_STRIDE, type EvaluateInput, type EvaluateOutput, type InlineTicker, type SharedTableRef } from './threads/worker.js';
 
 /** Candidates whose full runs come back with the KPIs: what an answer's table shows (kpiTable's 50 rows). */
 export const FULL_RUNS = 50;
@@ -30,7 +30,7 @@ function chunkSize(jobs: number): number {
 
 interface Source {
   tables?: SharedTableRef[];
-  tickers?: EngineBars[];
+  tickers?: TickerBars[];
   /** per ticker: source index, from, to */
   where: (ticker: number) => [number, number, number];
 }
@@ -50,8 +50,8 @@ function sourceOf(tickers: TickerBars[]): Source {
     }
     return { tables, where: (i) => [tableIndex.get(locations[i]!.table)!, locations[i]!.from, locations[i]!.to] };
   }
-  // small runs: only the bars the jobs read are cloned to the thread
-  return { tickers: tickers.map((t) => ({ dates: t.dates, bars: t.bars })), where: (i) => [i, 0, 0] };
+  // bars fetched for this run: each task gets a copy of its own tickers' bars
+  return { tickers, where: (i) => [i, 0, 0] };
 }
 
 async function evaluatePlans(spec: StrategySpec, source: Source, plans: CandidatePlan[], full: boolean): Promise<EvaluateOutput[]> {
@@ -62,14 +62,15 @@ async function evaluatePlans(spec: StrategySpec, source: Source, plans: Candidat
     const jobs = new Int32Array(chunk.length * JOB_STRIDE);
     const params = new Float64Array(chunk.length);
     const used = new Map<number, number>();
-    const tickers: EngineBars[] = [];
+    const tickers: InlineTicker[] = [];
     chunk.forEach((p, i) => {
       let [src, from, to] = source.where(p.ticker);
       if (source.tickers) {
         // each task carries only its own tickers
         if (!used.has(src)) {
           used.set(src, tickers.length);
-          tickers.push(source.tickers[src]);
+          const t = source.tickers[src];
+          tickers.push({ bars: t.bars, length: t.dates.length, ...(full ? { dates: t.dates } : {}) });
         }
         src = used.get(src)!;
       }

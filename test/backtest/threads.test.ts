@@ -69,6 +69,13 @@ describe('the engine on worker threads', () => {
     }
   });
 
+  it('a long list of tickers (bulk fetch, bars cloned, KPIs first and the shown runs after ranking) matches runSpec', async () => {
+    const { rows } = await db.pool.query(`SELECT stock_code FROM stock_listings WHERE first_date <= '2024-06-01' ORDER BY stock_code LIMIT ${FULL_RUNS + 5}`);
+    expect(rows.length).toBe(FULL_RUNS + 5);
+    const { spec, data } = await scan(`compare ${rows.map((r) => r.stock_code).join(',')} 2024 buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: win`);
+    expect(plain(await runSpecThreaded(spec, data.tickers))).toEqual(plain(runSpec(spec, data.tickers)));
+  });
+
   it('a factor error in a thread reaches the caller as the user error it is', async () => {
     const { spec, data } = await scan('600519 2022 buy: RSI(14) < 30');
     const broken = { ...spec, strategies: [{ ...spec.strategies[0], buy: [{ type: 'rule' as const, rule: 'NO_SUCH_RULE' }] }] };

@@ -17,6 +17,12 @@ export interface SharedTableRef {
   columns: Partial<Record<Field, Float64Array>>;
 }
 
+export interface InlineTicker {
+  bars: Bars;
+  length: number;
+  dates?: string[];
+}
+
 /** Job rows: source (ticker or table index), from, to (rows of a table), strategy index. */
 export const JOB_STRIDE = 4;
 
@@ -24,8 +30,8 @@ export interface EvaluateInput {
   spec: StrategySpec;
   /** whole-market source: the tables the jobs' rows point into */
   tables?: SharedTableRef[];
-  /** small source: the tickers' bars, cloned */
-  tickers?: EngineBars[];
+  /** small source: the tickers' bars, cloned (their dates only for full runs) */
+  tickers?: InlineTicker[];
   jobs: Int32Array;
   /** the parameter value of each job, NaN for none */
   params: Float64Array;
@@ -41,16 +47,32 @@ export interface EvaluateOutput {
   simulations?: SimulationResult[];
 }
 
+// The KPIs never read a trade's dates: without full runs, the engine gets
+// blank labels of the right length instead of making 1,400 strings a ticker.
+const blanks = new Map<number, string[]>();
+function blankDates(n: number): string[] {
+  let b = blanks.get(n);
+  if (!b) {
+    b = new Array<string>(n).fill('');
+    if (blanks.size > 64) blanks.clear();
+    blanks.set(n, b);
+  }
+  return b;
+}
+
 function barsOf(input: EvaluateInput, job: number): EngineBars {
   const j = job * JOB_STRIDE;
   const source = input.jobs[j];
-  if (!input.tables) return input.tickers![source];
+  if (!input.tables) {
+    const t = input.tickers![source];
+    return { bars: t.bars, dates: t.dates ?? blankDates(t.length) };
+  }
   const table = input.tables[source];
   const from = input.jobs[j + 1];
   const to = input.jobs[j + 2];
   const bars = {} as Bars;
   for (const [f, col] of Object.entries(table.columns) as [Field, Float64Array][]) bars[f] = col.subarray(from, to);
-  return { bars, dates: Array.from(table.days.subarray(from, to), dayText) };
+  return { bars, dates: input.full ? Array.from(table.days.subarray(from, to), dayText) : blankDates(to - from) };
 }
 
 /** The candidates' runs and KPIs, exactly as runSpec computes them on the main thread. */
