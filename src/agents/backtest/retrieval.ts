@@ -1,6 +1,8 @@
 // Data retrieval for a strategy spec: tickers by code or company name, then
 // the daily bars of the window, only the columns the factors read. Runs as
 // datadesk_reader in a read-only transaction; the SQL is shown in the answer.
+// A whole-market scan ("compare all") reads the shared columnar cache
+// (backtest/bar-cache.ts) instead, which reloads a table only when its data changed.
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { UserError } from '../../core/errors.js';
@@ -9,7 +11,7 @@ import type { Bars } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
 import { withReadOnly } from '../../db/read-only.js';
 import { ALL_TICKERS } from '../../backtest/spec.js';
-import { cachedTicker, lastDay, marketTable, tickerRows } from '../../backtest/bar-cache.js';
+import { BAR_COLUMN, cachedTicker, lastDay, marketTable, tickerRows } from '../../backtest/bar-cache.js';
 
 export interface Listing {
   code: string;
@@ -19,10 +21,7 @@ export interface Listing {
   lastDate: string;
 }
 
-const COLUMN: Record<Field, string> = {
-  OPEN: 'opening_price', CLOSE: 'closing_price', HIGH: 'highest_price', LOW: 'lowest_price',
-  VOLUME: 'volume_traded', AMOUNT: 'amount_traded', PERCENTAGE_CHANGE: 'percentage_change',
-};
+const COLUMN = BAR_COLUMN;
 
 /** Too few bars for a meaningful backtest: most factors need a few weeks of history. */
 export const MIN_BARS = 2;
