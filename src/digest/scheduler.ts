@@ -288,6 +288,8 @@ export interface SchedulerOptions {
   leaseMs?: number;
   deliveryAttempts?: number;
   name?: string;
+  /** hands a claimed period to a worker (a durable job, see digest-jobs.ts) instead of running it here */
+  dispatch?: (sub: Subscription, runId: number, period: Period) => Promise<void>;
 }
 
 export class DigestScheduler {
@@ -358,7 +360,7 @@ export class DigestScheduler {
     client.release(true);
   }
 
-  /** One pass: claim and post every due period of the platforms this process leads. Returns the periods delivered. */
+  /** One pass: claim and post (or queue) every due period of the platforms this process leads. Returns the periods delivered (or queued). */
   async tick(): Promise<number> {
     if (this.ticking) return 0;
     this.ticking = true;
@@ -386,7 +388,7 @@ export class DigestScheduler {
              ON CONFLICT DO NOTHING RETURNING id`,
             [sub.id, start, end, this.name, now],
           );
-          if (claim.rowCount) delivered += count(await this.run(sub, claim.rows[0].id, { start, end }));
+          if (claim.rowCount) delivered += await this.runOrDispatch(sub, claim.rows[0].id, { start, end }, count);
         }
       }
       // claims of the platforms led here whose runner stopped (a crash) before finishing
@@ -401,12 +403,19 @@ export class DigestScheduler {
         const sub = subscriptions.find((s) => s.id === r.subscription_id);
         if (!sub) continue;
         this.o.logger.warn(`digests: taking over digest #${sub.id} for ${r.period_end.toISOString()} from a runner that stopped`);
-        delivered += count(await this.run(sub, r.id, { start: r.period_start, end: r.period_end }));
+        delivered += await this.runOrDispatch(sub, r.id, { start: r.period_start, end: r.period_end }, count);
       }
     } finally {
       this.ticking = false;
     }
     return delivered;
+  }
+
+  /** Queues the period for a worker when there is a queue (counted as 1), else runs it here. */
+  private async runOrDispatch(sub: Subscription, runId: number, period: Period, count: (outcome: RunOutcome) => number): Promise<number> {
+    if (!this.o.dispatch) return count(await this.run(sub, runId, period));
+    await this.o.dispatch(sub, runId, period);
+    return 1;
   }
 
   /**

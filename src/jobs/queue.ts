@@ -111,7 +111,8 @@ export class AnswerQueue {
   }
 }
 
-async function ensureQueue(boss: PgBoss, name: string, options: Omit<PgBoss.Queue, 'name'>): Promise<void> {
+/** Creates a queue, or brings an existing one's settings up to date. */
+export async function ensureQueue(boss: PgBoss, name: string, options: Omit<PgBoss.Queue, 'name'>): Promise<void> {
   if (await boss.getQueue(name)) await boss.updateQueue(name, { name, ...options });
   else await boss.createQueue(name, { name, ...options });
 }

@@ -17,9 +17,8 @@ import { createSlackApp, SLACK_EVENTS_PATH, slackWebClient } from '../../channel
 import { chartRoutes } from '../../server/chart-routes.js';
 import type { CloudAdapter } from 'botbuilder';
 import { DigestScheduler } from '../../digest/scheduler.js';
-import { digestContent } from '../../digest/digest-content.js';
-import { slackDelivery, teamsDelivery, type Deliver } from '../../digest/delivery.js';
-import { llmFromConfig } from '../../llm/from-config.js';
+import { digestDeps } from '../../digest/digest-deps.js';
+import { digestDispatch, ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
 import { RateLimiter } from '../../core/rate-limit.js';
 import { DataDeskTeamsBot } from '../../channels/teams/teams-bot.js';
 import { createTeamsAdapter, teamsRoutes, TEAMS_MESSAGES_PATH } from '../../channels/teams/teams-adapter.js';
@@ -90,15 +89,13 @@ export function registerServe(program: Command): void {
       } else if (playground?.enabled) {
         logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
       }
-      // digests: every process runs the scheduler; one of them leads (advisory lock)
-      const deliver: Partial<Record<'slack' | 'teams', Deliver>> = {};
-      if (slack) deliver.slack = slackDelivery(slack.app.client, config.quickchartUrl);
-      if (teamsAdapter && config.teams) {
-        deliver.teams = teamsDelivery(teamsAdapter, config.teams.appId, db.write, chartLink, config.quickchartUrl);
-      }
+      // digests: every process runs the scheduler; per platform, one of those configured for it leads (advisory lock)
+      // and queues each due period; a worker configured for the platform runs it
+      const digestNeeds = digestDeps(config, db, desk, logger, { slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: config.teams!.appId }, chartLink });
+      await ensureDigestQueues(jobs.queue.boss);
+      if (options.worker) await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestNeeds });
       const digests = new DigestScheduler({
-        pool: db.write, logger, deliver, graceMs: config.digestGraceMinutes * 60_000,
-        content: digestContent(db.read, desk, { pool: db.read, statementTimeoutMs: config.statementTimeoutMs, logger, llm: llmFromConfig(config) }),
+        pool: db.write, logger, ...digestNeeds, graceMs: config.digestGraceMinutes * 60_000, dispatch: digestDispatch(jobs.queue.boss),
       });
       if (slack || teamsAdapter) digests.start(config.digestTickSeconds * 1_000);
       logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);

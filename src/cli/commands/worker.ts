@@ -2,7 +2,8 @@
 // schedules). Run any number of them, on any machine that reaches
 // DATABASE_URL, beside `serve --no-worker` receivers. It replies to the
 // platforms it has credentials for: Slack with SLACK_BOT_TOKEN, Teams with
-// MICROSOFT_APP_ID, and always to the playground.
+// MICROSOFT_APP_ID, and always to the playground; it also runs the digest
+// periods of those platforms that the leading scheduler queued.
 import type { Command } from 'commander';
 import { describeLlm } from '../../config/env.js';
 import { openDatabase, redactUrl } from '../../db/database.js';
@@ -12,6 +13,8 @@ import { replySinks } from '../../channels/reply-sinks.js';
 import { slackWebClient } from '../../channels/slack/slack-app.js';
 import { createTeamsAdapter } from '../../channels/teams/teams-adapter.js';
 import { startJobs } from '../../jobs/runtime.js';
+import { digestDeps } from '../../digest/digest-deps.js';
+import { ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
 import { commandContext } from '../context.js';
 
 export function registerWorker(program: Command): void {
@@ -26,16 +29,17 @@ export function registerWorker(program: Command): void {
       const { desk, memory } = createDesk(config, db, logger);
       const charts = ChartStore.inDatabase(db.write, logger);
       const publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+      const platforms = {
+        slack: config.slack ? slackWebClient(config.slack) : undefined,
+        teams: config.teams ? { adapter: createTeamsAdapter(config.teams, logger), appId: config.teams.appId } : undefined,
+        chartLink: (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`,
+      };
       const jobs = await startJobs({
         pool: db.write, desk, logger, settings: config.jobs, work: true,
-        sinks: replySinks({
-          pool: db.write, logger,
-          slack: config.slack ? slackWebClient(config.slack) : undefined,
-          teams: config.teams ? { adapter: createTeamsAdapter(config.teams, logger), appId: config.teams.appId } : undefined,
-          chartLink: (png) => `${publicUrl}/charts/${charts.put(png)}.png`,
-          quickchartUrl: config.quickchartUrl,
-        }),
+        sinks: replySinks({ pool: db.write, logger, ...platforms, quickchartUrl: config.quickchartUrl }),
       });
+      await ensureDigestQueues(jobs.queue.boss);
+      await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms) });
       logger.info('Data Desk worker is running. Ctrl-C stops it (answers in progress finish first, or go to another worker).');
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
