@@ -242,3 +242,16 @@ export async function retrieve(
     return { tickers, sql, skipped: listings.length - tickers.length, lastDate };
   });
 }
+
+/**
+ * Loads the whole market's OPEN and CLOSE into the bar cache ahead of the first
+ * "compare all" (which otherwise pays the load: about 3 s for 6.6M bars), for a
+ * process to call once it is up. Nothing happens when there are no bars yet.
+ */
+export async function warmBarCache(pool: pg.Pool, statementTimeoutMs: number): Promise<void> {
+  try {
+    await retrieve(pool, statementTimeoutMs, [ALL_TICKERS], [], undefined, undefined);
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+  }
+}
