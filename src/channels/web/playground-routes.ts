@@ -24,6 +24,7 @@ import type { JobEvents } from '../../jobs/job-events.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
 import { GAVE_UP_MESSAGE } from '../../jobs/answer-worker.js';
 import { makeAnswer } from '../../core/answer.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
 import { checkOrigin, hasToken, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
@@ -123,7 +124,16 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       action = { type: 'choose', term: body.term, option: body.option };
     }
     const send = sse(res);
-    send('answer', await withChart(await answerAsJob(message, action, (step) => send('progress', { step }))));
+    let answer: Answer;
+    try {
+      answer = await answerAsJob(message, action, (step) => send('progress', { step }));
+    } catch (error) {
+      // the queue lives in the database: without it the question cannot be taken, and the page is told so
+      if (!isDatabaseUnavailable(error)) throw error;
+      deps.logger.warn(`playground: ${(error as Error).message}`);
+      answer = makeAnswer({ kind: 'error', route: message.kind === 'backtest' ? 'backtest' : 'sql', trace: [], retryable: true, message: DATABASE_UNAVAILABLE_MESSAGE });
+    }
+    send('answer', await withChart(answer));
     res.end();
   };
 

@@ -23,6 +23,7 @@ import { RateLimiter } from '../../core/rate-limit.js';
 import { DataDeskTeamsBot } from '../../channels/teams/teams-bot.js';
 import { createTeamsAdapter, teamsRoutes, TEAMS_MESSAGES_PATH } from '../../channels/teams/teams-adapter.js';
 import { commandContext } from '../context.js';
+import { logStrayRejections } from '../stray-rejections.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { ChartStore } from '../../charts/chart-store.js';
 import { playgroundRoutes } from '../../channels/web/playground-routes.js';
@@ -37,6 +38,7 @@ export function registerServe(program: Command): void {
     .option('--no-worker', 'only receive: queue questions for `datadesk worker` processes to answer')
     .action(async (options: { worker: boolean }) => {
       const { config, logger } = commandContext();
+      logStrayRejections(logger);
       const db = await openDatabase(config, logger, { refuseSuperuser: true });
       if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
       const interrupted = await markInterruptedRuns(db.write);

@@ -16,6 +16,7 @@ import { startJobs } from '../../jobs/runtime.js';
 import { digestDeps } from '../../digest/digest-deps.js';
 import { ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
 import { commandContext } from '../context.js';
+import { logStrayRejections } from '../stray-rejections.js';
 
 export function registerWorker(program: Command): void {
   program
@@ -23,6 +24,7 @@ export function registerWorker(program: Command): void {
     .description('answer queued questions (beside `serve --no-worker`; run as many as you like)')
     .action(async () => {
       const { config, logger } = commandContext();
+      logStrayRejections(logger);
       const db = await openDatabase(config, logger, { refuseSuperuser: true });
       if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
       logger.info(describeLlm(config));
