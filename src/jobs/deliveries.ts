@@ -68,11 +68,15 @@ export class Deliveries {
     return rows[0];
   }
 
-  /** Questions admitted before this one and still waiting for a worker. */
+  /**
+   * Questions ahead of this one in line: those admitted before it and still
+   * waiting, and the asker's own earlier questions being answered (one asker's
+   * questions are answered one after another, see take()).
+   */
   async aheadOf(key: string): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM deliveries d, (SELECT created_at FROM deliveries WHERE key = $1) me
-       WHERE d.status = 'queued' AND d.created_at < me.created_at`,
+      `SELECT count(*) AS n FROM deliveries d, (SELECT created_at, user_id FROM deliveries WHERE key = $1) me
+       WHERE d.created_at < me.created_at AND (d.status = 'queued' OR (d.status = 'answering' AND d.user_id = me.user_id))`,
       [key],
     );
     return Number(rows[0]?.n ?? 0);

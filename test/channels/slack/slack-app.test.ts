@@ -14,6 +14,7 @@ import { loadStocks } from '../../helpers/stock-data.js';
 import { testDesk } from '../../helpers/desk.js';
 import { slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+import { pollUntil } from '../../helpers/wait.js';
 
 const SECRET = 'test-signing-secret';
 let db: TestDatabase;
@@ -25,12 +26,14 @@ const runtimes: Jobs[] = [];
 async function botServer(options: { withLlm?: boolean } = {}) {
   const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
   const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
+  // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
+  for (const j of runtimes.splice(0)) await j.stop();
   const jobs = await testJobs(db, desk, logger, { slack: slackWebClient(config.slack!) });
   runtimes.push(jobs);
   const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   servers.push(server);
-  return server;
+  return Object.assign(server, { logger });
 }
 
 const sign = (body: string, ts?: number) => slackSignature(SECRET, body, ts);
@@ -129,7 +132,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer();
     const { body, ts } = mention('How many robberies happened at night in 2018?', { user: 'U9' });
     await post(server, body, 'application/json');
-    const question = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('clarify:22-06') && slack.calls.some((p) => p.method === 'chat.postMessage' && p.args.thread_ts === ts));
+    const question = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('clarify:22-06') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
     const payload = JSON.stringify({
       type: 'block_actions', user: { id: 'U9' }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
       channel: { id: 'C1' }, container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
@@ -146,6 +149,28 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(slack.messages.filter((m) => m.thread_ts === ts)).toHaveLength(2);
     const told = slack.calls.filter((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U9').map((c) => c.args.text);
     expect(told).toEqual(['That choice is already being answered.']);
+  });
+
+  it("one asker's questions are answered one after another: the second waits in line and says so", async () => {
+    const server = await botServer({ withLlm: true });
+    let calls = 0;
+    llm.script.splice(0);
+    // the model takes 2 s over the first question's SQL
+    llm.respond = () => ({ content: JSON.stringify({ sql: 'SELECT count(*) AS crimes FROM crimes' }), delayMs: ++calls === 1 ? 2_000 : 0 });
+    try {
+      const first = mention('Which crimes tend to cluster within an hour of each other?', { user: 'U42' });
+      await post(server, first.body, 'application/json');
+      await pollUntil(async () => (calls >= 1 ? true : undefined), 10_000, 'the first question at the model').catch((e) => { throw new Error(e.message + server.logger.lines.join('\n')); });
+      const second = mention('Which crimes tend to cluster within a day of each other?', { user: 'U42' });
+      await post(server, second.body, 'application/json');
+      const waiting = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === second.ts);
+      expect(waiting.args.text).toBe(':hourglass_flowing_sand: In line: 1 question ahead of yours…');
+      const answerOf = (ts: string) => slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts), 20_000);
+      const [a, b] = await Promise.all([answerOf(first.ts), answerOf(second.ts)]);
+      expect(a.at).toBeLessThanOrEqual(b.at);
+    } finally {
+      llm.respond = undefined;
+    }
   });
 
   it('a follow-up in the thread uses the thread memory', async () => {

@@ -30,6 +30,8 @@ async function botServer(options: { appId?: string; withLlm?: boolean } = {}) {
   const charts = new ChartStore();
   let base = '';
   const adapter = createTeamsAdapter({ appId: options.appId ?? '', appPassword: options.appId ? 'secret' : '', tenantId: '', appType: 'MultiTenant' }, logger);
+  // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
+  for (const j of runtimes.splice(0)) await j.stop();
   const jobs = await testJobs(db, desk, logger, { teams: { adapter, appId: options.appId ?? '' }, chartLink: (png) => `${base}/charts/${charts.put(png)}.png` });
   runtimes.push(jobs);
   const bot = new DataDeskTeamsBot({ desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago' });
@@ -156,6 +158,7 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
 
   it('answers Teams at once and the card later (proactively); a redelivered activity is answered once', async () => {
     const server = await botServer({ withLlm: true });
+    llm.script.splice(0);
     // a model that takes 3 s: the HTTP call must not wait for it
     llm.respond = () => ({ content: JSON.stringify({ sql: 'SELECT count(*) AS crimes FROM crimes' }), delayMs: 3_000 });
     try {
