@@ -30,6 +30,7 @@ import { playgroundRoutes } from '../../channels/web/playground-routes.js';
 import { playgroundAccess } from '../../channels/web/playground-access.js';
 import { replySinks } from '../../channels/reply-sinks.js';
 import { startJobs } from '../../jobs/runtime.js';
+import { MEMORY_IN_PROCESS } from './worker.js';
 
 export function registerServe(program: Command): void {
   program
@@ -67,6 +68,7 @@ export function registerServe(program: Command): void {
         sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: config.teams!.appId }, chartLink, quickchartUrl: config.quickchartUrl }),
       });
       if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
+      if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
       const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue }) : undefined;
       if (slack?.route) routes.push(slack.route);
       if (teamsAdapter) {

@@ -18,6 +18,10 @@ import { ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
 import { commandContext } from '../context.js';
 import { logStrayRejections } from '../stray-rejections.js';
 
+/** Thread memory in one process cannot be shared with the receivers that check a clarification click. */
+export const MEMORY_IN_PROCESS =
+  'THREAD_MEMORY_URL=memory keeps thread memory inside one process: with receivers and workers apart, clarifications and follow-ups are lost. Leave it unset (PostgreSQL) or use redis://.';
+
 export function registerWorker(program: Command): void {
   program
     .command('worker')
@@ -28,6 +32,7 @@ export function registerWorker(program: Command): void {
       const db = await openDatabase(config, logger, { refuseSuperuser: true });
       if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
       logger.info(describeLlm(config));
+      if (config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
       const { desk, memory } = createDesk(config, db, logger);
       const charts = ChartStore.inDatabase(db.write, logger);
       const publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
