@@ -29,7 +29,7 @@ import { generateStocks } from '../ingest/generate/stocks.js';
 import { EXCHANGES, stockCsvSource, stockSpec, type Exchange } from '../ingest/stocks/stock-table.js';
 import { openBenchDatabase } from './bench-database.js';
 
-const STRATEGY = 'buy: MA(5) crosses above MA(20) and RSI(14) < 60 sell: RSI(14) > 70 kpi: sharpe';
+export const STRATEGY = 'buy: MA(5) crosses above MA(20) and RSI(14) < 60 sell: RSI(14) > 70 kpi: sharpe';
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -88,7 +88,7 @@ function describe(outcome: BacktestOutcome): string {
   return `${outcome.result!.candidates.length} tickers; fetch ${seconds(retrieve)}, engine ${seconds(simulate)}; ${outcome.answer.headline}`;
 }
 
-async function loadIfEmpty(pool: pg.Pool, tickers: number): Promise<void> {
+export async function loadStocksIfEmpty(pool: pg.Pool, tickers: number): Promise<void> {
   const { rows } = await pool.query('SELECT count(*) AS n FROM stock_listings');
   if (Number(rows[0].n) > 0) return;
   const dir = path.join(os.tmpdir(), 'datadesk-bench-stocks');
@@ -104,7 +104,7 @@ async function loadIfEmpty(pool: pg.Pool, tickers: number): Promise<void> {
 export async function backtestBench(config: Config, logger: Logger, tickers: number, legacy = false): Promise<void> {
   const db = await openBenchDatabase(config, logger, false);
   try {
-    await loadIfEmpty(db.pool, tickers);
+    await loadStocksIfEmpty(db.pool, tickers);
 
     // 1. the engine alone on 1,395 days (on this thread)
     const { spec } = parseRuleSyntax(`600519 ${STRATEGY}`);

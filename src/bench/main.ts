@@ -9,6 +9,7 @@ import { backtestBench } from './backtest-bench.js';
 import { sqlBench } from './sql-bench.js';
 import { slackBench } from './slack-bench.js';
 import { narrationBench } from './narration-bench.js';
+import { loadBench } from './load-bench.js';
 
 const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
 program
@@ -52,6 +53,17 @@ program
   .action(async () => {
     const config = loadConfigFromProcess();
     await sqlBench(config, createLogger(config.logLevel));
+  });
+
+program
+  .command('load')
+  .description('two serve processes under N Slack mentions (some delivered twice) and one whole-market backtest, one killed mid-run: ack and /healthz p99, answers/s, duplicates, missing')
+  .option('--events <n>', 'Slack mentions to send', positiveInt, 200)
+  .option('--concurrency <n>', 'mentions in flight at once', positiveInt, 16)
+  .option('--tickers <n>', 'tickers to load into the benchmark database when it has none', positiveInt, 5_401)
+  .action(async (opts: { events: number; concurrency: number; tickers: number }) => {
+    const config = loadConfigFromProcess();
+    await loadBench(config, createLogger(config.logLevel), opts);
   });
 
 program

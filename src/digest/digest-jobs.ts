@@ -6,7 +6,8 @@
 // dies mid-run is retried by pg-boss, finishing the same run.
 import type PgBoss from 'pg-boss';
 import type { Logger } from '../core/logger.js';
-import { ensureQueue } from '../jobs/queue.js';
+import type pg from 'pg';
+import { ensureQueue, oneAtATime } from '../jobs/queue.js';
 import { runDigest, type Period, type Platform, type RunDeps } from './scheduler.js';
 import type { Subscription } from './subscriptions.js';
 
@@ -44,6 +45,8 @@ export async function workDigests(boss: PgBoss, deps: RunDeps & { logger: Logger
 }
 
 /** pg-boss queues of digests: a failed run is retried every 30 s for a while, then its row says why. */
-export async function ensureDigestQueues(boss: PgBoss): Promise<void> {
-  for (const platform of DIGEST_PLATFORMS) await ensureQueue(boss, digestQueue(platform), { retryLimit: 10, retryDelay: 30, expireInSeconds: 900 });
+export async function ensureDigestQueues(boss: PgBoss, pool: pg.Pool): Promise<void> {
+  await oneAtATime(pool, async () => {
+    for (const platform of DIGEST_PLATFORMS) await ensureQueue(boss, digestQueue(platform), { retryLimit: 10, retryDelay: 30, expireInSeconds: 900 });
+  });
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
 import { REPLY_PLATFORMS, answerJobSchema, answerQueue, failedQueue, type AnswerJob, type ReplyPlatform } from './answer-job.js';
 import { Deliveries, type Queryable } from './deliveries.js';
+import { dedicatedClient } from './dedicated-client.js';
 
 export const JOBS_SCHEMA = 'datadesk_jobs';
 
@@ -35,12 +36,15 @@ export class AnswerQueue {
     const boss = new PgBoss({ db: asDb(pool), schema: JOBS_SCHEMA, schedule: false, supervise: true, migrate: true });
     // pg-boss reports fetch and maintenance failures as events; unheard, an 'error' event would end the process
     boss.on('error', (error) => logger.warn(`jobs: ${describeError(error)}`));
-    await boss.start();
     const retry = { retryLimit: settings.retryLimit ?? 3, retryDelay: 1, expireInSeconds: settings.expireInSeconds ?? 600 };
-    for (const platform of REPLY_PLATFORMS) {
-      await ensureQueue(boss, failedQueue(platform), { retryLimit: 2, retryDelay: 5, expireInSeconds: 120 });
-      await ensureQueue(boss, answerQueue(platform), { ...retry, deadLetter: failedQueue(platform) });
-    }
+    // processes starting at once would create the same queues (tables, partitions) at once and deadlock: one at a time
+    await oneAtATime(pool, async () => {
+      await boss.start();
+      for (const platform of REPLY_PLATFORMS) {
+        await ensureQueue(boss, failedQueue(platform), { retryLimit: 2, retryDelay: 5, expireInSeconds: 120 });
+        await ensureQueue(boss, answerQueue(platform), { ...retry, deadLetter: failedQueue(platform) });
+      }
+    });
     return new AnswerQueue(boss, pool, logger);
   }
 
@@ -108,6 +112,19 @@ export class AnswerQueue {
   /** Stops fetching; waits up to `timeoutMs` for answers in progress (their jobs are retried elsewhere if cut off). */
   async stop(timeoutMs = 20_000): Promise<void> {
     await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs }).catch((error) => this.logger.warn(`jobs: stopping: ${describeError(error)}`));
+  }
+}
+
+const SETUP_LOCK = 7_322_012;
+
+/** Runs `setup` while holding a session advisory lock on a connection of its own (released however setup ends). */
+export async function oneAtATime<T>(pool: pg.Pool, setup: () => Promise<T>): Promise<T> {
+  const client = await dedicatedClient(pool, () => undefined);
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [SETUP_LOCK]);
+    return await setup();
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

@@ -38,7 +38,7 @@ describe('digests as jobs', () => {
     const deliver = { slack: slackDelivery(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } })) };
     for (let i = 0; i < 2; i++) {
       const queue = await AnswerQueue.open(db.pool, logger);
-      await ensureDigestQueues(queue.boss);
+      await ensureDigestQueues(queue.boss, db.pool);
       await workDigests(queue.boss, { pool: db.pool, logger, content, deliver });
       queues.push(queue);
     }

@@ -30,7 +30,8 @@ import { playgroundRoutes } from '../../channels/web/playground-routes.js';
 import { playgroundAccess } from '../../channels/web/playground-access.js';
 import { replySinks } from '../../channels/reply-sinks.js';
 import { startJobs } from '../../jobs/runtime.js';
-import { MEMORY_IN_PROCESS } from './worker.js';
+import { destroyWorkerPool } from '../../backtest/threads/pool.js';
+import { MEMORY_IN_PROCESS, warmInBackground } from './worker.js';
 
 export function registerServe(program: Command): void {
   program
@@ -67,6 +68,7 @@ export function registerServe(program: Command): void {
         pool: db.write, desk, logger, settings: config.jobs, work: options.worker,
         sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: config.teams!.appId }, chartLink, quickchartUrl: config.quickchartUrl }),
       });
+      if (options.worker) warmInBackground(db.read, config.statementTimeoutMs, logger);
       if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
       if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
       const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue }) : undefined;
@@ -96,7 +98,7 @@ export function registerServe(program: Command): void {
       // digests: every process runs the scheduler; per platform, one of those configured for it leads (advisory lock)
       // and queues each due period; a worker configured for the platform runs it
       const digestNeeds = digestDeps(config, db, desk, logger, { slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: config.teams!.appId }, chartLink });
-      await ensureDigestQueues(jobs.queue.boss);
+      await ensureDigestQueues(jobs.queue.boss, db.write);
       if (options.worker) await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestNeeds });
       const digests = new DigestScheduler({
         pool: db.write, logger, ...digestNeeds, graceMs: config.digestGraceMinutes * 60_000, dispatch: digestDispatch(jobs.queue.boss),
@@ -114,6 +116,7 @@ export function registerServe(program: Command): void {
       await slack?.stop();
       await server.close();
       await jobs.stop();
+      await destroyWorkerPool();
       await memory.close();
       await db.close();
     });

@@ -13,6 +13,8 @@ import { replySinks } from '../../channels/reply-sinks.js';
 import { slackWebClient } from '../../channels/slack/slack-app.js';
 import { createTeamsAdapter } from '../../channels/teams/teams-adapter.js';
 import { startJobs } from '../../jobs/runtime.js';
+import { destroyWorkerPool } from '../../backtest/threads/pool.js';
+import { warmBarCache } from '../../agents/backtest/retrieval.js';
 import { digestDeps } from '../../digest/digest-deps.js';
 import { ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
 import { commandContext } from '../context.js';
@@ -21,6 +23,14 @@ import { logStrayRejections } from '../stray-rejections.js';
 /** Thread memory in one process cannot be shared with the receivers that check a clarification click. */
 export const MEMORY_IN_PROCESS =
   'THREAD_MEMORY_URL=memory keeps thread memory inside one process: with receivers and workers apart, clarifications and follow-ups are lost. Leave it unset (PostgreSQL) or use redis://.';
+
+/** The market's bars into the shared cache once the process is up, so that even the first whole-market backtest is served from memory. */
+export function warmInBackground(pool: import('pg').Pool, statementTimeoutMs: number, logger: import('../../core/logger.js').Logger): void {
+  const started = performance.now();
+  warmBarCache(pool, statementTimeoutMs)
+    .then(() => logger.debug(`backtests: bar cache loaded in ${Math.round(performance.now() - started)} ms`))
+    .catch((error) => logger.warn(`backtests: the bar cache could not be loaded ahead (${(error as Error).message}); the first backtest loads it`));
+}
 
 export function registerWorker(program: Command): void {
   program
@@ -45,8 +55,9 @@ export function registerWorker(program: Command): void {
         pool: db.write, desk, logger, settings: config.jobs, work: true,
         sinks: replySinks({ pool: db.write, logger, ...platforms, quickchartUrl: config.quickchartUrl }),
       });
-      await ensureDigestQueues(jobs.queue.boss);
+      await ensureDigestQueues(jobs.queue.boss, db.write);
       await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms) });
+      warmInBackground(db.read, config.statementTimeoutMs, logger);
       logger.info('Data Desk worker is running. Ctrl-C stops it (answers in progress finish first, or go to another worker).');
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
@@ -54,6 +65,7 @@ export function registerWorker(program: Command): void {
       });
       logger.info('Stopping...');
       await jobs.stop();
+      await destroyWorkerPool();
       await memory.close();
       await db.close();
     });
