@@ -137,7 +137,7 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
   await bench.close();
   const slack = await startSlackStub();
   const env = {
-    DATABASE_URL: benchUrl.toString(), DATADESK_ALLOW_SUPERUSER: 'true', DEMO_DATA: 'off', HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', LOG_LEVEL: 'warn',
+    DATABASE_URL: benchUrl.toString(), DATADESK_ALLOW_SUPERUSER: 'true', DEMO_DATA: 'off', HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', LOG_LEVEL: 'info',
     SLACK_BOT_TOKEN: 'xoxb-load', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.url, THREAD_MEMORY_URL: '',
     RATE_LIMIT_USER_PER_MINUTE: '10000', RATE_LIMIT_CHANNEL_PER_MINUTE: '10000', ANSWERING_PER_CHANNEL: '100', DATADESK_HOME: path.join(os.tmpdir(), 'datadesk-load-home'),
   };
@@ -158,9 +158,10 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
     }
   });
   const acks: number[] = [];
-  const events = Array.from({ length: o.events }, (_, i) => ({ id: `EvLoad${Date.now()}x${i}`, ts: `1800${String(Date.now()).slice(-6)}.${String(i).padStart(6, '0')}`, user: `U${i % 40}`, twice: i % 10 === 0 }));
+  const events = Array.from({ length: o.events }, (_, i) => ({ id: `EvLoad${Date.now()}x${i}`, ts: `1800${String(Date.now()).slice(-6)}.${String(i).padStart(6, '0')}`, user: `U${i % 100}`, twice: i % 10 === 0 }));
   const started = performance.now();
   let killedAt = '';
+  let retried = 0;
   try {
     // the whole-market backtest, while the questions arrive
     const backtest = new URLSearchParams({ command: '/backtest', text: `compare all ${STRATEGY}`, user_id: 'UBT', channel_id: 'CBT', team_id: 'T', response_url: 'http://127.0.0.1:1/r', trigger_id: `t${Date.now()}` }).toString();
@@ -176,9 +177,20 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
         }
         const body = JSON.stringify({ type: 'event_callback', event_id: e.id, team_id: 'T', api_app_id: 'A', event_time: 1,
           event: { type: 'app_mention', user: e.user, channel: `C${next % 5}`, text: `<@UBOT> ${QUESTIONS[next % QUESTIONS.length]}`, ts: e.ts, event_ts: e.ts } });
-        const targets = e.twice ? bots.slice() : [bots[next % 2]];
-        const times = await Promise.all(targets.map((b) => timedPost(b.url, body, 'application/json').catch(() => undefined)));
-        for (const t of times) if (t !== undefined) acks.push(t);
+        const targets = e.twice ? [0, 1] : [next % 2];
+        // a delivery that fails (the killed process) is retried, as Slack retries, at whichever process is up then
+        const deliver = async (i: number) => {
+          for (let attempt = 0; attempt < 4; attempt++) {
+            try {
+              acks.push(await timedPost(bots[(i + attempt) % 2].url, body, 'application/json'));
+              return;
+            } catch {
+              retried++;
+              await new Promise((r) => setTimeout(r, 1_000));
+            }
+          }
+        };
+        await Promise.all(targets.map(deliver));
       }
     };
     await Promise.all(Array.from({ length: o.concurrency }, send));
@@ -190,7 +202,7 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
     const duplicates = events.filter((e) => (slack.threads.get(e.ts)?.answers ?? 0) > 1 || (slack.threads.get(e.ts)?.placeholders.size ?? 0) > 1).length;
     const backtestThread = [...slack.threads.entries()].find(([ts]) => !events.some((e) => e.ts === ts));
     console.log(`load: ${o.events} Slack mentions (${events.filter((e) => e.twice).length} delivered to both processes at once), ${o.concurrency} in flight, plus one whole-market /backtest (${o.tickers} tickers); one process killed with SIGKILL ${killedAt} and restarted`);
-    console.log(`ack: p50 ${quantile(acks, 0.5).toFixed(1)} ms, p99 ${quantile(acks, 0.99).toFixed(1)} ms, max ${Math.max(...acks).toFixed(0)} ms (${acks.length} requests)`);
+    console.log(`ack: p50 ${quantile(acks, 0.5).toFixed(1)} ms, p99 ${quantile(acks, 0.99).toFixed(1)} ms, max ${Math.max(...acks).toFixed(0)} ms (${acks.length} requests; ${retried} deliveries failed and were retried)`);
     console.log(`/healthz of both processes during the run: p99 ${quantile(health, 0.99).toFixed(1)} ms, max ${Math.max(...health).toFixed(0)} ms (${health.length} polls)`);
     console.log(`answered ${answered} of ${o.events} in ${seconds.toFixed(1)} s (${(answered / seconds).toFixed(1)} answers/s); duplicates ${duplicates}; missing ${o.events - answered}; whole-market backtest ${backtestThread?.[1].answers ? 'answered' : 'NOT answered'}`);
   } finally {

@@ -47,6 +47,8 @@ export interface AnswerWorkerDeps {
   logger: Logger;
   /** how often dead workers are looked for */
   reapEveryMs?: number;
+  /** a job fetched this long ago whose question never started is handed on (default 30 s) */
+  unstartedAfterSeconds?: number;
 }
 
 export const GAVE_UP_MESSAGE = 'I could not answer this question: every attempt failed (it has been logged). Please ask it again.';
@@ -54,6 +56,8 @@ export const GAVE_UP_MESSAGE = 'I could not answer this question: every attempt 
 export interface AnswerWorkers {
   /** one pass of the dead-worker check (also run on a timer) */
   reap(): Promise<number>;
+  /** one pass of the never-started check (also run on a timer) */
+  rescue(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -69,7 +73,7 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
     if (!verdict.go) {
       if (verdict.why === 'wait') {
         logger.debug(`jobs: ${data.key} waits (${verdict.reason})`);
-        await deps.queue.defer(data, 2);
+        await deps.queue.defer(data, 1);
       }
       return;
     }
@@ -143,9 +147,32 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
     return moved;
   };
 
+  /** Jobs fetched and never started (see AnswerQueue.unstartedJobs): failed in a transaction that re-checks the row, so a job started meanwhile is left alone. */
+  const rescue = async (): Promise<number> => {
+    let moved = 0;
+    for (const job of await deps.queue.unstartedJobs(deps.unstartedAfterSeconds ?? 30)) {
+      const client = await deps.pool.connect();
+      try {
+        await client.query('BEGIN');
+        const { rowCount } = await client.query(`SELECT 1 FROM deliveries WHERE key = $1 AND job_id = $2 AND status = 'queued' FOR UPDATE`, [job.key, job.id]);
+        if (rowCount) await deps.queue.failJobs(client, job.platform, [job.id], 'fetched by a worker that never started it');
+        await client.query('COMMIT');
+        if (rowCount) logger.warn(`jobs: ${job.key} was fetched by a worker that never started it; handed to the next worker`);
+        moved += rowCount ?? 0;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    }
+    return moved;
+  };
+
   let lastPrune = 0;
   const timer = setInterval(() => {
     reap()
+      .then(rescue)
       .then(async () => {
         if (Date.now() - lastPrune < 3_600_000) return;
         lastPrune = Date.now();
@@ -157,6 +184,7 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
 
   return {
     reap,
+    rescue,
     stop: async () => {
       clearInterval(timer);
     },

@@ -90,6 +90,22 @@ export class AnswerQueue {
     }
   }
 
+  /**
+   * Jobs a worker fetched but never started (their question is still 'queued'
+   * long after the fetch): the worker died in between, or never got a
+   * connection. They are failed, so that their retries run now; the question's
+   * row decides who answers, so a late start of the original does no harm.
+   * Reads pg-boss 10's job table, the one place that knows the fetch time.
+   */
+  async unstartedJobs(olderThanSeconds: number): Promise<{ id: string; platform: ReplyPlatform; key: string }[]> {
+    const { rows } = await this.pool.query<{ id: string; platform: ReplyPlatform; key: string }>(
+      `SELECT j.id, d.platform, d.key FROM ${JOBS_SCHEMA}.job j JOIN deliveries d ON d.job_id = j.id
+       WHERE j.name LIKE 'answer-%' AND j.state = 'active' AND d.status = 'queued' AND j.started_on < now() - make_interval(secs => $1)`,
+      [olderThanSeconds],
+    );
+    return rows;
+  }
+
   /** Fails the jobs of a dead worker so that their retries run now (see answer-worker.ts). */
   async failJobs(tx: Queryable, platform: ReplyPlatform, jobIds: string[], reason: string): Promise<void> {
     for (const id of jobIds) await this.boss.fail(answerQueue(platform), id, { message: reason }, { db: asDb(tx) });
@@ -99,7 +115,16 @@ export class AnswerQueue {
   async work(platform: ReplyPlatform, concurrency: number, handler: (job: PgBoss.Job<AnswerJob>) => Promise<void>): Promise<void> {
     const ids = this.localWorkers.get(platform) ?? [];
     for (let i = 0; i < concurrency; i++) {
-      ids.push(await this.boss.work<AnswerJob>(answerQueue(platform), { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => handler(job)));
+      let id = '';
+      id = await this.boss.work<AnswerJob>(answerQueue(platform), { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+        try {
+          await handler(job);
+        } finally {
+          // pg-boss 10 waits out the polling interval even after a job; a busy queue should not wait
+          this.boss.notifyWorker(id);
+        }
+      });
+      ids.push(id);
     }
     this.localWorkers.set(platform, ids);
   }

@@ -28,6 +28,7 @@ export interface JobsOptions {
   sinks: Partial<Record<ReplyPlatform, SinkFactory>>;
   work: boolean;
   reapEveryMs?: number;
+  unstartedAfterSeconds?: number;
 }
 
 export interface Jobs {
@@ -50,7 +51,7 @@ export async function startJobs(o: JobsOptions): Promise<Jobs> {
     const number = await identity.current();
     workers = await startAnswerWorkers({
       queue, pool: o.pool, desk: o.desk, identity, sinks: o.sinks, logger: o.logger, concurrency: o.settings.concurrency,
-      limits: { perUser: o.settings.perUser, perChannel: o.settings.perChannel }, reapEveryMs: o.reapEveryMs,
+      limits: { perUser: o.settings.perUser, perChannel: o.settings.perChannel }, reapEveryMs: o.reapEveryMs, unstartedAfterSeconds: o.unstartedAfterSeconds,
     });
     o.logger.info(`Worker ${number}: answering ${Object.keys(o.sinks).join(', ')} questions, ${o.settings.concurrency} at a time per platform`);
   }
