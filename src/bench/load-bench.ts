@@ -37,7 +37,11 @@ const QUESTIONS = [
 interface Thread {
   placeholders: Set<string>;
   answers: number;
+  /** when the first answer was written (performance.now()) */
+  answeredAt?: number;
 }
+
+const lastAnswerAt = (threads: Map<string, Thread>) => Math.max(0, ...[...threads.values()].map((t) => t.answeredAt ?? 0));
 
 /** A Slack Web API that answers ok and remembers, per thread, the bot's live messages and the answers written into them. */
 async function startSlackStub() {
@@ -63,7 +67,10 @@ async function startSlackStub() {
       }
       if (method === 'chat.update') {
         const thread = threads.get(threadOfTs.get(args.ts) ?? '');
-        if (thread && args.blocks) thread.answers++;
+        if (thread && args.blocks) {
+          thread.answers++;
+          thread.answeredAt ??= performance.now();
+        }
         return ok({ channel: args.channel, ts: args.ts });
       }
       if (method === 'chat.delete') {
@@ -162,6 +169,7 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
   const started = performance.now();
   let killedAt = '';
   let retried = 0;
+  const failures = new Map<string, number>();
   try {
     // the whole-market backtest, while the questions arrive
     const backtest = new URLSearchParams({ command: '/backtest', text: `compare all ${STRATEGY}`, user_id: 'UBT', channel_id: 'CBT', team_id: 'T', response_url: 'http://127.0.0.1:1/r', trigger_id: `t${Date.now()}` }).toString();
@@ -184,8 +192,10 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
             try {
               acks.push(await timedPost(bots[(i + attempt) % 2].url, body, 'application/json'));
               return;
-            } catch {
+            } catch (error) {
               retried++;
+              const why = (error as Error).message.replace(/127\.0\.0\.1:\d+/, 'a process');
+              failures.set(why, (failures.get(why) ?? 0) + 1);
               await new Promise((r) => setTimeout(r, 1_000));
             }
           }
@@ -196,12 +206,13 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
     await Promise.all(Array.from({ length: o.concurrency }, send));
     const deadline = Date.now() + 180_000;
     while (Date.now() < deadline && events.some((e) => !(slack.threads.get(e.ts)?.answers ?? 0))) await new Promise((r) => setTimeout(r, 200));
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (lastAnswerAt(slack.threads) - started) / 1000;
     await new Promise((r) => setTimeout(r, 2_000)); // time for a second answer, were there one
     const answered = events.filter((e) => (slack.threads.get(e.ts)?.answers ?? 0) > 0).length;
     const duplicates = events.filter((e) => (slack.threads.get(e.ts)?.answers ?? 0) > 1 || (slack.threads.get(e.ts)?.placeholders.size ?? 0) > 1).length;
     const backtestThread = [...slack.threads.entries()].find(([ts]) => !events.some((e) => e.ts === ts));
     console.log(`load: ${o.events} Slack mentions (${events.filter((e) => e.twice).length} delivered to both processes at once), ${o.concurrency} in flight, plus one whole-market /backtest (${o.tickers} tickers); one process killed with SIGKILL ${killedAt} and restarted`);
+    if (failures.size) console.log(`failed deliveries: ${[...failures].map(([why, n]) => `${n} × ${why}`).join('; ')}`);
     console.log(`ack: p50 ${quantile(acks, 0.5).toFixed(1)} ms, p99 ${quantile(acks, 0.99).toFixed(1)} ms, max ${Math.max(...acks).toFixed(0)} ms (${acks.length} requests; ${retried} deliveries failed and were retried)`);
     console.log(`/healthz of both processes during the run: p99 ${quantile(health, 0.99).toFixed(1)} ms, max ${Math.max(...health).toFixed(0)} ms (${health.length} polls)`);
     console.log(`answered ${answered} of ${o.events} in ${seconds.toFixed(1)} s (${(answered / seconds).toFixed(1)} answers/s); duplicates ${duplicates}; missing ${o.events - answered}; whole-market backtest ${backtestThread?.[1].answers ? 'answered' : 'NOT answered'}`);

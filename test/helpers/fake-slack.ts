@@ -121,6 +121,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
             response_metadata: { next_cursor: from + limit < all.length ? String(from + limit) : '' },
           });
         }
+        case 'conversations.replies': {
+          // a thread: its parent and replies, oldest first
+          const inThread = fake.messages
+            .filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts))
+            .sort((a, b) => Number(a.ts) - Number(b.ts));
+          const withMetadata = ['true', '1'].includes(String(args.include_all_metadata));
+          return reply({ messages: inThread.map((m) => ({ type: 'message', ts: m.ts, thread_ts: m.thread_ts, text: m.text, ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) })), has_more: false });
+        }
         case 'chat.update':
           if (args.blocks && fake.failAnswerUpdate.length) {
             return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failAnswerUpdate.shift() }));

@@ -1,7 +1,9 @@
 // The worker's rules on real PostgreSQL, through the playground's queue (its
 // sink needs no platform): a question whose job a worker fetched and never
 // started is answered by the next worker; a question whose every attempt
-// fails ends as 'failed' and its asker is told so, not left waiting.
+// fails ends as 'failed' and its asker is told so, not left waiting; a Slack
+// placeholder whose receiver died before recording it is found by its
+// metadata and becomes the answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataDesk } from '../../src/agents/desk.js';
 import { createMemoryLogger } from '../../src/core/logger.js';
@@ -12,8 +14,12 @@ import { loadCrimes } from '../helpers/crime-data.js';
 import { testDesk } from '../helpers/desk.js';
 import { testJobs } from '../helpers/jobs.js';
 import { pollUntil } from '../helpers/wait.js';
+import { WebClient } from '@slack/web-api';
+import { PLACEHOLDER_EVENT } from '../../src/channels/slack/slack-reply-sink.js';
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 
 let db: TestDatabase;
+let slack: FakeSlack;
 const runtimes: Jobs[] = [];
 const question = (key: string, text = 'How many thefts were reported in 2019?') => ({
   key, message: { platform: 'web' as const, threadId: `web:${key}`, channel: 'playground', text }, action: { type: 'answer' as const }, reply: { platform: 'web' as const },
@@ -23,9 +29,11 @@ const row = async (key: string) => (await db.pool.query('SELECT status, attempts
 beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 2_000);
+  slack = await startFakeSlack();
 });
 afterAll(async () => {
   for (const r of runtimes) await r.stop();
+  await slack?.close();
   await db?.drop();
 });
 
@@ -61,5 +69,26 @@ describe('answer workers', () => {
     }, 30_000, 'the question marked failed');
     expect(failed.attempts).toBe(2);
     expect(logger.lines.some((l) => l.includes('web:always-fails: every attempt failed; telling the asker'))).toBe(true);
+  });
+
+  it('a Slack placeholder posted by a receiver that died before recording it becomes the answer (one message in the thread)', async () => {
+    const { desk, logger } = testDesk(db);
+    const client = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+    const receiver = await testJobs(db, desk, logger, { work: false });
+    runtimes.push(receiver);
+    const key = 'slack:event:EvOrphan';
+    const threadTs = '1800300001.000100';
+    expect(await receiver.queue.enqueue({
+      key, message: { platform: 'slack', threadId: `slack:C-orphan:${threadTs}`, channel: 'C-orphan', userId: 'U1', text: 'How many thefts were reported in 2019?' },
+      action: { type: 'answer' }, reply: { platform: 'slack', channel: 'C-orphan', threadTs, userId: 'U1' },
+    })).toBe(true);
+    // the receiver posted its placeholder and died before recording it
+    const orphan = await client.chat.postMessage({ channel: 'C-orphan', thread_ts: threadTs, text: 'In line…', metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } } });
+    await new Promise((r) => setTimeout(r, 3_200)); // past the time a worker waits for a receiver's placeholder
+    const worker = await testJobs(db, desk, createMemoryLogger(), { slack: client });
+    runtimes.push(worker);
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C-orphan' && Boolean(c.args.blocks), 20_000);
+    expect(answer.args.ts).toBe(orphan.ts);
+    expect(slack.messages.filter((m) => m.channel === 'C-orphan')).toHaveLength(1);
   });
 });

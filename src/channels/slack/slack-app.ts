@@ -69,7 +69,9 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   const socketMode = Boolean(slack.appToken);
   const receiver = socketMode
     ? undefined
-    : new HTTPReceiver({ signingSecret: slack.signingSecret!, endpoints: SLACK_EVENTS_PATH, signatureVerification: true, processBeforeResponse: false, logger });
+    : // the HTTP response waits for the listener, which returns once the question is in the durable queue (milliseconds):
+      // a process killed after acknowledging has nothing left to lose, and Slack retries one killed before
+      new HTTPReceiver({ signingSecret: slack.signingSecret!, endpoints: SLACK_EVENTS_PATH, signatureVerification: true, processBeforeResponse: true, logger });
   const app = socketMode
     ? new App({ token: slack.botToken, appToken: slack.appToken, socketMode: true, clientOptions, logger })
     : new App({ token: slack.botToken, receiver, clientOptions, logger });

@@ -27,6 +27,9 @@ export function slackErrorCode(error: unknown): string {
   return (error as { data?: { error?: string } }).data?.error ?? describeError(error);
 }
 
+/** The metadata every placeholder carries: which delivery it belongs to, so a worker can find it again. */
+export const PLACEHOLDER_EVENT = 'datadesk_placeholder';
+
 /**
  * The placeholder message of a delivery: the one recorded, or a new one. When
  * the receiver and a worker both post one at once, the first recorded wins and
@@ -34,10 +37,28 @@ export function slackErrorCode(error: unknown): string {
  */
 export async function placeholderFor(deps: SlackSinkDeps, key: string, channel: string, threadTs: string, text: string, recorded?: string): Promise<string> {
   if (recorded) return recorded;
-  const posted = await deps.client.chat.postMessage({ channel, thread_ts: threadTs, text });
+  const posted = await deps.client.chat.postMessage({ channel, thread_ts: threadTs, text, metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } } });
   const winner = (await deps.deliveries.claimPlaceholder(key, { ts: posted.ts! }))?.ts ?? posted.ts!;
   if (winner !== posted.ts) await deps.client.chat.delete({ channel, ts: posted.ts! }).catch(() => undefined);
   return winner;
+}
+
+/**
+ * A placeholder posted for this delivery but never recorded: the process that
+ * posted it died in between. Found in the thread by its metadata (needs the
+ * history scopes), so the answer replaces it instead of leaving it to say
+ * "Working on it…" for good.
+ */
+async function orphanedPlaceholder(deps: SlackSinkDeps, key: string, channel: string, threadTs: string): Promise<string | undefined> {
+  try {
+    const replies = await deps.client.conversations.replies({ channel, ts: threadTs, include_all_metadata: true, limit: 200 });
+    const mine = replies.messages?.find((m) => m.metadata?.event_type === PLACEHOLDER_EVENT && (m.metadata.event_payload as { key?: string } | undefined)?.key === key);
+    if (!mine?.ts) return undefined;
+    return (await deps.deliveries.claimPlaceholder(key, { ts: mine.ts }))?.ts;
+  } catch (error) {
+    deps.logger.debug(`slack: could not look for an earlier placeholder of ${key} (${slackErrorCode(error)})`);
+    return undefined;
+  }
 }
 
 export function slackReplySink(deps: SlackSinkDeps): SinkFactory {
@@ -45,7 +66,7 @@ export function slackReplySink(deps: SlackSinkDeps): SinkFactory {
     if (job.reply.platform !== 'slack') throw new Error(`a ${job.reply.platform} job reached the Slack sink`);
     const { channel, threadTs } = job.reply;
     const { client, logger } = deps;
-    const recorded = (await deps.deliveries.placeholderSoon(delivery))?.ts;
+    const recorded = (await deps.deliveries.placeholderSoon(delivery))?.ts ?? (await orphanedPlaceholder(deps, job.key, channel, threadTs));
     const ts = await placeholderFor(deps, job.key, channel, threadTs, WORKING, recorded);
     // a question that waited in line said so; now it is being answered
     if (recorded && !delivery.steps.length) await client.chat.update({ channel, ts, text: WORKING }).catch(() => undefined);

@@ -8,7 +8,7 @@ import type { Logger } from '../../core/logger.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries } from '../../jobs/deliveries.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
-import { placeholderFor, WORKING } from './slack-reply-sink.js';
+import { placeholderFor, slackErrorCode, WORKING } from './slack-reply-sink.js';
 import { fromSlackText } from './slack-text.js';
 
 export interface SlackReceiverDeps {
@@ -32,8 +32,12 @@ export function waitingText(ahead: number): string {
 }
 
 /**
- * Queues the question for a worker and shows it waiting in the thread.
- * Returns false for a delivery seen before (nothing is queued or posted).
+ * Queues the question for a worker; returns false for a delivery seen before
+ * (nothing is queued or posted). The placeholder that shows the question
+ * waiting is posted after this returns, so that Slack's acknowledgement waits
+ * for the queue (durable) and not for the Web API (cosmetic): a process killed
+ * after the ack has the question in the queue already, and a placeholder lost
+ * with it is posted by the worker instead.
  */
 export async function enqueueInThread(
   deps: SlackReceiverDeps,
@@ -48,10 +52,12 @@ export async function enqueueInThread(
     deps.logger.debug(`slack: ${key} was delivered before; not answered twice`);
     return false;
   }
-  const ahead = await deps.deliveries.aheadOf(key);
-  const row = await deps.deliveries.get(key);
-  // a fast worker may have posted (and even filled) a placeholder already
-  if (!row?.placeholder) await placeholderFor({ client, deliveries: deps.deliveries, logger: deps.logger }, key, channel, threadTs, waitingText(ahead));
+  void (async () => {
+    const ahead = await deps.deliveries.aheadOf(key);
+    const row = await deps.deliveries.get(key);
+    // a fast worker may have posted (and even filled) a placeholder already
+    if (!row?.placeholder) await placeholderFor({ client, deliveries: deps.deliveries, logger: deps.logger }, key, channel, threadTs, waitingText(ahead));
+  })().catch((error) => deps.logger.warn(`slack: the placeholder of ${key} could not be posted (${slackErrorCode(error)}); the worker posts one`));
   return true;
 }
 
