@@ -11,6 +11,7 @@ import type { DataDesk } from '../agents/desk.js';
 import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
+import { inTransaction } from '../db/transaction.js';
 import { answerJobSchema, type AnswerJob, type ReplyPlatform } from './answer-job.js';
 import { Deliveries, isAlive, type AnsweringLimits, type DeliveryRow } from './deliveries.js';
 import type { AnswerQueue } from './queue.js';
@@ -119,30 +120,20 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
     const me = await deps.identity.current();
     let moved = 0;
     for (const worker of await deliveries.answeringWorkers(me)) {
-      const client = await deps.pool.connect();
-      try {
-        await client.query('BEGIN');
-        if (await isAlive(client, worker)) {
-          await client.query('ROLLBACK');
-          continue;
-        }
+      const rows = await inTransaction(deps.pool, async (tx) => {
+        if (await isAlive(tx, worker)) return [];
         // only the reaper that wins this update fails the jobs: a question another worker took up since is not touched
-        const { rows } = await client.query<{ key: string; job_id: string; platform: ReplyPlatform }>(
+        const { rows: orphans } = await tx.query<{ key: string; job_id: string; platform: ReplyPlatform }>(
           `UPDATE deliveries SET status = 'queued', worker_id = NULL WHERE worker_id = $1 AND status = 'answering' RETURNING key, job_id, platform`,
           [worker],
         );
-        for (const platform of new Set(rows.map((r) => r.platform))) {
-          await deps.queue.failJobs(client, platform, rows.filter((r) => r.platform === platform).map((r) => r.job_id), `worker ${worker} stopped mid-answer`);
+        for (const platform of new Set(orphans.map((r) => r.platform))) {
+          await deps.queue.failJobs(tx, platform, orphans.filter((r) => r.platform === platform).map((r) => r.job_id), `worker ${worker} stopped mid-answer`);
         }
-        await client.query('COMMIT');
-        if (rows.length) logger.warn(`jobs: worker ${worker} stopped mid-answer; ${rows.length} question${rows.length === 1 ? '' : 's'} handed to the next worker`);
-        moved += rows.length;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+        return orphans;
+      });
+      if (rows.length) logger.warn(`jobs: worker ${worker} stopped mid-answer; ${rows.length} question${rows.length === 1 ? '' : 's'} handed to the next worker`);
+      moved += rows.length;
     }
     return moved;
   };
@@ -151,20 +142,13 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
   const rescue = async (): Promise<number> => {
     let moved = 0;
     for (const job of await deps.queue.unstartedJobs(deps.unstartedAfterSeconds ?? 30)) {
-      const client = await deps.pool.connect();
-      try {
-        await client.query('BEGIN');
-        const { rowCount } = await client.query(`SELECT 1 FROM deliveries WHERE key = $1 AND job_id = $2 AND status = 'queued' FOR UPDATE`, [job.key, job.id]);
-        if (rowCount) await deps.queue.failJobs(client, job.platform, [job.id], 'fetched by a worker that never started it');
-        await client.query('COMMIT');
-        if (rowCount) logger.warn(`jobs: ${job.key} was fetched by a worker that never started it; handed to the next worker`);
-        moved += rowCount ?? 0;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      const failed = await inTransaction(deps.pool, async (tx) => {
+        const { rowCount } = await tx.query(`SELECT 1 FROM deliveries WHERE key = $1 AND job_id = $2 AND status = 'queued' FOR UPDATE`, [job.key, job.id]);
+        if (rowCount) await deps.queue.failJobs(tx, job.platform, [job.id], 'fetched by a worker that never started it');
+        return rowCount ?? 0;
+      });
+      if (failed) logger.warn(`jobs: ${job.key} was fetched by a worker that never started it; handed to the next worker`);
+      moved += failed;
     }
     return moved;
   };

@@ -5,6 +5,7 @@
 // what a retry needs to finish the same reply instead of starting another.
 import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
+import { inTransaction } from '../db/transaction.js';
 
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
@@ -115,41 +116,27 @@ export class Deliveries {
    * never both pass the fairness limits or both take the same question.
    */
   async take(key: string, jobId: string, worker: string, limits: AnsweringLimits): Promise<TakeVerdict> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1, $2)', START_LOCK);
       const { rows } = await client.query<DeliveryRow>('SELECT * FROM deliveries WHERE key = $1 FOR UPDATE', [key]);
       const d = rows[0];
-      let verdict: TakeVerdict | undefined;
-      if (!d) verdict = { go: false, why: 'gone' };
-      else if (d.job_id !== jobId) verdict = { go: false, why: 'stale' };
-      else if (d.status === 'answered' || d.status === 'failed') verdict = { go: false, why: 'done' };
-      else if (d.status === 'answering' && d.worker_id !== worker && (await isAlive(client, d.worker_id))) verdict = { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
-      if (!verdict) {
-        const { rows: busy } = await client.query<{ by_user: string; by_channel: string }>(
-          `SELECT count(*) FILTER (WHERE user_id = $2) AS by_user, count(*) FILTER (WHERE channel = $3) AS by_channel
-           FROM deliveries WHERE status = 'answering' AND key <> $1`,
-          [key, d!.user_id, d!.channel],
-        );
-        if (d!.user_id && Number(busy[0].by_user) >= limits.perUser) verdict = { go: false, why: 'wait', reason: 'the asker has a question being answered' };
-        else if (d!.channel && Number(busy[0].by_channel) >= limits.perChannel) verdict = { go: false, why: 'wait', reason: 'the channel is at its limit' };
-      }
-      if (!verdict) {
-        const { rows: taken } = await client.query<DeliveryRow>(
-          `UPDATE deliveries SET status = 'answering', worker_id = $2, started_at = now(), attempts = attempts + 1 WHERE key = $1 RETURNING *`,
-          [key, worker],
-        );
-        verdict = { go: true, delivery: taken[0] };
-      }
-      await client.query('COMMIT');
-      return verdict;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+      if (!d) return { go: false, why: 'gone' };
+      if (d.job_id !== jobId) return { go: false, why: 'stale' };
+      if (d.status === 'answered' || d.status === 'failed') return { go: false, why: 'done' };
+      if (d.status === 'answering' && d.worker_id !== worker && (await isAlive(client, d.worker_id))) return { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
+      const { rows: busy } = await client.query<{ by_user: string; by_channel: string }>(
+        `SELECT count(*) FILTER (WHERE user_id = $2) AS by_user, count(*) FILTER (WHERE channel = $3) AS by_channel
+         FROM deliveries WHERE status = 'answering' AND key <> $1`,
+        [key, d.user_id, d.channel],
+      );
+      if (d.user_id && Number(busy[0].by_user) >= limits.perUser) return { go: false, why: 'wait', reason: 'the asker has a question being answered' };
+      if (d.channel && Number(busy[0].by_channel) >= limits.perChannel) return { go: false, why: 'wait', reason: 'the channel is at its limit' };
+      const { rows: taken } = await client.query<DeliveryRow>(
+        `UPDATE deliveries SET status = 'answering', worker_id = $2, started_at = now(), attempts = attempts + 1 WHERE key = $1 RETURNING *`,
+        [key, worker],
+      );
+      return { go: true, delivery: taken[0] };
+    });
   }
 
   /** The answer, kept before it is posted: a retry posts the same answer rather than computing another. */

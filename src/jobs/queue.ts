@@ -11,6 +11,7 @@ import { describeError } from '../core/errors.js';
 import { REPLY_PLATFORMS, answerJobSchema, answerQueue, failedQueue, type AnswerJob, type ReplyPlatform } from './answer-job.js';
 import { Deliveries, type Queryable } from './deliveries.js';
 import { dedicatedClient } from './dedicated-client.js';
+import { inTransaction } from '../db/transaction.js';
 
 export const JOBS_SCHEMA = 'datadesk_jobs';
 
@@ -52,22 +53,13 @@ export class AnswerQueue {
   async enqueue(job: AnswerJob): Promise<boolean> {
     const data = answerJobSchema.parse(job);
     const jobId = randomUUID();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const admitted = await Deliveries.admit(client, { key: data.key, jobId, platform: data.message.platform, channel: data.message.channel, userId: data.message.userId });
-      if (!admitted) {
-        await client.query('ROLLBACK');
-        return false;
-      }
-      await this.boss.send(answerQueue(data.reply.platform), data, { id: jobId, db: asDb(client) });
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    // a question nobody admitted is rolled back whole: its key stays free for the platform's retry
+    const admitted = await inTransaction(this.pool, async (tx) => {
+      if (!(await Deliveries.admit(tx, { key: data.key, jobId, platform: data.message.platform, channel: data.message.channel, userId: data.message.userId }))) return false;
+      await this.boss.send(answerQueue(data.reply.platform), data, { id: jobId, db: asDb(tx) });
+      return true;
+    });
+    if (!admitted) return false;
     // a worker in this process need not wait for its next poll
     for (const id of this.localWorkers.get(data.reply.platform) ?? []) this.boss.notifyWorker(id);
     return true;
@@ -76,18 +68,10 @@ export class AnswerQueue {
   /** Puts the question back in line as a new job that starts after `seconds` (fairness); the old job then ends. */
   async defer(job: AnswerJob, seconds: number): Promise<void> {
     const jobId = randomUUID();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await this.boss.send(answerQueue(job.reply.platform), job, { id: jobId, startAfter: seconds, db: asDb(client) });
-      await Deliveries.moveToJob(client, job.key, jobId);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    await inTransaction(this.pool, async (tx) => {
+      await this.boss.send(answerQueue(job.reply.platform), job, { id: jobId, startAfter: seconds, db: asDb(tx) });
+      await Deliveries.moveToJob(tx, job.key, jobId);
+    });
   }
 
   /**

@@ -44,6 +44,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
       u.username = setup.role;
       u.password = setup.password;
       reader = { url: u.toString(), role: setup.role, pool: new pg.Pool({ connectionString: u.toString(), max: 3 }) };
+      reader.pool.on('error', () => undefined); // as the app pool above
     } finally {
       client.release();
     }

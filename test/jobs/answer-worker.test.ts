@@ -4,7 +4,7 @@
 // fails ends as 'failed' and its asker is told so, not left waiting; a Slack
 // placeholder whose receiver died before recording it is found by its
 // metadata and becomes the answer.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataDesk } from '../../src/agents/desk.js';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { answerQueue } from '../../src/jobs/answer-job.js';
@@ -38,6 +38,11 @@ afterAll(async () => {
 });
 
 describe('answer workers', () => {
+  // each test is a deployment of its own: the earlier tests' workers (another desk) must not take its questions
+  beforeEach(async () => {
+    for (const r of runtimes.splice(0)) await r.stop();
+  });
+
   it('a job fetched by a worker that died before starting it is answered by the next worker', async () => {
     const { desk, logger } = testDesk(db);
     const receiver = await testJobs(db, desk, logger, { work: false });
