@@ -37,6 +37,9 @@ const PAGE_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
+/** How long the page waits before saying no worker has taken its question, and before it stops waiting. */
+const NO_WORKER_AFTER_MS = 20_000;
+const GIVE_UP_WAITING_MS = 10 * 60_000;
 /** 128 random bits from the page's crypto.getRandomValues: a thread cannot be guessed, so it cannot be read or continued by another. */
 const THREAD_ID = /^[0-9a-f]{32}$/;
 
@@ -146,10 +149,20 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       await deps.queue.enqueue({ key, message, action, reply: { platform: 'web' } });
       const ahead = await deps.deliveries.aheadOf(key);
       progress(ahead > 0 ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours` : action.type === 'choose' ? 'Applying your choice' : 'Starting');
+      const since = Date.now();
+      let toldNoWorker = false;
       for (;;) {
         const row = await deps.deliveries.get(key);
         if (row?.answer && row.steps.includes('answer')) return row.answer;
         if (row?.status === 'failed') return makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: GAVE_UP_MESSAGE });
+        // nobody has started it: say so (a `serve --no-worker` with no `datadesk worker` running); it stays queued for when one starts
+        if (row?.status === 'queued' && !toldNoWorker && Date.now() - since > NO_WORKER_AFTER_MS) {
+          toldNoWorker = true;
+          progress('Still waiting for a worker to take your question (is a `datadesk worker` running?)');
+        }
+        if (Date.now() - since > GIVE_UP_WAITING_MS) {
+          return makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: 'No worker took your question within 10 minutes. Start `datadesk worker` (or run `serve` without --no-worker) and ask again.' });
+        }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 1_000);
           wake = () => {
