@@ -28,6 +28,8 @@ export interface FakeSlack {
   losePostMessageReply: ('hang' | 'reset')[];
   /** the clock message ts are made from (ms); unset: fixed ts from 1700000101 on */
   now?: () => number;
+  /** what apps.connections.open answers (Socket Mode): a fake-socket-mode.ts URL; unset: the method fails */
+  socketModeUrl?: string;
   close(): Promise<void>;
   /** waits until a call matching `pred` was recorded (or fails after timeoutMs) */
   waitFor(pred: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
@@ -86,6 +88,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       fake.calls.push({ method, args, at: Date.now() });
       const reply = (o: Record<string, unknown>) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...o }));
       switch (method) {
+        case 'apps.connections.open': {
+          // Slack takes only an app-level token here
+          const token = /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1] ?? String(args.token ?? '');
+          if (!token.startsWith('xapp-')) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'not_allowed_token_type' }));
+          if (!fake.socketModeUrl) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'internal_error' }));
+          return reply({ url: fake.socketModeUrl });
+        }
         case 'auth.test':
           return reply({ user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', team: 'Test', user: 'datadesk', url: 'https://test.slack.com/' });
         case 'chat.postMessage':

@@ -3,9 +3,11 @@
 // Socket Mode connects out with SLACK_APP_TOKEN. Listeners live one per file
 // under listeners/ and get everything they need passed in. Listeners only
 // receive: questions are queued as jobs, and workers answer them (see
-// slack-reply-sink.ts), so every event is acknowledged at once.
-import { App, HTTPReceiver, LogLevel, type Logger as BoltLogger } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
+// slack-reply-sink.ts), so every event is acknowledged within milliseconds,
+// once its question is in the durable queue (in both modes).
+import { App, HTTPReceiver, LogLevel, type Logger as BoltLogger, type Receiver } from '@slack/bolt';
+import { SocketModeClient } from '@slack/socket-mode';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type pg from 'pg';
 import type { Config } from '../../config/env.js';
 import type { Logger } from '../../core/logger.js';
@@ -34,6 +36,54 @@ function boltLogger(logger: Logger): BoltLogger {
     getLevel: () => LogLevel.INFO,
     setName: () => undefined,
   };
+}
+
+/**
+ * Socket Mode that acknowledges as our HTTP receiver does (processBeforeResponse): an envelope's ack,
+ * with the listener's response (a command's ephemeral reply, say), goes back once the listeners are done,
+ * that is once the question is in the durable queue. Bolt's own SocketModeReceiver acknowledges an event
+ * before its listener runs, so a process killed in between lost the question: Slack does not redeliver
+ * an acknowledged envelope. One that throws is not acknowledged, and Slack redelivers it (the queue's
+ * unique key makes that one answer).
+ */
+export class QueueFirstSocketModeReceiver implements Receiver {
+  readonly client: SocketModeClient;
+  private app?: App;
+
+  constructor(o: { appToken: string; logger: BoltLogger; clientOptions?: WebClientOptions }) {
+    // a copy: the Socket Mode client sets its own retry policy on the options it is given
+    this.client = new SocketModeClient({ appToken: o.appToken, logger: o.logger, clientOptions: { ...o.clientOptions } });
+    this.client.on('slack_event', async ({ ack, body, retry_num: retryNum, retry_reason: retryReason }) => {
+      let response: unknown;
+      let acked = false;
+      try {
+        await this.app!.processEvent({
+          body, retryNum, retryReason,
+          ack: async (r?: unknown) => {
+            if (acked) return;
+            acked = true;
+            response = r;
+          },
+        });
+      } catch (error) {
+        o.logger.error(`an envelope (${body?.type}) failed before it was queued, left for Slack to redeliver: ${(error as Error).message}`);
+        return;
+      }
+      await ack(response).catch((error: Error) => o.logger.warn(`could not acknowledge an envelope: ${error.message}`));
+    });
+  }
+
+  init(app: App): void {
+    this.app = app;
+  }
+
+  start(): Promise<unknown> {
+    return this.client.start();
+  }
+
+  stop(): Promise<unknown> {
+    return this.client.disconnect();
+  }
 }
 
 export interface SlackAppDeps {
@@ -68,13 +118,11 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   const clientOptions = clientOptionsOf(slack);
   const socketMode = Boolean(slack.appToken);
   const receiver = socketMode
-    ? undefined
+    ? new QueueFirstSocketModeReceiver({ appToken: slack.appToken!, logger, clientOptions })
     : // the HTTP response waits for the listener, which returns once the question is in the durable queue (milliseconds):
       // a process killed after acknowledging has nothing left to lose, and Slack retries one killed before
       new HTTPReceiver({ signingSecret: slack.signingSecret!, endpoints: SLACK_EVENTS_PATH, signatureVerification: true, processBeforeResponse: true, logger });
-  const app = socketMode
-    ? new App({ token: slack.botToken, appToken: slack.appToken, socketMode: true, clientOptions, logger })
-    : new App({ token: slack.botToken, receiver, clientOptions, logger });
+  const app = new App({ token: slack.botToken, receiver, clientOptions, logger });
 
   const replyDeps = { queue: deps.queue, deliveries: new Deliveries(deps.writePool), desk: deps.desk, logger: deps.logger };
   const gate = {
@@ -96,7 +144,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
 
   return {
     app,
-    route: receiver
+    route: receiver instanceof HTTPReceiver
       ? async (req, res) => {
           if (new URL(req.url ?? '/', 'http://x').pathname !== SLACK_EVENTS_PATH) return false;
           if (req.method !== 'POST') {
