@@ -13,7 +13,8 @@ export function backtestCommand(deps: SlackReceiverDeps, gate: Gate) {
   return async ({ ack, command, client, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     const text = fromSlackText(command.text);
     if (!text || /^help$/i.test(text)) {
-      await ack({ response_type: 'ephemeral', text: RULE_SYNTAX_HELP });
+      // the help's own examples hold < and >: escaped, or Slack reads "< 30 sell: RSI(14) >" as a link
+      await ack({ response_type: 'ephemeral', text: escapeMrkdwn(RULE_SYNTAX_HELP) });
       return;
     }
     const verdict = admit(gate, command.channel_id, command.user_id);

@@ -17,10 +17,10 @@ export function datadeskCommand(pool: pg.Pool, defaultTimezone: string) {
         const forAsker = /^digests?\s*(help\s*)?$|^digests?\s+list\b/i.test(text);
         await ack({ response_type: forAsker ? 'ephemeral' : 'in_channel', text: escapeMrkdwn(reply) });
       } catch (error) {
-        await ack({ response_type: 'ephemeral', text: error instanceof UserError ? error.message : 'The digest could not be saved; please try again.' });
+        await ack({ response_type: 'ephemeral', text: error instanceof UserError ? escapeMrkdwn(error.message) : 'The digest could not be saved; please try again.' });
       }
       return;
     }
-    await ack({ response_type: 'ephemeral', text: GUIDE });
+    await ack({ response_type: 'ephemeral', text: escapeMrkdwn(GUIDE) });
   };
 }
