@@ -20,6 +20,10 @@ const httpUrl = optionalString.refine((v) => v === undefined || /^https?:\/\/\S+
   message: 'expected an http:// or https:// URL',
 });
 
+const httpsUrl = optionalString.refine((v) => v === undefined || /^https:\/\/\S+$/.test(v), {
+  message: 'expected an https:// URL (Teams requires https links in the app manifest)',
+});
+
 const integer = (fallback: number, min: number, max: number) =>
   optionalString
     .transform((v) => (v === undefined ? fallback : Number(v)))
@@ -101,6 +105,12 @@ const schema = z.object({
   MICROSOFT_APP_TYPE: optionalString
     .transform((v) => v ?? 'MultiTenant')
     .pipe(z.enum(['MultiTenant', 'SingleTenant', 'UserAssignedMSI'], { message: 'expected MultiTenant, SingleTenant or UserAssignedMSI' })),
+  // Teams without a bot registration, for the Bot Framework Emulator (loopback HOST only; see src/channels/teams/teams-mode.ts)
+  TEAMS_LOCAL: optionalString
+    .transform((v) => v ?? 'false')
+    .pipe(z.enum(['true', 'false'], { message: 'expected true or false' })),
+  TEAMS_PRIVACY_URL: httpsUrl,
+  TEAMS_TERMS_URL: httpsUrl,
   PUBLIC_BASE_URL: httpUrl,
   DIGEST_TICK_SECONDS: integer(30, 1, 3_600),
   DIGEST_GRACE_MINUTES: integer(360, 0, 7 * 24 * 60),
@@ -165,8 +175,14 @@ export interface Config {
     /** channel ids the bot answers in; empty: everywhere it is invited */
     allowedChannels: string[];
   };
-  /** Microsoft Teams, when MICROSOFT_APP_ID is set */
-  teams?: { appId: string; appPassword: string; tenantId: string; appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI' };
+  /**
+   * Microsoft Teams, when MICROSOFT_APP_ID is set, or TEAMS_LOCAL=true (then `local`, appId '': no Bot
+   * Framework authentication, for the Emulator; serve starts it only on a loopback HOST). appPassword is ''
+   * when not given: serve and worker refuse that (teamsCredentialProblem), `teams package` needs only the id.
+   */
+  teams?: { appId: string; appPassword: string; tenantId: string; appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI'; local: boolean };
+  /** the Teams app manifest's privacy and terms links (https); unset: the bot's own pages (see manifests/teams) */
+  teamsManifest: { privacyUrl?: string; termsUrl?: string };
   /** how often the digest scheduler looks for due digests, and how late a missed one may still post */
   digestTickSeconds: number;
   digestGraceMinutes: number;
@@ -214,8 +230,9 @@ export function loadConfig(env: RawEnv): Config {
   if (e.SLACK_BOT_TOKEN && !e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET) {
     problems.push('SLACK_SIGNING_SECRET: required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
   }
-  if (e.MICROSOFT_APP_ID && !e.MICROSOFT_APP_PASSWORD && e.MICROSOFT_APP_TYPE !== 'UserAssignedMSI') {
-    problems.push('MICROSOFT_APP_PASSWORD: required with MICROSOFT_APP_ID (the bot registration\'s client secret)');
+  // (a missing MICROSOFT_APP_PASSWORD is refused by serve and worker, not here: `teams package` needs only the id)
+  if (e.MICROSOFT_APP_ID && e.TEAMS_LOCAL === 'true') {
+    problems.push('TEAMS_LOCAL: true runs Teams without authentication and without an app id; unset it or MICROSOFT_APP_ID');
   }
   if (e.MICROSOFT_APP_ID && e.MICROSOFT_APP_TYPE === 'SingleTenant' && !e.MICROSOFT_APP_TENANT_ID) {
     problems.push('MICROSOFT_APP_TENANT_ID: required for a SingleTenant bot');
@@ -265,8 +282,11 @@ export function loadConfig(env: RawEnv): Config {
         }
       : undefined,
     teams: e.MICROSOFT_APP_ID
-      ? { appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD ?? '', tenantId: e.MICROSOFT_APP_TENANT_ID ?? '', appType: e.MICROSOFT_APP_TYPE }
-      : undefined,
+      ? { appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD ?? '', tenantId: e.MICROSOFT_APP_TENANT_ID ?? '', appType: e.MICROSOFT_APP_TYPE, local: false }
+      : e.TEAMS_LOCAL === 'true'
+        ? { appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant', local: true }
+        : undefined,
+    teamsManifest: { privacyUrl: e.TEAMS_PRIVACY_URL, termsUrl: e.TEAMS_TERMS_URL },
     digestTickSeconds: e.DIGEST_TICK_SECONDS,
     digestGraceMinutes: e.DIGEST_GRACE_MINUTES,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),

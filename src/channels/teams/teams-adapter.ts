@@ -6,6 +6,7 @@ import { CloudAdapter, ConfigurationBotFrameworkAuthentication, type TurnContext
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
 import type { Route } from '../../server/http-server.js';
+import { isLoopback } from '../web/playground-access.js';
 import type { DataDeskTeamsBot } from './teams-bot.js';
 
 export const TEAMS_MESSAGES_PATH = '/api/messages';
@@ -52,7 +53,38 @@ async function readJson(req: http.IncomingMessage, limit = 1 << 20): Promise<unk
   return JSON.parse(body);
 }
 
-export function teamsRoutes(adapter: CloudAdapter, bot: DataDeskTeamsBot, logger: Logger): Route {
+/** The name in a Host header or URL host, without port or brackets. */
+const hostName = (host: string) => host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+
+/**
+ * Local mode (no app id, nothing authenticated): the request must come from a
+ * program on this machine, not a web page (no Origin; JSON, which a page
+ * cannot send cross-site without a preflight we never answer; a loopback Host
+ * header, against DNS rebinding), and the answer must go back to this machine.
+ */
+function notLocal(req: http.IncomingMessage, body: unknown): { status: number; error: string } | undefined {
+  if (req.headers.origin) return { status: 403, error: 'The local Teams endpoint does not take requests from web pages.' };
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return { status: 415, error: 'Expected Content-Type: application/json.' };
+  if (!isLoopback(hostName(req.headers.host ?? ''))) return { status: 403, error: 'The local Teams endpoint answers only requests addressed to this machine (Host).' };
+  const serviceUrl = (body as { serviceUrl?: string } | undefined)?.serviceUrl;
+  let serviceHost = '';
+  try {
+    serviceHost = new URL(serviceUrl ?? '').hostname;
+  } catch {
+    // checked as malformed later
+  }
+  if (serviceUrl && !isLoopback(hostName(serviceHost))) {
+    return { status: 403, error: 'Without MICROSOFT_APP_ID the bot answers only to a serviceUrl on this machine (the Bot Framework Emulator).' };
+  }
+  return undefined;
+}
+
+export interface TeamsRouteOptions {
+  /** unauthenticated local mode (TEAMS_LOCAL=true): only this machine, both ways (see notLocal) */
+  local?: boolean;
+}
+
+export function teamsRoutes(adapter: CloudAdapter, bot: DataDeskTeamsBot, logger: Logger, options: TeamsRouteOptions = {}): Route {
   return async (req, res) => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== TEAMS_MESSAGES_PATH) return false;
     if (req.method !== 'POST') {
@@ -64,6 +96,12 @@ export function teamsRoutes(adapter: CloudAdapter, bot: DataDeskTeamsBot, logger
       body = await readJson(req);
     } catch {
       body = undefined;
+    }
+    const refused = options.local ? notLocal(req, body) : undefined;
+    if (refused) {
+      logger.warn(`teams (local mode): refused a request: ${refused.error}`);
+      res.writeHead(refused.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: refused.error }));
+      return true;
     }
     const problem = malformed(body);
     if (problem) {

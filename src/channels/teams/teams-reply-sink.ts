@@ -3,6 +3,8 @@
 // reference: the "on it" message shows the step being run and is then replaced
 // by the answer card (updateActivity), or the card is sent as a new message
 // when Teams refuses the update. A retried job replaces the same message.
+// The Bot Framework Emulator cannot update messages: there the answer always
+// comes as a new message under "on it".
 import { ActivityTypes, CardFactory, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
@@ -44,7 +46,8 @@ export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
     if (job.reply.platform !== 'teams') throw new Error(`a ${job.reply.platform} job reached the Teams sink`);
     const reference = job.reply.reference as Partial<ConversationReference>;
     const inConversation = (logic: (context: TurnContext) => Promise<void>) => deps.adapter.continueConversationAsync(deps.appId, reference, logic);
-    let id = (await deps.deliveries.placeholderSoon(delivery))?.id;
+    const canUpdate = reference.channelId !== 'emulator';
+    let id = canUpdate ? (await deps.deliveries.placeholderSoon(delivery))?.id : undefined;
     let last = 0;
     let updating: Promise<unknown> = Promise.resolve();
     return {
@@ -66,7 +69,7 @@ export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
         }
         const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))] };
         await inConversation(async (context) => {
-          id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);
+          if (canUpdate) id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);
           if (id) {
             try {
               await context.updateActivity({ ...reply, id });

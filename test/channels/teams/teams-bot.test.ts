@@ -192,7 +192,10 @@ describe('datadesk teams package', () => {
   it('zips the manifest with the app id and domain filled in, and the two icons', async () => {
     const { buildTeamsPackage } = await import('../../../src/cli/commands/teams.js');
     const AdmZip = (await import('adm-zip')).default;
-    const zip = new AdmZip(buildTeamsPackage('11111111-2222-3333-4444-555555555555', 'datadesk.example.com'));
+    const zip = new AdmZip(buildTeamsPackage({
+      appId: '11111111-2222-3333-4444-555555555555', domain: 'datadesk.example.com',
+      links: { websiteUrl: 'https://datadesk.example.com/teams', privacyUrl: 'https://corp.example.com/privacy?a=1&b="2"', termsOfUseUrl: 'https://datadesk.example.com/teams/terms' },
+    }));
     expect(zip.getEntries().map((e) => e.entryName).sort()).toEqual(['color.png', 'manifest.json', 'outline.png']);
     const manifest = JSON.parse(zip.readAsText('manifest.json'));
     expect(manifest.id).toBe('11111111-2222-3333-4444-555555555555');
@@ -200,6 +203,9 @@ describe('datadesk teams package', () => {
     expect(manifest.bots[0].scopes).toEqual(['personal', 'team', 'groupChat']);
     expect(manifest.bots[0].commandLists[0].commands.map((c: { title: string }) => c.title)).toEqual(['backtest', 'help', 'digest']);
     expect(manifest.validDomains).toEqual(['datadesk.example.com']);
+    expect(manifest.developer).toEqual({
+      name: 'Data Desk', websiteUrl: 'https://datadesk.example.com/teams', privacyUrl: 'https://corp.example.com/privacy?a=1&b="2"', termsOfUseUrl: 'https://datadesk.example.com/teams/terms',
+    });
     expect(zip.readFile('color.png')!.subarray(1, 4).toString()).toBe('PNG');
   });
 });
