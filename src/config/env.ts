@@ -120,6 +120,8 @@ const schema = z.object({
   ANSWERING_PER_USER: integer(1, 1, 100),
   ANSWERING_PER_CHANNEL: integer(3, 1, 1_000),
   JOB_RETRIES: integer(3, 0, 20),
+  EXPORT_ROW_LIMIT: integer(1_000_000, 1, 50_000_000),
+  EXPORT_TIMEOUT_MS: integer(120_000, 1_000, 3_600_000),
   PLAYGROUND_TOKEN: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9._~-]{16,}$/.test(v), {
     message: 'expected at least 16 letters, digits, "-", "_", "." or "~" (e.g. the output of: openssl rand -hex 16)',
   }),
@@ -191,6 +193,8 @@ export interface Config {
   rateLimits: { userPerMinute: number; channelPerMinute: number };
   /** answering as jobs: handlers per platform queue in a worker process, questions answered at once per asker and per channel, retries of a failed attempt */
   jobs: { concurrency: number; perUser: number; perChannel: number; retries: number };
+  /** "Download CSV": at most this many rows, within this statement timeout */
+  export: { rowLimit: number; timeoutMs: number };
   /** the browser playground: its token (required to serve it on a non-loopback HOST) and extra Host names it answers to */
   playground: { token?: string; allowedHosts: string[] };
   llm?: { baseUrl?: string; apiKey?: string; model: string };
@@ -292,6 +296,7 @@ export function loadConfig(env: RawEnv): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     rateLimits: { userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE, channelPerMinute: e.RATE_LIMIT_CHANNEL_PER_MINUTE },
     jobs: { concurrency: e.WORKER_CONCURRENCY, perUser: e.ANSWERING_PER_USER, perChannel: e.ANSWERING_PER_CHANNEL, retries: e.JOB_RETRIES },
+    export: { rowLimit: e.EXPORT_ROW_LIMIT, timeoutMs: e.EXPORT_TIMEOUT_MS },
     playground: { token: e.PLAYGROUND_TOKEN, allowedHosts },
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };

@@ -24,6 +24,8 @@ import type { JobEvents } from '../../jobs/job-events.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
 import { GAVE_UP_MESSAGE } from '../../jobs/answer-worker.js';
 import { makeAnswer } from '../../core/answer.js';
+import { ExportRefused, exportSourceOf, writeCsvExport, type ExportSettings } from '../../export/csv-export.js';
+import { checkSql } from '../../db/sql-guard.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
 import { checkOrigin, hasToken, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
 
@@ -31,6 +33,8 @@ const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
 const STATIC: Record<string, string> = { '/': 'index.html', '/app.js': 'app.js', '/style.css': 'style.css' };
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 const API = new Set(['/api/ask', '/api/choose']);
+/** a download link: the thread (128 secret bits) and the answer's id */
+const EXPORT_PATH = /^\/api\/export\/([0-9a-f]{32})\/([0-9a-f-]{36})\.csv$/;
 /** The page loads only its own files and talks only to this server; no other site may frame it. */
 const PAGE_HEADERS = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
@@ -84,6 +88,8 @@ export interface PlaygroundDeps {
   charts: ChartStore;
   logger: Logger;
   quickchartUrl?: string;
+  /** where "Download CSV" reads from (no link without it) */
+  exports?: ExportSettings;
   /** HOST, PLAYGROUND_TOKEN and friends (playgroundAccess(config)); read from the environment as `serve` reads it when not given */
   access?: PlaygroundAccess;
 }
@@ -97,14 +103,43 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   if (off) deps.logger.warn(`Playground: ${off}`);
   const limiter = new RateLimiter(access.perMinute);
 
-  /** The answer as sent to the page: the Answer plus the URL of its chart image. */
-  const withChart = async (answer: Answer) => {
-    if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null };
+  /** The answer as sent to the page: the Answer, the URL of its chart image, and where to download its rows as CSV. */
+  const forPage = async (answer: Answer, key: string | undefined) => {
+    const exportUrl = key && deps.exports && exportSourceOf(answer) ? `/api/export/${key.split(':').slice(1).join('/')}.csv` : null;
+    const exportLimit = exportUrl ? deps.exports!.rowLimit : null;
+    if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit };
     try {
-      return { answer, chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png` };
+      return { answer, chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png`, exportUrl, exportLimit };
     } catch (error) {
       deps.logger.warn(`chart: ${(error as Error).message}`);
-      return { answer, chartUrl: null };
+      return { answer, chartUrl: null, exportUrl, exportLimit };
+    }
+  };
+
+  /** GET /api/export/<thread>/<id>.csv: all rows of that answer's query, streamed. */
+  const exportCsv = async (res: http.ServerResponse, thread: string, id: string) => {
+    const row = await deps.deliveries.get(`web:${thread}:${id}`);
+    const source = row?.answer ? exportSourceOf(row.answer) : undefined;
+    if (!row?.answer || !source || !deps.exports) return refuse(res, { status: 404, error: 'There is no table to export for this answer (or it was asked more than 3 days ago).' });
+    const name = row.answer.kind === 'result' ? row.answer.headline.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) : 'answer';
+    const headers = {
+      'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="datadesk-${name || 'answer'}.csv"`,
+      'cache-control': 'no-store', 'x-row-limit': String(deps.exports.rowLimit), 'x-content-type-options': 'nosniff',
+    };
+    try {
+      if (source.kind === 'query') {
+        // the guard runs first: a refusal is an error page, not half a file
+        const verdict = await checkSql(source.sql);
+        if (!verdict.ok) throw new ExportRefused(`This answer's query cannot be exported: ${verdict.message}`);
+      }
+      res.writeHead(200, headers);
+      await writeCsvExport(deps.exports, source, res);
+    } catch (error) {
+      deps.logger.warn(`playground: export of ${id}: ${(error as Error).message}`);
+      if (res.headersSent) return res.destroy(); // a cut-off download must not look complete
+      if (error instanceof ExportRefused) return refuse(res, { status: 422, error: error.message });
+      if (isDatabaseUnavailable(error)) return refuse(res, { status: 503, error: DATABASE_UNAVAILABLE_MESSAGE });
+      throw error;
     }
   };
 
@@ -128,20 +163,21 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     }
     const send = sse(res);
     let answer: Answer;
+    let key: string | undefined;
     try {
-      answer = await answerAsJob(message, action, (step) => send('progress', { step }));
+      ({ answer, key } = await answerAsJob(message, action, (step) => send('progress', { step })));
     } catch (error) {
       // the queue lives in the database: without it the question cannot be taken, and the page is told so
       if (!isDatabaseUnavailable(error)) throw error;
       deps.logger.warn(`playground: ${(error as Error).message}`);
       answer = makeAnswer({ kind: 'error', route: message.kind === 'backtest' ? 'backtest' : 'sql', trace: [], retryable: true, message: DATABASE_UNAVAILABLE_MESSAGE });
     }
-    send('answer', await withChart(answer));
+    send('answer', await forPage(answer, key));
     res.end();
   };
 
   /** Queues the question and waits for its answer, relaying progress; the row is looked at every second in case a notification was missed. */
-  const answerAsJob = async (message: InboundMessage, action: AnswerJob['action'], progress: (step: string) => void): Promise<Answer> => {
+  const answerAsJob = async (message: InboundMessage, action: AnswerJob['action'], progress: (step: string) => void): Promise<{ answer: Answer; key: string }> => {
     const key = `web:${message.threadId.slice(4)}:${randomUUID()}`;
     let wake = () => {};
     const unsubscribe = await deps.events.subscribe(key, (event) => ('step' in event ? progress(event.step) : wake()));
@@ -153,15 +189,15 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       let toldNoWorker = false;
       for (;;) {
         const row = await deps.deliveries.get(key);
-        if (row?.answer && row.steps.includes('answer')) return row.answer;
-        if (row?.status === 'failed') return makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: GAVE_UP_MESSAGE });
+        if (row?.answer && row.steps.includes('answer')) return { answer: row.answer, key };
+        if (row?.status === 'failed') return { answer: makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: GAVE_UP_MESSAGE }), key };
         // nobody has started it: say so (a `serve --no-worker` with no `datadesk worker` running); it stays queued for when one starts
         if (row?.status === 'queued' && !toldNoWorker && Date.now() - since > NO_WORKER_AFTER_MS) {
           toldNoWorker = true;
           progress('Still waiting for a worker to take your question (is a `datadesk worker` running?)');
         }
         if (Date.now() - since > GIVE_UP_WAITING_MS) {
-          return makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: 'No worker took your question within 10 minutes. Start `datadesk worker` (or run `serve` without --no-worker) and ask again.' });
+          return { answer: makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: 'No worker took your question within 10 minutes. Start `datadesk worker` (or run `serve` without --no-worker) and ask again.' }), key };
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 1_000);
@@ -180,7 +216,8 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const isStatic = req.method === 'GET' && STATIC[url.pathname] !== undefined;
     const isApi = req.method === 'POST' && API.has(url.pathname);
-    if (!isStatic && !isApi) return false;
+    const exportOf = req.method === 'GET' ? EXPORT_PATH.exec(url.pathname) : null;
+    if (!isStatic && !isApi && !exportOf) return false;
     if (off) return refuse(res, { status: 404, error: `Not served: ${off}` });
     const wrongOrigin = checkOrigin(req, access);
     if (wrongOrigin) return refuse(res, wrongOrigin);
@@ -200,6 +237,10 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       const file = STATIC[url.pathname];
       res.writeHead(200, { 'content-type': TYPES[path.extname(file)], 'cache-control': 'no-cache', ...PAGE_HEADERS });
       res.end(await readFile(path.join(PUBLIC, file)));
+      return true;
+    }
+    if (exportOf) {
+      await exportCsv(res, exportOf[1], exportOf[2]);
       return true;
     }
     // a form or a no-cors fetch from another site can only send text/plain, form data or multipart

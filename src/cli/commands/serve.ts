@@ -96,7 +96,10 @@ export function registerServe(program: Command): void {
       const channelsConfigured = Boolean(config.slack || (config.teams && !config.teams.local));
       const playground = channelsConfigured
         ? undefined
-        : playgroundRoutes({ queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config) });
+        : playgroundRoutes({
+          queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config),
+          exports: { pool: db.reader ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs },
+        });
       if (playground) routes.push(playground);
       const server = await startHttpServer(config.host, config.port, routes, logger);
       publicUrl = config.publicBaseUrl ?? server.url;

@@ -69,7 +69,7 @@
     const div = el('div', 'msg bot');
     div.append(el('div', 'who', 'Data Desk'));
     if (!payload) return div;
-    const { answer, chartUrl } = payload;
+    const { answer, chartUrl, exportUrl, exportLimit } = payload;
     if (answer.kind === 'result') {
       div.append(el('div', 'headline', answer.headline));
       // the headline is often the narration's first sentence: do not say it twice
@@ -82,6 +82,13 @@
         div.append(chips);
       }
       if (answer.table) div.append(table(answer.table));
+      if (exportUrl) {
+        // all rows of the query, not only those shown: streamed by the server
+        const a = el('a', 'export', `Download CSV (all ${answer.table.rowCount.toLocaleString('en-US')} rows${exportLimit && answer.table.rowCount > exportLimit ? `, the first ${exportLimit.toLocaleString('en-US')}` : ''})`);
+        a.href = exportUrl;
+        a.setAttribute('download', '');
+        div.append(a);
+      }
       for (const extra of answer.extraTables || []) {
         div.append(el('div', 'rows-note', extra.title));
         div.append(table(extra.table));

@@ -1,0 +1,54 @@
+// "Download CSV": all rows of an answer's query, streamed from PostgreSQL as
+// CSV (COPY ... TO STDOUT), under the same walls as the answer itself: the SQL
+// guard, the reader login, a READ ONLY transaction and a statement timeout, and
+// a row limit the link states. Nothing is held in memory but a chunk at a time.
+// An answer without one query behind its table (a backtest's KPIs) exports the
+// rows it carries.
+import { pipeline } from 'node:stream/promises';
+import type { Writable } from 'node:stream';
+import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import type { Answer } from '../core/answer.js';
+import { checkSql } from '../db/sql-guard.js';
+import { withReadOnly } from '../db/read-only.js';
+
+export interface ExportSettings {
+  /** the reader login's pool (the app's when there is none: then only our own compiled SQL was ever run) */
+  pool: pg.Pool;
+  rowLimit: number;
+  statementTimeoutMs: number;
+}
+
+export type ExportSource = { kind: 'query'; sql: string } | { kind: 'rows'; columns: string[]; rows: unknown[][] };
+
+/** What a table answer can be exported from, if anything. */
+export function exportSourceOf(answer: Answer): ExportSource | undefined {
+  if (answer.kind !== 'result' || !answer.table) return undefined;
+  if (answer.route === 'sql' && answer.sql.length === 1) return { kind: 'query', sql: answer.sql[0] };
+  return { kind: 'rows', columns: answer.table.columns, rows: answer.table.rows };
+}
+
+export class ExportRefused extends Error {}
+
+const csvCell = (v: unknown): string => {
+  if (v === null || v === undefined) return '';
+  const s = String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+/** Writes the CSV to `out` (which the caller has given its headers). Throws ExportRefused before writing anything when the SQL does not pass the guard. */
+export async function writeCsvExport(settings: ExportSettings, source: ExportSource, out: Writable): Promise<void> {
+  if (source.kind === 'rows') {
+    out.write([source.columns, ...source.rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n');
+    out.end();
+    return;
+  }
+  const sql = source.sql.trim().replace(/;\s*$/, '');
+  const verdict = await checkSql(sql);
+  if (!verdict.ok) throw new ExportRefused(`This answer's query cannot be exported: ${verdict.message}`);
+  const limit = Math.max(1, Math.floor(settings.rowLimit));
+  await withReadOnly(settings.pool, { statementTimeoutMs: settings.statementTimeoutMs }, async (client) => {
+    const stream = client.query(copyTo(`COPY (SELECT * FROM (${sql}) AS answer LIMIT ${limit}) TO STDOUT WITH (FORMAT csv, HEADER)`));
+    await pipeline(stream, out);
+  });
+}
