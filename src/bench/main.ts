@@ -10,6 +10,7 @@ import { sqlBench } from './sql-bench.js';
 import { slackBench } from './slack-bench.js';
 import { narrationBench } from './narration-bench.js';
 import { loadBench } from './load-bench.js';
+import { exportBench } from './export-bench.js';
 
 const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
 program
@@ -64,6 +65,15 @@ program
   .action(async (opts: { events: number; concurrency: number; tickers: number }) => {
     const config = loadConfigFromProcess();
     await loadBench(config, createLogger(config.logLevel), opts);
+  });
+
+program
+  .command('export')
+  .description('"Download CSV" of a 1,000,000-row answer (benchmark database): time, rows/s and peak RSS (it streams)')
+  .option('--rows <n>', 'rows to export', positiveInt, 1_000_000)
+  .action(async (opts: { rows: number }) => {
+    const config = loadConfigFromProcess();
+    await exportBench(config, createLogger(config.logLevel), opts.rows);
   });
 
 program
