@@ -16,13 +16,43 @@ export const BLOCKS_PER_MESSAGE = 50;
 const SQL_LINES_SHOWN = 8;
 const TABLE_ROWS_SHOWN = 10;
 
-/** Splits text into pieces of at most `limit` characters, at line ends where possible. */
+/** Slack's guidance for a message's top-level `text`: under 4,000 characters (40,000 are truncated). */
+export const TEXT_LIMIT = 4_000;
+/** A button's value holds at most 2,000 characters. */
+export const BUTTON_VALUE_LIMIT = 2_000;
+/** An actions block holds at most 25 elements. */
+const ACTIONS_PER_BLOCK = 25;
+
+/**
+ * Where to cut `s` at or before `limit` so that no piece ends inside an entity
+ * (&amp; &lt; &gt;, which Slack would show as "&am") or between the two halves
+ * of a character outside the BMP.
+ */
+function safeCut(s: string, limit: number): number {
+  let cut = limit;
+  const amp = s.lastIndexOf('&', cut - 1);
+  if (amp >= 0 && amp >= cut - 4) {
+    const semi = s.indexOf(';', amp);
+    if (semi >= cut && semi - amp <= 4) cut = amp;
+  }
+  const before = s.charCodeAt(cut - 1);
+  if (before >= 0xd800 && before <= 0xdbff) cut--;
+  return cut;
+}
+
+/** The first `limit` characters of (escaped) text, cut where nothing breaks, with `more` at the end when cut. */
+export function cutText(s: string, limit: number, more = '…'): string {
+  if (s.length <= limit) return s;
+  return s.slice(0, safeCut(s, limit - more.length)) + more;
+}
+
+/** Splits text into pieces of at most `limit` characters, at line ends where possible, never inside an entity. */
 export function chunkText(text: string, limit: number): string[] {
   const out: string[] = [];
   let rest = text;
   while (rest.length > limit) {
     let cut = rest.lastIndexOf('\n', limit);
-    if (cut <= 0) cut = limit;
+    if (cut <= 0) cut = safeCut(rest, limit);
     out.push(rest.slice(0, cut));
     rest = rest.slice(cut).replace(/^\n/, '');
   }
@@ -36,7 +66,7 @@ export function chunkText(text: string, limit: number): string[] {
 // bare URLs, #channel names and @channel/@here into links and mentions itself.
 // (Slack mrkdwn has no [label](url) links: such text shows as written.)
 const mrkdwn = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true } });
-const context = (text: string): Block => ({ type: 'context', elements: [{ type: 'mrkdwn', text: text.slice(0, SECTION_LIMIT), verbatim: true }] });
+const context = (text: string): Block => ({ type: 'context', elements: [{ type: 'mrkdwn', text: cutText(text, SECTION_LIMIT), verbatim: true }] });
 /** Slack mrkdwn treats &, < and > specially: escape text that comes from data. */
 export const escapeMrkdwn = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 /** Data with ``` would close the code block early: a zero-width space keeps the backticks apart. */
@@ -46,9 +76,9 @@ function sections(text: string): Block[] {
   return chunkText(escapeMrkdwn(text), SECTION_LIMIT).map(mrkdwn);
 }
 
-/** A code block split so that each piece, fences included, fits a section. */
-function codeSections(code: string): Block[] {
-  return chunkText(fenceSafe(code), SECTION_LIMIT - 8).map((piece) => mrkdwn('```' + escapeMrkdwn(piece) + '```'));
+/** A code block split so that each piece, escaped and fences included, fits a section (escaping first: "<" is 4 characters once sent). */
+export function codeSections(code: string): Block[] {
+  return chunkText(escapeMrkdwn(fenceSafe(code)), SECTION_LIMIT - 6).map((piece) => mrkdwn('```' + piece + '```'));
 }
 
 function tableBlocks(t: AnswerTable, title?: string): Block[] {
@@ -62,12 +92,13 @@ function tableBlocks(t: AnswerTable, title?: string): Block[] {
 
 function sqlBlocks(sql: string): Block[] {
   const lines = sql.split('\n');
-  if (lines.length <= SQL_LINES_SHOWN) return codeSections(sql);
+  // SQL a button cannot carry whole is shown whole: a "Full SQL" that showed the first 2,000 characters would not be
+  if (lines.length <= SQL_LINES_SHOWN || sql.length > BUTTON_VALUE_LIMIT) return codeSections(sql);
   return [
     ...codeSections([...lines.slice(0, SQL_LINES_SHOWN), '…'].join('\n')),
     {
       type: 'actions',
-      elements: [{ type: 'button', action_id: 'show_sql', text: { type: 'plain_text', text: `Full SQL (${lines.length} lines)` }, value: sql.slice(0, 2_000) }],
+      elements: [{ type: 'button', action_id: 'show_sql', text: { type: 'plain_text', text: `Full SQL (${lines.length} lines)` }, value: sql }],
     },
   ];
 }
@@ -75,14 +106,14 @@ function sqlBlocks(sql: string): Block[] {
 /** The blocks of an answer, possibly more than one message's worth; `text` (the notification) is escaped too. */
 export function answerBlocks(answer: Answer): { text: string; blocks: Block[] } {
   const { text, blocks } = answerParts(answer);
-  return { text: escapeMrkdwn(text).slice(0, 3_000), blocks };
+  return { text: cutText(escapeMrkdwn(text), 3_000), blocks };
 }
 
 function answerParts(answer: Answer): { text: string; blocks: Block[] } {
   switch (answer.kind) {
     case 'result': {
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
-      const blocks: Block[] = [mrkdwn(`*${escapeMrkdwn(answer.headline).slice(0, SECTION_LIMIT - 2)}*`), ...(rest ? sections(rest) : [])];
+      const blocks: Block[] = [mrkdwn(`*${cutText(escapeMrkdwn(answer.headline), SECTION_LIMIT - 2)}*`), ...(rest ? sections(rest) : [])];
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
       if (answer.table) blocks.push(...tableBlocks(answer.table));
       for (const extra of answer.extraTables) blocks.push(...tableBlocks(extra.table, extra.title));
@@ -92,24 +123,29 @@ function answerParts(answer: Answer): { text: string; blocks: Block[] } {
       if (answer.freshness) blocks.push(context(`Data: ${escapeMrkdwn(answer.freshness)}`));
       return { text: answer.headline, blocks };
     }
-    case 'clarify':
+    case 'clarify': {
+      const buttons = answer.options.map((o, i) => ({
+        type: 'button',
+        // ids come from the glossary; one too long for Slack's 255 falls back to its position (the value says which)
+        action_id: `clarify:${o.id}`.length <= 255 ? `clarify:${o.id}` : `clarify:#${i}`,
+        text: { type: 'plain_text', text: (o.label || o.id).slice(0, 75) },
+        value: JSON.stringify({ term: answer.term, option: o.id }),
+      }));
+      // at most 25 buttons an actions block: more options take more blocks
+      const actions: Block[] = [];
+      for (let i = 0; i < buttons.length; i += ACTIONS_PER_BLOCK) {
+        const n = i / ACTIONS_PER_BLOCK;
+        actions.push({ type: 'actions', block_id: `clarify:${answer.term}`.slice(0, 250) + (n ? `:${n + 1}` : ''), elements: buttons.slice(i, i + ACTIONS_PER_BLOCK) });
+      }
       return {
         text: answer.question,
         blocks: [
-          mrkdwn(escapeMrkdwn(answer.question)),
-          {
-            type: 'actions',
-            block_id: `clarify:${answer.term}`,
-            elements: answer.options.map((o) => ({
-              type: 'button',
-              action_id: `clarify:${o.id}`,
-              text: { type: 'plain_text', text: o.label.slice(0, 75) },
-              value: JSON.stringify({ term: answer.term, option: o.id }),
-            })),
-          },
+          ...sections(answer.question),
+          ...actions,
           ...answer.options.filter((o) => o.description).map((o) => context(`*${escapeMrkdwn(o.label)}*: ${escapeMrkdwn(o.description!)}`)),
         ],
       };
+    }
     case 'refusal':
       return { text: answer.reason, blocks: [...sections(answer.reason), ...answer.alternatives.map((a) => context(`• ${escapeMrkdwn(a)}`))] };
     case 'error':

@@ -37,6 +37,22 @@ describe('Block Kit rendering within Slack limits', () => {
     expect(json).toContain('Full SQL (20 lines)');
   });
 
+  it('SQL longer than a button can carry (2,000 characters) is shown whole, in as many sections as it takes, with no button', () => {
+    const sql = Array.from({ length: 12 }, (_, i) => `  AND column_${i} IN (${'1, '.repeat(100)}1)`).join('\n');
+    expect(sql.length).toBeGreaterThan(2_000);
+    const [m] = renderAnswerMessages(makeAnswer({ kind: 'result', route: 'sql', trace: [], headline: 'h', narration: 'h', sql: [sql], assumptions: [], notes: [] }));
+    expect(JSON.stringify(m.blocks)).not.toContain('show_sql');
+    const code = textsOf(m.blocks).filter((t) => t.startsWith('```')).map((t) => t.slice(3, -3));
+    expect(code.join('\n')).toBe(sql);
+  });
+
+  it('cuts escaped text only between entities: a cap never leaves "&am"', () => {
+    const [m] = renderAnswerMessages(makeAnswer({ kind: 'error', route: 'sql', trace: [], message: `${'x'.repeat(2_997)}&&&&`, retryable: false }));
+    expect(m.text).toBe(`${'x'.repeat(2_997)}…`);
+    const pieces = chunkText(`${'y'.repeat(2_998)}&amp;&amp;`, SECTION_LIMIT);
+    expect(pieces).toEqual([`${'y'.repeat(2_998)}`, '&amp;&amp;']);
+  });
+
   it('renders a clarifying question as buttons carrying the term and option', () => {
     const [m] = renderAnswerMessages(makeAnswer({
       kind: 'clarify', route: 'sql', trace: [], term: 'night', question: 'What counts as night?',

@@ -15,6 +15,7 @@ import { testDesk } from '../../helpers/desk.js';
 import { slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import { pollUntil } from '../../helpers/wait.js';
+import { blockKitProblems, viewProblems } from '../../helpers/block-kit-limits.js';
 
 const SECRET = 'test-signing-secret';
 let db: TestDatabase;
@@ -292,5 +293,14 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     await post(server, body, 'application/json');
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('language model'));
     expect(String(answer.args.text)).toMatch(/^The language model could not help with this just now: the LLM service answered HTTP 500/);
+  });
+
+  it('every message the bot sent in these tests is within Slack\'s published limits', () => {
+    const sent = slack.calls.filter((c) => ['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'views.publish'].includes(c.method));
+    expect(sent.length).toBeGreaterThan(30);
+    for (const c of sent) {
+      const problems = c.method === 'views.publish' ? viewProblems(c.args.view as { type: string; blocks: unknown[] }) : blockKitProblems({ text: c.args.text, blocks: c.args.blocks });
+      expect(problems, `${c.method} ${String(c.args.text).slice(0, 60)}`).toEqual([]);
+    }
   });
 });

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { UserError } from '../../../core/errors.js';
 import { digestCommand } from '../../../digest/subscriptions.js';
 import { fromSlackText } from '../slack-text.js';
-import { escapeMrkdwn } from '../render-blocks.js';
+import { cutText, escapeMrkdwn, TEXT_LIMIT } from '../render-blocks.js';
 
 export function datadeskCommand(pool: pg.Pool, defaultTimezone: string) {
   return async ({ ack, command }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
@@ -15,7 +15,7 @@ export function datadeskCommand(pool: pg.Pool, defaultTimezone: string) {
         const reply = await digestCommand(pool, text, { platform: 'slack', channel: command.channel_id, userId: command.user_id, defaultTimezone });
         // help and the list are for the one who asked; a new or stopped digest is news for the channel
         const forAsker = /^digests?\s*(help\s*)?$|^digests?\s+list\b/i.test(text);
-        await ack({ response_type: forAsker ? 'ephemeral' : 'in_channel', text: escapeMrkdwn(reply) });
+        await ack({ response_type: forAsker ? 'ephemeral' : 'in_channel', text: cutText(escapeMrkdwn(reply), TEXT_LIMIT) });
       } catch (error) {
         await ack({ response_type: 'ephemeral', text: error instanceof UserError ? escapeMrkdwn(error.message) : 'The digest could not be saved; please try again.' });
       }

@@ -1,6 +1,6 @@
 // "Full SQL": the complete query of a shortened SQL block, to the clicker only.
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { chunkText, escapeMrkdwn } from '../render-blocks.js';
+import { codeSections } from '../render-blocks.js';
 
 export function showSql() {
   return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
@@ -8,7 +8,8 @@ export function showSql() {
     const channel = body.channel?.id;
     if (!channel) return;
     const message = body.message as { ts: string; thread_ts?: string } | undefined;
-    const blocks = chunkText(action.value ?? '', 2_990).map((piece) => ({ type: 'section', text: { type: 'mrkdwn', text: '```' + escapeMrkdwn(piece) + '```' } }));
+    // escaped before it is split: 2,000 "<" are 8,000 characters once sent
+    const blocks = codeSections(action.value ?? '');
     await client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: message?.thread_ts ?? message?.ts, text: 'Full SQL', blocks });
   };
 }

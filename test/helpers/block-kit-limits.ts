@@ -1,0 +1,132 @@
+// Slack's published limits for Block Kit, as one validator: what the Web API
+// would refuse (invalid_blocks, msg_too_long) or quietly truncate. From Slack's
+// reference (docs.slack.dev/reference/block-kit): a message holds at most 50
+// blocks, a Home tab or modal 100; block_id at most 255 characters; a text
+// object at least 1 and at most 3,000; section fields at most 10 of at most
+// 2,000; header plain_text at most 150; context at most 10 elements; actions
+// at most 25 elements; a button's text plain_text at most 75, action_id at
+// most 255, value at most 2,000, url at most 3,000. A message's top-level
+// `text` is truncated past 40,000 characters, and Slack's guidance is to keep
+// it under 4,000 (longer ones may be split into several messages): we hold
+// it to 4,000. Beyond the limits, one rule of ours: mrkdwn and `text` carry no
+// bare "&" (an unescaped one, or an entity cut in half by a length cap).
+export type Surface = 'message' | 'home' | 'modal';
+
+export const LIMITS = {
+  blocksPerMessage: 50,
+  blocksPerView: 100,
+  messageText: 4_000,
+  messageTextHard: 40_000,
+  blockId: 255,
+  textObject: 3_000,
+  sectionFields: 10,
+  sectionField: 2_000,
+  header: 150,
+  contextElements: 10,
+  actionsElements: 25,
+  buttonText: 75,
+  actionId: 255,
+  buttonValue: 2_000,
+  buttonUrl: 3_000,
+} as const;
+
+type Json = Record<string, unknown>;
+
+const BARE_AMP = /&(?!amp;|lt;|gt;)/;
+
+function textObject(t: unknown, where: string, o: { max?: number; plainOnly?: boolean } = {}): string[] {
+  if (!t || typeof t !== 'object') return [`${where}: not a text object`];
+  const { type, text } = t as Json;
+  const problems: string[] = [];
+  if (type !== 'plain_text' && type !== 'mrkdwn') problems.push(`${where}: text object type ${String(type)}`);
+  if (o.plainOnly && type !== 'plain_text') problems.push(`${where}: must be plain_text, is ${String(type)}`);
+  if (typeof text !== 'string' || text.length === 0) return [...problems, `${where}: empty text`];
+  const max = o.max ?? LIMITS.textObject;
+  if (text.length > max) problems.push(`${where}: ${text.length} characters, over ${max}`);
+  if (type === 'mrkdwn' && BARE_AMP.test(text)) problems.push(`${where}: a bare & (unescaped, or an entity cut short): …${text.slice(Math.max(0, text.search(BARE_AMP) - 20), text.search(BARE_AMP) + 10)}…`);
+  return problems;
+}
+
+function element(e: unknown, where: string): string[] {
+  const el = e as Json;
+  switch (el?.type) {
+    case 'button': {
+      const problems = textObject(el.text, `${where}.text`, { max: LIMITS.buttonText, plainOnly: true });
+      if (typeof el.action_id === 'string' && el.action_id.length > LIMITS.actionId) problems.push(`${where}.action_id: ${el.action_id.length} characters, over ${LIMITS.actionId}`);
+      if (typeof el.value === 'string' && el.value.length > LIMITS.buttonValue) problems.push(`${where}.value: ${el.value.length} characters, over ${LIMITS.buttonValue}`);
+      if (typeof el.url === 'string' && el.url.length > LIMITS.buttonUrl) problems.push(`${where}.url: ${el.url.length} characters, over ${LIMITS.buttonUrl}`);
+      if (el.style !== undefined && el.style !== 'primary' && el.style !== 'danger') problems.push(`${where}.style: ${String(el.style)}`);
+      return problems;
+    }
+    case 'image':
+      return typeof el.alt_text === 'string' && el.alt_text ? [] : [`${where}: image without alt_text`];
+    default:
+      return [`${where}: element type ${String(el?.type)} is not one the validator knows`];
+  }
+}
+
+function block(b: Json, where: string): string[] {
+  const problems: string[] = [];
+  if (b.block_id !== undefined && (typeof b.block_id !== 'string' || b.block_id.length > LIMITS.blockId)) problems.push(`${where}.block_id: over ${LIMITS.blockId} characters`);
+  switch (b.type) {
+    case 'section': {
+      if (!b.text && !b.fields) problems.push(`${where}: a section needs text or fields`);
+      if (b.text) problems.push(...textObject(b.text, `${where}.text`));
+      if (b.fields !== undefined) {
+        const fields = b.fields as unknown[];
+        if (fields.length > LIMITS.sectionFields) problems.push(`${where}.fields: ${fields.length}, over ${LIMITS.sectionFields}`);
+        fields.forEach((f, i) => problems.push(...textObject(f, `${where}.fields[${i}]`, { max: LIMITS.sectionField })));
+      }
+      if (b.accessory) problems.push(...element(b.accessory, `${where}.accessory`));
+      return problems;
+    }
+    case 'header':
+      return [...problems, ...textObject(b.text, `${where}.text`, { max: LIMITS.header, plainOnly: true })];
+    case 'context': {
+      const elements = (b.elements as unknown[] | undefined) ?? [];
+      if (elements.length === 0 || elements.length > LIMITS.contextElements) problems.push(`${where}.elements: ${elements.length}, not 1..${LIMITS.contextElements}`);
+      elements.forEach((e, i) => problems.push(...((e as Json)?.type === 'image' ? element(e, `${where}.elements[${i}]`) : textObject(e, `${where}.elements[${i}]`))));
+      return problems;
+    }
+    case 'actions': {
+      const elements = (b.elements as Json[] | undefined) ?? [];
+      if (elements.length === 0 || elements.length > LIMITS.actionsElements) problems.push(`${where}.elements: ${elements.length}, not 1..${LIMITS.actionsElements}`);
+      elements.forEach((e, i) => problems.push(...element(e, `${where}.elements[${i}]`)));
+      const ids = elements.map((e) => e.action_id).filter((id) => id !== undefined);
+      if (new Set(ids).size !== ids.length) problems.push(`${where}: action_ids repeat within the block`);
+      return problems;
+    }
+    case 'divider':
+      return problems;
+    default:
+      return [...problems, `${where}: block type ${String(b.type)} is not one the validator knows`];
+  }
+}
+
+/** A message (or a view's blocks) against Slack's limits: the problems, [] when it would be accepted as sent. */
+export function blockKitProblems(message: { text?: unknown; blocks?: unknown }, surface: Surface = 'message'): string[] {
+  const problems: string[] = [];
+  const blocks = (message.blocks as Json[] | undefined) ?? [];
+  if (message.blocks !== undefined && !Array.isArray(message.blocks)) return ['blocks: not an array'];
+  const maxBlocks = surface === 'message' ? LIMITS.blocksPerMessage : LIMITS.blocksPerView;
+  if (blocks.length > maxBlocks) problems.push(`blocks: ${blocks.length}, over ${maxBlocks} for a ${surface}`);
+  if (surface === 'message') {
+    if (typeof message.text !== 'string' || !message.text) {
+      if (!blocks.length) problems.push('text: a message without blocks needs text');
+      else problems.push('text: no fallback text (notifications and screen readers show it)');
+    } else {
+      if (message.text.length > LIMITS.messageText) problems.push(`text: ${message.text.length} characters, over ${LIMITS.messageText}${message.text.length > LIMITS.messageTextHard ? ' (and truncated by Slack)' : ''}`);
+      if (BARE_AMP.test(message.text)) problems.push('text: a bare & (unescaped, or an entity cut short)');
+    }
+  }
+  blocks.forEach((b, i) => problems.push(...block(b, `blocks[${i}](${String(b?.type)})`)));
+  const ids = blocks.map((b) => b.block_id).filter((id) => id !== undefined);
+  if (new Set(ids).size !== ids.length) problems.push('block_id: repeated within the message');
+  return problems;
+}
+
+/** A view (views.publish / views.open) against the limits of its surface. */
+export function viewProblems(view: { type?: unknown; blocks?: unknown }): string[] {
+  const surface: Surface = view.type === 'home' ? 'home' : 'modal';
+  return blockKitProblems({ blocks: view.blocks }, surface);
+}
