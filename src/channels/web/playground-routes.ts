@@ -26,6 +26,7 @@ import { GAVE_UP_MESSAGE } from '../../jobs/answer-worker.js';
 import { makeAnswer } from '../../core/answer.js';
 import { ExportRefused, exportSourceOf, writeCsvExport, type ExportSettings } from '../../export/csv-export.js';
 import { checkSql } from '../../db/sql-guard.js';
+import { formatSql } from './format-sql.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
 import { checkOrigin, hasToken, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
 
@@ -107,12 +108,13 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   const forPage = async (answer: Answer, key: string | undefined) => {
     const exportUrl = key && deps.exports && exportSourceOf(answer) ? `/api/export/${key.split(':').slice(1).join('/')}.csv` : null;
     const exportLimit = exportUrl ? deps.exports!.rowLimit : null;
-    if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit };
+    const sqlShown = answer.kind === 'result' ? answer.sql.map(formatSql) : [];
+    if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown };
     try {
-      return { answer, chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png`, exportUrl, exportLimit };
+      return { answer, chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png`, exportUrl, exportLimit, sqlShown };
     } catch (error) {
       deps.logger.warn(`chart: ${(error as Error).message}`);
-      return { answer, chartUrl: null, exportUrl, exportLimit };
+      return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown };
     }
   };
 

@@ -60,7 +60,9 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     expect(headline).toBe('Crimes by year, all of Chicago');
     expect(await page.$$eval('.msg.bot .understood .chip', (cs) => cs.map((c) => c.textContent))).toEqual(['crimes', 'all of Chicago', 'by year']);
     expect(await page.textContent('.msg.bot .rows-note')).toBe('showing 10 of 25 rows');
-    expect(await page.textContent('.msg.bot details pre')).toMatch(/^WITH counts AS \(\n  SELECT year AS k1,[\s\S]*ORDER BY axis1\.k1$/);
+    // the SQL laid out (sql-formatter), numbers right-aligned
+    expect(await page.textContent('.msg.bot details pre')).toMatch(/^WITH\n  counts AS \(\n    SELECT\n      year AS k1,[\s\S]*ORDER BY\n  axis1\.k1$/);
+    expect(await page.$eval('.msg.bot td.num', (td) => getComputedStyle(td).textAlign)).toBe('right');
     // the thread is listed and kept in the browser, under an id of 128 random bits
     expect(await page.textContent('#threads li.active')).toBe('How many crimes were reported each year?'.slice(0, 40));
     const ids = await page.evaluate(() => JSON.parse(localStorage.getItem('datadesk.threads') ?? '[]').map((t: { id: string }) => t.id));
@@ -114,6 +116,38 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     expect(await page.textContent('.assumptions')).toBe('Assumptions: night: 20:00-06:00');
     const expected = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)`)).rows[0].n;
     expect(await page.textContent('.msg.bot:last-child .headline')).toBe(`Robberies in 2019 at night (20:00-06:00), all of Chicago: ${expected.toLocaleString('en-US')}`);
+    // the answered clarification shows the choice and has no buttons left, also after a reload
+    await page.reload();
+    expect(await page.textContent('.chosen')).toBe('✓ 20:00-06:00');
+    expect(await page.$$('.options button')).toHaveLength(0);
+    await page.close();
+  });
+
+  it('on a phone (390 px): nothing wider than the screen; Send gives way to Cancel while a question is answered', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(server.url);
+    // a slow network: the question stays in flight long enough to look at the form
+    await page.route('**/api/ask', async (route) => {
+      await new Promise((r) => setTimeout(r, 1_500));
+      await route.continue();
+    });
+    await page.fill('#question', 'Which blocks had the most thefts?');
+    await page.press('#question', 'Enter');
+    expect(await page.isVisible('#cancel')).toBe(true);
+    expect(await page.isVisible('#send')).toBe(false);
+    expect(await page.isDisabled('#question')).toBe(true);
+    await page.waitForSelector('.msg.bot table');
+    expect(await page.isVisible('#send')).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.isVisible('a.export')).toBe(false); // no export configured on this server
+    await page.screenshot({ path: 'test-results/playground-390.png', fullPage: true }).catch(() => undefined);
+    // Cancel: the page stops waiting and says so; the next question goes through
+    await page.fill('#question', 'How many thefts were reported in 2019?');
+    await page.press('#question', 'Enter');
+    await page.click('#cancel');
+    await page.waitForSelector('.msg.bot:last-child .error');
+    expect(await page.textContent('.msg.bot:last-child .error')).toBe('Cancelled. Ask again when you like.');
+    expect(await page.isVisible('#send')).toBe(true);
     await page.close();
   });
 });

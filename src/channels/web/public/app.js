@@ -18,6 +18,9 @@
   const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
   // threads saved by an older page had guessable ids, which the server refuses: give them new ones
   let threads = store.load().map((t) => (/^[0-9a-f]{32}$/.test(t.id) ? t : { ...t, id: newId() }));
+  // an answer the page was closed before getting
+  const unanswered = { answer: { kind: 'error', message: 'The page was closed before this answer came; ask again.', retryable: true } };
+  for (const t of threads) for (const m of t.messages) if (m.role === 'bot' && !m.payload) m.payload = unanswered;
   store.save(threads);
   let current = null;
 
@@ -29,6 +32,8 @@
   }
 
   function select(id) {
+    if (busy && current && current.id !== id) return; // one question at a time: its answer lands in its own thread
+    document.body.classList.remove('threads-open');
     current = threads.find((t) => t.id === id);
     const list = $('#threads');
     list.replaceChildren(...threads.map((t) => {
@@ -55,10 +60,11 @@
     tbl.append(head);
     for (const row of t.rows.slice(0, 10)) {
       const tr = el('tr');
-      for (const cell of row) tr.append(el('td', '', cell === null ? '' : typeof cell === 'number' ? cell.toLocaleString('en-US') : String(cell)));
+      // numbers right-aligned, so that their digits line up
+      for (const cell of row) tr.append(el('td', typeof cell === 'number' ? 'num' : '', cell === null ? '' : typeof cell === 'number' ? cell.toLocaleString('en-US') : String(cell)));
       tbl.append(tr);
     }
-    const wrap = el('div');
+    const wrap = el('div', 'table-wrap');
     wrap.append(tbl);
     const shown = Math.min(10, t.rows.length);
     wrap.append(el('div', 'rows-note', `showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`));
@@ -101,7 +107,11 @@
       }
       if (answer.sql.length) {
         const d = el('details');
-        d.append(el('summary', '', 'SQL'), el('pre', '', answer.sql.join(';\n\n')));
+        const text = (payload.sqlShown && payload.sqlShown.length ? payload.sqlShown : answer.sql).join(';\n\n');
+        const copy = el('button', 'copy', 'Copy');
+        copy.type = 'button';
+        copy.onclick = () => navigator.clipboard.writeText(text).then(() => (copy.textContent = 'Copied'), () => (copy.textContent = 'Select and copy'));
+        d.append(el('summary', '', 'SQL'), copy, el('pre', '', text));
         div.append(d);
       }
       if (answer.assumptions.length) div.append(el('div', 'assumptions', `Assumptions: ${answer.assumptions.join('; ')}`));
@@ -109,13 +119,20 @@
       if (answer.freshness) div.append(el('div', 'freshness', `Data: ${answer.freshness}`));
     } else if (answer.kind === 'clarify') {
       div.append(el('div', 'headline', answer.question));
+      if (payload.chosen) {
+        // answered: the choice, no buttons to press again
+        div.append(el('div', 'chosen', `✓ ${payload.chosen}`));
+        return div;
+      }
       const opts = el('div', 'options');
       for (const o of answer.options) {
         const b = el('button', '', o.label);
         b.type = 'button';
         if (o.description) b.title = o.description;
         b.onclick = () => {
-          opts.querySelectorAll('button').forEach((x) => (x.disabled = true));
+          if (busy) return;
+          payload.chosen = o.label;
+          store.save(threads);
           send('/api/choose', { thread: current.id, term: answer.term, option: o.id }, `${answer.term}: ${o.label}`);
         };
         opts.append(b);
@@ -130,21 +147,36 @@
     return div;
   }
 
+  let busy = null; // the AbortController of the question being answered, if any
+
+  function setBusy(controller) {
+    busy = controller;
+    $('#send').hidden = Boolean(controller);
+    $('#cancel').hidden = !controller;
+    $('#question').disabled = Boolean(controller);
+    if (!controller) $('#question').focus();
+  }
+
   async function send(endpoint, body, shownText) {
+    if (busy) return;
     const thread = current;
     thread.messages.push({ role: 'user', text: shownText });
+    // the answer's place is kept right under its question, whatever comes after
+    const slot = { role: 'bot', payload: null };
+    thread.messages.push(slot);
     if (thread.title === 'New thread') thread.title = shownText.slice(0, 40);
     store.save(threads);
     select(thread.id);
     const box = $('#messages');
-    const pending = botBubble(null);
+    const pending = box.lastElementChild;
     const progress = el('div', 'progress', 'Working…');
     pending.append(progress);
-    box.append(pending);
     box.scrollTop = box.scrollHeight;
+    const controller = new AbortController();
+    setBusy(controller);
     let payload = { answer: { kind: 'error', message: 'The bot did not answer. Is datadesk serve still running?', retryable: true } };
     try {
-      const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: controller.signal });
       if (!res.ok) {
         // the server says why (too many questions, a missing token, ...) as {"error": "..."}
         const refusal = await res.json().catch(() => ({}));
@@ -168,12 +200,15 @@
         }
       }
     } catch (error) {
-      payload = error.refused
-        ? { answer: { kind: 'error', message: error.message, retryable: error.retryable } }
-        : { answer: { kind: 'error', message: `Could not reach the bot (${error.message}).`, retryable: true } };
+      payload = controller.signal.aborted
+        ? { answer: { kind: 'error', message: 'Cancelled. Ask again when you like.', retryable: true } }
+        : error.refused
+          ? { answer: { kind: 'error', message: error.message, retryable: error.retryable } }
+          : { answer: { kind: 'error', message: `Could not reach the bot (${error.message}).`, retryable: true } };
     }
-    thread.messages.push({ role: 'bot', payload });
+    slot.payload = payload;
     store.save(threads);
+    setBusy(null);
     if (current === thread) select(thread.id);
   }
 
@@ -184,7 +219,9 @@
     $('#question').value = '';
     send('/api/ask', { thread: current.id, text }, text);
   });
-  $('#new-thread').onclick = newThread;
+  $('#cancel').onclick = () => busy && busy.abort();
+  $('#new-thread').onclick = () => !busy && newThread();
+  $('#threads-toggle').onclick = () => document.body.classList.toggle('threads-open');
   if (threads.length) select(threads[0].id);
   else newThread();
 })();
