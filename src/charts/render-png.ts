@@ -4,21 +4,35 @@
 import { createCanvas } from '@napi-rs/canvas';
 import { Chart, registerables } from 'chart.js';
 import type { ChartSpec } from '../core/answer.js';
-import { toChartJsConfig } from './chartjs-config.js';
+import { chartInks, toChartJsConfig, type ChartStyle } from './chartjs-config.js';
+import { encodeIndexedPng, hexOnWhite, rampPalette } from './indexed-png.js';
 
 Chart.register(...registerables);
 
-export function renderChartPng(spec: ChartSpec, size: { width: number; height: number }): Buffer {
+/** 'card': the card style, written as a palette PNG of the chart's own colors (several times smaller). */
+export function renderChartPng(spec: ChartSpec, size: { width: number; height: number }, style: ChartStyle = 'full'): Buffer {
   const canvas = createCanvas(size.width, size.height);
   const ctx = canvas.getContext('2d');
-  // a white background: chat clients show transparent PNGs on dark themes too
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, size.width, size.height);
+  // a white background: chat clients show transparent PNGs on dark themes too. Chart.js clears the
+  // canvas before it draws, so a fill made before `new Chart` is lost: it goes in before each draw.
+  const background = {
+    id: 'whiteBackground',
+    beforeDraw: () => {
+      ctx.save();
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, size.width, size.height);
+      ctx.restore();
+    },
+  };
   const chart = new Chart(ctx as unknown as CanvasRenderingContext2D, {
-    ...toChartJsConfig(spec),
-    plugins: [],
+    ...toChartJsConfig(spec, style),
+    plugins: [background],
   });
   try {
+    if (style === 'card') {
+      const { data } = ctx.getImageData(0, 0, size.width, size.height);
+      return encodeIndexedPng(data, size.width, size.height, rampPalette(chartInks(spec).map(hexOnWhite)));
+    }
     return canvas.toBuffer('image/png');
   } finally {
     chart.destroy();

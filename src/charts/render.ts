@@ -7,31 +7,45 @@ import QuickChartModule from 'quickchart-js';
 // `export default`, which NodeNext reads as a namespace. This is the class.
 const QuickChart = QuickChartModule as unknown as typeof QuickChartModule.default;
 import type { ChartSpec } from '../core/answer.js';
-import { toChartJsConfig } from './chartjs-config.js';
+import { toChartJsConfig, type ChartStyle } from './chartjs-config.js';
 import { runTask } from '../backtest/threads/pool.js';
 
 export class ChartRenderError extends Error {}
 
 export const CHART_SIZE = { width: 960, height: 480 };
+/**
+ * A Teams card's chart: at this size, in the card style and as a palette PNG,
+ * bar and line charts of up to 50 points take 3-5 KB, well within the card's
+ * inline limit (see test/charts/card-chart-size.test.ts for the measurements).
+ */
+export const CARD_CHART_SIZE = { width: 640, height: 320 };
+
+const sizeOf = (style: ChartStyle) => (style === 'card' ? CARD_CHART_SIZE : CHART_SIZE);
 
 /** The local renderer on a worker thread: drawing a chart takes tens of milliseconds of CPU. */
-async function renderLocally(spec: ChartSpec): Promise<Buffer> {
-  const png = await runTask('renderPng', { spec, size: CHART_SIZE });
+async function renderLocally(spec: ChartSpec, style: ChartStyle): Promise<Buffer> {
+  const png = await runTask('renderPng', { spec, size: sizeOf(style), style });
   return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
 }
 
-export async function renderChart(spec: ChartSpec, quickchartUrl?: string): Promise<Buffer> {
-  if (!quickchartUrl) return renderLocally(spec);
+/**
+ * A chart as PNG. 'card' (Teams cards): smaller and in few colors; through
+ * QuickChart it comes at the card's size and style but as QuickChart encodes
+ * it (full color), so it is larger and more often linked than inlined.
+ */
+export async function renderChart(spec: ChartSpec, quickchartUrl?: string, style: ChartStyle = 'full'): Promise<Buffer> {
+  if (!quickchartUrl) return renderLocally(spec, style);
+  const size = sizeOf(style);
   const url = new URL(quickchartUrl);
   const chart = new QuickChart()
     .setScheme(url.protocol.replace(':', ''))
     .setHost(url.host)
     .setVersion('4')
-    .setWidth(CHART_SIZE.width)
-    .setHeight(CHART_SIZE.height)
+    .setWidth(size.width)
+    .setHeight(size.height)
     .setBackgroundColor('white')
     .setFormat('png')
-    .setConfig(toChartJsConfig(spec));
+    .setConfig(toChartJsConfig(spec, style));
   try {
     return await chart.toBinary();
   } catch (error) {

@@ -53,6 +53,10 @@ describe('chart rendering', () => {
     expect(received[0].path).toBe('/chart');
     expect(received[0].body).toMatchObject({ version: '4', width: 960, height: 480, format: 'png' });
     expect(String(received[0].body.chart)).toContain('006XX N CENTRAL AVE');
+    // a card's chart: the card's size and style
+    await renderChart(SPEC, url, 'card');
+    expect(received[1].body).toMatchObject({ version: '4', width: 640, height: 320, format: 'png' });
+    expect(String(received[1].body.chart)).toContain('#333333');
   });
 
   it('chooses the chart from the result shape', () => {

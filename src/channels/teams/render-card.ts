@@ -7,6 +7,8 @@
 // would become a link, and backslash escapes render differently per client.
 import type { Answer, AnswerTable, Cell } from '../../core/answer.js';
 import { cellText } from '../text-table.js';
+import { renderChart } from '../../charts/render.js';
+import type { ChartSpec } from '../../core/answer.js';
 
 export type Card = Record<string, unknown>;
 
@@ -48,6 +50,11 @@ export interface ChartImage {
 export function chartImage(png: Buffer, alt: string, linkFor: (png: Buffer) => string): ChartImage {
   const inline = `data:image/png;base64,${png.toString('base64')}`;
   return { url: inline.length <= INLINE_IMAGE_LIMIT ? inline : linkFor(png), alt };
+}
+
+/** A card's chart: drawn for cards (small, few colors), inline when it fits, else a link from `linkFor` (the ChartStore). */
+export async function cardChart(spec: ChartSpec, linkFor: (png: Buffer) => string, quickchartUrl?: string): Promise<ChartImage> {
+  return chartImage(await renderChart(spec, quickchartUrl, 'card'), spec.title, linkFor);
 }
 
 export function answerCard(answer: Answer, chart?: ChartImage): Card {

@@ -8,11 +8,10 @@
 import { ActivityTypes, CardFactory, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
-import { renderChart } from '../../charts/render.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { ReplySink, SinkFactory } from '../../jobs/answer-worker.js';
-import { answerCard, answerSummary, chartImage } from './render-card.js';
+import { answerCard, answerSummary, cardChart } from './render-card.js';
 
 export const ON_IT = 'On it…';
 
@@ -62,7 +61,7 @@ export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
         let chart;
         if (answer.kind === 'result' && answer.chart) {
           try {
-            chart = chartImage(await renderChart(answer.chart, deps.quickchartUrl), answer.chart.title, deps.chartLink);
+            chart = await cardChart(answer.chart, deps.chartLink, deps.quickchartUrl);
           } catch (error) {
             deps.logger.warn(`teams: chart: ${describeError(error)}`);
           }

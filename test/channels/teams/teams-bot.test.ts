@@ -101,10 +101,9 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(cardText(update)).toContain('Understood as: crimes · all of Chicago · by year');
     expect(cardText(update)).toContain('SELECT year AS k1');
     const image = card.body.find((b) => b.type === 'Image') as { url: string };
-    // too large to inline: a link to the bot's own unguessable URL, which serves the PNG
-    expect(image.url).toMatch(new RegExp(`^${server.url}/charts/[0-9a-f]{32}\\.png$`));
-    const png = await fetch(image.url);
-    expect(png.headers.get('content-type')).toBe('image/png');
+    // drawn for the card (small, few colors): inline, no link to the bot's server
+    expect(image.url).toMatch(/^data:image\/png;base64,/);
+    expect(Buffer.from(image.url.split(',')[1], 'base64').subarray(1, 4).toString()).toBe('PNG');
     const { rows } = await db.pool.query('SELECT conversation_type, team_id, reference FROM conversation_references WHERE conversation_id = $1', [m.conversationId]);
     expect(rows[0]).toMatchObject({ conversation_type: 'channel', team_id: '19:team@thread.tacv2' });
     expect(rows[0].reference.serviceUrl).toBe(connector.serviceUrl);
