@@ -23,8 +23,20 @@ import { clarifyChoice } from './listeners/clarify-choice.js';
 import { datadeskCommand } from './listeners/datadesk-command.js';
 import { directMessage } from './listeners/direct-message.js';
 import { showSql } from './listeners/show-sql.js';
+import { unknownAction } from './listeners/unknown-action.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
+
+// What the app listens to, as manifests/slack/manifest.yml must subscribe to it
+// (test/channels/slack/manifest.test.ts compares the two, and the listeners below).
+/** Bot events, as the manifest's bot_events names them: app.message takes direct messages only (message.im). */
+export const SLACK_BOT_EVENTS = ['app_mention', 'app_home_opened', 'message.im'] as const;
+/** Slash commands the app answers; any other is acknowledged with a pointer to these. */
+export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
+/** Action ids the app handles (clarify: a prefix); any other click is acknowledged and told it is stale. */
+export const SLACK_ACTIONS = { clarify: /^clarify:/, showSql: 'show_sql' } as const;
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 function boltLogger(logger: Logger): BoltLogger {
   return {
@@ -130,16 +142,16 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     channelLimit: new RateLimiter(deps.config.rateLimits.channelPerMinute),
     allowedChannels: slack.allowedChannels,
   };
-  app.event('app_mention', appMention(replyDeps, gate));
-  app.message(directMessage(replyDeps, gate));
-  app.event('app_home_opened', appHome(deps.readPool));
-  app.action(/^clarify:/, clarifyChoice(replyDeps));
-  app.action('show_sql', showSql());
-  app.command('/backtest', backtestCommand(replyDeps, gate));
-  app.command('/datadesk', datadeskCommand(deps.writePool, deps.config.scheduleTimezone));
+  app.event('app_mention' satisfies (typeof SLACK_BOT_EVENTS)[number], appMention(replyDeps, gate));
+  app.message(directMessage(replyDeps, gate)); // message.im
+  app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool));
+  app.action(SLACK_ACTIONS.clarify, clarifyChoice(replyDeps));
+  app.action(SLACK_ACTIONS.showSql, showSql());
+  app.command('/backtest' satisfies (typeof SLACK_COMMANDS)[number], backtestCommand(replyDeps, gate));
+  app.command('/datadesk' satisfies (typeof SLACK_COMMANDS)[number], datadeskCommand(deps.writePool, deps.config.scheduleTimezone));
   // every action and command is acknowledged, handled or not: Slack shows an error after 3 s otherwise
-  app.action(/^(?!clarify:|show_sql$)/, async ({ ack }) => ack());
-  app.command(/^(?!\/backtest$|\/datadesk$)/, async ({ ack, command }) => ack({ response_type: 'ephemeral', text: `I do not know ${command.command}; try /datadesk help or /backtest help.` }));
+  app.action(new RegExp(`^(?!${SLACK_ACTIONS.clarify.source.slice(1)}|${escapeRegExp(SLACK_ACTIONS.showSql)}$)`), unknownAction(deps.logger));
+  app.command(new RegExp(`^(?!(${SLACK_COMMANDS.map(escapeRegExp).join('|')})$)`), async ({ ack, command }) => ack({ response_type: 'ephemeral', text: `I do not know ${command.command}; try /datadesk help or /backtest help.` }));
   app.error(async (error) => deps.logger.error(`slack: ${error.message}`));
 
   return {

@@ -16,6 +16,7 @@ import { slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import { pollUntil } from '../../helpers/wait.js';
 import { blockKitProblems, viewProblems } from '../../helpers/block-kit-limits.js';
+import { UNKNOWN_ACTION_TEXT } from '../../../src/channels/slack/listeners/unknown-action.js';
 
 const SECRET = 'test-signing-secret';
 let db: TestDatabase;
@@ -261,6 +262,9 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const acked = await post(server, action, 'application/x-www-form-urlencoded');
     expect(acked.status).toBe(200);
     expect(acked.ms).toBeLessThan(2_500);
+    // and the clicker is told, not left wondering
+    const told = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U1' && c.args.channel === 'C1' && c.args.thread_ts === '1.2');
+    expect(told.args.text).toBe(UNKNOWN_ACTION_TEXT);
     const form = new URLSearchParams({ command: '/weather', text: 'tomorrow', user_id: 'U3', channel_id: 'C2', team_id: 'T1', response_url: 'http://127.0.0.1:1/r', trigger_id: 't' }).toString();
     const unknown = await post(server, form, 'application/x-www-form-urlencoded');
     expect(unknown.status).toBe(200);

@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config/env.js';
 import { createSlackApp, slackWebClient, type SlackApp } from '../../../src/channels/slack/slack-app.js';
 import { escapeMrkdwn } from '../../../src/channels/slack/render-blocks.js';
 import { RULE_SYNTAX_HELP } from '../../../src/agents/backtest/help.js';
+import { UNKNOWN_ACTION_TEXT } from '../../../src/channels/slack/listeners/unknown-action.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
@@ -134,6 +135,8 @@ describe('Socket Mode (a local server speaking Slack\'s socket protocol)', () =>
     expect(blocksText(note)).toContain('WHERE x &lt; 5');
     const unknown = socket.send('interactive', action('something_new', 'x'));
     expect((await socket.ackOf(unknown)).ms).toBeLessThan(2_000);
+    const told = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U4' && c.args.text === UNKNOWN_ACTION_TEXT);
+    expect(told.args.thread_ts).toBe('1810000998.000100');
   });
 
   it('the client answers nothing but acks: no stray messages on the socket', () => {
