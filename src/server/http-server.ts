@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
+import { UserError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { dataFreshness } from '../db/freshness.js';
 
@@ -56,7 +57,12 @@ export async function startHttpServer(host: string, port: number, routes: Route[
     }
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      // the usual first-run stumble: say which setting moves it
+      if (error.code === 'EADDRINUSE') reject(new UserError(`Port ${port} on ${host} is taken by another program: stop it, or set PORT to a free port (e.g. PORT=${port + 1} npm start).`));
+      else if (error.code === 'EACCES') reject(new UserError(`Port ${port} on ${host} needs privileges this user lacks: set PORT to 1024 or above.`));
+      else reject(error);
+    });
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;

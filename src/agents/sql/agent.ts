@@ -11,7 +11,7 @@ import { runGraph, type GraphNode } from '../../core/graph.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
 import { QueryTimeoutError, QueryTooBigError } from '../../db/read-only.js';
 import { LlmError } from '../../llm/client.js';
-import { option } from '../../knowledge/glossary.js';
+import { glossary, option } from '../../knowledge/glossary.js';
 import type { QueryResult } from './execute.js';
 import { introspectSchema, type SchemaInfo } from './schema.js';
 import type { SqlAgentDeps, SqlNodeName, SqlState } from './state.js';
@@ -113,7 +113,11 @@ export class SqlAgent {
   async choose(threadId: string, term: string, optionId: string, progress?: (step: string) => void): Promise<SqlOutcome> {
     const state = await this.deps.memory.get(threadId);
     if (!option(term, optionId)) {
-      return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message: `"${optionId}" is not an option of ${term}.` }) };
+      const known = glossary().find((t) => t.id === term);
+      const message = known?.options?.length
+        ? `"${optionId}" is not an option of ${term}. The options: ${known.options.map((o) => `${o.id} (${o.label})`).join(', ')}.`
+        : `"${term}" is not a term that takes a choice. The terms: ${glossary().filter((t) => t.options?.length).map((t) => t.id).join(', ')}.`;
+      return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message }) };
     }
     await this.deps.memory.update(threadId, (s) => (s.clarifications[term] = optionId));
     if (!state.pending) {

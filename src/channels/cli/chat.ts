@@ -1,6 +1,8 @@
 // datadesk chat: the playground in the terminal. Each line is a question (or
 // /backtest ...); a clarifying question is answered by typing its option's
-// number; charts are saved as PNG files and their path printed.
+// number; charts are saved as PNG files and their path printed. In a terminal
+// it has a prompt, line editing and history (the Up arrow recalls a question,
+// it is never sent as one); piped input is read line by line, no prompt.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -19,7 +21,9 @@ export interface ChatOptions {
 }
 
 export async function runChat(o: ChatOptions): Promise<void> {
-  const rl = readline.createInterface({ input: o.input, terminal: false });
+  const terminal = Boolean((o.input as NodeJS.ReadStream).isTTY && (o.output as NodeJS.WriteStream).isTTY);
+  const rl = readline.createInterface({ input: o.input, output: terminal ? o.output : undefined, terminal, historySize: 500, prompt: 'datadesk> ' });
+  const ask = () => terminal && rl.prompt();
   const say = (text: string) => o.output.write(`${text}\n`);
   let pending: Extract<Answer, { kind: 'clarify' }> | undefined;
   let charts = 0;
@@ -36,24 +40,31 @@ export async function runChat(o: ChatOptions): Promise<void> {
     say('');
   };
   say('Data Desk: ask about Chicago crimes, /backtest RULES, "help", or "exit".');
+  ask();
   for await (const raw of rl) {
     const line = raw.trim();
-    if (!line) continue;
+    if (!line) {
+      ask();
+      continue;
+    }
     if (line === 'exit' || line === 'quit') break;
     const message = { platform: 'cli' as const, threadId: o.threadId };
     if (pending && /^\d+$/.test(line)) {
       const option = pending.options[Number(line) - 1];
       if (!option) {
         say(`Choose a number from 1 to ${pending.options.length}.`);
+        ask();
         continue;
       }
       await show(await o.desk.choose(message, pending.term, option.id));
+      ask();
       continue;
     }
     const backtest = /^\/backtest\b/i.exec(line);
     await show(
       await o.desk.answer({ ...message, text: backtest ? line.slice(backtest[0].length).trim() || 'help' : line, kind: backtest ? 'backtest' : 'question' }),
     );
+    ask();
   }
   rl.close();
 }
