@@ -14,7 +14,7 @@ import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import { renderChart } from '../charts/render.js';
 import { renderAnswerMessages } from '../channels/slack/render-blocks.js';
-import { answerCard, answerSummary, cardChart } from '../channels/teams/render-card.js';
+import { answerCard, answerSummary, chartForCard } from '../channels/teams/render-card.js';
 import { loadConversationReference } from '../channels/teams/conversation-store.js';
 import type { Subscription } from './subscriptions.js';
 
@@ -135,7 +135,7 @@ export function teamsDelivery(adapter: CloudAdapter, appId: string, pool: pg.Poo
     async post(sub, answer) {
       const reference = await loadConversationReference(pool, sub.channel);
       if (!reference) throw new ChannelGoneError(`no stored Teams conversation ${sub.channel}`);
-      const chart = answer.kind === 'result' && answer.chart ? await cardChart(answer.chart, chartLink, quickchartUrl) : undefined;
+      const chart = await chartForCard(answer, chartLink, quickchartUrl);
       let id: string | undefined;
       try {
         await adapter.continueConversationAsync(appId, reference, async (context) => {

@@ -47,14 +47,26 @@ export interface ChartImage {
   alt: string;
 }
 
-export function chartImage(png: Buffer, alt: string, linkFor: (png: Buffer) => string): ChartImage {
+/** Teams refuses a message over about 28 KB: a card, with its inline chart, stays under this (the rest is the activity's envelope and text). */
+export const CARD_BYTES_LIMIT = 24_000;
+
+/** The chart inline when its data URI is at most `room` characters, else a link from `linkFor`. */
+export function chartImage(png: Buffer, alt: string, linkFor: (png: Buffer) => string, room = INLINE_IMAGE_LIMIT): ChartImage {
   const inline = `data:image/png;base64,${png.toString('base64')}`;
-  return { url: inline.length <= INLINE_IMAGE_LIMIT ? inline : linkFor(png), alt };
+  return { url: inline.length <= Math.min(room, INLINE_IMAGE_LIMIT) ? inline : linkFor(png), alt };
 }
 
-/** A card's chart: drawn for cards (small, few colors), inline when it fits, else a link from `linkFor` (the ChartStore). */
-export async function cardChart(spec: ChartSpec, linkFor: (png: Buffer) => string, quickchartUrl?: string): Promise<ChartImage> {
-  return chartImage(await renderChart(spec, quickchartUrl, 'card'), spec.title, linkFor);
+/** A chart drawn for cards (small, few colors): inline when it fits in `room`, else a link from `linkFor` (the ChartStore). */
+export async function cardChart(spec: ChartSpec, linkFor: (png: Buffer) => string, quickchartUrl?: string, room = INLINE_IMAGE_LIMIT): Promise<ChartImage> {
+  return chartImage(await renderChart(spec, quickchartUrl, 'card'), spec.title, linkFor, room);
+}
+
+/** The chart of an answer's card, if it has one: inline only when the whole card then stays within CARD_BYTES_LIMIT. */
+export async function chartForCard(answer: Answer, linkFor: (png: Buffer) => string, quickchartUrl?: string): Promise<ChartImage | undefined> {
+  if (answer.kind !== 'result' || !answer.chart) return undefined;
+  // the Image element itself, around its url, is well under 200 bytes
+  const room = CARD_BYTES_LIMIT - Buffer.byteLength(JSON.stringify(answerCard(answer))) - 200;
+  return cardChart(answer.chart, linkFor, quickchartUrl, room);
 }
 
 export function answerCard(answer: Answer, chart?: ChartImage): Card {

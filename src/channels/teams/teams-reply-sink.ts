@@ -11,7 +11,7 @@ import { describeError } from '../../core/errors.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { ReplySink, SinkFactory } from '../../jobs/answer-worker.js';
-import { answerCard, answerSummary, cardChart } from './render-card.js';
+import { answerCard, answerSummary, chartForCard } from './render-card.js';
 
 export const ON_IT = 'On it…';
 
@@ -59,12 +59,10 @@ export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
         await updating;
         if (steps.done('answer')) return;
         let chart;
-        if (answer.kind === 'result' && answer.chart) {
-          try {
-            chart = await cardChart(answer.chart, deps.chartLink, deps.quickchartUrl);
-          } catch (error) {
-            deps.logger.warn(`teams: chart: ${describeError(error)}`);
-          }
+        try {
+          chart = await chartForCard(answer, deps.chartLink, deps.quickchartUrl);
+        } catch (error) {
+          deps.logger.warn(`teams: chart: ${describeError(error)}`);
         }
         const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))] };
         await inConversation(async (context) => {
