@@ -20,12 +20,14 @@ export interface ReplySinkOptions {
   /** a URL under which this PNG is served (chart store + GET /charts), for Teams cards */
   chartLink: (png: Buffer) => string;
   quickchartUrl?: string;
+  /** answers with a table offer "Download CSV" */
+  exports?: boolean;
 }
 
 export function replySinks(o: ReplySinkOptions): Partial<Record<ReplyPlatform, SinkFactory>> {
   const deliveries = new Deliveries(o.pool);
   const sinks: Partial<Record<ReplyPlatform, SinkFactory>> = { web: webReplySink(o.pool, o.logger) };
-  if (o.slack) sinks.slack = slackReplySink({ client: o.slack, deliveries, logger: o.logger, quickchartUrl: o.quickchartUrl });
+  if (o.slack) sinks.slack = slackReplySink({ client: o.slack, deliveries, logger: o.logger, quickchartUrl: o.quickchartUrl, exports: o.exports });
   if (o.teams) sinks.teams = teamsReplySink({ ...o.teams, deliveries, chartLink: o.chartLink, logger: o.logger, quickchartUrl: o.quickchartUrl });
   return sinks;
 }

@@ -5,7 +5,7 @@
 // An answer without one query behind its table (a backtest's KPIs) exports the
 // rows it carries.
 import { pipeline } from 'node:stream/promises';
-import type { Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Answer } from '../core/answer.js';
@@ -51,4 +51,22 @@ export async function writeCsvExport(settings: ExportSettings, source: ExportSou
     const stream = client.query(copyTo(`COPY (SELECT * FROM (${sql}) AS answer LIMIT ${limit}) TO STDOUT WITH (FORMAT csv, HEADER)`));
     await pipeline(stream, out);
   });
+}
+
+export class ExportTooBig extends Error {}
+
+/** The CSV in memory, for a chat platform's file upload (which takes the whole file): at most `maxBytes`. */
+export async function csvExportBuffer(settings: ExportSettings, source: ExportSource, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > maxBytes) return done(new ExportTooBig(`more than ${Math.round(maxBytes / 1_048_576)} MB of CSV`));
+      chunks.push(chunk);
+      done();
+    },
+  });
+  await writeCsvExport(settings, source, sink);
+  return Buffer.concat(chunks);
 }

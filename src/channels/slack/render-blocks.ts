@@ -104,18 +104,24 @@ function sqlBlocks(sql: string): Block[] {
 }
 
 /** The blocks of an answer, possibly more than one message's worth; `text` (the notification) is escaped too. */
-export function answerBlocks(answer: Answer): { text: string; blocks: Block[] } {
-  const { text, blocks } = answerParts(answer);
+export function answerBlocks(answer: Answer, extras: { exportKey?: string } = {}): { text: string; blocks: Block[] } {
+  const { text, blocks } = answerParts(answer, extras);
   return { text: cutText(escapeMrkdwn(text), 3_000), blocks };
 }
 
-function answerParts(answer: Answer): { text: string; blocks: Block[] } {
+/** "Download CSV": uploads all rows of the answer's query into the thread; the value names the delivery the answer is kept on. */
+export const EXPORT_ACTION = 'export_csv';
+
+function answerParts(answer: Answer, extras: { exportKey?: string }): { text: string; blocks: Block[] } {
   switch (answer.kind) {
     case 'result': {
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
       const blocks: Block[] = [mrkdwn(`*${cutText(escapeMrkdwn(answer.headline), SECTION_LIMIT - 2)}*`), ...(rest ? sections(rest) : [])];
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
       if (answer.table) blocks.push(...tableBlocks(answer.table));
+      if (answer.table && extras.exportKey && extras.exportKey.length <= BUTTON_VALUE_LIMIT) {
+        blocks.push({ type: 'actions', elements: [{ type: 'button', action_id: EXPORT_ACTION, text: { type: 'plain_text', text: 'Download CSV' }, value: extras.exportKey }] });
+      }
       for (const extra of answer.extraTables) blocks.push(...tableBlocks(extra.table, extra.title));
       for (const sql of answer.sql) blocks.push(...sqlBlocks(sql));
       if (answer.assumptions.length) blocks.push(context(`Assumptions: ${escapeMrkdwn(answer.assumptions.join('; '))}`));
@@ -154,8 +160,8 @@ function answerParts(answer: Answer): { text: string; blocks: Block[] } {
 }
 
 /** Splits an answer's blocks into messages of at most 50 blocks. */
-export function renderAnswerMessages(answer: Answer): SlackMessage[] {
-  const { text, blocks } = answerBlocks(answer);
+export function renderAnswerMessages(answer: Answer, extras: { exportKey?: string } = {}): SlackMessage[] {
+  const { text, blocks } = answerBlocks(answer, extras);
   const messages: SlackMessage[] = [];
   for (let i = 0; i < blocks.length; i += BLOCKS_PER_MESSAGE) {
     messages.push({ text: i === 0 ? text : `${text} (continued)`, blocks: blocks.slice(i, i + BLOCKS_PER_MESSAGE) });

@@ -12,6 +12,7 @@ import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { ReplySink, SinkFactory } from '../../jobs/answer-worker.js';
 import { renderAnswerMessages } from './render-blocks.js';
+import { exportSourceOf } from '../../export/csv-export.js';
 
 export const WORKING = ':hourglass_flowing_sand: Working on it…';
 
@@ -20,6 +21,8 @@ export interface SlackSinkDeps {
   deliveries: Deliveries;
   logger: Logger;
   quickchartUrl?: string;
+  /** answers with a table get a "Download CSV" button when on */
+  exports?: boolean;
 }
 
 /** Slack's error code (msg_too_long, invalid_blocks, …) when the Web API said one. */
@@ -83,7 +86,7 @@ export function slackReplySink(deps: SlackSinkDeps): SinkFactory {
       },
       deliver: async (answer, steps) => {
         await updating;
-        const [first, ...rest] = renderAnswerMessages(answer);
+        const [first, ...rest] = renderAnswerMessages(answer, { exportKey: deps.exports && exportSourceOf(answer) ? job.key : undefined });
         if (!steps.done('answer')) {
           try {
             await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });

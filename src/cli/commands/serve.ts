@@ -78,12 +78,13 @@ export function registerServe(program: Command): void {
       const teamsAppId = teamsMode.on ? teamsMode.credentials.appId : '';
       const jobs = await startJobs({
         pool: db.write, desk, logger, settings: config.jobs, work: options.worker,
-        sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink, quickchartUrl: config.quickchartUrl }),
+        sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink, quickchartUrl: config.quickchartUrl, exports: true }),
       });
       if (options.worker) warmInBackground(db.read, config.statementTimeoutMs, logger);
       if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
       if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
-      const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue }) : undefined;
+      const exports = { pool: db.reader ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs };
+      const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports }) : undefined;
       if (slack?.route) routes.push(slack.route);
       if (teamsAdapter) {
         const bot = new DataDeskTeamsBot({
@@ -98,7 +99,7 @@ export function registerServe(program: Command): void {
         ? undefined
         : playgroundRoutes({
           queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config),
-          exports: { pool: db.reader ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs },
+          exports,
         });
       if (playground) routes.push(playground);
       const server = await startHttpServer(config.host, config.port, routes, logger);

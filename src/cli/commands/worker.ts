@@ -61,7 +61,7 @@ export function registerWorker(program: Command): void {
       };
       const jobs = await startJobs({
         pool: db.write, desk, logger, settings: config.jobs, work: true,
-        sinks: replySinks({ pool: db.write, logger, ...platforms, quickchartUrl: config.quickchartUrl }),
+        sinks: replySinks({ pool: db.write, logger, ...platforms, quickchartUrl: config.quickchartUrl, exports: true }),
       });
       await ensureDigestQueues(jobs.queue.boss, db.write);
       await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms) });

@@ -25,20 +25,30 @@ let llm: FakeLlm;
 const servers: RunningServer[] = [];
 const runtimes: Jobs[] = [];
 
-async function botServer(options: { withLlm?: boolean } = {}) {
+async function botServer(options: { withLlm?: boolean; exports?: boolean } = {}) {
   const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
   const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
   // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
   for (const j of runtimes.splice(0)) await j.stop();
-  const jobs = await testJobs(db, desk, logger, { slack: slackWebClient(config.slack!) });
+  const jobs = await testJobs(db, desk, logger, { slack: slackWebClient(config.slack!), exports: options.exports });
   runtimes.push(jobs);
-  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue });
+  const exports = options.exports ? { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 } : undefined;
+  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue, exports });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   servers.push(server);
   return Object.assign(server, { logger });
 }
 
 const sign = (body: string, ts?: number) => slackSignature(SECRET, body, ts);
+
+/** The file in an upload: the Web API client sends it as the one part of a multipart form. */
+function fileOf(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  if (!text.startsWith('--')) return text;
+  const boundary = text.slice(0, text.indexOf('\r\n'));
+  const start = text.indexOf('\r\n\r\n') + 4;
+  return text.slice(start, text.indexOf(`\r\n${boundary}`, start));
+}
 
 async function post(server: RunningServer, body: string, contentType: string, headers: Record<string, string> = sign(body)) {
   const started = Date.now();
@@ -173,6 +183,33 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     } finally {
       llm.respond = undefined;
     }
+  });
+
+  it('"Download CSV" under a table uploads all rows of the query into the thread; a click from another channel gets nothing', async () => {
+    const server = await botServer({ exports: true });
+    const { body, ts } = mention('Which blocks had the most thefts?', { user: 'U31' });
+    await post(server, body, 'application/json');
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('export_csv') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
+    const button = (answer.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'export_csv')!;
+    const click = (channel: string) => `payload=${encodeURIComponent(JSON.stringify({
+      type: 'block_actions', user: { id: 'U31' }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
+      channel: { id: channel }, container: { type: 'message', message_ts: answer.args.ts, channel_id: channel }, message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
+      actions: [{ type: 'button', action_id: 'export_csv', block_id: 'b', value: button.value, action_ts: '1' }],
+    }))}`;
+    const elsewhere = await post(server, click('C-other'), 'application/x-www-form-urlencoded');
+    expect(elsewhere.status).toBe(200);
+    const refused = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.channel === 'C-other');
+    expect(refused.args.text).toMatch(/^This answer can no longer be exported/);
+    const res = await post(server, click('C1'), 'application/x-www-form-urlencoded');
+    expect(res.status).toBe(200);
+    expect(res.ms).toBeLessThan(2_500);
+    const done = await slack.waitFor((c) => c.method === 'files.completeUploadExternal' && c.args.thread_ts === ts && Boolean(c.args.initial_comment));
+    expect(String(done.args.initial_comment)).toMatch(/^<@U31> the rows of this answer as CSV/);
+    const fileId = (done.args.files as { id: string }[])[0].id;
+    const csv = fileOf(slack.uploads.find((u) => u.fileId === fileId)!.bytes).trim().split(/\r?\n/);
+    const { rows } = await db.pool.query(`SELECT count(DISTINCT block)::int AS n FROM crimes WHERE primary_type = 'THEFT'`);
+    expect(csv[0]).toBe('block,incidents');
+    expect(csv.length - 1).toBe(rows[0].n);
   });
 
   it('a follow-up in the thread uses the thread memory', async () => {

@@ -1,0 +1,48 @@
+// "Download CSV" under a table answer: all rows of the answer's query, as a
+// CSV file uploaded into the thread (files.uploadV2), under the same walls as
+// the answer (see src/export/csv-export.ts). The button names the delivery the
+// answer is kept on; only a click in that delivery's own channel is served.
+// Acknowledged at once; the file follows (an export can take longer than
+// Slack's 3 seconds).
+import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { Logger } from '../../../core/logger.js';
+import { describeError } from '../../../core/errors.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/errors.js';
+import { csvExportBuffer, ExportRefused, ExportTooBig, exportSourceOf, type ExportSettings } from '../../../export/csv-export.js';
+import type { Deliveries } from '../../../jobs/deliveries.js';
+
+/** Slack takes files up to 1 GB; a chat thread is no place for more than this. */
+const SLACK_EXPORT_BYTES = 100 * 1_048_576;
+
+export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSettings; logger: Logger }) {
+  return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const channel = body.channel?.id;
+    const message = body.message as { ts: string; thread_ts?: string } | undefined;
+    if (!channel || !message) return;
+    const threadTs = message.thread_ts ?? message.ts;
+    const say = (text: string) => client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: threadTs, text }).catch(() => undefined);
+    void (async () => {
+      const row = action.value ? await deps.deliveries.get(action.value) : undefined;
+      const source = row?.answer && row.channel === channel ? exportSourceOf(row.answer) : undefined;
+      if (!row?.answer || !source) {
+        await say('This answer can no longer be exported (answers are kept for 3 days). Ask the question again.');
+        return;
+      }
+      const headline = row.answer.kind === 'result' ? row.answer.headline : 'answer';
+      const name = headline.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'answer';
+      const csv = await csvExportBuffer(deps.exports, source, SLACK_EXPORT_BYTES);
+      const rows = Math.max(0, csv.toString('utf8').split('\n').length - 2);
+      await client.files.uploadV2({
+        channel_id: channel, thread_ts: threadTs, file: csv, filename: `datadesk-${name}.csv`, title: `${headline} (CSV)`,
+        initial_comment: `<@${body.user.id}> the rows of this answer as CSV${source.kind === 'query' ? ` (at most ${deps.exports.rowLimit.toLocaleString('en-US')})` : ''}.`,
+      });
+      deps.logger.info(`slack: exported ${rows} rows of ${action.value} for ${body.user.id}`);
+    })().catch(async (error) => {
+      deps.logger.warn(`slack: export of ${action.value}: ${describeError(error)}`);
+      if (error instanceof ExportRefused || error instanceof ExportTooBig) await say(`The CSV could not be made: ${error.message}.`);
+      else if (isDatabaseUnavailable(error)) await say(DATABASE_UNAVAILABLE_MESSAGE);
+      else await say('The CSV could not be made or uploaded this time; it has been logged. Please try again.');
+    });
+  };
+}
