@@ -62,6 +62,8 @@ export const answerSchema = z.discriminatedUnion('kind', [
     freshness: z.string().optional(),
     /** the query plan in words ("thefts", "in 2019", "all of Chicago"): what the answer counted */
     understood: z.array(z.string()).optional(),
+    /** set when the question was answered with a verified question/SQL pair: says who vouched for it */
+    verified: z.string().optional(),
   }),
   z.object({
     kind: z.literal('clarify'),

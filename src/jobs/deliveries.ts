@@ -17,6 +17,8 @@ export interface NewDelivery {
   platform: string;
   channel?: string;
   userId?: string;
+  /** the question's words (feedback and verified pairs quote them) */
+  question?: string;
 }
 
 export interface DeliveryRow {
@@ -25,6 +27,7 @@ export interface DeliveryRow {
   platform: string;
   channel: string | null;
   user_id: string | null;
+  question: string | null;
   status: 'queued' | 'answering' | 'answered' | 'failed';
   worker_id: string | null;
   placeholder: Record<string, string> | null;
@@ -58,8 +61,8 @@ export class Deliveries {
   /** Inserts the key; false when it was taken (a duplicate delivery). Run it in the transaction that sends the job. */
   static async admit(tx: Queryable, d: NewDelivery): Promise<boolean> {
     const { rowCount } = await tx.query(
-      `INSERT INTO deliveries (key, job_id, platform, channel, user_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING`,
-      [d.key, d.jobId, d.platform, d.channel ?? null, d.userId ?? null],
+      `INSERT INTO deliveries (key, job_id, platform, channel, user_id, question) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING`,
+      [d.key, d.jobId, d.platform, d.channel ?? null, d.userId ?? null, d.question ?? null],
     );
     return rowCount === 1;
   }

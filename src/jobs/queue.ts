@@ -55,7 +55,7 @@ export class AnswerQueue {
     const jobId = randomUUID();
     // a question nobody admitted is rolled back whole: its key stays free for the platform's retry
     const admitted = await inTransaction(this.pool, async (tx) => {
-      if (!(await Deliveries.admit(tx, { key: data.key, jobId, platform: data.message.platform, channel: data.message.channel, userId: data.message.userId }))) return false;
+      if (!(await Deliveries.admit(tx, { key: data.key, jobId, platform: data.message.platform, channel: data.message.channel, userId: data.message.userId, question: data.message.text }))) return false;
       await this.boss.send(answerQueue(data.reply.platform), data, { id: jobId, db: asDb(tx) });
       return true;
     });

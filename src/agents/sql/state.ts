@@ -1,6 +1,7 @@
 // What the SQL agent's nodes share: the question, the thread, what each node
 // found, and the answer when one is ready.
 import type pg from 'pg';
+import type { VerifiedStore } from '../../knowledge/verified-store.js';
 import type { Answer } from '../../core/answer.js';
 import type { GraphState } from '../../core/graph.js';
 import type { Logger } from '../../core/logger.js';
@@ -29,6 +30,8 @@ export interface SqlAgentDeps {
   statementTimeoutMs: number;
   displayRows: number;
   glossaryDefaults: Record<string, string>;
+  /** question/SQL pairs people vouched for: the same words get the same query */
+  verified?: VerifiedStore;
 }
 
 export type SqlNodeName = 'schema' | 'generate' | 'validate' | 'run' | 'synthesize';
@@ -55,6 +58,8 @@ export interface SqlState extends GraphState {
   attempt: number;
   /** SQL our own code wrote (compiled from the plan, or a verified query): it may run without the reader login */
   ownSql?: string;
+  /** the verified pair the question was answered with, and who vouched for it */
+  verifiedBy?: string;
   /** the SQL being validated, and the last failure fed back to generation */
   candidate?: string;
   previous?: { sql: string; error: string };

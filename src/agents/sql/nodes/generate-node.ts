@@ -29,7 +29,16 @@ async function settleTerms(state: SqlState, mayAsk: boolean): Promise<boolean> {
 
 export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'> {
   if (state.attempt === 0) {
-    // first the query plan: exact, no model; a model only for what the plan cannot say
+    // a question someone vouched for, in the same words: its query, as verified (it runs as the reader, like model SQL)
+    const pair = await state.deps.verified?.match(state.question);
+    if (pair) {
+      state.attempt = 1;
+      state.stepNote = `verified pair #${pair.id}`;
+      state.candidate = pair.sql;
+      state.verifiedBy = pair.source === 'fixture' ? 'the examples Data Desk ships with' : pair.added_by ?? 'a curator';
+      return 'validate';
+    }
+    // then the query plan: exact, no model; a model only for what the plan cannot say
     const outcome = await planFromWords(state, await state.loadPlanContext());
     if (outcome.kind === 'asked') return 'end';
     if (outcome.kind === 'compiled') {

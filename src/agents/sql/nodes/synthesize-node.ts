@@ -71,6 +71,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     assumptions: state.assumptions,
     notes: note ? [note] : [],
     ...(state.understood ? { understood: state.understood } : {}),
+    ...(state.verifiedBy ? { verified: `Verified answer: this question's query was checked by ${state.verifiedBy}` } : {}),
   });
   return 'end';
 }
