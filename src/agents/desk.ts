@@ -12,6 +12,7 @@ import { GUIDE } from './help.js';
 import { createRouter, isFollowUpEdit, type Route } from './router.js';
 import { readQuestion } from '../plan/reader.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
+import type { VerifiedStore } from '../knowledge/verified-store.js';
 
 export interface InboundMessage {
   platform: 'slack' | 'teams' | 'cli' | 'web';
@@ -31,6 +32,10 @@ export interface DeskDeps extends Omit<SqlAgentDeps, 'pool'> {
 
 export class DataDesk {
   readonly sql: SqlAgent;
+  /** the pairs people vouched for (feedback promotes into it) */
+  get verified(): VerifiedStore | undefined {
+    return this.deps.verified;
+  }
   private router?: (text: string) => Route;
 
   constructor(private readonly deps: DeskDeps) {

@@ -126,6 +126,7 @@ const schema = z.object({
     message: 'expected at least 16 letters, digits, "-", "_", "." or "~" (e.g. the output of: openssl rand -hex 16)',
   }),
   PLAYGROUND_ALLOWED_HOSTS: optionalString,
+  CURATORS: optionalString,
   LLM_BASE_URL: httpUrl,
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
@@ -197,6 +198,8 @@ export interface Config {
   export: { rowLimit: number; timeoutMs: number };
   /** the browser playground: its token (required to serve it on a non-loopback HOST) and extra Host names it answers to */
   playground: { token?: string; allowedHosts: string[] };
+  /** Slack or Teams user ids whose thumbs-up makes an answer a verified question (anyone in the playground) */
+  curators: string[];
   llm?: { baseUrl?: string; apiKey?: string; model: string };
 }
 
@@ -298,6 +301,7 @@ export function loadConfig(env: RawEnv): Config {
     jobs: { concurrency: e.WORKER_CONCURRENCY, perUser: e.ANSWERING_PER_USER, perChannel: e.ANSWERING_PER_CHANNEL, retries: e.JOB_RETRIES },
     export: { rowLimit: e.EXPORT_ROW_LIMIT, timeoutMs: e.EXPORT_TIMEOUT_MS },
     playground: { token: e.PLAYGROUND_TOKEN, allowedHosts },
+    curators: (e.CURATORS ?? '').split(',').map((c) => c.trim()).filter(Boolean),
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };
 }

@@ -27,13 +27,17 @@ import { makeAnswer } from '../../core/answer.js';
 import { ExportRefused, exportSourceOf, writeCsvExport, type ExportSettings } from '../../export/csv-export.js';
 import { checkSql } from '../../db/sql-guard.js';
 import { formatSql } from './format-sql.js';
+import type pg from 'pg';
+import { recordFeedback } from '../../feedback/feedback.js';
+import type { VerifiedStore } from '../../knowledge/verified-store.js';
+import { UserError } from '../../core/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
 import { checkOrigin, hasToken, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
 const STATIC: Record<string, string> = { '/': 'index.html', '/app.js': 'app.js', '/style.css': 'style.css' };
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
-const API = new Set(['/api/ask', '/api/choose']);
+const API = new Set(['/api/ask', '/api/choose', '/api/feedback']);
 /** a download link: the thread (128 secret bits) and the answer's id */
 const EXPORT_PATH = /^\/api\/export\/([0-9a-f]{32})\/([0-9a-f-]{36})\.csv$/;
 /** The page loads only its own files and talks only to this server; no other site may frame it. */
@@ -89,6 +93,8 @@ export interface PlaygroundDeps {
   charts: ChartStore;
   logger: Logger;
   quickchartUrl?: string;
+  /** where thumbs up and down are kept, and the pairs a thumbs-up promotes */
+  feedback?: { pool: pg.Pool; verified: VerifiedStore };
   /** where "Download CSV" reads from (no link without it) */
   exports?: ExportSettings;
   /** HOST, PLAYGROUND_TOKEN and friends (playgroundAccess(config)); read from the environment as `serve` reads it when not given */
@@ -108,13 +114,15 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   const forPage = async (answer: Answer, key: string | undefined) => {
     const exportUrl = key && deps.exports && exportSourceOf(answer) ? `/api/export/${key.split(':').slice(1).join('/')}.csv` : null;
     const exportLimit = exportUrl ? deps.exports!.rowLimit : null;
+    // the answer's id in this thread: what feedback names
+    const answerId = key ? key.split(':')[2] : null;
     const sqlShown = answer.kind === 'result' ? answer.sql.map(formatSql) : [];
-    if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown };
+    if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId };
     try {
-      return { answer, chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png`, exportUrl, exportLimit, sqlShown };
+      return { answer, chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png`, exportUrl, exportLimit, sqlShown, answerId };
     } catch (error) {
       deps.logger.warn(`chart: ${(error as Error).message}`);
-      return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown };
+      return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId };
     }
   };
 
@@ -150,6 +158,23 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     const body = await readJson(req);
     const thread = typeof body.thread === 'string' && THREAD_ID.test(body.thread) ? body.thread : undefined;
     if (!thread) throw new BadRequest(400, 'thread must be 32 lowercase hex digits (128 random bits, e.g. from crypto.getRandomValues).');
+    if (pathname === '/api/feedback') {
+      // in the playground everyone is a curator: it is one person's bot on their own machine (or behind PLAYGROUND_TOKEN)
+      if (typeof body.answer !== 'string' || !/^[0-9a-f-]{36}$/.test(body.answer) || (body.verdict !== 'up' && body.verdict !== 'down')) {
+        throw new BadRequest(400, 'Send {"thread": "...", "answer": "<the answer id>", "verdict": "up" | "down"}.');
+      }
+      if (!deps.feedback) throw new BadRequest(404, 'Feedback is not kept by this server.');
+      try {
+        const outcome = await recordFeedback(deps.feedback.pool, deps.deliveries, deps.feedback.verified, {
+          deliveryKey: `web:${thread}:${body.answer}`, platform: 'web', userId: `playground:${thread.slice(0, 8)}`, verdict: body.verdict, curator: true,
+        });
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(outcome));
+      } catch (error) {
+        if (error instanceof UserError) throw new BadRequest(404, error.message);
+        throw error;
+      }
+      return;
+    }
     const base = { platform: 'web' as const, threadId: `web:${thread}`, channel: 'playground' };
     let message: InboundMessage;
     let action: AnswerJob['action'] = { type: 'answer' };

@@ -99,7 +99,7 @@ export function registerServe(program: Command): void {
         ? undefined
         : playgroundRoutes({
           queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config),
-          exports,
+          exports, feedback: desk.verified && { pool: db.write, verified: desk.verified },
         });
       if (playground) routes.push(playground);
       const server = await startHttpServer(config.host, config.port, routes, logger);

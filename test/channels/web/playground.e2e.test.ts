@@ -10,6 +10,7 @@ import { startHttpServer, type RunningServer } from '../../../src/server/http-se
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
+import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
 
@@ -25,10 +26,11 @@ let jobs: Jobs;
 beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 5_000);
-  const { desk, logger } = testDesk(db);
+  const verified = new VerifiedStore(db.pool);
+  const { desk, logger } = testDesk(db, { verified });
   const charts = new ChartStore();
   jobs = await testJobs(db, desk, logger);
-  const answering = { queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events };
+  const answering = { queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, feedback: { pool: db.pool, verified } };
   const access = { host: '127.0.0.1', allowedHosts: [], perMinute: 100 };
   server = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ ...answering, charts, logger, access }), chartRoutes(charts)], logger);
   const withToken = { ...access, host: '0.0.0.0', token: TOKEN };
@@ -148,6 +150,23 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.waitForSelector('.msg.bot:last-child .error');
     expect(await page.textContent('.msg.bot:last-child .error')).toBe('Cancelled. Ask again when you like.');
     expect(await page.isVisible('#send')).toBe(true);
+    await page.close();
+  });
+
+  it('👍 on an answer makes its question verified: asked again (other casing), the answer says so; the verdict stays after a reload', async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.fill('#question', 'Which blocks had the most battery cases?');
+    await page.press('#question', 'Enter');
+    await page.waitForSelector('.msg.bot .feedback button');
+    await page.click('.msg.bot .feedback button >> nth=0');
+    await expect.poll(() => page.textContent('.msg.bot .feedback-note')).toMatch(/^Thanks: "Which blocks had the most battery cases\?" is now a verified question/);
+    await page.reload();
+    expect(await page.getAttribute('.msg.bot .feedback button >> nth=0', 'class')).toBe('chosen-verdict');
+    await page.fill('#question', 'which blocks had the most BATTERY cases');
+    await page.press('#question', 'Enter');
+    await page.waitForSelector('.msg.bot:last-child .verified');
+    expect(await page.textContent('.msg.bot:last-child .verified')).toBe("✓ Verified answer: this question's query was checked by web:playground:" + (await page.evaluate(() => JSON.parse(localStorage.getItem('datadesk.threads') ?? '[]')[0].id.slice(0, 8))));
     await page.close();
   });
 });

@@ -71,12 +71,41 @@
     return wrap;
   }
 
+  /** 👍 / 👎 under an answer: kept by the server; a thumbs-up here makes the question a verified one */
+  function feedbackRow(payload) {
+    const row = el('div', 'feedback');
+    const note = el('span', 'feedback-note', payload.feedbackNote || '');
+    for (const [verdict, label, title] of [['up', '👍', 'A good answer: remember this question and its query'], ['down', '👎', 'A wrong or unhelpful answer']]) {
+      const b = el('button', payload.feedback === verdict ? 'chosen-verdict' : '', label);
+      b.type = 'button';
+      b.title = title;
+      b.setAttribute('aria-label', title);
+      b.onclick = async () => {
+        const thread = current;
+        try {
+          const res = await fetch('/api/feedback', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread: thread.id, answer: payload.answerId, verdict }) });
+          const body = await res.json();
+          payload.feedback = res.ok ? verdict : payload.feedback;
+          payload.feedbackNote = res.ok ? body.message : body.error;
+        } catch (error) {
+          payload.feedbackNote = `Could not reach the bot (${error.message}).`;
+        }
+        store.save(threads);
+        if (current === thread) select(thread.id);
+      };
+      row.append(b);
+    }
+    row.append(note);
+    return row;
+  }
+
   function botBubble(payload) {
     const div = el('div', 'msg bot');
     div.append(el('div', 'who', 'Data Desk'));
     if (!payload) return div;
     const { answer, chartUrl, exportUrl, exportLimit } = payload;
     if (answer.kind === 'result') {
+      if (answer.verified) div.append(el('div', 'verified', `✓ ${answer.verified}`));
       div.append(el('div', 'headline', answer.headline));
       // the headline is often the narration's first sentence: do not say it twice
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
@@ -117,6 +146,7 @@
       if (answer.assumptions.length) div.append(el('div', 'assumptions', `Assumptions: ${answer.assumptions.join('; ')}`));
       for (const n of answer.notes) div.append(el('div', 'notes', n));
       if (answer.freshness) div.append(el('div', 'freshness', `Data: ${answer.freshness}`));
+      if (payload.answerId) div.append(feedbackRow(payload));
     } else if (answer.kind === 'clarify') {
       div.append(el('div', 'headline', answer.question));
       if (payload.chosen) {
