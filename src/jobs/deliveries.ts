@@ -72,6 +72,15 @@ export class Deliveries {
     return rows[0];
   }
 
+  /** The delivery whose answer is in this message (the placeholder it replaced), if any. */
+  async keyOfMessage(platform: string, channel: string, messageId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ key: string }>(
+      `SELECT key FROM deliveries WHERE platform = $1 AND channel = $2 AND (placeholder->>'ts' = $3 OR placeholder->>'id' = $3)`,
+      [platform, channel, messageId],
+    );
+    return rows[0]?.key;
+  }
+
   /**
    * Questions ahead of this one in line: those admitted before it and still
    * waiting, and the asker's own earlier questions being answered (one asker's

@@ -117,6 +117,7 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
     case 'result': {
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
       const blocks: Block[] = [mrkdwn(`*${cutText(escapeMrkdwn(answer.headline), SECTION_LIMIT - 2)}*`), ...(rest ? sections(rest) : [])];
+      if (answer.verified) blocks.unshift(context(`:white_check_mark: ${escapeMrkdwn(answer.verified)}`));
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
       if (answer.table) blocks.push(...tableBlocks(answer.table));
       if (answer.table && extras.exportKey && extras.exportKey.length <= BUTTON_VALUE_LIMIT) {

@@ -24,6 +24,8 @@ import { datadeskCommand } from './listeners/datadesk-command.js';
 import { directMessage } from './listeners/direct-message.js';
 import { showSql } from './listeners/show-sql.js';
 import { exportCsv } from './listeners/export-csv.js';
+import { reactionAdded } from './listeners/reaction-added.js';
+import type { VerifiedStore } from '../../knowledge/verified-store.js';
 import { EXPORT_ACTION } from './render-blocks.js';
 import type { ExportSettings } from '../../export/csv-export.js';
 import { unknownAction } from './listeners/unknown-action.js';
@@ -33,7 +35,7 @@ export const SLACK_EVENTS_PATH = '/slack/events';
 // What the app listens to, as manifests/slack/manifest.yml must subscribe to it
 // (test/channels/slack/manifest.test.ts compares the two, and the listeners below).
 /** Bot events, as the manifest's bot_events names them: app.message takes direct messages only (message.im). */
-export const SLACK_BOT_EVENTS = ['app_mention', 'app_home_opened', 'message.im'] as const;
+export const SLACK_BOT_EVENTS = ['app_mention', 'app_home_opened', 'message.im', 'reaction_added'] as const;
 /** Slash commands the app answers; any other is acknowledged with a pointer to these. */
 export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
 /** Action ids the app handles (clarify: a prefix); any other click is acknowledged and told it is stale. */
@@ -112,6 +114,8 @@ export interface SlackAppDeps {
   logger: Logger;
   /** "Download CSV" buttons are served when given */
   exports?: ExportSettings;
+  /** where 👍/👎 reactions are kept, and whose 👍 makes a question verified */
+  feedback?: { verified: VerifiedStore; curators: string[] };
 }
 
 export interface SlackApp {
@@ -149,6 +153,9 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   };
   app.event('app_mention' satisfies (typeof SLACK_BOT_EVENTS)[number], appMention(replyDeps, gate));
   app.message(directMessage(replyDeps, gate)); // message.im
+  if (deps.feedback) {
+    app.event('reaction_added' satisfies (typeof SLACK_BOT_EVENTS)[number], reactionAdded({ pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback }));
+  }
   app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool));
   app.action(SLACK_ACTIONS.clarify, clarifyChoice(replyDeps));
   app.action(SLACK_ACTIONS.showSql, showSql());

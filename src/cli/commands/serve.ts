@@ -84,7 +84,7 @@ export function registerServe(program: Command): void {
       if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
       if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
       const exports = { pool: db.reader ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs };
-      const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports }) : undefined;
+      const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports, feedback: desk.verified && { verified: desk.verified, curators: config.curators } }) : undefined;
       if (slack?.route) routes.push(slack.route);
       if (teamsAdapter) {
         const bot = new DataDeskTeamsBot({

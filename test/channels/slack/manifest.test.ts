@@ -35,6 +35,7 @@ const EVENT_SCOPES: Record<string, string[]> = {
   app_mention: ['app_mentions:read'],
   app_home_opened: [],
   'message.im': ['im:history'],
+  reaction_added: ['reactions:read'],
 };
 
 /** Every .ts file under a folder. */

@@ -15,6 +15,7 @@ import { testDesk } from '../../helpers/desk.js';
 import { slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import { pollUntil } from '../../helpers/wait.js';
+import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
 import { blockKitProblems, viewProblems } from '../../helpers/block-kit-limits.js';
 import { UNKNOWN_ACTION_TEXT } from '../../../src/channels/slack/listeners/unknown-action.js';
 
@@ -25,15 +26,16 @@ let llm: FakeLlm;
 const servers: RunningServer[] = [];
 const runtimes: Jobs[] = [];
 
-async function botServer(options: { withLlm?: boolean; exports?: boolean } = {}) {
+async function botServer(options: { withLlm?: boolean; exports?: boolean; curators?: string[] } = {}) {
   const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
-  const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
+  const verified = options.curators ? new VerifiedStore(db.pool) : undefined;
+  const { desk, logger } = testDesk(db, { verified, ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}) });
   // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
   for (const j of runtimes.splice(0)) await j.stop();
   const jobs = await testJobs(db, desk, logger, { slack: slackWebClient(config.slack!), exports: options.exports });
   runtimes.push(jobs);
   const exports = options.exports ? { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 } : undefined;
-  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue, exports });
+  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue, exports, feedback: verified && { verified, curators: options.curators! } });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   servers.push(server);
   return Object.assign(server, { logger });
@@ -210,6 +212,30 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const { rows } = await db.pool.query(`SELECT count(DISTINCT block)::int AS n FROM crimes WHERE primary_type = 'THEFT'`);
     expect(csv[0]).toBe('block,incidents');
     expect(csv.length - 1).toBe(rows[0].n);
+  });
+
+  it("👍 from a curator on an answer makes its question verified; 👎 from anyone is noted; other reactions are not ours", async () => {
+    const server = await botServer({ curators: ['U50'] });
+    const { body, ts } = mention('Which blocks had the most assault cases?', { user: 'U51' });
+    await post(server, body, 'application/json');
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
+    const react = (user: string, reaction: string) => JSON.stringify({
+      token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: `EvReact${user}${reaction}`, event_time: 1,
+      event: { type: 'reaction_added', user, reaction, item: { type: 'message', channel: 'C1', ts: answer.args.ts }, item_user: 'UBOT', event_ts: '1' },
+    });
+    await post(server, react('U51', 'tada'), 'application/json');
+    await post(server, react('U51', '-1'), 'application/json');
+    const noted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U51');
+    expect(noted.args.text).toMatch(/^Thanks: noted as a wrong or unhelpful answer/);
+    await post(server, react('U50', '+1::skin-tone-2'), 'application/json');
+    const promoted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U50');
+    expect(promoted.args.text).toMatch(/^Thanks: "Which blocks had the most assault cases\?" is now a verified question/);
+    const { rows } = await db.pool.query(`SELECT user_id, verdict FROM feedback ORDER BY user_id`);
+    expect(rows).toEqual([{ user_id: 'U50', verdict: 'up' }, { user_id: 'U51', verdict: 'down' }]);
+    const again = mention('which blocks had the most ASSAULT cases', { user: 'U52' });
+    await post(server, again.body, 'application/json');
+    const verifiedAnswer = await slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === again.ts && m.ts === c.args.ts));
+    expect(blocksText(verifiedAnswer)).toContain('Verified answer: this question');
   });
 
   it('a follow-up in the thread uses the thread memory', async () => {

@@ -1,0 +1,45 @@
+// 👍 / 👎 reactions on an answer: feedback (see src/feedback/feedback.ts). The
+// answer is known by the message it replaced (the placeholder's ts, kept on
+// its delivery). A curator's 👍 (CURATORS) makes the question verified; the
+// reactor is told so, and told a 👎 was noted. Reactions on anything else
+// (other messages, other emoji) are not ours to read.
+import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
+import type pg from 'pg';
+import type { Logger } from '../../../core/logger.js';
+import { describeError } from '../../../core/errors.js';
+import { recordFeedback, type Verdict } from '../../../feedback/feedback.js';
+import type { Deliveries } from '../../../jobs/deliveries.js';
+import type { VerifiedStore } from '../../../knowledge/verified-store.js';
+
+/** Slack's names of the thumbs (with their skin tones, "+1::skin-tone-3"). */
+function verdictOf(reaction: string): Verdict | undefined {
+  const name = reaction.split('::')[0];
+  if (name === '+1' || name === 'thumbsup') return 'up';
+  if (name === '-1' || name === 'thumbsdown') return 'down';
+  return undefined;
+}
+
+export interface ReactionDeps {
+  pool: pg.Pool;
+  deliveries: Deliveries;
+  verified: VerifiedStore;
+  curators: string[];
+  logger: Logger;
+}
+
+export function reactionAdded(deps: ReactionDeps) {
+  return async ({ event, client }: SlackEventMiddlewareArgs<'reaction_added'> & AllMiddlewareArgs): Promise<void> => {
+    const verdict = verdictOf(event.reaction);
+    if (!verdict || event.item.type !== 'message') return;
+    const key = await deps.deliveries.keyOfMessage('slack', event.item.channel, event.item.ts);
+    if (!key) return;
+    try {
+      const outcome = await recordFeedback(deps.pool, deps.deliveries, deps.verified, {
+        deliveryKey: key, platform: 'slack', userId: event.user, verdict, curator: deps.curators.includes(event.user),
+      });
+      if (outcome.promoted || verdict === 'down') await client.chat.postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message });
+    } catch (error) {
+      deps.logger.warn(`slack: feedback on ${key}: ${describeError(error)}`);
+    }
+  };
+}
