@@ -15,6 +15,7 @@ import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerServe } from './commands/serve.js';
 import { registerWorker } from './commands/worker.js';
+import { registerVerified } from './commands/verified.js';
 import { drained } from './output.js';
 
 /** Every runnable command, nested ones spelled out ("ingest crimes"), with its summary. */
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)');
   registerServe(program);
   registerWorker(program);
+  registerVerified(program);
   registerIngest(program);
   registerGenerate(program);
   registerAsk(program);
