@@ -62,19 +62,25 @@ export async function cardChart(spec: ChartSpec, linkFor: (png: Buffer) => strin
 }
 
 /** The chart of an answer's card, if it has one: inline only when the whole card then stays within CARD_BYTES_LIMIT. */
-export async function chartForCard(answer: Answer, linkFor: (png: Buffer) => string, quickchartUrl?: string): Promise<ChartImage | undefined> {
+export async function chartForCard(answer: Answer, linkFor: (png: Buffer) => string, quickchartUrl?: string, extras: CardExtras = {}): Promise<ChartImage | undefined> {
   if (answer.kind !== 'result' || !answer.chart) return undefined;
   // the Image element itself, around its url, is well under 200 bytes
-  const room = CARD_BYTES_LIMIT - Buffer.byteLength(JSON.stringify(answerCard(answer))) - 200;
+  const room = CARD_BYTES_LIMIT - Buffer.byteLength(JSON.stringify(answerCard(answer, undefined, extras))) - 200;
   return cardChart(answer.chart, linkFor, quickchartUrl, room);
 }
 
-export function answerCard(answer: Answer, chart?: ChartImage): Card {
+/** What a card can add for one delivered answer: 👍/👎 buttons naming the delivery. */
+export interface CardExtras {
+  feedbackKey?: string;
+}
+
+export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtras = {}): Card {
   const body: Card[] = [];
   const actions: Card[] = [];
   switch (answer.kind) {
     case 'result': {
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
+      if (answer.verified) body.push(text(`✓ ${answer.verified}`, { size: 'Small', color: 'Good' }));
       body.push(text(answer.headline, { weight: 'Bolder', size: 'Medium' }));
       if (rest) body.push(text(rest));
       if (answer.understood?.length) body.push(text(`Understood as: ${answer.understood.join(' · ')}`, { size: 'Small', isSubtle: true }));
@@ -91,6 +97,13 @@ export function answerCard(answer: Answer, chart?: ChartImage): Card {
       if (answer.assumptions.length) body.push(text(`Assumptions: ${answer.assumptions.join('; ')}`, { size: 'Small', isSubtle: true }));
       for (const note of answer.notes) body.push(text(note, { size: 'Small', isSubtle: true }));
       if (answer.freshness) body.push(text(`Data: ${answer.freshness}`, { size: 'Small', isSubtle: true }));
+      if (extras.feedbackKey) {
+        // feedback: kept with the question; a curator's 👍 makes it a verified question
+        actions.push(
+          { type: 'Action.Submit', title: '👍', tooltip: 'A good answer', data: { datadesk: 'feedback', key: extras.feedbackKey, verdict: 'up' } },
+          { type: 'Action.Submit', title: '👎', tooltip: 'A wrong or unhelpful answer', data: { datadesk: 'feedback', key: extras.feedbackKey, verdict: 'down' } },
+        );
+      }
       break;
     }
     case 'clarify':

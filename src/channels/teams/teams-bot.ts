@@ -18,6 +18,8 @@ import type { AnswerQueue } from '../../jobs/queue.js';
 import { saveConversationReference } from './conversation-store.js';
 import { digestCommand } from '../../digest/subscriptions.js';
 import { UserError } from '../../core/errors.js';
+import { recordFeedback } from '../../feedback/feedback.js';
+import type { VerifiedStore } from '../../knowledge/verified-store.js';
 import { ON_IT, teamsPlaceholder } from './teams-reply-sink.js';
 
 export interface TeamsBotDeps {
@@ -30,12 +32,17 @@ export interface TeamsBotDeps {
   userLimit: RateLimiter;
   /** time zone of digest schedules that name none */
   defaultTimezone: string;
+  /** where 👍/👎 on answer cards are kept, and whose 👍 makes a question verified */
+  feedback?: { verified: VerifiedStore; curators: string[] };
 }
 
-interface ClarifyValue {
+/** What the card buttons send back (Action.Submit data in `value`): a clarification choice or feedback. */
+interface CardValue {
   datadesk?: string;
   term?: string;
   option?: string;
+  key?: string;
+  verdict?: string;
 }
 
 export class DataDeskTeamsBot extends TeamsActivityHandler {
@@ -62,8 +69,12 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     const userId = activity.from?.aadObjectId ?? activity.from?.id;
     const threadId = `teams:${activity.conversation.id}`;
     const message: Omit<InboundMessage, 'text'> = { platform: 'teams', threadId, channel: activity.conversation.id, userId };
-    const value = activity.value as ClarifyValue | undefined;
+    const value = activity.value as CardValue | undefined;
 
+    if (value?.datadesk === 'feedback') {
+      await this.feedback(context, value, userId);
+      return;
+    }
     if (value?.datadesk === 'clarify') {
       const pending = await this.deps.desk.pendingChoice(threadId);
       if (!value.term || !value.option || !pending || pending.term !== value.term) {
@@ -99,6 +110,25 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
       ? { ...message, text: text.slice(backtest[0].length).trim() || 'help', kind: 'backtest' }
       : { ...message, text: text || 'help' };
     await this.enqueue(context, `teams:activity:${activity.id ?? `${activity.conversation.id}:${activity.timestamp}`}`, inbound);
+  }
+
+  /** 👍/👎 on an answer card: kept; a curator's 👍 makes the question verified. Only a card of this conversation counts. */
+  private async feedback(context: TurnContext, value: CardValue, userId: string | undefined): Promise<void> {
+    const { feedback } = this.deps;
+    const key = typeof value.key === 'string' ? value.key : '';
+    const delivery = key ? await this.deps.deliveries.get(key) : undefined;
+    if (!feedback || !userId || !delivery || delivery.channel !== context.activity.conversation.id || (value.verdict !== 'up' && value.verdict !== 'down')) {
+      await context.sendActivity('That answer can no longer take feedback (answers are kept for 3 days).');
+      return;
+    }
+    try {
+      const outcome = await recordFeedback(this.deps.pool, this.deps.deliveries, feedback.verified, {
+        deliveryKey: key, platform: 'teams', userId, verdict: value.verdict, curator: feedback.curators.includes(userId),
+      });
+      await context.sendActivity(outcome.message);
+    } catch (error) {
+      await context.sendActivity(error instanceof UserError ? error.message : 'The feedback could not be kept this time; please try again.');
+    }
   }
 
   /** Queues the question and shows it: typing, then "on it" (or its place in line), which the worker replaces. */

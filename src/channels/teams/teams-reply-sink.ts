@@ -60,11 +60,11 @@ export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
         if (steps.done('answer')) return;
         let chart;
         try {
-          chart = await chartForCard(answer, deps.chartLink, deps.quickchartUrl);
+          chart = await chartForCard(answer, deps.chartLink, deps.quickchartUrl, { feedbackKey: job.key });
         } catch (error) {
           deps.logger.warn(`teams: chart: ${describeError(error)}`);
         }
-        const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))] };
+        const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, { feedbackKey: job.key }))] };
         await inConversation(async (context) => {
           if (canUpdate) id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);
           if (id) {

@@ -89,7 +89,7 @@ export function registerServe(program: Command): void {
       if (teamsAdapter) {
         const bot = new DataDeskTeamsBot({
           desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.write, logger, userLimit: new RateLimiter(config.rateLimits.userPerMinute),
-          defaultTimezone: config.scheduleTimezone,
+          defaultTimezone: config.scheduleTimezone, feedback: desk.verified && { verified: desk.verified, curators: config.curators },
         });
         routes.push(teamsRoutes(teamsAdapter, bot, logger, { local: teamsMode.on && teamsMode.local }), teamsPages(config));
       }

@@ -77,6 +77,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** What the Teams sink adds to every answer card. */
+const AS_SENT = { feedbackKey: 'teams:activity:1700000000001' };
+
 describe('Adaptive Cards pass Microsoft\'s parser and validation', () => {
   it('the harness sees problems: an unknown element and more actions than Teams shows are reported', () => {
     expect(cardEvents({ type: 'AdaptiveCard', version: '1.5', body: [{ type: 'Bogus' }] }).join('\n')).toMatch(/Unknown element type "Bogus"/);
@@ -102,13 +105,14 @@ describe('Adaptive Cards pass Microsoft\'s parser and validation', () => {
     for (const [name, answer] of answers) {
       const charts: [string, ChartImage | undefined][] = [['no chart', undefined]];
       if (answer.kind === 'result' && answer.chart) {
-        charts.push(['chart as sent', await chartForCard(answer, () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png')]);
+        charts.push(['chart as sent', await chartForCard(answer, () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', undefined, AS_SENT)]);
         charts.push(['chart linked', { url: 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', alt: answer.chart.title }]);
       }
       for (const [variant, chart] of charts) {
         tried++;
         if (chart?.url.startsWith('data:')) inline++;
-        const json = answerCard(answer, chart);
+        // as the worker sends it: with the 👍/👎 buttons that name the delivery
+        const json = answerCard(answer, chart, AS_SENT);
         // Teams refuses a message over about 28 KB: the card with its inline chart must stay under it
         const bytes = Buffer.byteLength(JSON.stringify(json));
         sizes.push(`${name} (${variant}${chart ? (chart.url.startsWith('data:') ? ', inline' : ', linked') : ''}): ${bytes} B`);

@@ -18,6 +18,7 @@ import { startFakeConnector, type FakeConnector, type ConnectorCall } from '../.
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
+import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
 
 let db: TestDatabase;
 let connector: FakeConnector;
@@ -25,8 +26,9 @@ let llm: FakeLlm;
 const servers: RunningServer[] = [];
 const runtimes: Jobs[] = [];
 
-async function botServer(options: { appId?: string; withLlm?: boolean } = {}) {
-  const { desk, logger } = testDesk(db, options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {});
+async function botServer(options: { appId?: string; withLlm?: boolean; curators?: string[] } = {}) {
+  const verified = options.curators ? new VerifiedStore(db.pool) : undefined;
+  const { desk, logger } = testDesk(db, { verified, ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}) });
   const charts = new ChartStore();
   let base = '';
   const adapter = createTeamsAdapter({ appId: options.appId ?? '', appPassword: options.appId ? 'secret' : '', tenantId: '', appType: 'MultiTenant' }, logger);
@@ -34,7 +36,10 @@ async function botServer(options: { appId?: string; withLlm?: boolean } = {}) {
   for (const j of runtimes.splice(0)) await j.stop();
   const jobs = await testJobs(db, desk, logger, { teams: { adapter, appId: options.appId ?? '' }, chartLink: (png) => `${base}/charts/${charts.put(png)}.png` });
   runtimes.push(jobs);
-  const bot = new DataDeskTeamsBot({ desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago' });
+  const bot = new DataDeskTeamsBot({
+    desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago',
+    feedback: verified && { verified, curators: options.curators! },
+  });
   const server = await startHttpServer('127.0.0.1', 0, [teamsRoutes(adapter, bot, logger), chartRoutes(charts)], logger);
   base = server.url;
   servers.push(server);
@@ -124,6 +129,21 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(cardText(answer)).toContain('extract(hour FROM date) >= 18');
     await post(server, { ...click, id: `${m.id}8` });
     await connector.waitFor((c) => c.conversationId === m.conversationId && c.activity.text === 'That question was already answered or has expired. Ask it again to get fresh choices.');
+  });
+
+  it("👍 on an answer card from a curator makes the question verified; the same words then get a card marked verified", async () => {
+    const server = await botServer({ curators: ['aad-ada'] });
+    const m = channelMessage('Which blocks had the most deceptive practice cases?');
+    await post(server, m.activity);
+    const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('"datadesk":"feedback"'));
+    const up = (cardOf(card).content as { actions: { title: string; data: Record<string, string> }[] }).actions.find((a) => a.title === '👍')!;
+    await post(server, { ...m.activity, id: `${m.id}7`, text: undefined, entities: [], value: up.data });
+    const thanks = await connector.waitFor((c) => c.conversationId === m.conversationId && String(c.activity.text ?? '').startsWith('Thanks:'));
+    expect(thanks.activity.text).toMatch(/^Thanks: "Which blocks had the most deceptive practice cases\?" is now a verified question/);
+    const again = channelMessage('which blocks had the most DECEPTIVE PRACTICE cases');
+    await post(server, again.activity);
+    const verifiedCard = await connector.waitFor((c) => c.conversationId === again.conversationId && cardText(c).includes('Verified answer'));
+    expect(cardText(verifiedCard)).toContain('checked by teams:aad-ada');
   });
 
   it('the backtest command answers with the backtest card', async () => {
