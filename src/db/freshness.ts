@@ -3,8 +3,8 @@
 import type pg from 'pg';
 
 export interface DataFreshness {
-  crimes: { rows: number; latest: string | null };
-  stocks: { rows: number; latest: string | null };
+  crimes: { rows: number; earliest: string | null; latest: string | null; synthetic: boolean };
+  stocks: { rows: number; latest: string | null; synthetic: boolean };
 }
 
 const STOCK_TABLES = ['shanghai_stock_exchange', 'shenzhen_stock_exchange', 'beijing_stock_exchange'];
@@ -26,11 +26,15 @@ async function approximateRows(pool: pg.Pool, table: string): Promise<number> {
 export async function dataFreshness(pool: pg.Pool): Promise<DataFreshness> {
   const crimesRows = await approximateRows(pool, 'crimes');
   const stockRows = (await Promise.all(STOCK_TABLES.map((t) => approximateRows(pool, t)))).reduce((a, b) => a + b, 0);
-  const { rows } = await pool.query<{ crimes_latest: string | null; stock_latest: string | null }>(`
-    SELECT (SELECT to_char(max(date), 'YYYY-MM-DD HH24:MI') FROM crimes) AS crimes_latest,
+  const { rows } = await pool.query<{ crimes_earliest: string | null; crimes_latest: string | null; stock_latest: string | null }>(`
+    SELECT (SELECT to_char(min(date), 'YYYY-MM-DD') FROM crimes) AS crimes_earliest,
+           (SELECT to_char(max(date), 'YYYY-MM-DD HH24:MI') FROM crimes) AS crimes_latest,
            greatest(${STOCK_TABLES.map((t) => `(SELECT max(trade_date) FROM ${t})`).join(', ')})::text AS stock_latest`);
+  // the demo loader marks what it generated (demo-data.ts): real rows loaded on top do not make it real
+  const marks = await pool.query<{ source: string }>(`SELECT source FROM ingest_state WHERE source IN ('demo:crimes', 'demo:stocks')`);
+  const synthetic = new Set(marks.rows.map((r) => r.source));
   return {
-    crimes: { rows: crimesRows, latest: rows[0].crimes_latest },
-    stocks: { rows: stockRows, latest: rows[0].stock_latest },
+    crimes: { rows: crimesRows, earliest: rows[0].crimes_earliest, latest: rows[0].crimes_latest, synthetic: crimesRows > 0 && synthetic.has('demo:crimes') },
+    stocks: { rows: stockRows, latest: rows[0].stock_latest, synthetic: stockRows > 0 && synthetic.has('demo:stocks') },
   };
 }

@@ -44,6 +44,7 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
     });
     rmSync(file);
     await pool.query('ANALYZE crimes');
+    await markSynthetic(pool, 'crimes');
     loaded.push(`${summary.inserted.toLocaleString('en-US')} crimes`);
   }
 
@@ -62,7 +63,13 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
       rmSync(file);
       await pool.query(`ANALYZE ${EXCHANGES[exchange]}`);
     }
+    await markSynthetic(pool, 'stocks');
     loaded.push(`${bars.toLocaleString('en-US')} daily bars of ${config.demoTickers} tickers`);
   }
   return loaded;
+}
+
+/** Remembers that a dataset holds generated rows, so that every page that shows it can say so (see freshness.ts). */
+async function markSynthetic(pool: pg.Pool, dataset: 'crimes' | 'stocks'): Promise<void> {
+  await pool.query(`INSERT INTO ingest_state (source, cursor) VALUES ($1, '{"synthetic": true}') ON CONFLICT (source) DO NOTHING`, [`demo:${dataset}`]);
 }

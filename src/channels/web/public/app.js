@@ -47,6 +47,12 @@
     box.scrollTop = box.scrollHeight;
   }
 
+  /** Text with `code` spans (the guide's examples), as text nodes and <code> elements: never parsed as HTML. */
+  function withCode(node, text) {
+    text.split(/(`[^`\n]+`)/).forEach((part, i) => node.append(i % 2 ? el('code', '', part.slice(1, -1)) : document.createTextNode(part)));
+    return node;
+  }
+
   function userBubble(text) {
     const div = el('div', 'msg user');
     div.append(el('div', 'who', 'You'), el('div', '', text));
@@ -75,7 +81,8 @@
   function feedbackRow(payload) {
     const row = el('div', 'feedback');
     const note = el('span', 'feedback-note', payload.feedbackNote || '');
-    for (const [verdict, label, title] of [['up', '👍', 'A good answer: remember this question and its query'], ['down', '👎', 'A wrong or unhelpful answer']]) {
+    // the words stay readable where no emoji font is installed
+    for (const [verdict, label, title] of [['up', '👍 Right', 'A good answer: remember this question and its query'], ['down', '👎 Wrong', 'A wrong or unhelpful answer']]) {
       const b = el('button', payload.feedback === verdict ? 'chosen-verdict' : '', label);
       b.type = 'button';
       b.title = title;
@@ -109,7 +116,7 @@
       div.append(el('div', 'headline', answer.headline));
       // the headline is often the narration's first sentence: do not say it twice
       const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
-      if (rest) div.append(el('div', 'narration', rest));
+      if (rest) div.append(withCode(el('div', 'narration'), rest));
       if (answer.understood && answer.understood.length) {
         const chips = el('div', 'understood');
         chips.append(el('span', 'understood-label', 'Understood as'));
@@ -146,7 +153,7 @@
       if (answer.assumptions.length) div.append(el('div', 'assumptions', `Assumptions: ${answer.assumptions.join('; ')}`));
       for (const n of answer.notes) div.append(el('div', 'notes', n));
       if (answer.freshness) div.append(el('div', 'freshness', `Data: ${answer.freshness}`));
-      if (payload.answerId) div.append(feedbackRow(payload));
+      if (payload.answerId && answer.route !== 'help') div.append(feedbackRow(payload));
     } else if (answer.kind === 'clarify') {
       div.append(el('div', 'headline', answer.question));
       if (payload.chosen) {
@@ -249,6 +256,24 @@
     $('#question').value = '';
     send('/api/ask', { thread: current.id, text }, text);
   });
+  // what the answers come from: the data's range, and whether it is the generated demo set
+  fetch('/status')
+    .then((r) => (r.ok ? r.json() : null))
+    .then((status) => {
+      if (!status || !status.data) return;
+      const { crimes, stocks } = status.data;
+      const line = $('#data-line');
+      const parts = [];
+      if (crimes.rows) parts.push(`${crimes.rows.toLocaleString('en-US')} crimes, ${crimes.earliest} to ${(crimes.latest || '').slice(0, 10)}`);
+      if (stocks.rows) parts.push(`daily bars to ${stocks.latest}`);
+      line.textContent = parts.length ? `Data: ${parts.join('; ')}` : 'No data loaded yet.';
+      if (crimes.synthetic || stocks.synthetic) {
+        const badge = el('span', 'demo-badge', 'demo data (synthetic)');
+        badge.title = 'Generated for trying the bot: the crimes and the share prices are made up (the company names are real). Load the real data with datadesk ingest.';
+        line.append(' ', badge);
+      }
+    })
+    .catch(() => undefined);
   $('#cancel').onclick = () => busy && busy.abort();
   $('#new-thread').onclick = () => !busy && newThread();
   $('#threads-toggle').onclick = () => document.body.classList.toggle('threads-open');
