@@ -6,7 +6,7 @@
 // answer.
 import { makeAnswer } from '../../core/answer.js';
 import { applyChoice, askAbout, chosenOption, glossaryTerm } from './glossary-choices.js';
-import { compilePlan } from '../../plan/compile.js';
+import { compilePlan, PlanCompileError } from '../../plan/compile.js';
 import { understoodAs, type NarrationContext } from '../../plan/narrate.js';
 import { parsePlan, type QueryPlan } from '../../plan/query-plan.js';
 import { readFollowUp, readQuestion, type ReadContext } from '../../plan/reader.js';
@@ -66,7 +66,17 @@ export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[
   const plan = state.choices.calendar_day === 'day_of_year'
     ? { ...read, groupBy: read.groupBy.map((d) => (d === 'date' ? ('day_of_year' as const) : d)) }
     : read;
-  const compiled = compilePlan(plan, state.choices);
+  let compiled;
+  try {
+    compiled = compilePlan(plan, state.choices);
+  } catch (error) {
+    // a reading the compiler cannot answer (a follow-up that compares a grouped count, ...): said as such, never an internal error
+    if (!(error instanceof PlanCompileError)) throw error;
+    return {
+      kind: 'unread', understood: understoodAs(plan, narrationContext(ctx, state.choices)), unplaced: [`the combination (${error.message})`],
+      suggestion: plan.compareWith ? 'Compare totals of two periods, e.g. "How many thefts were reported in 2019 compared with 2018?"' : 'Ask it in one question, without the last change',
+    };
+  }
   state.plan = plan;
   state.understood = understoodAs(plan, narrationContext(ctx, state.choices));
   // the glossary's definitions are in the footer already (applyChoice); the compiler's own notes are added

@@ -32,6 +32,15 @@ describe('SQL agent without an LLM (the query plan)', () => {
     expect(a.trace.find((t) => t.node === 'generate')?.note).toBe('offline: query plan');
   });
 
+  it('a follow-up the compiler cannot answer ("compare with 2018" after "by month") is refused with what was read, never an internal error', async () => {
+    const { desk } = testDesk(db);
+    await ask(desk, 'How many thefts were reported in 2019?', 'cmp');
+    await ask(desk, 'by month', 'cmp');
+    const a = await ask(desk, 'compare with 2018', 'cmp');
+    expect(a).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/^I read this as: thefts, in 2019, all of Chicago, by month, compared with 2018; I could not use: "the combination \(a comparison needs a count over a period, without grouping\)"/) });
+    expect(a.kind === 'refusal' && a.alternatives[0]).toBe('Compare totals of two periods, e.g. "How many thefts were reported in 2019 compared with 2018?"');
+  });
+
   it('answers "which blocks had the most burglaries" with the whole ranking (no invented LIMIT) and a bar chart', async () => {
     const { desk } = testDesk(db);
     const a = result(await ask(desk, 'which blocks had the most burglaries'));

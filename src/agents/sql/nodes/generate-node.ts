@@ -66,6 +66,7 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
       if (generated.answer.kind === 'plan') {
         // the model filled the plan: our compiler writes the SQL, and our narrator tells it
         const outcome = await adoptPlan(state, generated.answer.plan, planTerms(generated.answer.plan), ctx);
+        if (outcome.kind === 'unread') state.answer = unreadRefusal(state, outcome, 'The model read it into a query I cannot run that way.');
         if (outcome.kind !== 'compiled') return 'end';
         state.stepNote = `attempt ${state.attempt}: llm: query plan`;
         state.candidate = state.ownSql = outcome.sql;
