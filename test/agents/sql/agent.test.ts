@@ -172,7 +172,11 @@ describe('SQL agent without an LLM (the query plan)', () => {
     const { desk } = testDesk(db);
     const a = await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'night', '20-06');
     expect(a).toMatchObject({ kind: 'error', message: 'Noted: night means 20:00-06:00 in this thread. There is no question waiting for it; ask away.' });
-    expect(await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'night', 'noon')).toMatchObject({ kind: 'error', message: '"noon" is not an option of night.' });
+    // a wrong option lists the right ones (what `ask --choose` shows)
+    expect(await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'night', 'noon')).toMatchObject({
+      kind: 'error', message: '"noon" is not an option of night. The options: 22-06 (22:00-06:00), 20-06 (20:00-06:00), 18-06 (18:00-06:00).',
+    });
+    expect(await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'nite', '20-06')).toMatchObject({ kind: 'error', message: expect.stringMatching(/^"nite" is not a term that takes a choice\. The terms: .*night/) });
   });
 
   it('records every question in the audit log, never the rows', async () => {
