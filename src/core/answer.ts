@@ -64,6 +64,8 @@ export const answerSchema = z.discriminatedUnion('kind', [
     understood: z.array(z.string()).optional(),
     /** set when the question was answered with a verified question/SQL pair: says who vouched for it */
     verified: z.string().optional(),
+    /** follow-ups to offer as buttons ("by month", "only arrests"): asked in the same thread, they edit this answer's plan */
+    followUps: z.array(z.string()).optional(),
   }),
   z.object({
     kind: z.literal('clarify'),

@@ -111,6 +111,8 @@ export function answerBlocks(answer: Answer, extras: { exportKey?: string } = {}
 
 /** "Download CSV": uploads all rows of the answer's query into the thread; the value names the delivery the answer is kept on. */
 export const EXPORT_ACTION = 'export_csv';
+/** A suggested follow-up button ("by month"): action ids follow_up:0, follow_up:1, ... */
+export const FOLLOW_UP_ACTION = 'follow_up:';
 
 function answerParts(answer: Answer, extras: { exportKey?: string }): { text: string; blocks: Block[] } {
   switch (answer.kind) {
@@ -128,6 +130,13 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
       if (answer.assumptions.length) blocks.push(context(`Assumptions: ${escapeMrkdwn(answer.assumptions.join('; '))}`));
       for (const note of answer.notes) blocks.push(context(escapeMrkdwn(note)));
       if (answer.freshness) blocks.push(context(`Data: ${escapeMrkdwn(answer.freshness)}`));
+      if (answer.followUps?.length) {
+        // one click asks it in the thread, as an edit of this answer
+        blocks.push({
+          type: 'actions', block_id: 'follow_ups',
+          elements: answer.followUps.slice(0, 5).map((f, i) => ({ type: 'button', action_id: `${FOLLOW_UP_ACTION}${i}`, text: { type: 'plain_text', text: cutText(f, 75) }, value: f.slice(0, BUTTON_VALUE_LIMIT) })),
+        });
+      }
       return { text: answer.headline, blocks };
     }
     case 'clarify': {

@@ -24,6 +24,7 @@ import { datadeskCommand } from './listeners/datadesk-command.js';
 import { directMessage } from './listeners/direct-message.js';
 import { showSql } from './listeners/show-sql.js';
 import { exportCsv } from './listeners/export-csv.js';
+import { followUp } from './listeners/follow-up.js';
 import { reactionAdded } from './listeners/reaction-added.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
 import { EXPORT_ACTION } from './render-blocks.js';
@@ -39,7 +40,7 @@ export const SLACK_BOT_EVENTS = ['app_mention', 'app_home_opened', 'message.im',
 /** Slash commands the app answers; any other is acknowledged with a pointer to these. */
 export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
 /** Action ids the app handles (clarify: a prefix); any other click is acknowledged and told it is stale. */
-export const SLACK_ACTIONS = { clarify: /^clarify:/, showSql: 'show_sql', exportCsv: EXPORT_ACTION } as const;
+export const SLACK_ACTIONS = { clarify: /^clarify:/, followUp: /^follow_up:/, showSql: 'show_sql', exportCsv: EXPORT_ACTION } as const;
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -159,11 +160,12 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool));
   app.action(SLACK_ACTIONS.clarify, clarifyChoice(replyDeps));
   app.action(SLACK_ACTIONS.showSql, showSql());
+  app.action(SLACK_ACTIONS.followUp, followUp(replyDeps, gate));
   if (deps.exports) app.action(SLACK_ACTIONS.exportCsv, exportCsv({ deliveries: replyDeps.deliveries, exports: deps.exports, logger: deps.logger }));
   app.command('/backtest' satisfies (typeof SLACK_COMMANDS)[number], backtestCommand(replyDeps, gate));
   app.command('/datadesk' satisfies (typeof SLACK_COMMANDS)[number], datadeskCommand(deps.writePool, deps.config.scheduleTimezone));
   // every action and command is acknowledged, handled or not: Slack shows an error after 3 s otherwise
-  app.action(new RegExp(`^(?!${SLACK_ACTIONS.clarify.source.slice(1)}|${escapeRegExp(SLACK_ACTIONS.showSql)}$${deps.exports ? `|${escapeRegExp(SLACK_ACTIONS.exportCsv)}$` : ''})`), unknownAction(deps.logger));
+  app.action(new RegExp(`^(?!${SLACK_ACTIONS.clarify.source.slice(1)}|${SLACK_ACTIONS.followUp.source.slice(1)}|${escapeRegExp(SLACK_ACTIONS.showSql)}$${deps.exports ? `|${escapeRegExp(SLACK_ACTIONS.exportCsv)}$` : ''})`), unknownAction(deps.logger));
   app.command(new RegExp(`^(?!(${SLACK_COMMANDS.map(escapeRegExp).join('|')})$)`), async ({ ack, command }) => ack({ response_type: 'ephemeral', text: `I do not know ${command.command}; try /datadesk help or /backtest help.` }));
   app.error(async (error) => deps.logger.error(`slack: ${error.message}`));
 

@@ -97,6 +97,8 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
       if (answer.assumptions.length) body.push(text(`Assumptions: ${answer.assumptions.join('; ')}`, { size: 'Small', isSubtle: true }));
       for (const note of answer.notes) body.push(text(note, { size: 'Small', isSubtle: true }));
       if (answer.freshness) body.push(text(`Data: ${answer.freshness}`, { size: 'Small', isSubtle: true }));
+      // suggested follow-ups: one click asks it in this conversation, as an edit of this answer
+      for (const f of answer.followUps ?? []) actions.push({ type: 'Action.Submit', title: f, data: { datadesk: 'followup', text: f } });
       if (extras.feedbackKey) {
         // feedback: kept with the question; a curator's 👍 makes it a verified question
         actions.push(

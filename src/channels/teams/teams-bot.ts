@@ -43,6 +43,8 @@ interface CardValue {
   option?: string;
   key?: string;
   verdict?: string;
+  /** a suggested follow-up's question */
+  text?: string;
 }
 
 export class DataDeskTeamsBot extends TeamsActivityHandler {
@@ -71,6 +73,10 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     const message: Omit<InboundMessage, 'text'> = { platform: 'teams', threadId, channel: activity.conversation.id, userId };
     const value = activity.value as CardValue | undefined;
 
+    if (value?.datadesk === 'followup' && typeof value.text === 'string' && value.text.trim()) {
+      await this.enqueue(context, `teams:click:${activity.replyToId ?? activity.id}:followup:${value.text}`.slice(0, 500), { ...message, text: value.text.trim().slice(0, 500) });
+      return;
+    }
     if (value?.datadesk === 'feedback') {
       await this.feedback(context, value, userId);
       return;

@@ -238,6 +238,25 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(blocksText(verifiedAnswer)).toContain('Verified answer: this question');
   });
 
+  it('a suggested follow-up button asks it in the thread as the clicker; a double click asks once', async () => {
+    const server = await botServer();
+    const { body, ts } = mention('How many thefts were reported in 2018?', { user: 'U61' });
+    await post(server, body, 'application/json');
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('follow_up:') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
+    const buttons = (answer.args.blocks as { block_id?: string; elements?: { action_id: string; value: string; text: { text: string } }[] }[]).find((b) => b.block_id === 'follow_ups')!.elements!;
+    expect(buttons.map((b) => b.text.text)).toEqual(['by month', 'compare with 2017', 'only arrests']);
+    const click = `payload=${encodeURIComponent(JSON.stringify({
+      type: 'block_actions', user: { id: 'U62' }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
+      channel: { id: 'C1' }, container: { type: 'message', message_ts: answer.args.ts, channel_id: 'C1' }, message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
+      actions: [{ type: 'button', action_id: buttons[0].action_id, block_id: 'follow_ups', value: buttons[0].value, action_ts: '1' }],
+    }))}`;
+    await Promise.all([post(server, click, 'application/x-www-form-urlencoded'), post(server, click, 'application/x-www-form-urlencoded')]);
+    const byMonth = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts by month in 2018'));
+    expect(slack.messages.find((m) => m.ts === byMonth.args.ts)?.thread_ts).toBe(ts);
+    const told = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U62');
+    expect(told.args.text).toBe('That follow-up was asked already; its answer is in the thread.');
+  });
+
   it('a follow-up in the thread uses the thread memory', async () => {
     const server = await botServer();
     const first = mention('How many thefts were reported in district 11 in 2019?');

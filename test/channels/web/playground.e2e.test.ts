@@ -62,6 +62,8 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     expect(headline).toBe('Crimes by year, all of Chicago');
     expect(await page.$$eval('.msg.bot .understood .chip', (cs) => cs.map((c) => c.textContent))).toEqual(['crimes', 'all of Chicago', 'by year']);
     expect(await page.textContent('.msg.bot .rows-note')).toBe('showing 10 of 25 rows');
+    // follow-ups to click, from what the plan did not do yet
+    expect(await page.$$eval('.msg.bot .follow-ups button', (bs) => bs.map((b) => b.textContent))).toEqual(['only arrests']);
     // the SQL laid out (sql-formatter), numbers right-aligned
     expect(await page.textContent('.msg.bot details pre')).toMatch(/^WITH\n  counts AS \(\n    SELECT\n      year AS k1,[\s\S]*ORDER BY\n  axis1\.k1$/);
     expect(await page.$eval('.msg.bot td.num', (td) => getComputedStyle(td).textAlign)).toBe('right');
@@ -150,6 +152,20 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.waitForSelector('.msg.bot:last-child .error');
     expect(await page.textContent('.msg.bot:last-child .error')).toBe('Cancelled. Ask again when you like.');
     expect(await page.isVisible('#send')).toBe(true);
+    await page.close();
+  });
+
+  it('a suggested follow-up, clicked, is asked in the thread and answered under it', async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.fill('#question', 'How many thefts were reported in 2019?');
+    await page.press('#question', 'Enter');
+    await page.waitForSelector('.msg.bot .follow-ups button');
+    expect(await page.$$eval('.msg.bot .follow-ups button', (bs) => bs.map((b) => b.textContent))).toEqual(['by month', 'compare with 2018', 'only arrests']);
+    await page.click('.msg.bot .follow-ups button >> text=compare with 2018');
+    await page.waitForSelector('.msg.bot:last-child .headline');
+    expect(await page.textContent('.msg.user:nth-last-child(2)')).toContain('compare with 2018');
+    expect(await page.$$eval('.msg.bot:last-child .chip', (cs) => cs.map((c) => c.textContent))).toEqual(['thefts', 'in 2019', 'all of Chicago', 'compared with 2018']);
     await page.close();
   });
 

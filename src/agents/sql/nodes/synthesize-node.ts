@@ -9,6 +9,7 @@ import { renderPrompt } from '../../../llm/prompts.js';
 import { humanize, narrate, TIME_COLUMN, uncheckedNumbers } from '../narrator.js';
 import type { QueryResult } from '../execute.js';
 import type { SqlState } from '../state.js';
+import { suggestFollowUps } from '../../../plan/follow-ups.js';
 import { narratePlan } from '../../../plan/narrate.js';
 import { narrationProblem } from '../inert-narration.js';
 import { narrationFacts } from '../narration-facts.js';
@@ -72,6 +73,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     notes: note ? [note] : [],
     ...(state.understood ? { understood: state.understood } : {}),
     ...(state.verifiedBy ? { verified: `Verified answer: this question's query was checked by ${state.verifiedBy}` } : {}),
+    ...(state.plan ? { followUps: suggestFollowUps(state.plan, Number((await state.loadPlanContext()).earliestDate.slice(0, 4))) } : {}),
   });
   return 'end';
 }

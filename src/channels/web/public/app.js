@@ -153,6 +153,17 @@
       if (answer.assumptions.length) div.append(el('div', 'assumptions', `Assumptions: ${answer.assumptions.join('; ')}`));
       for (const n of answer.notes) div.append(el('div', 'notes', n));
       if (answer.freshness) div.append(el('div', 'freshness', `Data: ${answer.freshness}`));
+      if (answer.followUps && answer.followUps.length) {
+        // one click asks it in this thread, as an edit of this answer
+        const row = el('div', 'follow-ups');
+        for (const f of answer.followUps) {
+          const b = el('button', '', f);
+          b.type = 'button';
+          b.onclick = () => !busy && send('/api/ask', { thread: current.id, text: f }, f);
+          row.append(b);
+        }
+        div.append(row);
+      }
       if (payload.answerId && answer.route !== 'help') div.append(feedbackRow(payload));
     } else if (answer.kind === 'clarify') {
       div.append(el('div', 'headline', answer.question));

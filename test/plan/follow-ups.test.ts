@@ -1,0 +1,47 @@
+// The follow-ups offered under an answer are questions the bot then answers:
+// each one, asked in the thread, gives a result whose "understood as" line
+// changed as the button said, never a refusal or an error.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { loadCrimes } from '../helpers/crime-data.js';
+import { testDesk } from '../helpers/desk.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadCrimes(db.pool, 6_000);
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const QUESTIONS = [
+  'How many thefts were reported in 2019?',
+  'Which blocks had the most burglaries?',
+  'How many robberies were there each year?',
+  'How many crimes happened in Austin?',
+  'Which districts had the most narcotics cases in 2018?',
+];
+
+describe('suggested follow-ups', () => {
+  it('every suggestion, asked in the thread, is answered (and changes what was understood)', async () => {
+    const { desk } = testDesk(db);
+    let offered = 0;
+    for (const [i, question] of QUESTIONS.entries()) {
+      const first = await desk.answer({ platform: 'cli', threadId: `f${i}`, text: question });
+      expect(first.kind, question).toBe('result');
+      if (first.kind !== 'result') continue;
+      expect(first.followUps?.length, question).toBeGreaterThanOrEqual(1);
+      for (const [j, followUp] of first.followUps!.entries()) {
+        offered++;
+        // each suggestion in a thread of its own that starts with the same question
+        const thread = `f${i}-${j}`;
+        await desk.answer({ platform: 'cli', threadId: thread, text: question });
+        const next = await desk.answer({ platform: 'cli', threadId: thread, text: followUp });
+        expect(next.kind, `${question} -> ${followUp}: ${JSON.stringify(next).slice(0, 300)}`).toBe('result');
+        if (next.kind === 'result') expect(next.understood, `${question} -> ${followUp}`).not.toEqual(first.understood);
+      }
+    }
+    expect(offered).toBeGreaterThanOrEqual(8);
+  });
+});
