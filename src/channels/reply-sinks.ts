@@ -22,12 +22,14 @@ export interface ReplySinkOptions {
   quickchartUrl?: string;
   /** answers with a table offer "Download CSV" */
   exports?: boolean;
+  /** where a Teams card's CSV link points, for a delivery's export token */
+  exportLink?: (token: string) => string;
 }
 
 export function replySinks(o: ReplySinkOptions): Partial<Record<ReplyPlatform, SinkFactory>> {
   const deliveries = new Deliveries(o.pool);
   const sinks: Partial<Record<ReplyPlatform, SinkFactory>> = { web: webReplySink(o.pool, o.logger) };
   if (o.slack) sinks.slack = slackReplySink({ client: o.slack, deliveries, logger: o.logger, quickchartUrl: o.quickchartUrl, exports: o.exports });
-  if (o.teams) sinks.teams = teamsReplySink({ ...o.teams, deliveries, chartLink: o.chartLink, logger: o.logger, quickchartUrl: o.quickchartUrl });
+  if (o.teams) sinks.teams = teamsReplySink({ ...o.teams, deliveries, chartLink: o.chartLink, logger: o.logger, quickchartUrl: o.quickchartUrl, exportLink: o.exports ? o.exportLink : undefined });
   return sinks;
 }

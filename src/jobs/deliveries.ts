@@ -3,6 +3,7 @@
 // makes duplicates impossible however they arrive; the row then follows the
 // question through the workers (queued -> answering -> answered) and keeps
 // what a retry needs to finish the same reply instead of starting another.
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import { inTransaction } from '../db/transaction.js';
@@ -69,6 +70,20 @@ export class Deliveries {
 
   async get(key: string): Promise<DeliveryRow | undefined> {
     const { rows } = await this.pool.query<DeliveryRow>('SELECT * FROM deliveries WHERE key = $1', [key]);
+    return rows[0];
+  }
+
+  /** The download token of a delivery's answer (made once: a retried card carries the same link). */
+  async exportToken(key: string): Promise<string> {
+    const { rows } = await this.pool.query<{ export_token: string }>(
+      'UPDATE deliveries SET export_token = COALESCE(export_token, $2) WHERE key = $1 RETURNING export_token',
+      [key, randomBytes(16).toString('hex')],
+    );
+    return rows[0].export_token;
+  }
+
+  async byExportToken(token: string): Promise<DeliveryRow | undefined> {
+    const { rows } = await this.pool.query<DeliveryRow>('SELECT * FROM deliveries WHERE export_token = $1', [token]);
     return rows[0];
   }
 

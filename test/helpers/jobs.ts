@@ -18,12 +18,13 @@ export interface TestJobsOptions {
   unstartedAfterSeconds?: number;
   /** table answers offer "Download CSV" */
   exports?: boolean;
+  exportLink?: (token: string) => string;
 }
 
 export async function testJobs(db: TestDatabase, desk: DataDesk, logger: Logger, o: TestJobsOptions = {}): Promise<Jobs> {
   return startJobs({
     pool: db.pool, desk, logger, work: o.work ?? true, reapEveryMs: o.reapEveryMs, unstartedAfterSeconds: o.unstartedAfterSeconds,
     settings: { concurrency: 2, perUser: 1, perChannel: 3, retries: 3, ...o.settings },
-    sinks: replySinks({ pool: db.pool, logger, slack: o.slack, teams: o.teams, chartLink: o.chartLink ?? (() => 'http://127.0.0.1/none.png'), exports: o.exports }),
+    sinks: replySinks({ pool: db.pool, logger, slack: o.slack, teams: o.teams, chartLink: o.chartLink ?? (() => 'http://127.0.0.1/none.png'), exports: o.exports, exportLink: o.exportLink }),
   });
 }

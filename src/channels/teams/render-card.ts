@@ -72,6 +72,8 @@ export async function chartForCard(answer: Answer, linkFor: (png: Buffer) => str
 /** What a card can add for one delivered answer: 👍/👎 buttons naming the delivery. */
 export interface CardExtras {
   feedbackKey?: string;
+  /** where all rows of the answer's table download as CSV (an unguessable link on the bot's server) */
+  exportUrl?: string;
 }
 
 export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtras = {}): Card {
@@ -97,6 +99,7 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
       if (answer.assumptions.length) body.push(text(`Assumptions: ${answer.assumptions.join('; ')}`, { size: 'Small', isSubtle: true }));
       for (const note of answer.notes) body.push(text(note, { size: 'Small', isSubtle: true }));
       if (answer.freshness) body.push(text(`Data: ${answer.freshness}`, { size: 'Small', isSubtle: true }));
+      if (answer.table && extras.exportUrl) actions.push({ type: 'Action.OpenUrl', title: 'Download CSV', url: extras.exportUrl });
       // suggested follow-ups: one click asks it in this conversation, as an edit of this answer
       for (const f of answer.followUps ?? []) actions.push({ type: 'Action.Submit', title: f, data: { datadesk: 'followup', text: f } });
       if (extras.feedbackKey) {

@@ -11,7 +11,8 @@ import { describeError } from '../../core/errors.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { ReplySink, SinkFactory } from '../../jobs/answer-worker.js';
-import { answerCard, answerSummary, chartForCard } from './render-card.js';
+import { exportSourceOf } from '../../export/csv-export.js';
+import { type CardExtras, answerCard, answerSummary, chartForCard } from './render-card.js';
 
 export const ON_IT = 'On it…';
 
@@ -24,6 +25,8 @@ export interface TeamsSinkDeps {
   chartLink: (png: Buffer) => string;
   logger: Logger;
   quickchartUrl?: string;
+  /** the download URL for an export token (PUBLIC_BASE_URL + /exports/<token>.csv); no CSV link without it */
+  exportLink?: (token: string) => string;
 }
 
 /**
@@ -58,13 +61,16 @@ export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
       deliver: async (answer, steps) => {
         await updating;
         if (steps.done('answer')) return;
+        // the card's links: its delivery for 👍/👎, and its rows as CSV when there is a table and a public address
+        const extras: CardExtras = { feedbackKey: job.key };
+        if (deps.exportLink && exportSourceOf(answer)) extras.exportUrl = deps.exportLink(await deps.deliveries.exportToken(job.key));
         let chart;
         try {
-          chart = await chartForCard(answer, deps.chartLink, deps.quickchartUrl, { feedbackKey: job.key });
+          chart = await chartForCard(answer, deps.chartLink, deps.quickchartUrl, extras);
         } catch (error) {
           deps.logger.warn(`teams: chart: ${describeError(error)}`);
         }
-        const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, { feedbackKey: job.key }))] };
+        const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, extras))] };
         await inConversation(async (context) => {
           if (canUpdate) id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);
           if (id) {

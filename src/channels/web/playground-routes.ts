@@ -24,8 +24,8 @@ import type { JobEvents } from '../../jobs/job-events.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
 import { GAVE_UP_MESSAGE } from '../../jobs/answer-worker.js';
 import { makeAnswer } from '../../core/answer.js';
-import { ExportRefused, exportSourceOf, writeCsvExport, type ExportSettings } from '../../export/csv-export.js';
-import { checkSql } from '../../db/sql-guard.js';
+import { exportSourceOf, type ExportSettings } from '../../export/csv-export.js';
+import { sendCsvExport } from '../../export/csv-response.js';
 import { formatSql } from './format-sql.js';
 import type pg from 'pg';
 import { recordFeedback } from '../../feedback/feedback.js';
@@ -129,28 +129,7 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   /** GET /api/export/<thread>/<id>.csv: all rows of that answer's query, streamed. */
   const exportCsv = async (res: http.ServerResponse, thread: string, id: string) => {
     const row = await deps.deliveries.get(`web:${thread}:${id}`);
-    const source = row?.answer ? exportSourceOf(row.answer) : undefined;
-    if (!row?.answer || !source || !deps.exports) return refuse(res, { status: 404, error: 'There is no table to export for this answer (or it was asked more than 3 days ago).' });
-    const name = row.answer.kind === 'result' ? row.answer.headline.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) : 'answer';
-    const headers = {
-      'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="datadesk-${name || 'answer'}.csv"`,
-      'cache-control': 'no-store', 'x-row-limit': String(deps.exports.rowLimit), 'x-content-type-options': 'nosniff',
-    };
-    try {
-      if (source.kind === 'query') {
-        // the guard runs first: a refusal is an error page, not half a file
-        const verdict = await checkSql(source.sql);
-        if (!verdict.ok) throw new ExportRefused(`This answer's query cannot be exported: ${verdict.message}`);
-      }
-      res.writeHead(200, headers);
-      await writeCsvExport(deps.exports, source, res);
-    } catch (error) {
-      deps.logger.warn(`playground: export of ${id}: ${(error as Error).message}`);
-      if (res.headersSent) return res.destroy(); // a cut-off download must not look complete
-      if (error instanceof ExportRefused) return refuse(res, { status: 422, error: error.message });
-      if (isDatabaseUnavailable(error)) return refuse(res, { status: 503, error: DATABASE_UNAVAILABLE_MESSAGE });
-      throw error;
-    }
+    await sendCsvExport(res, row?.answer, deps.exports, deps.logger);
   };
 
   /** Answers one question or choice as Server-Sent Events. */

@@ -15,6 +15,7 @@ import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
 import { healthRoutes, startHttpServer, type Route } from '../../server/http-server.js';
 import { createSlackApp, SLACK_EVENTS_PATH, slackWebClient } from '../../channels/slack/slack-app.js';
 import { chartRoutes } from '../../server/chart-routes.js';
+import { exportLink, exportRoutes } from '../../server/export-routes.js';
 import type { CloudAdapter } from 'botbuilder';
 import { DigestScheduler } from '../../digest/scheduler.js';
 import { digestDeps } from '../../digest/digest-deps.js';
@@ -78,12 +79,13 @@ export function registerServe(program: Command): void {
       const teamsAppId = teamsMode.on ? teamsMode.credentials.appId : '';
       const jobs = await startJobs({
         pool: db.write, desk, logger, settings: config.jobs, work: options.worker,
-        sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink, quickchartUrl: config.quickchartUrl, exports: true }),
+        sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink, quickchartUrl: config.quickchartUrl, exports: true, exportLink: (token) => exportLink(publicUrl, token) }),
       });
       if (options.worker) warmInBackground(db.read, config.statementTimeoutMs, logger);
       if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
       if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
       const exports = { pool: db.reader ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs };
+      routes.push(exportRoutes(jobs.deliveries, exports, logger));
       const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports, feedback: desk.verified && { verified: desk.verified, curators: config.curators } }) : undefined;
       if (slack?.route) routes.push(slack.route);
       if (teamsAdapter) {

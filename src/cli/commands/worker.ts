@@ -15,6 +15,7 @@ import { createTeamsAdapter } from '../../channels/teams/teams-adapter.js';
 import { publicUrlWarning, teamsCredentialProblem, teamsCredentials } from '../../channels/teams/teams-mode.js';
 import { ConfigError } from '../../config/env.js';
 import { startJobs } from '../../jobs/runtime.js';
+import { exportLink } from '../../server/export-routes.js';
 import { destroyWorkerPool } from '../../backtest/threads/pool.js';
 import { warmBarCache } from '../../agents/backtest/retrieval.js';
 import { digestDeps } from '../../digest/digest-deps.js';
@@ -61,7 +62,7 @@ export function registerWorker(program: Command): void {
       };
       const jobs = await startJobs({
         pool: db.write, desk, logger, settings: config.jobs, work: true,
-        sinks: replySinks({ pool: db.write, logger, ...platforms, quickchartUrl: config.quickchartUrl, exports: true }),
+        sinks: replySinks({ pool: db.write, logger, ...platforms, quickchartUrl: config.quickchartUrl, exports: true, exportLink: (token) => exportLink(publicUrl, token) }),
       });
       await ensureDigestQueues(jobs.queue.boss, db.write);
       await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms) });

@@ -78,7 +78,7 @@ afterAll(async () => {
 });
 
 /** What the Teams sink adds to every answer card. */
-const AS_SENT = { feedbackKey: 'teams:activity:1700000000001' };
+const AS_SENT = { feedbackKey: 'teams:activity:1700000000001', exportUrl: 'https://bot.example.com/exports/0123456789abcdef0123456789abcdef.csv' };
 
 describe('Adaptive Cards pass Microsoft\'s parser and validation', () => {
   it('the harness sees problems: an unknown element and more actions than Teams shows are reported', () => {

@@ -9,6 +9,7 @@ import { DataDeskTeamsBot } from '../../../src/channels/teams/teams-bot.js';
 import { RateLimiter } from '../../../src/core/rate-limit.js';
 import { createLlmClient } from '../../../src/llm/client.js';
 import { chartRoutes } from '../../../src/server/chart-routes.js';
+import { exportRoutes } from '../../../src/server/export-routes.js';
 import { startHttpServer, type RunningServer } from '../../../src/server/http-server.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
@@ -34,13 +35,16 @@ async function botServer(options: { appId?: string; withLlm?: boolean; curators?
   const adapter = createTeamsAdapter({ appId: options.appId ?? '', appPassword: options.appId ? 'secret' : '', tenantId: '', appType: 'MultiTenant' }, logger);
   // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
   for (const j of runtimes.splice(0)) await j.stop();
-  const jobs = await testJobs(db, desk, logger, { teams: { adapter, appId: options.appId ?? '' }, chartLink: (png) => `${base}/charts/${charts.put(png)}.png` });
+  const jobs = await testJobs(db, desk, logger, {
+    teams: { adapter, appId: options.appId ?? '' }, chartLink: (png) => `${base}/charts/${charts.put(png)}.png`, exports: true, exportLink: (token) => `${base}/exports/${token}.csv`,
+  });
   runtimes.push(jobs);
   const bot = new DataDeskTeamsBot({
     desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago',
     feedback: verified && { verified, curators: options.curators! },
   });
-  const server = await startHttpServer('127.0.0.1', 0, [teamsRoutes(adapter, bot, logger), chartRoutes(charts)], logger);
+  const exports = exportRoutes(jobs.deliveries, { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 }, logger);
+  const server = await startHttpServer('127.0.0.1', 0, [teamsRoutes(adapter, bot, logger), chartRoutes(charts), exports], logger);
   base = server.url;
   servers.push(server);
   return server;
@@ -144,6 +148,20 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     await post(server, again.activity);
     const verifiedCard = await connector.waitFor((c) => c.conversationId === again.conversationId && cardText(c).includes('Verified answer'));
     expect(cardText(verifiedCard)).toContain('checked by teams:aad-ada');
+  });
+
+  it('a table card links to all its rows as CSV (an unguessable link on the bot\'s server)', async () => {
+    const server = await botServer();
+    const m = channelMessage('Which blocks had the most criminal damage cases?');
+    await post(server, m.activity);
+    const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Download CSV'));
+    const link = (cardOf(card).content as { actions: { type: string; title: string; url?: string }[] }).actions.find((a) => a.title === 'Download CSV')!;
+    expect(link.type).toBe('Action.OpenUrl');
+    expect(link.url).toMatch(new RegExp(`^${server.url}/exports/[0-9a-f]{32}\\.csv$`));
+    const csv = (await (await fetch(link.url!)).text()).trim().split(/\r?\n/);
+    const { rows } = await db.pool.query(`SELECT count(DISTINCT block)::int AS n FROM crimes WHERE primary_type = 'CRIMINAL DAMAGE'`);
+    expect(csv.length - 1).toBe(rows[0].n);
+    expect((await fetch(`${server.url}/exports/${'0'.repeat(32)}.csv`)).status).toBe(404);
   });
 
   it('the backtest command answers with the backtest card', async () => {
