@@ -274,20 +274,12 @@ async function findPost(deliver: Deliver, sub: Subscription, key: DigestKey, log
   }
 }
 
-export interface SchedulerOptions {
-  pool: pg.Pool;
-  content: DigestContent;
-  /** delivery per platform; the platforms given are the ones this process leads and delivers for */
-  deliver: Partial<Record<Platform, Deliver>>;
-  logger: Logger;
-  now?: () => Date;
-  sleep?: (ms: number) => Promise<void>;
+/** What a run needs (its `deliver` platforms are also the ones this process leads), and when periods are due. */
+export interface SchedulerOptions extends Omit<RunDeps, 'clients'> {
   /** how late a missed period may still be posted */
   graceMs?: number;
   /** after this long, another leader takes over an unfinished claim */
   leaseMs?: number;
-  deliveryAttempts?: number;
-  name?: string;
   /** hands a claimed period to a worker (a durable job, see digest-jobs.ts) instead of running it here */
   dispatch?: (sub: Subscription, runId: number, period: Period) => Promise<void>;
 }

@@ -2,6 +2,7 @@
 // listening, with its base URL and everything it has logged so far.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { tempDir } from './files.js';
 
 export interface ServeProcess {
   url: string;
@@ -66,4 +67,18 @@ export async function askPlayground(url: string, thread: string, text: string): 
   const event = body.split('\n\n').map((chunk) => /^event: (\w+)\ndata: (.*)$/s.exec(chunk)).filter(Boolean).find((m) => m![1] === 'answer');
   if (!event) throw new Error(`no answer event (HTTP ${res.status}): ${body.slice(0, 500)}`);
   return (JSON.parse(event[2]) as { answer: Record<string, unknown> }).answer;
+}
+
+/**
+ * The environment of a spawned `datadesk` process on a test database: a home
+ * of its own (removed by the returned cleanup), the superuser allowed, no demo
+ * data, no digest ticks, rate limits out of the way.
+ */
+export function processEnv(databaseUrl: string, homes: { remove(): void }[], extra: Record<string, string> = {}): Record<string, string> {
+  const home = tempDir();
+  homes.push(home);
+  return {
+    DATABASE_URL: databaseUrl, DATADESK_ALLOW_SUPERUSER: 'true', DATADESK_HOME: home.dir, DEMO_DATA: 'off',
+    RATE_LIMIT_USER_PER_MINUTE: '1000', DIGEST_TICK_SECONDS: '3600', ...extra,
+  };
 }

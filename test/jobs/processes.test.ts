@@ -10,7 +10,7 @@ import { loadCrimes } from '../helpers/crime-data.js';
 import { postMention, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
 import { tempDir } from '../helpers/files.js';
-import { spawnServe, spawnWorker } from '../helpers/serve.js';
+import { processEnv, spawnServe, spawnWorker } from '../helpers/serve.js';
 import { pollUntil } from '../helpers/wait.js';
 
 const SECRET = 'processes-signing-secret';
@@ -20,15 +20,8 @@ let llm: FakeLlm;
 const children: ChildProcess[] = [];
 const homes: ReturnType<typeof tempDir>[] = [];
 
-function env(extra: Record<string, string> = {}): Record<string, string> {
-  const home = tempDir();
-  homes.push(home);
-  return {
-    DATABASE_URL: db.url, DATADESK_ALLOW_SUPERUSER: 'true', DATADESK_HOME: home.dir, DEMO_DATA: 'off',
-    SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl,
-    RATE_LIMIT_USER_PER_MINUTE: '1000', RATE_LIMIT_CHANNEL_PER_MINUTE: '1000', DIGEST_TICK_SECONDS: '3600', ...extra,
-  };
-}
+const env = (extra: Record<string, string> = {}) =>
+  processEnv(db.url, homes, { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_CHANNEL_PER_MINUTE: '1000', ...extra });
 
 /** What a person sees in the thread of `ts`: the bot's messages still there, and the blocks each ended with. */
 function thread(ts: string) {

@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { startFakeConnector, type ConnectorCall, type FakeConnector } from '../../helpers/fake-connector.js';
 import { tempDir } from '../../helpers/files.js';
-import { spawnServe, spawnWorker } from '../../helpers/serve.js';
+import { processEnv, spawnServe, spawnWorker } from '../../helpers/serve.js';
 import { loadConfig } from '../../../src/config/env.js';
 import { teamsPackageInput } from '../../../src/cli/commands/teams.js';
 
@@ -20,14 +20,7 @@ let serviceUrl: string;
 const children: ChildProcess[] = [];
 const homes: ReturnType<typeof tempDir>[] = [];
 
-function env(extra: Record<string, string> = {}): Record<string, string> {
-  const home = tempDir();
-  homes.push(home);
-  return {
-    DATABASE_URL: db.url, DATADESK_ALLOW_SUPERUSER: 'true', DATADESK_HOME: home.dir, DEMO_DATA: 'off', TEAMS_LOCAL: 'true',
-    RATE_LIMIT_USER_PER_MINUTE: '1000', DIGEST_TICK_SECONDS: '3600', ...extra,
-  };
-}
+const env = (extra: Record<string, string> = {}) => processEnv(db.url, homes, { TEAMS_LOCAL: 'true', ...extra });
 
 let seq = 0;
 /** An activity as the Bot Framework Emulator (v4) sends it: channelId "emulator", a "|livechat" conversation, no Teams channelData. */
