@@ -1,84 +1,10 @@
-// datadesk worker: answers queued questions and nothing else (no HTTP, no
-// schedules). Run any number of them, on any machine that reaches
-// DATABASE_URL, beside `serve --no-worker` receivers. It replies to the
-// platforms it has credentials for: Slack with SLACK_BOT_TOKEN, Teams with
-// MICROSOFT_APP_ID, and always to the playground; it also runs the digest
-// periods of those platforms that the leading scheduler queued.
+// datadesk worker: answers queued questions and digests (see worker-run.ts).
+// Only the command's definition lives here: the platform SDKs load when it runs.
 import type { Command } from 'commander';
-import { describeLlm } from '../../config/env.js';
-import { openDatabase, redactUrl } from '../../db/database.js';
-import { createDesk } from '../../agents/create-desk.js';
-import { ChartStore } from '../../charts/chart-store.js';
-import { replySinks } from '../../channels/reply-sinks.js';
-import { slackWebClient } from '../../channels/slack/slack-app.js';
-import { createTeamsAdapter } from '../../channels/teams/teams-adapter.js';
-import { publicUrlWarning, teamsCredentialProblem, teamsCredentials } from '../../channels/teams/teams-mode.js';
-import { ConfigError } from '../../config/env.js';
-import { startJobs } from '../../jobs/runtime.js';
-import { exportLink } from '../../server/export-routes.js';
-import { destroyWorkerPool } from '../../backtest/threads/pool.js';
-import { warmBarCache } from '../../agents/backtest/retrieval.js';
-import { digestDeps } from '../../digest/digest-deps.js';
-import { ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
-import { commandContext } from '../context.js';
-import { takeBackShutdownSignals } from '../../db/embedded.js';
-import { logStrayRejections } from '../stray-rejections.js';
-
-/** Thread memory in one process cannot be shared with the receivers that check a clarification click. */
-export const MEMORY_IN_PROCESS =
-  'THREAD_MEMORY_URL=memory keeps thread memory inside one process: with receivers and workers apart, clarifications and follow-ups are lost. Leave it unset (PostgreSQL) or use redis://.';
-
-/** The market's bars into the shared cache once the process is up, so that even the first whole-market backtest is served from memory. */
-export function warmInBackground(pool: import('pg').Pool, statementTimeoutMs: number, logger: import('../../core/logger.js').Logger): void {
-  const started = performance.now();
-  warmBarCache(pool, statementTimeoutMs)
-    .then(() => logger.debug(`backtests: bar cache loaded in ${Math.round(performance.now() - started)} ms`))
-    .catch((error) => logger.warn(`backtests: the bar cache could not be loaded ahead (${(error as Error).message}); the first backtest loads it`));
-}
 
 export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description('answer queued questions (beside `serve --no-worker`; run as many as you like)')
-    .action(async () => {
-      const { config, logger } = commandContext();
-      logStrayRejections(logger);
-      const teamsProblem = teamsCredentialProblem(config);
-      if (teamsProblem) throw new ConfigError([teamsProblem]);
-      const db = await openDatabase(config, logger, { refuseSuperuser: true });
-      // Ctrl-C and SIGTERM are ours to handle (below), in order: the embedded server stops last
-      takeBackShutdownSignals();
-      if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
-      logger.info(describeLlm(config));
-      if (config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
-      const { desk, memory } = createDesk(config, db, logger);
-      const charts = ChartStore.inDatabase(db.write, logger);
-      const publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
-      const platforms = {
-        slack: config.slack ? slackWebClient(config.slack) : undefined,
-        // local mode (TEAMS_LOCAL=true): an empty app id, answers sent unauthenticated to the Emulator's serviceUrl
-        teams: config.teams ? { adapter: createTeamsAdapter(teamsCredentials(config.teams), logger), appId: config.teams.appId } : undefined,
-        chartLink: (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`,
-      };
-      const jobs = await startJobs({
-        pool: db.write, desk, logger, settings: config.jobs, work: true,
-        sinks: replySinks({ pool: db.write, logger, ...platforms, quickchartUrl: config.quickchartUrl, exports: true, exportLink: (token) => exportLink(publicUrl, token) }),
-      });
-      await ensureDigestQueues(jobs.queue.boss, db.write);
-      await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms) });
-      if (config.teams?.local) logger.warn('Teams: local mode (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): answers go unauthenticated to the Bot Framework Emulator on this machine');
-      const chartsWarning = publicUrlWarning(config);
-      if (chartsWarning) logger.warn(chartsWarning);
-      warmInBackground(db.read, config.statementTimeoutMs, logger);
-      logger.info('Data Desk worker is running. Ctrl-C stops it (answers in progress finish first, or go to another worker).');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      logger.info('Stopping...');
-      await jobs.stop();
-      await destroyWorkerPool();
-      await memory.close();
-      await db.close();
-    });
+    .action(async () => (await import('./worker-run.js')).runWorker());
 }

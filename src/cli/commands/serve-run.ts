@@ -1,0 +1,137 @@
+// datadesk serve: the long-running bot process. Opens the database (embedded
+// when DATABASE_URL is unset), loads the demo set on a fresh embedded database,
+// serves HTTP (the receivers: Slack, Teams, the playground), runs the
+// schedules, and answers the queued questions in its own workers unless
+// started with --no-worker (then `datadesk worker` processes answer them).
+// Runs until SIGINT/SIGTERM.
+import { describeLlm } from '../../config/env.js';
+import { openDatabase } from '../../db/database.js';
+import { redactUrl } from '../../db/database.js';
+import { dataFreshness } from '../../db/freshness.js';
+import { ensureDemoData } from '../../ingest/demo-data.js';
+import { markInterruptedRuns } from '../../ingest/run-log.js';
+import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
+import { healthRoutes, startHttpServer, type Route } from '../../server/http-server.js';
+import { createSlackApp, SLACK_EVENTS_PATH, slackWebClient } from '../../channels/slack/slack-app.js';
+import { chartRoutes } from '../../server/chart-routes.js';
+import { exportLink, exportRoutes } from '../../server/export-routes.js';
+import type { CloudAdapter } from 'botbuilder';
+import { DigestScheduler } from '../../digest/scheduler.js';
+import { digestDeps } from '../../digest/digest-deps.js';
+import { digestDispatch, ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
+import { RateLimiter } from '../../core/rate-limit.js';
+import { DataDeskTeamsBot } from '../../channels/teams/teams-bot.js';
+import { createTeamsAdapter, teamsRoutes, TEAMS_MESSAGES_PATH } from '../../channels/teams/teams-adapter.js';
+import { teamsPages } from '../../channels/teams/teams-pages.js';
+import { announceLocalTeams, publicUrlWarning, teamsCredentialProblem, teamsReceiverMode } from '../../channels/teams/teams-mode.js';
+import { ConfigError } from '../../config/env.js';
+import { commandContext } from '../context.js';
+import { takeBackShutdownSignals } from '../../db/embedded.js';
+import { logStrayRejections } from '../stray-rejections.js';
+import { createDesk } from '../../agents/create-desk.js';
+import { ChartStore } from '../../charts/chart-store.js';
+import { playgroundRoutes } from '../../channels/web/playground-routes.js';
+import { playgroundAccess } from '../../channels/web/playground-access.js';
+import { replySinks } from '../../channels/reply-sinks.js';
+import { startJobs } from '../../jobs/runtime.js';
+import { destroyWorkerPool } from '../../backtest/threads/pool.js';
+import { MEMORY_IN_PROCESS, warmInBackground } from './worker-run.js';
+
+export async function runServe(options: { worker: boolean }): Promise<void> {
+  const { config, logger } = commandContext();
+  logStrayRejections(logger);
+  // Teams: registered (app id and password), local (TEAMS_LOCAL=true, loopback HOST only) or off
+  const teamsProblem = teamsCredentialProblem(config);
+  if (teamsProblem) throw new ConfigError([teamsProblem]);
+  const teamsMode = teamsReceiverMode(config);
+  if (!teamsMode.on && teamsMode.why) logger.error(teamsMode.why);
+  const db = await openDatabase(config, logger, { refuseSuperuser: true });
+  // Ctrl-C and SIGTERM are ours to handle (below), in order: the embedded server stops last
+  takeBackShutdownSignals();
+  if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
+  const interrupted = await markInterruptedRuns(db.write);
+  if (interrupted) logger.warn(`Ingest: ${interrupted} load${interrupted === 1 ? ' was' : 's were'} interrupted earlier (process stopped); marked failed`);
+  if (config.demoData === 'auto' && db.embedded) {
+    const loaded = await ensureDemoData(db.write, config, logger);
+    if (loaded.length) logger.info(`Demo data loaded: ${loaded.join(' and ')}`);
+  }
+  const freshness = await dataFreshness(db.read);
+  logger.info(
+    `Data: ${freshness.crimes.rows.toLocaleString('en-US')} crimes through ${freshness.crimes.latest ?? '(none)'}; ` +
+      `${freshness.stocks.rows.toLocaleString('en-US')} daily bars through ${freshness.stocks.latest ?? '(none)'}`,
+  );
+  logger.info(describeLlm(config));
+  const sync = scheduleSocrataSync(db.write, config, logger);
+  const { desk, memory } = createDesk(config, db, logger);
+  const routes: Route[] = [healthRoutes(db.read, new Date())];
+  const charts = ChartStore.inDatabase(db.write, logger);
+  routes.push(chartRoutes(charts));
+  let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
+  const chartLink = (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`;
+  const slackClient = config.slack ? slackWebClient(config.slack) : undefined;
+  const teamsAdapter: CloudAdapter | undefined = teamsMode.on ? createTeamsAdapter(teamsMode.credentials, logger) : undefined;
+  const teamsAppId = teamsMode.on ? teamsMode.credentials.appId : '';
+  const jobs = await startJobs({
+    pool: db.write, desk, logger, settings: config.jobs, work: options.worker,
+    sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink, quickchartUrl: config.quickchartUrl, exports: true, exportLink: (token) => exportLink(publicUrl, token) }),
+  });
+  if (options.worker) warmInBackground(db.read, config.statementTimeoutMs, logger);
+  if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
+  if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
+  const exports = { pool: db.reader ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs };
+  routes.push(exportRoutes(jobs.deliveries, exports, logger));
+  const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports, feedback: desk.verified && { verified: desk.verified, curators: config.curators } }) : undefined;
+  if (slack?.route) routes.push(slack.route);
+  if (teamsAdapter) {
+    const bot = new DataDeskTeamsBot({
+      desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.write, logger, userLimit: new RateLimiter(config.rateLimits.userPerMinute),
+      defaultTimezone: config.scheduleTimezone, feedback: desk.verified && { verified: desk.verified, curators: config.curators },
+    });
+    routes.push(teamsRoutes(teamsAdapter, bot, logger, { local: teamsMode.on && teamsMode.local }), teamsPages(config));
+  }
+  // the playground when no chat platform is configured (Teams in local mode does not count): the product works out of the box
+  const channelsConfigured = Boolean(config.slack || (config.teams && !config.teams.local));
+  const playground = channelsConfigured
+    ? undefined
+    : playgroundRoutes({
+      queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config),
+      exports, feedback: desk.verified && { pool: db.write, verified: desk.verified },
+    });
+  if (playground) routes.push(playground);
+  const server = await startHttpServer(config.host, config.port, routes, logger);
+  publicUrl = config.publicBaseUrl ?? server.url;
+  if (teamsMode.on && teamsMode.local) announceLocalTeams(logger, `${server.url}${TEAMS_MESSAGES_PATH}`);
+  else if (teamsMode.on) logger.info(`Teams: messages at ${publicUrl}${TEAMS_MESSAGES_PATH}`);
+  const chartsWarning = teamsMode.on ? publicUrlWarning(config) : undefined;
+  if (chartsWarning) logger.warn(chartsWarning);
+  if (slack) {
+    await slack.start();
+    logger.info(config.slack!.appToken ? 'Slack: connected in Socket Mode' : `Slack: events, commands and actions at ${server.url}${SLACK_EVENTS_PATH}`);
+  } else if (playground?.enabled) {
+    logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
+  }
+  // digests: every process runs the scheduler; per platform, one of those configured for it leads (advisory lock)
+  // and queues each due period; a worker configured for the platform runs it
+  const digestNeeds = digestDeps(config, db, desk, logger, { slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink });
+  await ensureDigestQueues(jobs.queue.boss, db.write);
+  if (options.worker) await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestNeeds });
+  const digests = new DigestScheduler({
+    pool: db.write, logger, ...digestNeeds, graceMs: config.digestGraceMinutes * 60_000, dispatch: digestDispatch(jobs.queue.boss),
+  });
+  if (slack || teamsAdapter) digests.start(config.digestTickSeconds * 1_000);
+  logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  logger.info('Stopping...');
+  sync?.stop();
+  await digests.stop();
+  await slack?.stop();
+  await server.close();
+  await jobs.stop();
+  await destroyWorkerPool();
+  await memory.close();
+  await db.close();
+}
