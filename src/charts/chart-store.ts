@@ -25,8 +25,8 @@ export class ChartStore {
     private readonly db?: { pool: pg.Pool; logger: Logger },
   ) {}
 
-  /** A store in the app's database. */
-  static inDatabase(pool: pg.Pool, logger: Logger, ttlMs = 24 * 3_600_000): ChartStore {
+  /** A store in the app's database; a week, so that saved playground threads and older Teams cards keep their charts across restarts. */
+  static inDatabase(pool: pg.Pool, logger: Logger, ttlMs = 7 * 24 * 3_600_000): ChartStore {
     return new ChartStore(ttlMs, 500, Date.now, { pool, logger });
   }
 

@@ -138,6 +138,8 @@
       if (chartUrl) {
         const img = el('img', 'chart');
         img.src = chartUrl;
+        // charts are kept a week: an older saved thread says so instead of a broken image
+        img.onerror = () => img.replaceWith(el('div', 'notes', 'This chart has expired (charts are kept for a week); ask the question again to draw it.'));
         img.alt = answer.chart ? answer.chart.title : 'chart';
         div.append(img);
       }
