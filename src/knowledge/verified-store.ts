@@ -68,6 +68,28 @@ export class VerifiedStore {
     return pair?.source === 'fixture' ? undefined : pair;
   }
 
+  /**
+   * Pairs people vouched for whose questions share most words with this one
+   * (Jaccard over the words, at least `minOverlap`): the model's nearest
+   * examples, ahead of the fixture's.
+   */
+  async similar(question: string, k = 2, minOverlap = 0.35): Promise<VerifiedPair[]> {
+    await this.refresh();
+    const words = (q: string) => new Set(normalizeQuestion(q).split(' ').filter((w) => w.length > 2));
+    const asked = words(question);
+    return [...this.pairs.values()]
+      .filter((p) => p.source !== 'fixture')
+      .map((p) => {
+        const theirs = words(p.question);
+        const shared = [...asked].filter((w) => theirs.has(w)).length;
+        return { p, score: shared / (asked.size + theirs.size - shared || 1) };
+      })
+      .filter((x) => x.score >= minOverlap)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, k)
+      .map((x) => x.p);
+  }
+
   async list(): Promise<VerifiedPair[]> {
     await this.refresh();
     return [...this.pairs.values()];

@@ -1,7 +1,8 @@
 // Feedback that teaches the bot, on real PostgreSQL through the job queue:
 // a curator's thumbs-up makes the question and its SQL a verified pair, and
 // the same question in other casing and punctuation is then answered with
-// that query and says it is verified; a thumbs-down is listed for curators.
+// that query and says it is verified, and a question like it gets the pair as
+// the model's first example; a thumbs-down is listed for curators.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downVotes, recordFeedback } from '../../src/feedback/feedback.js';
 import { VerifiedStore } from '../../src/knowledge/verified-store.js';
@@ -61,6 +62,13 @@ describe('feedback', () => {
     expect(again.sql[0]).toBe("SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'");
     const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'`);
     expect(again.table!.rows[0][0]).toBe(rows[0].n);
+
+    // a question that resembles it (not the same words) goes to the model with the pair as its first example
+    llm.script.push({ content: JSON.stringify({ sql: "SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS' AND year = 2019" }) }, { content: 'Counted.' });
+    const before = llm.requests.length;
+    await ask('web:fb:4', 'How often did narcotics cases end in an arrest in 2019?');
+    const prompt = llm.requests[before].messages.map((m) => m.content).join('\n');
+    expect(prompt).toContain("Q: How often did narcotics cases end in an arrest?\nSQL: SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'");
   });
 
   it('a thumbs-down is stored with the question and SQL and listed for curators; a second click changes the verdict', async () => {

@@ -129,6 +129,8 @@ export interface LlmSqlRequest {
   /** the data's first and last day, for relative dates in a plan */
   dataFrom: string;
   dataTo: string;
+  /** question/SQL pairs people vouched for that resemble the question: the first examples */
+  curated?: { question: string; sql: string }[];
 }
 
 export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promise<{ answer: ModelAnswer; tokens: number }> {
@@ -140,9 +142,10 @@ export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promi
     })
     .filter(Boolean)
     .join('\n') || '(none)';
-  const examples = similarVerified(req.question, 4)
-    .map((m) => `Q: ${m.query.question}\nSQL: ${exampleSql(m.query, req.choices) ?? m.query.template}`)
-    .join('\n\n');
+  const examples = [
+    ...(req.curated ?? []).map((p) => `Q: ${p.question}\nSQL: ${p.sql}`),
+    ...similarVerified(req.question, 4).map((m) => `Q: ${m.query.question}\nSQL: ${exampleSql(m.query, req.choices) ?? m.query.template}`),
+  ].join('\n\n');
   const last = req.history.at(-1);
   const user = renderPrompt('sql-generate', {
     schema: schemaPrompt(req.schema, req.question),

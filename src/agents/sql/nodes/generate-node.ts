@@ -59,7 +59,7 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
       const ctx = await state.loadPlanContext();
       const generated = await generateWithLlm(deps.llm, {
         question: state.question, schema: schema!, choices: state.choices, history: state.thread.history, previous: state.previous,
-        dataFrom: ctx.earliestDate, dataTo: ctx.latestDate,
+        dataFrom: ctx.earliestDate, dataTo: ctx.latestDate, curated: await deps.verified?.similar(state.question),
       });
       state.tokens += generated.tokens;
       state.stepTokens = generated.tokens;
