@@ -38,3 +38,20 @@ export async function dataFreshness(pool: pg.Pool): Promise<DataFreshness> {
     stocks: { rows: stockRows, latest: rows[0].stock_latest, synthetic: stockRows > 0 && synthetic.has('demo:stocks') },
   };
 }
+
+/** Which datasets hold the generated demo set (marked by demo-data.ts); looked up at most every 30 s per pool. */
+const syntheticCache = new WeakMap<pg.Pool, { at: number; value: Promise<{ crimes: boolean; stocks: boolean }> }>();
+
+export function syntheticData(pool: pg.Pool): Promise<{ crimes: boolean; stocks: boolean }> {
+  const cached = syntheticCache.get(pool);
+  if (cached && Date.now() - cached.at < 30_000) return cached.value;
+  const value = pool
+    .query<{ source: string }>(`SELECT source FROM ingest_state WHERE source IN ('demo:crimes', 'demo:stocks')`)
+    .then(({ rows }) => ({ crimes: rows.some((r) => r.source === 'demo:crimes'), stocks: rows.some((r) => r.source === 'demo:stocks') }))
+    .catch(() => ({ crimes: false, stocks: false }));
+  syntheticCache.set(pool, { at: Date.now(), value });
+  return value;
+}
+
+export const SYNTHETIC_CRIMES_NOTE = 'Demo data: these crimes are generated for trying the bot, not the city\'s records.';
+export const SYNTHETIC_PRICES_NOTE = 'demo data: the company names are real, the prices are generated';

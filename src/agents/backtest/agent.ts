@@ -1,6 +1,7 @@
 // The backtest agent: a request (rule syntax or words) -> a strategy spec ->
 // bars from the database -> the deterministic engine -> a channel-neutral
 // Answer. The LLM, when there is one, only fills the spec; it never computes.
+import { syntheticData, SYNTHETIC_PRICES_NOTE } from '../../db/freshness.js';
 import type pg from 'pg';
 import type { Answer, TraceStep } from '../../core/answer.js';
 import { makeAnswer, timed } from '../../core/answer.js';
@@ -137,7 +138,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         ...(spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`]),
         ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
       ],
-      freshness: `bars through ${data.lastDate}`,
+      freshness: `bars through ${data.lastDate}${(await syntheticData(deps.pool)).stocks ? ` (${SYNTHETIC_PRICES_NOTE})` : ''}`,
     });
     return { answer: final, spec, result };
   } catch (error) {

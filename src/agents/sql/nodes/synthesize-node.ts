@@ -10,6 +10,7 @@ import { humanize, narrate, TIME_COLUMN, uncheckedNumbers } from '../narrator.js
 import type { QueryResult } from '../execute.js';
 import type { SqlState } from '../state.js';
 import { suggestFollowUps } from '../../../plan/follow-ups.js';
+import { syntheticData, SYNTHETIC_CRIMES_NOTE } from '../../../db/freshness.js';
 import { narratePlan } from '../../../plan/narrate.js';
 import { narrationProblem } from '../inert-narration.js';
 import { narrationFacts } from '../narration-facts.js';
@@ -70,7 +71,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     },
     chart: chooseChart(result, clip(told?.headline ?? state.question)),
     assumptions: state.assumptions,
-    notes: note ? [note] : [],
+    notes: [...(note ? [note] : []), ...((await syntheticData(state.deps.pool)).crimes ? [SYNTHETIC_CRIMES_NOTE] : [])],
     ...(state.understood ? { understood: state.understood } : {}),
     ...(state.verifiedBy ? { verified: `Verified answer: this question's query was checked by ${state.verifiedBy}` } : {}),
     ...(state.plan ? { followUps: suggestFollowUps(state.plan, Number((await state.loadPlanContext()).earliestDate.slice(0, 4))) } : {}),
