@@ -42,6 +42,20 @@ describe('datadesk serve', () => {
     expect(await exited).toBe(0);
   });
 
+  it('a taken port: one line that names the PORT setting, exit 1', async () => {
+    const blocker = (await import('node:net')).createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const failed = await serve({ PORT: String(port) }).then(() => undefined, (error: Error) => error.message);
+      expect(failed).toMatch(/exited with 1/);
+      expect(failed).toContain(`Port ${port} on 127.0.0.1 is taken by another program: stop it, or set PORT to a free port (e.g. PORT=${port + 1} npm start).`);
+      expect(failed).not.toMatch(/EADDRINUSE|at .*\.js:\d+/);
+    } finally {
+      blocker.close();
+    }
+  });
+
   it('with Slack credentials: answers a signed mention through the spawned server, no playground', async () => {
     const secret = 'serve-test-secret';
     const { url, log } = await serve({ SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl });
