@@ -9,6 +9,8 @@ import { glossary, option } from '../knowledge/glossary.js';
 import { periodLabel } from './compile.js';
 import type { Dimension, QueryPlan } from './query-plan.js';
 import { semanticModel, typePlural } from './semantic-model.js';
+import { DIMENSION_WORDS, monthName, PER_WORDS, weekdaysName } from './words.js';
+import { titleCase } from './read/lexicon.js';
 
 export interface NarrationContext {
   /** community area number -> name */
@@ -19,8 +21,6 @@ export interface NarrationContext {
   choices: Record<string, string>;
 }
 
-const WEEKDAYS = ['Mondays', 'Tuesdays', 'Wednesdays', 'Thursdays', 'Fridays', 'Saturdays', 'Sundays'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const joinWords = (items: string[], word = 'and') => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${word} ${items.at(-1)}`);
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
@@ -52,8 +52,8 @@ export function when(plan: QueryPlan, ctx: NarrationContext): string {
     const phrase = /^\d{4}-\d{2}-\d{2}$/.test(label) ? `on ${label}` : label.includes(' to ') ? `from ${label}` : `in ${label}`;
     parts.push(f.time.said && !f.time.said.includes(label) ? `${phrase} (${f.time.said})` : phrase);
   }
-  if (f.months) parts.push(`in ${joinWords(f.months.map((m) => MONTHS[m - 1]), 'or')}`);
-  if (f.weekdays) parts.push(`on ${joinWords(f.weekdays.map((d) => WEEKDAYS[d - 1]), 'or')}`);
+  if (f.months) parts.push(`in ${joinWords(f.months.map((m) => titleCase(monthName(m))), 'or')}`);
+  if (f.weekdays) parts.push(`on ${joinWords(f.weekdays.map((d) => titleCase(weekdaysName(d))), 'or')}`);
   if (f.weekend) parts.push(`on ${choiceLabel('weekend', ctx).replace(/^weekend/, 'weekends')}`);
   if (f.hours) parts.push(`between ${hh(f.hours.from)} and ${hh(f.hours.to)}`);
   if (f.night) parts.push(`at ${choiceLabel('night', ctx)}`);
@@ -72,23 +72,18 @@ export function where(plan: QueryPlan, ctx: NarrationContext): string {
   return parts.length ? parts.join(', ') : 'all of Chicago';
 }
 
-const DIMENSION_WORDS: Record<Dimension, string> = {
-  year: 'year', month: 'month', month_of_year: 'month of the year', weekday: 'day of the week', hour: 'hour of the day', date: 'day',
-  day_of_year: 'day of the year', community_area: 'community area', district: 'district', ward: 'ward', beat: 'beat', block: 'block', type: 'crime type', location: 'location',
-};
-
 function measurePhrase(plan: QueryPlan, ctx: NarrationContext): string {
   const m = plan.measure;
   const s = subject(plan, ctx);
   switch (m.kind) {
     case 'count': return s;
-    case 'distinct': return `${DIMENSION_WORDS[m.of]}s with ${s}`;
+    case 'distinct': return `${DIMENSION_WORDS[m.of].many} with ${s}`;
     case 'share': {
       const part = subject({ ...plan, filters: m.part } as QueryPlan, ctx).replace(/^crimes ?/, '');
       return `share of ${s} ${part ? part.replace(/^with /, 'with ') : ''}`.trim();
     }
-    case 'average_per': return `average ${s} per ${m.per === 'community_area' ? 'community area' : m.per}${m.per === 'block' ? ` (${choiceLabel('per_block_average', ctx)})` : ''}`;
-    case 'percentile_per': return `${m.p === 0.5 ? 'median' : `${Math.round(m.p * 100)}th percentile of`} ${s} per ${m.per === 'community_area' ? 'community area' : m.per}`;
+    case 'average_per': return `average ${s} per ${PER_WORDS[m.per]}${m.per === 'block' ? ` (${choiceLabel('per_block_average', ctx)})` : ''}`;
+    case 'percentile_per': return `${m.p === 0.5 ? 'median' : `${Math.round(m.p * 100)}th percentile of`} ${s} per ${PER_WORDS[m.per]}`;
   }
 }
 
@@ -98,7 +93,7 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
   const w = when(plan, ctx);
   if (w) parts.push(w);
   parts.push(where(plan, ctx));
-  if (plan.groupBy.length) parts.push(`by ${plan.groupBy.map((d) => DIMENSION_WORDS[d]).join(' and ')}`);
+  if (plan.groupBy.length) parts.push(`by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}`);
   if (plan.top) parts.push(`${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`);
   if (plan.compareWith) parts.push(`compared with ${periodLabel(plan.compareWith)}`);
   return parts;
@@ -107,7 +102,7 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
 /** "Thefts in 2019, all of Chicago" */
 export function title(plan: QueryPlan, ctx: NarrationContext): string {
   const w = when(plan, ctx);
-  const by = plan.groupBy.length ? ` by ${plan.groupBy.map((d) => DIMENSION_WORDS[d]).join(' and ')}` : '';
+  const by = plan.groupBy.length ? ` by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}` : '';
   return `${capital(measurePhrase(plan, ctx))}${by}${w ? ` ${w}` : ''}, ${where(plan, ctx)}`;
 }
 
@@ -176,7 +171,7 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
     const who = extreme(value);
     return who.length > 1 ? `${word}: ${show(value, pct)}, tied between ${joinWords(who.slice(0, 5))}${who.length > 5 ? ` and ${who.length - 5} more` : ''}` : `${word}: ${who[0]} with ${show(value, pct)}`;
   };
-  const noun = labels === 1 ? DIMENSION_WORDS[plan.groupBy[0]] : 'combination';
+  const noun = labels === 1 ? DIMENSION_WORDS[plan.groupBy[0]].narrated : 'combination';
   const counted = `${fmtInt(r.rowCount)} ${r.rowCount === 1 ? noun : plural(noun)}`;
   // the headline is said above the narration: the narration goes on from it
   const sentences = plan.top ? [] : [`${capital(counted)}${pct ? '' : `, ${show(total)} in all`}.`];

@@ -5,27 +5,7 @@ import type { ReadContext } from './context.js';
 import { addDays, monthOf, yearOf } from './dates.js';
 import { titleCase } from './lexicon.js';
 import { entries, semanticModel } from './model.js';
-
-const DIM_WORDS: Record<Dimension, { one: string; many: string; by: string }> = {
-  year: { one: 'year', many: 'years', by: 'by year' },
-  month: { one: 'month', many: 'months', by: 'by month' },
-  month_of_year: { one: 'month', many: 'months', by: 'by month of the year' },
-  weekday: { one: 'day of the week', many: 'days of the week', by: 'by day of the week' },
-  hour: { one: 'hour', many: 'hours', by: 'by hour' },
-  date: { one: 'date', many: 'dates', by: 'by day' },
-  day_of_year: { one: 'day of the year', many: 'days of the year', by: 'by day of the year' },
-  community_area: { one: 'community area', many: 'community areas', by: 'by community area' },
-  district: { one: 'district', many: 'districts', by: 'by district' },
-  ward: { one: 'ward', many: 'wards', by: 'by ward' },
-  beat: { one: 'beat', many: 'beats', by: 'by beat' },
-  block: { one: 'block', many: 'blocks', by: 'by block' },
-  type: { one: 'crime type', many: 'crime types', by: 'by crime type' },
-  location: { one: 'location', many: 'locations', by: 'by location' },
-};
-const PER_WORDS: Record<string, string> = { day: 'day', month: 'month', year: 'year', block: 'block', community_area: 'community area', district: 'district', ward: 'ward', beat: 'beat' };
-
-const monthName = (m: number) => semanticModel().months[String(m)][0];
-const weekdayName = (d: number) => semanticModel().weekdays[String(d)][1];
+import { DIMENSION_WORDS, monthName, PER_WORDS, weekdaysName } from '../words.js';
 
 function clock(h: number): string {
   if (h === 0 || h === 24) return 'midnight';
@@ -92,7 +72,7 @@ function filterPhrases(f: Filters, ctx: ReadContext): string[] {
   if (f.beats) out.push(...f.beats.map((d) => `in beat ${d}`));
   if (f.blocks) out.push(...f.blocks.map((b) => `on ${b}`));
   if (f.weekend) out.push('on weekends');
-  if (f.weekdays) out.push(f.weekdays.join() === '1,2,3,4,5' ? 'on weekdays' : `on ${f.weekdays.map(weekdayName).join(' and ')}`);
+  if (f.weekdays) out.push(f.weekdays.join() === '1,2,3,4,5' ? 'on weekdays' : `on ${f.weekdays.map(weekdaysName).join(' and ')}`);
   if (f.night) out.push('at night');
   if (f.hours) {
     const { from, to } = f.hours;
@@ -126,13 +106,13 @@ export function planPhrases(plan: QueryPlan, ctx: ReadContext): string[] {
     out.push(`share ${words.join(' and ')}`);
   } else if (m.kind === 'average_per') out.push(`average per ${PER_WORDS[m.per]}`);
   else if (m.kind === 'percentile_per') out.push(m.p === 0.5 ? `median per ${PER_WORDS[m.per]}` : `${Math.round(m.p * 100)}th percentile per ${PER_WORDS[m.per]}`);
-  else if (m.kind === 'distinct') out.push(`how many different ${DIM_WORDS[m.of].many}`);
+  else if (m.kind === 'distinct') out.push(`how many different ${DIMENSION_WORDS[m.of].many}`);
   out.push(typeWords(f) ?? 'all crimes');
   if (f.arrest !== undefined) out.push(flagPhrase('arrest', f.arrest));
   if (f.domestic !== undefined) out.push(flagPhrase('domestic', f.domestic));
   out.push(...filterPhrases(f, ctx));
   if (f.time) out.push(saidWords(f.time));
-  for (const d of plan.groupBy) out.push(DIM_WORDS[d].by);
+  for (const d of plan.groupBy) out.push(DIMENSION_WORDS[d].by);
   if (plan.top) out.push(plan.top.n === 1 ? (plan.top.order === 'desc' ? 'the most' : 'the fewest') : `${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`);
   if (plan.compareWith) out.push(`compared with ${saidWords(plan.compareWith).replace(/^(in|on) /, '')}`);
   return out;
@@ -148,18 +128,18 @@ export function planQuestion(plan: QueryPlan, ctx: ReadContext): string {
     ...filterPhrases(f, ctx),
     ...(f.time ? [rangeWords(f.time)] : []),
   ];
-  const tail = (groups: readonly Dimension[]) => [...rest, ...groups.map((d) => DIM_WORDS[d].by), ...(plan.compareWith ? [`compared with ${rangeWords(plan.compareWith).replace(/^(in|on) /, '')}`] : [])].join(' ');
+  const tail = (groups: readonly Dimension[]) => [...rest, ...groups.map((d) => DIMENSION_WORDS[d].by), ...(plan.compareWith ? [`compared with ${rangeWords(plan.compareWith).replace(/^(in|on) /, '')}`] : [])].join(' ');
   const m = plan.measure;
   let q: string;
   if (plan.top && plan.groupBy.length === 1) {
-    const d = DIM_WORDS[plan.groupBy[0]];
+    const d = DIMENSION_WORDS[plan.groupBy[0]];
     const which = plan.top.n === 1 ? `which ${d.one}` : `which ${plan.top.n} ${d.many}`;
     const most = plan.top.order === 'desc' ? 'the most' : 'the fewest';
     if (m.kind === 'count') q = `${which} had ${most} ${subject} ${tail([])}`;
     else q = `${measureWords(plan, subject)} ${tail([])}, ${which} had ${plan.top.order === 'desc' ? 'the highest' : 'the lowest'}`;
   } else if (plan.order === 'measure' && plan.groupBy.length === 1) {
     // a ranking with no number: "which districts had the most thefts", "…, which crime types had the highest"
-    const which = `which ${DIM_WORDS[plan.groupBy[0]].many}`;
+    const which = `which ${DIMENSION_WORDS[plan.groupBy[0]].many}`;
     q = m.kind === 'count' ? `${which} had the most ${subject} ${tail([])}` : `${measureWords(plan, subject)} ${tail([])}, ${which} had the highest`;
   } else {
     q = m.kind === 'count' ? `how many ${subject} were reported ${tail(plan.groupBy)}` : `${measureWords(plan, subject)} ${tail(plan.groupBy)}`;
@@ -187,7 +167,7 @@ function measureWords(plan: QueryPlan, subject: string): string {
     case 'percentile_per':
       return m.p === 0.5 ? `what is the median number of ${subject} per ${PER_WORDS[m.per]}` : `what is the ${Math.round(m.p * 100)}th percentile of ${subject} per ${PER_WORDS[m.per]}`;
     case 'distinct':
-      return `how many different ${DIM_WORDS[m.of].many} had ${subject}`;
+      return `how many different ${DIMENSION_WORDS[m.of].many} had ${subject}`;
     default:
       return `how many ${subject}`;
   }
