@@ -5,7 +5,7 @@
 // receive: questions are queued as jobs, and workers answer them (see
 // slack-reply-sink.ts), so every event is acknowledged within milliseconds,
 // once its question is in the durable queue (in both modes).
-import { App, HTTPReceiver, LogLevel, type Logger as BoltLogger, type Receiver } from '@slack/bolt';
+import { App, HTTPReceiver, LogLevel, type AllMiddlewareArgs, type BlockAction, type ButtonAction, type Logger as BoltLogger, type Receiver, type SlackActionMiddlewareArgs } from '@slack/bolt';
 import { SocketModeClient } from '@slack/socket-mode';
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type pg from 'pg';
@@ -158,14 +158,21 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     app.event('reaction_added' satisfies (typeof SLACK_BOT_EVENTS)[number], reactionAdded({ pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback }));
   }
   app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool));
-  app.action(SLACK_ACTIONS.clarify, clarifyChoice(replyDeps));
-  app.action(SLACK_ACTIONS.showSql, showSql());
-  app.action(SLACK_ACTIONS.followUp, followUp(replyDeps, gate));
-  if (deps.exports) app.action(SLACK_ACTIONS.exportCsv, exportCsv({ deliveries: replyDeps.deliveries, exports: deps.exports, logger: deps.logger }));
+  // every handled action is listed once here; the catch-all below answers the rest
+  const handled: (string | RegExp)[] = [];
+  type ButtonListener = (args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => Promise<void>;
+  const onAction = (id: string | RegExp, listener: ButtonListener) => {
+    handled.push(id);
+    app.action<BlockAction<ButtonAction>>(id, listener);
+  };
+  onAction(SLACK_ACTIONS.clarify, clarifyChoice(replyDeps));
+  onAction(SLACK_ACTIONS.showSql, showSql());
+  onAction(SLACK_ACTIONS.followUp, followUp(replyDeps, gate));
+  if (deps.exports) onAction(SLACK_ACTIONS.exportCsv, exportCsv({ deliveries: replyDeps.deliveries, exports: deps.exports, logger: deps.logger }));
   app.command('/backtest' satisfies (typeof SLACK_COMMANDS)[number], backtestCommand(replyDeps, gate));
   app.command('/datadesk' satisfies (typeof SLACK_COMMANDS)[number], datadeskCommand(deps.writePool, deps.config.scheduleTimezone));
   // every action and command is acknowledged, handled or not: Slack shows an error after 3 s otherwise
-  app.action(new RegExp(`^(?!${SLACK_ACTIONS.clarify.source.slice(1)}|${SLACK_ACTIONS.followUp.source.slice(1)}|${escapeRegExp(SLACK_ACTIONS.showSql)}$${deps.exports ? `|${escapeRegExp(SLACK_ACTIONS.exportCsv)}$` : ''})`), unknownAction(deps.logger));
+  app.action(new RegExp(`^(?!${handled.map((id) => (typeof id === 'string' ? `${escapeRegExp(id)}$` : id.source.replace(/^\^/, ''))).join('|')})`), unknownAction(deps.logger));
   app.command(new RegExp(`^(?!(${SLACK_COMMANDS.map(escapeRegExp).join('|')})$)`), async ({ ack, command }) => ack({ response_type: 'ephemeral', text: `I do not know ${command.command}; try /datadesk help or /backtest help.` }));
   app.error(async (error) => deps.logger.error(`slack: ${error.message}`));
 

@@ -6,6 +6,7 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { enqueueInThread, slackThreadId, type SlackReceiverDeps } from '../thread-reply.js';
 import { queueOrTell } from './gatekeeper.js';
+import { clickOf } from './click.js';
 import type { DataDesk } from '../../../agents/desk.js';
 import { glossary, option } from '../../../knowledge/glossary.js';
 import { escapeMrkdwn } from '../render-blocks.js';
@@ -16,10 +17,9 @@ const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, 'pendingChoice'> }) {
   return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const channel = body.channel?.id;
-    const message = body.message as { ts: string; thread_ts?: string } | undefined;
-    if (!channel || !message) return;
-    const threadTs = message.thread_ts ?? message.ts;
+    const click = clickOf(body, client);
+    if (!click) return;
+    const { channel, threadTs, say } = click;
     const threadId = slackThreadId(channel, threadTs);
     let choice: { term?: string; option?: string } = {};
     try {
@@ -28,7 +28,6 @@ export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, '
       /* handled below */
     }
     const pending = await deps.desk.pendingChoice(threadId);
-    const say = (text: string) => client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: threadTs, text });
     if (!choice.term || !choice.option || !pending || pending.term !== choice.term) {
       await say('That question was already answered or has expired. Ask it again to get fresh choices.');
       return;
@@ -41,11 +40,11 @@ export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, '
     const chosen = option(choice.term, choice.option);
     const label = glossary().find((t) => t.id === choice.term)?.label ?? choice.term;
     const settled = `${capitalize(label)} = ${escapeMrkdwn(chosen?.label ?? choice.option)}, chosen by <@${body.user.id}>`;
-    await client.chat.update({ channel, ts: message.ts, text: settled, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:white_check_mark: ${settled}` } }] })
+    await client.chat.update({ channel, ts: click.messageTs, text: settled, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:white_check_mark: ${settled}` } }] })
       .catch((error: Error) => deps.logger.warn(`slack: could not mark the clarification answered: ${error.message}`));
     const choiceMessage = { platform: 'slack' as const, threadId, channel, userId: body.user.id, text: `(choice ${choice.term}=${choice.option})` };
     await queueOrTell(async () => {
-      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${message.ts}:${choice.term}`, choiceMessage, {
+      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${choice.term}`, choiceMessage, {
         type: 'choose', term: choice.term!, option: choice.option!,
       });
       if (!queued) await say('That choice is already being answered.');

@@ -10,6 +10,7 @@ import { describeError } from '../../../core/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/errors.js';
 import { csvExportBuffer, ExportRefused, ExportTooBig, exportSourceOf, type ExportSettings } from '../../../export/csv-export.js';
 import type { Deliveries } from '../../../jobs/deliveries.js';
+import { clickOf } from './click.js';
 
 /** Slack takes files up to 1 GB; a chat thread is no place for more than this. */
 const SLACK_EXPORT_BYTES = 100 * 1_048_576;
@@ -17,11 +18,10 @@ const SLACK_EXPORT_BYTES = 100 * 1_048_576;
 export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSettings; logger: Logger }) {
   return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const channel = body.channel?.id;
-    const message = body.message as { ts: string; thread_ts?: string } | undefined;
-    if (!channel || !message) return;
-    const threadTs = message.thread_ts ?? message.ts;
-    const say = (text: string) => client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: threadTs, text }).catch(() => undefined);
+    const click = clickOf(body, client);
+    if (!click) return;
+    const { channel, threadTs } = click;
+    const say = (text: string) => click.say(text).catch(() => undefined);
     void (async () => {
       const row = action.value ? await deps.deliveries.get(action.value) : undefined;
       const source = row?.answer && row.channel === channel ? exportSourceOf(row.answer) : undefined;

@@ -5,23 +5,22 @@
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { enqueueInThread, inbound, type SlackReceiverDeps } from '../thread-reply.js';
 import { admit, queueOrTell, type Gate } from './gatekeeper.js';
+import { clickOf } from './click.js';
 
 export function followUp(deps: SlackReceiverDeps, gate: Gate) {
   return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const channel = body.channel?.id;
-    const message = body.message as { ts: string; thread_ts?: string } | undefined;
+    const click = clickOf(body, client);
     const text = (action.value ?? '').trim();
-    if (!channel || !message || !text) return;
-    const threadTs = message.thread_ts ?? message.ts;
-    const say = (t: string) => client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: threadTs, text: t });
+    if (!click || !text) return;
+    const { channel, threadTs, say } = click;
     const verdict = admit(gate, channel, body.user.id);
     if (!verdict.go) {
       if (verdict.tellUser) await say(verdict.tellUser);
       return;
     }
     await queueOrTell(async () => {
-      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${message.ts}:${action.action_id}`, inbound(channel, threadTs, body.user.id, text));
+      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${action.action_id}`, inbound(channel, threadTs, body.user.id, text));
       if (!queued) await say('That follow-up was asked already; its answer is in the thread.');
     }, say);
   };
