@@ -36,21 +36,31 @@ const csvCell = (v: unknown): string => {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-/** Writes the CSV to `out` (which the caller has given its headers). Throws ExportRefused before writing anything when the SQL does not pass the guard. */
-export async function writeCsvExport(settings: ExportSettings, source: ExportSource, out: Writable): Promise<void> {
+/**
+ * Checks the export (the SQL guard) before anything is written, and returns
+ * the writer: a refusal (ExportRefused) comes before the first byte, so the
+ * caller can still answer with an error instead of half a file.
+ */
+export async function prepareCsvExport(settings: ExportSettings, source: ExportSource): Promise<(out: Writable) => Promise<void>> {
   if (source.kind === 'rows') {
-    out.write([source.columns, ...source.rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n');
-    out.end();
-    return;
+    return async (out) => {
+      out.write([source.columns, ...source.rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n');
+      out.end();
+    };
   }
   const sql = source.sql.trim().replace(/;\s*$/, '');
   const verdict = await checkSql(sql);
   if (!verdict.ok) throw new ExportRefused(`This answer's query cannot be exported: ${verdict.message}`);
   const limit = Math.max(1, Math.floor(settings.rowLimit));
-  await withReadOnly(settings.pool, { statementTimeoutMs: settings.statementTimeoutMs }, async (client) => {
-    const stream = client.query(copyTo(`COPY (SELECT * FROM (${sql}) AS answer LIMIT ${limit}) TO STDOUT WITH (FORMAT csv, HEADER)`));
-    await pipeline(stream, out);
-  });
+  return (out) =>
+    withReadOnly(settings.pool, { statementTimeoutMs: settings.statementTimeoutMs }, async (client) => {
+      await pipeline(client.query(copyTo(`COPY (SELECT * FROM (${sql}) AS answer LIMIT ${limit}) TO STDOUT WITH (FORMAT csv, HEADER)`)), out);
+    });
+}
+
+/** Writes the CSV to `out`; see prepareCsvExport. */
+export async function writeCsvExport(settings: ExportSettings, source: ExportSource, out: Writable): Promise<void> {
+  await (await prepareCsvExport(settings, source))(out);
 }
 
 export class ExportTooBig extends Error {}

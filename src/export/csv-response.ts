@@ -1,13 +1,12 @@
-// One answer's rows as a CSV download over HTTP: the headers (a file name from
-// the headline, the row limit), the guard before the first byte (a refusal is
-// an error page, never half a file), then the stream. Used by the
-// playground's link and by the link Teams cards carry.
+// One answer's rows as a CSV download over HTTP: the guard before the first
+// byte (a refusal is an error page, never half a file: see prepareCsvExport),
+// the headers (a file name from the headline, the row limit), then the stream.
+// Used by the playground's link and by the link Teams cards carry.
 import type http from 'node:http';
 import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/errors.js';
-import { checkSql } from '../db/sql-guard.js';
-import { ExportRefused, exportSourceOf, writeCsvExport, type ExportSettings } from './csv-export.js';
+import { ExportRefused, exportSourceOf, prepareCsvExport, type ExportSettings } from './csv-export.js';
 
 const NOT_FOUND = 'There is no table to export for this answer (answers are kept for 3 days).';
 
@@ -20,15 +19,12 @@ export async function sendCsvExport(res: http.ServerResponse, answer: Answer | n
   if (!answer || !source || !settings) return refuse(res, 404, NOT_FOUND);
   const name = answer.kind === 'result' ? answer.headline.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) : '';
   try {
-    if (source.kind === 'query') {
-      const verdict = await checkSql(source.sql);
-      if (!verdict.ok) throw new ExportRefused(`This answer's query cannot be exported: ${verdict.message}`);
-    }
+    const write = await prepareCsvExport(settings, source);
     res.writeHead(200, {
       'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="datadesk-${name || 'answer'}.csv"`,
       'cache-control': 'no-store', 'x-row-limit': String(settings.rowLimit), 'x-content-type-options': 'nosniff',
     });
-    await writeCsvExport(settings, source, res);
+    await write(res);
   } catch (error) {
     logger.warn(`export: ${(error as Error).message}`);
     if (res.headersSent) return void res.destroy(); // a cut-off download must not look complete
