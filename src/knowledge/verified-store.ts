@@ -32,19 +32,21 @@ export class VerifiedStore {
 
   /** The fixture's question types that need no choice, as pairs of their example question and SQL (once; existing rows win). */
   async seed(): Promise<number> {
-    let added = 0;
-    for (const v of verifiedQueries()) {
-      if (v.terms?.length) continue;
-      const sql = exampleSql(v);
-      if (!sql) continue;
-      const { rowCount } = await this.pool.query(
-        `INSERT INTO verified_queries (question, normalized, sql, source) VALUES ($1, $2, $3, 'fixture') ON CONFLICT (normalized) DO NOTHING`,
-        [v.question, normalizeQuestion(v.question), sql],
-      );
-      added += rowCount ?? 0;
-    }
+    const pairs = verifiedQueries()
+      .filter((v) => !v.terms?.length)
+      .flatMap((v) => {
+        const sql = exampleSql(v);
+        return sql ? [{ question: v.question, normalized: normalizeQuestion(v.question), sql }] : [];
+      });
+    // one statement for all of them: it runs on each process's first question
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO verified_queries (question, normalized, sql, source)
+       SELECT q, n, s, 'fixture' FROM unnest($1::text[], $2::text[], $3::text[]) AS t(q, n, s)
+       ON CONFLICT (normalized) DO NOTHING`,
+      [pairs.map((p) => p.question), pairs.map((p) => p.normalized), pairs.map((p) => p.sql)],
+    );
     this.seeded = true;
-    return added;
+    return rowCount ?? 0;
   }
 
   private async refresh(): Promise<void> {
