@@ -70,20 +70,29 @@ function isCallName(list: Token[], i: number): boolean {
 /** A call in FROM is a range, not a value: (x).f or CASE … END have no place there. */
 const inFrom = (list: Token[], i: number) => /^(from|join|lateral|,)$/i.test(list[i - 1]?.text ?? '') && list[i - 1]?.text !== ',' || isRangeAfterComma(list, i);
 
-/** `FROM a, f(x)`: a call after a comma that continues a FROM list. */
-function isRangeAfterComma(list: Token[], i: number): boolean {
-  if (list[i - 1]?.text !== ',') return false;
+/**
+ * Walking back from `j`, the first word at the same bracket depth that
+ * `stop` matches (lower case); undefined when an opening bracket comes first
+ * (the walk left the enclosing parentheses) or the start is reached.
+ */
+function firstWordBack(list: Token[], j: number, stop: RegExp): string | undefined {
   let depth = 0;
-  for (let j = i - 2; j >= 0; j--) {
+  for (; j >= 0; j--) {
     const w = list[j].text.toLowerCase();
     if (w === ')') depth++;
     else if (w === '(') {
-      if (depth === 0) return false;
+      if (depth === 0) return undefined;
       depth--;
-    } else if (depth === 0 && (w === 'from' || w === 'join')) return true;
-    else if (depth === 0 && /^(select|where|group|order|having|on|using|values)$/.test(w)) return false;
+    } else if (depth === 0 && stop.test(w)) return w;
   }
-  return false;
+  return undefined;
+}
+
+/** `FROM a, f(x)`: a call after a comma that continues a FROM list. */
+function isRangeAfterComma(list: Token[], i: number): boolean {
+  if (list[i - 1]?.text !== ',') return false;
+  const w = firstWordBack(list, i - 2, /^(from|join|select|where|group|order|having|on|using|values)$/);
+  return w === 'from' || w === 'join';
 }
 
 /**
@@ -98,16 +107,7 @@ function isRelationName(list: Token[], i: number, cteNames: Set<string>): boolea
   if (before === 'join') return true;
   if (before !== 'from') return false;
   // the FROM belongs to a SELECT when a SELECT comes first walking back at the same depth
-  let depth = 0;
-  for (let j = i - 2; j >= 0; j--) {
-    const w = list[j].text.toLowerCase();
-    if (w === ')') depth++;
-    else if (w === '(') {
-      if (depth === 0) return false;
-      depth--;
-    } else if (depth === 0 && w === 'select') return true;
-  }
-  return false;
+  return firstWordBack(list, i - 2, /^select$/) === 'select';
 }
 
 /** The name an identifier token stands for: bare (folded), "quoted" or U&"\XXXX" spelled. */
