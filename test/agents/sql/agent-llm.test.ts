@@ -140,6 +140,8 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     ['an empty reply', '   ', 'it was empty'],
     ['30 KB of filler', `There were ${thefts2019Placeholder} thefts. ${'Indeed. '.repeat(4_000)}`, 'it was 32,'],
     ['markup that changes meaning', `# URGENT\nThere were ${thefts2019Placeholder} thefts.`, 'it contained markup'],
+    ['JSON instead of sentences (a model answering its other task)', `{"sql": "SELECT count(*) FROM crimes"}`, 'it was data or SQL, not sentences'],
+    ['a query instead of sentences', `SELECT count(*) FROM crimes WHERE primary_type = 'THEFT'`, 'it was data or SQL, not sentences'],
   ])('never shows a narration with %s: the deterministic one is shown, and the trace says why', async (_, narration, why) => {
     llm.script.push(sqlReply(GOOD), { content: narration.replaceAll(thefts2019Placeholder, String(thefts2019)) });
     const a = await ask(FREE);
