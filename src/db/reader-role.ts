@@ -52,18 +52,19 @@ interface LoginRights {
   user: string;
   superuser: boolean;
   createRole: boolean;
+  createDb: boolean;
   database: string;
   serverVersion: number;
 }
 
 export async function loginRights(client: pg.Pool | pg.ClientBase): Promise<LoginRights> {
-  const { rows } = await client.query<{ user: string; superuser: boolean; createrole: boolean; database: string; version: string }>(
-    `SELECT current_user AS user, rolsuper AS superuser, rolcreaterole AS createrole, current_database() AS database,
+  const { rows } = await client.query<{ user: string; superuser: boolean; createrole: boolean; createdb: boolean; database: string; version: string }>(
+    `SELECT current_user AS user, rolsuper AS superuser, rolcreaterole AS createrole, rolcreatedb AS createdb, current_database() AS database,
             current_setting('server_version_num') AS version
      FROM pg_roles WHERE rolname = current_user`,
   );
   const r = rows[0];
-  return { user: r.user, superuser: r.superuser, createRole: r.createrole, database: r.database, serverVersion: Number(r.version) };
+  return { user: r.user, superuser: r.superuser, createRole: r.createrole, createDb: r.createdb, database: r.database, serverVersion: Number(r.version) };
 }
 
 /**
@@ -90,7 +91,10 @@ export async function ensureReaderRole(
     const exists = (await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount === 1;
     const password = stored.rows[0]?.password ?? randomBytes(24).toString('base64url');
     // only a superuser may even name the superuser, replication and bypassrls attributes; a role it did not give them lacks them
-    const attributes = `LOGIN NOINHERIT NOCREATEDB NOCREATEROLE CONNECTION LIMIT 50${rights.superuser ? ' NOSUPERUSER NOREPLICATION NOBYPASSRLS' : ''}`;
+    // PostgreSQL 17 lets ALTER ROLE name NOCREATEDB only to a login that has CREATEDB itself; a role created
+    // NOCREATEDB by such a login cannot have gained it, so the attribute is left out of the ALTER then
+    const createDb = !exists || rights.superuser || rights.createDb ? ' NOCREATEDB' : '';
+    const attributes = `LOGIN NOINHERIT${createDb} NOCREATEROLE CONNECTION LIMIT 50${rights.superuser ? ' NOSUPERUSER NOREPLICATION NOBYPASSRLS' : ''}`;
     await client.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${ident(role)} WITH ${attributes} PASSWORD ${literal(password)}`);
     if (!stored.rowCount) await client.query('INSERT INTO datadesk_app.reader_login (role_name, password) VALUES ($1, $2)', [role, password]);
 

@@ -13,8 +13,9 @@ let embedded: EmbeddedServer | undefined;
 export async function setup(project: TestProject): Promise<void> {
   let url = process.env.DATABASE_URL;
   if (!url) {
-    const home = path.join(os.tmpdir(), 'datadesk-test');
-    embedded = await startEmbeddedPostgres(home, 54_339, createLogger('warn'));
+    // a child run (test/cli/test-command.test.ts) gets a server of its own
+    const home = process.env.DATADESK_TEST_HOME ?? path.join(os.tmpdir(), 'datadesk-test');
+    embedded = await startEmbeddedPostgres(home, Number(process.env.DATADESK_TEST_PG_PORT ?? 54_339), createLogger('warn'));
     url = embedded.adminUrl;
   }
   project.provide('adminDatabaseUrl', url);
