@@ -9,8 +9,9 @@ import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/error
 import { runBacktest, type ProgressReporter } from './backtest/agent.js';
 import { RULE_SYNTAX_HELP } from './backtest/help.js';
 import { GUIDE } from './help.js';
-import { createRouter, isFollowUpEdit, type Route } from './router.js';
-import { readQuestion } from '../plan/reader.js';
+import { createRouter, refusedOutright, type Route } from './router.js';
+import { readInThread } from '../plan/reader.js';
+import { parsePlan } from '../plan/query-plan.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
 
@@ -22,6 +23,8 @@ export interface InboundMessage {
   userId?: string;
   /** the message is a /backtest command: no routing */
   kind?: 'question' | 'backtest';
+  /** a follow-up button's plan: the edit of the answer it sat under, asked as is (checked like a model's plan) */
+  plan?: Record<string, unknown>;
 }
 
 /** What the SQL agent needs, with the pools split: agents read (a replica, maybe), the audit log writes. */
@@ -64,11 +67,14 @@ export class DataDesk {
   private async answerOrThrow(message: InboundMessage, progress?: ProgressReporter): Promise<Answer> {
     const started = performance.now();
     const text = message.text.trim();
-    let routed: Route = message.kind === 'backtest' ? 'backtest' : await this.route(text);
-    // a short follow-up ("and in 2020?") belongs to the thread's conversation about the data
-    if (routed === 'reject' && isFollowUpEdit(text) && (await this.deps.memory.get(message.threadId)).history.length) routed = 'sql';
-    // a question the offline reader reads whole is about the data, however it is spelled ("homocides in englewood last year")
-    if (routed === 'reject' && readQuestion(text, await this.sql.loadPlanContext()).ok) routed = 'sql';
+    let routed: Route = message.kind === 'backtest' ? 'backtest' : message.plan ? 'sql' : await this.route(text);
+    if (routed === 'reject' && !refusedOutright(text)) {
+      // the one follow-up rule decides: a fragment that edits the thread's last answer ("and in 2020?", "only
+      // arrests") is about the data, and so is a question the reader reads whole, however it is spelled
+      const last = (await this.deps.memory.get(message.threadId)).history.at(-1);
+      const reading = readInThread(text, last ? (last.plan ? parsePlan(last.plan) : null) : undefined, await this.sql.loadPlanContext());
+      if (reading.ok || (reading.edit && reading.edits.length)) routed = 'sql';
+    }
     const gate = { node: 'relevance', ms: Math.round((performance.now() - started) * 1000) / 1000, note: routed };
     let answer: Answer;
     let sql: string | undefined;
@@ -104,7 +110,7 @@ export class DataDesk {
         break;
       }
       case 'sql': {
-        const outcome = await this.sql.ask({ question: text, threadId: message.threadId }, progress);
+        const outcome = await this.sql.ask({ question: text, threadId: message.threadId, plan: message.plan }, progress);
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
         ({ sql, tokens } = outcome);
         rowCount = outcome.result?.rowCount;

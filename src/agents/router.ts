@@ -5,7 +5,8 @@
 // so they are refused; "which blocks had the most burglaries" has no action verb
 // but asks about crimes, so it is answered.
 //
-// In the domain (sql), from the vocabulary in fixtures/knowledge/synonyms.json:
+// In the domain (sql), from the vocabulary in fixtures/knowledge/semantic-model.json (its types,
+// locations and gate sections: the one vocabulary of the gate and the reader):
 //   - a crime type or crime word ("burglaries", "arrests", "violent") or a word
 //     about the data itself ("in the data", "records");
 //   - a safety word about a place: "how safe is Austin", "most dangerous
@@ -23,9 +24,9 @@
 //     refused, "who is the mayor of Chicago" too;
 //   - anything else with no evidence: "Chicago" or an area name alone is none.
 //
-// Inside a thread the desk lets a refused message through only when it edits
-// the last question (isFollowUpEdit): "and in 2021?", "only arrests", "by month
-// instead", "now for englewood".
+// Inside a thread the desk lets a refused message through only when the one
+// follow-up rule (readInThread) reads it as an edit of the last answer: "and
+// in 2021?", "only arrests", "by month instead", "now for englewood".
 import { readFileSync } from 'node:fs';
 import { fixturePath } from '../core/paths.js';
 import { looksLikeRuleSyntax } from '../backtest/rule-syntax.js';
@@ -56,10 +57,10 @@ interface DomainWords {
   safety: string[];
   places: string[];
 }
-interface Synonyms {
-  crimeTypes: Record<string, string[]>;
-  locations: Record<string, string[]>;
-  domain: DomainWords;
+interface GateVocabulary {
+  types: Record<string, { one: string; many: string; words: string[] }>;
+  locations: Record<string, { label: string; words: string[] } | string>;
+  gate: DomainWords;
 }
 interface RefusalCues {
   always: Record<string, string[]>;
@@ -88,19 +89,22 @@ let vocabulary: Vocabulary | undefined;
 
 function vocab(): Vocabulary {
   if (!vocabulary) {
-    const syn = JSON.parse(readFileSync(fixturePath('knowledge', 'synonyms.json'), 'utf8')) as Synonyms;
+    const model = JSON.parse(readFileSync(fixturePath('knowledge', 'semantic-model.json'), 'utf8')) as GateVocabulary;
+    const crimeTypes = Object.fromEntries(Object.entries(model.types).map(([t, v]) => [t, [v.one, v.many, ...v.words]]));
+    const locations = Object.entries(model.locations).filter(([k, v]) => !k.startsWith('_') && typeof v !== 'string').map(([, v]) => (v as { words: string[] }).words);
+    const domain = model.gate;
     const cues = JSON.parse(readFileSync(fixturePath('knowledge', 'out-of-domain.json'), 'utf8')) as RefusalCues;
     const literals = (groups: Record<string, string[]>) => Object.entries(groups).flatMap(([k, v]) => [k, ...v]).map((w) => escapeLiteral(w.toLowerCase()));
     const fragments = (groups: Record<string, string[]>) => Object.entries(groups).filter(([k]) => !k.startsWith('_')).flatMap(([, v]) => v);
     vocabulary = {
-      crime: wordsRegex([...literals(syn.crimeTypes), ...syn.domain.crime, ...syn.domain.data]),
-      columns: wordsRegex(syn.domain.columns),
-      measures: wordsRegex(syn.domain.measures),
-      safety: wordsRegex(syn.domain.safety),
-      places: wordsRegex([...syn.domain.places, ...Object.values(syn.locations).flat().map(escapeLiteral)]),
+      crime: wordsRegex([...literals(crimeTypes), ...domain.crime, ...domain.data]),
+      columns: wordsRegex(domain.columns),
+      measures: wordsRegex(domain.measures),
+      safety: wordsRegex(domain.safety),
+      places: wordsRegex([...domain.places, ...locations.flat().map(escapeLiteral)]),
       always: wordsRegex(fragments(cues.always)),
       offTopic: wordsRegex(fragments(cues.offTopic)),
-      typeWords: new Set(Object.entries(syn.crimeTypes).flatMap(([k, v]) => [k.toLowerCase(), ...v]).filter((w) => /^[a-z]{6,}$/.test(w))),
+      typeWords: new Set(Object.entries(crimeTypes).flatMap(([k, v]) => [k.toLowerCase(), ...v]).filter((w) => /^[a-z]{6,}$/.test(w))),
     };
   }
   return vocabulary;
@@ -109,19 +113,24 @@ function vocab(): Vocabulary {
 const placesRegex = (places: readonly string[]) =>
   places.length ? wordsRegex([...places].sort((a, b) => b.length - a.length).map(escapeLiteral)) : undefined;
 
-/** Community area names (from the database) known to isFollowUpEdit; createRouter sets them. */
-let knownPlaces: RegExp | undefined;
-
 /**
  * The router for one data set: `places` are the place names known only from
  * the database (the 77 community area names). A place name is no reason on its
  * own to answer ("best pizza in Logan Square"); with a safety word it is ("how
- * safe is Austin"). The names also serve isFollowUpEdit ("now for englewood").
+ * safe is Austin").
  */
 export function createRouter(places: readonly string[] = []): (text: string) => Route {
   const named = placesRegex(places);
-  if (named) knownPlaces = named;
   return (text) => decide(text, named);
+}
+
+/**
+ * Refused whatever the thread: instructions, creative writing, coding help, or an off-topic subject
+ * ("and what's the weather?"). Such a message is never read as a follow-up.
+ */
+export function refusedOutright(text: string): boolean {
+  const v = vocab();
+  return v.always.test(text) || v.offTopic.test(text);
 }
 
 export function route(text: string): Route {
@@ -188,60 +197,4 @@ function misspeltTypes(text: string, v: Vocabulary): string[] {
     }
   }
   return found;
-}
-
-// ---- follow-ups -------------------------------------------------------------
-
-/** The most words a follow-up edit has ("and how about only the arrests in district 12 in 2021?" is 11). */
-const FOLLOW_UP_MAX_WORDS = 10;
-const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec';
-/** What an edit changes: a time, a place by number, a grouping, a limit, a comparison, a measure. */
-const EDIT_SLOTS = [
-  '(19|20)\\d\\d(s|\\s*(-|–|to|through|and)\\s*(19|20)\\d\\d)?',
-  '(last|this|previous|next|past|same) (year|month|week|decade|summer|winter|spring|fall|\\d+ (years|months|weeks|days))',
-  'the year before', 'the previous year', 'today', 'yesterday',
-  MONTHS,
-  'night(time|s)?', 'daytime', '(the )?day', 'mornings?', 'evenings?', 'afternoons?', 'weekends?', 'weekdays?', 'summer', 'winter', 'spring', 'fall', 'autumn',
-  '(police )?(district|ward|beat|community area|area) \\d{1,4}',
-  '(by|per|for each|each) (year|month|week|day|hour|weekday|day of the week|district|ward|beat|community area|area|neighbou?rhood|type|crime type|block|location)s?',
-  'monthly', 'yearly', 'annual(ly)?', 'weekly', 'daily', 'hourly',
-  '(top|bottom|first|last) \\d{1,3}', '\\d{1,3} (most|highest|lowest|worst|safest)',
-  'compare[ds]?', 'versus', 'vs\\.?', 'compared (to|with)', 'relative to',
-  'instead', 'as a (percentage|share|rate|count|total|chart|table)', 'percentages?', 'rates?', 'shares?', 'totals?', 'counts?', 'averages?', 'medians?',
-  '(sorted|ordered|ranked) by', 'ascending', 'descending', '(highest|lowest|most|fewest) first',
-  'citywide', 'city-wide', 'the (whole|entire) city', 'all areas', 'all districts',
-];
-const EDIT_LEAD = /^(and|or|but|only|just|what about|how about|same|now|instead|also|then|plus|except|excluding|without|versus|vs\.?|compare[ds]?|ok(ay)?|so)\b/i;
-/** Words that carry no request of their own around a slot ("and in 2021?", "same for district 12"). */
-const FILLER = new Set(('and or but only just what about how same now instead also then plus except excluding without versus vs ' +
-  'ok okay so in for at on during the a an with of please by per to from than compare compared against between ' +
-  'show me it that this them those these again too as well do same break down split group sort list rank give see ' +
-  'let lets let\'s us one ones all any is are was were there').split(' '));
-
-let editSlots: RegExp | undefined;
-
-/**
- * True when a short message only edits the previous question in its thread:
- * "and in 2021?", "only arrests", "what about burglaries?", "by month instead",
- * "top 10 instead", "compare with 2018", "same for district 12", "now for
- * englewood", "and at night?", "2020?", "district 12?", "burglaries?". A long
- * message, one with nothing to edit ("and what's the capital of France?") or
- * one the gate refuses outright or as off-topic is not.
- */
-export function isFollowUpEdit(text: string): boolean {
-  const t = text.trim().replace(/[?.!…]+$/u, '').trim();
-  if (!t) return false;
-  const words = t.split(/\s+/);
-  if (words.length > FOLLOW_UP_MAX_WORDS) return false;
-  const v = vocab();
-  if (v.always.test(t) || v.offTopic.test(t)) return false;
-  editSlots ??= wordsRegex(EDIT_SLOTS);
-  const slotPatterns = [editSlots, v.crime, v.places, ...(knownPlaces ? [knownPlaces] : [])];
-  const typos = misspeltTypes(t, v);
-  if (!typos.length && !slotPatterns.some((p) => p.test(t))) return false;
-  if (EDIT_LEAD.test(t) || /\binstead$/i.test(t)) return true;
-  // a bare slot: "in 2021", "district 12", "burglaries", "by month", "top 10"
-  let rest = t.toLowerCase();
-  for (const p of slotPatterns) rest = rest.replace(new RegExp(p.source, 'gi'), ' ');
-  return rest.split(/[\s,;:'"()]+/).filter((w) => w && !typos.includes(w)).every((w) => FILLER.has(w));
 }

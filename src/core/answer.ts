@@ -64,8 +64,17 @@ export const answerSchema = z.discriminatedUnion('kind', [
     understood: z.array(z.string()).optional(),
     /** set when the question was answered with a verified question/SQL pair: says who vouched for it */
     verified: z.string().optional(),
-    /** follow-ups to offer as buttons ("by month", "only arrests"): asked in the same thread, they edit this answer's plan */
-    followUps: z.array(z.string()).optional(),
+    /**
+     * follow-ups to offer as buttons ("by month", "only arrests"): each carries the plan it asks, the edit of
+     * this answer's plan, so a click answers that plan whatever was asked in the thread since
+     */
+    followUps: z.array(z.object({ label: z.string(), plan: z.record(z.string(), z.unknown()) })).optional(),
+    /**
+     * what the answer answered, resolved: the question in full words ("How many thefts were reported in 2019
+     * compared with 2018?", never the fragment "compare with 2018"), and for a plan answer the plan and its key.
+     * Memory, feedback, verified pairs, exports and digests keep this.
+     */
+    resolved: z.object({ question: z.string(), plan: z.record(z.string(), z.unknown()).optional(), planKey: z.string().optional() }).optional(),
   }),
   z.object({
     kind: z.literal('clarify'),
@@ -110,4 +119,13 @@ export async function timed<T>(trace: TraceStep[], node: string, work: () => Pro
   } finally {
     trace.push({ node, ms: Math.round((performance.now() - started) * 100) / 100, ...(note ? { note } : {}) });
   }
+}
+
+/**
+ * The narration as it reads under the headline: without the headline it repeats, and without the
+ * punctuation that joined them (". That is 19.3% fewer ..." reads "That is 19.3% fewer ...").
+ */
+export function narrationAfterHeadline(answer: { headline: string; narration: string }): string {
+  if (!answer.narration.startsWith(answer.headline)) return answer.narration;
+  return answer.narration.slice(answer.headline.length).replace(/^[\s.,;:]+/, '').trim();
 }

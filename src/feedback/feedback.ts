@@ -1,11 +1,15 @@
-// Thumbs up or down on an answer, from any channel: stored with the question,
-// its SQL and who said it (one verdict per person and answer; a second click
-// changes it). A curator's thumbs-up on an answer with one query promotes the
-// question and that SQL to a verified pair, used at once by every worker.
+// Thumbs up or down on an answer, from any channel: stored with the resolved
+// question (what the answer answered, in full words: never a fragment such as
+// "only arrests"), the words typed, its SQL and who said it (one verdict per
+// person and answer; a second click changes it). A curator's thumbs-up on a
+// plan answer vouches for the plan (any wording that resolves to it is then
+// verified); on a free-SQL answer, for that SQL with its resolved question.
+// A thumbs-up never replaces an existing pair.
 import type pg from 'pg';
 import { UserError } from '../core/errors.js';
 import type { Deliveries } from '../jobs/deliveries.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
+import { checkSql } from '../db/sql-guard.js';
 
 export type Verdict = 'up' | 'down';
 
@@ -30,15 +34,35 @@ export async function recordFeedback(pool: pg.Pool, deliveries: Deliveries, veri
   if (!delivery?.answer) throw new UserError('That answer is no longer kept (answers are kept for 3 days), so the feedback could not be stored.');
   const answer = delivery.answer;
   const sql = answer.kind === 'result' && answer.route === 'sql' && answer.sql.length === 1 ? answer.sql[0] : null;
+  const resolved = answer.kind === 'result' ? answer.resolved : undefined;
+  const question = resolved?.question ?? (answer.kind === 'result' && answer.route === 'sql' ? null : delivery.question);
   await pool.query(
-    `INSERT INTO feedback (delivery_key, platform, user_id, verdict, question, sql) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO feedback (delivery_key, platform, user_id, verdict, question, asked, sql, plan) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (delivery_key, user_id) DO UPDATE SET verdict = excluded.verdict, created_at = now()`,
-    [input.deliveryKey, input.platform, input.userId, input.verdict, delivery.question, sql],
+    [input.deliveryKey, input.platform, input.userId, input.verdict, question, delivery.question, sql, resolved?.plan ? JSON.stringify(resolved.plan) : null],
   );
   if (input.verdict === 'down') return { message: 'Thanks: noted as a wrong or unhelpful answer. A curator will look at it (datadesk feedback).' };
-  if (!input.curator || !sql || !delivery.question) return { message: 'Thanks: noted as a good answer.' };
-  const promoted = await verified.add({ question: delivery.question, sql, source: 'feedback', addedBy: `${input.platform}:${input.userId}` });
-  return { promoted, message: `Thanks: "${delivery.question}" is now a verified question (#${promoted}); asked again in these words, it is answered with this query.` };
+  if (!input.curator || !sql) return { message: 'Thanks: noted as a good answer.' };
+  if (!resolved) {
+    return { message: 'Thanks: noted as a good answer. It answered a follow-up whose full question is not known, so it was not made a verified question: ask it as one whole question and 👍 that answer.' };
+  }
+  const addedBy = `${input.platform}:${input.userId}`;
+  let outcome;
+  if (resolved.plan && resolved.planKey) {
+    outcome = await verified.add({ question: resolved.question, sql, source: 'feedback', addedBy, plan: { key: resolved.planKey, plan: resolved.plan, choices: {} } });
+  } else {
+    // model-written SQL must read the data: a constant (SELECT 41) answers no question about it
+    const verdict = await checkSql(sql);
+    if (!verdict.ok || !verdict.tables.length) {
+      return { message: 'Thanks: noted as a good answer. Its query reads no data table, so it was not made a verified question.' };
+    }
+    outcome = await verified.add({ question: resolved.question, sql, source: 'feedback', addedBy });
+  }
+  if (!outcome.added) {
+    return { message: `Thanks: noted as a good answer. "${resolved.question}" is verified already (#${outcome.id}); the pair is kept as it is (an operator changes pairs with datadesk verified).` };
+  }
+  const how = resolved.plan ? 'asked in any words that mean the same, it is answered as verified' : 'asked again in these words, it is answered with this query';
+  return { promoted: outcome.id, message: `Thanks: "${resolved.question}" is now a verified question (#${outcome.id}); ${how}.` };
 }
 
 export interface FeedbackRow {
@@ -46,7 +70,10 @@ export interface FeedbackRow {
   verdict: Verdict;
   platform: string;
   user_id: string;
+  /** the resolved question (what was answered, in full words) */
   question: string | null;
+  /** the words typed */
+  asked: string | null;
   sql: string | null;
   created_at: Date;
 }
@@ -54,7 +81,7 @@ export interface FeedbackRow {
 /** The most recent thumbs-down first. */
 export async function downVotes(pool: pg.Pool, limit = 50): Promise<FeedbackRow[]> {
   const { rows } = await pool.query<FeedbackRow>(
-    `SELECT id::text, verdict, platform, user_id, question, sql, created_at FROM feedback WHERE verdict = 'down' ORDER BY created_at DESC LIMIT $1`,
+    `SELECT id::text, verdict, platform, user_id, question, asked, sql, created_at FROM feedback WHERE verdict = 'down' ORDER BY created_at DESC LIMIT $1`,
     [limit],
   );
   return rows;

@@ -1,23 +1,24 @@
-// Verified question/SQL pairs (fixtures/knowledge/verified-queries.jsonl): the
-// few-shot examples most similar to a question (BM25 via minisearch), and,
-// without an LLM, templates filled with the question's slots.
+// The questions Data Desk ships with (fixtures/knowledge/verified-queries.jsonl):
+// the few-shot examples most similar to a question (BM25 via minisearch), each
+// with the SQL its plan compiles to, and the verified pairs seeded from them.
+// There are no templates: the plan reader reads these questions like any
+// other (test/plan/verified-fixture.test.ts holds each to its plan).
 import { readFileSync } from 'node:fs';
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
 import { fixturePath } from '../core/paths.js';
-import { glossary, option } from './glossary.js';
-import type { Slots } from './slots.js';
+import { glossary } from './glossary.js';
+import { compilePlan } from '../plan/compile.js';
+import { parsePlan, type QueryPlan } from '../plan/query-plan.js';
+import { readQuestion, type ReadContext } from '../plan/reader.js';
 
 const verifiedSchema = z.object({
   id: z.string(),
   question: z.string(),
   paraphrases: z.array(z.string()),
-  cue: z.string(),
-  example: z.record(z.string(), z.union([z.string(), z.number()])),
-  template: z.string(),
+  /** the glossary terms its plan rests on (documentation; the reader finds them) */
   terms: z.array(z.string()).optional(),
-  variants: z.record(z.string(), z.record(z.string(), z.string())).optional(),
-});
+}).strict();
 export type VerifiedQuery = z.infer<typeof verifiedSchema>;
 
 const STOP_WORDS = new Set(('a an the is are was were be been of in on at to for from by with and or what which who how ' +
@@ -54,47 +55,25 @@ export function similarVerified(question: string, k = 4): VerifiedMatch[] {
   return index.search(question).slice(0, k).map((hit) => ({ query: byId.get(hit.id as string)!, score: hit.score }));
 }
 
-const literal = (v: string | number) => (typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`);
-
-/**
- * The template filled with slot values and glossary choices; undefined when a
- * slot or a choice it needs is missing.
- */
-export function fillTemplate(v: VerifiedQuery, slots: Slots & Record<string, string | number | undefined>, choices: Record<string, string>): string | undefined {
-  let template = v.template;
-  for (const [term, byOption] of Object.entries(v.variants ?? {})) {
-    const chosen = choices[term];
-    if (!chosen || !byOption[chosen]) return undefined;
-    template = byOption[chosen];
-  }
-  let missing = false;
-  const sql = template.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const slot = slots[name];
-    if (slot !== undefined) return literal(slot);
-    const chosen = choices[name];
-    const opt = chosen ? option(name, chosen) : undefined;
-    if (opt) return opt.sql;
-    missing = true;
-    return '';
-  });
-  return missing ? undefined : sql;
+/** The plan a fixture question reads to, with the glossary choices it needs (given ones, else each term's first option). */
+export function fixturePlan(v: VerifiedQuery, ctx: ReadContext, choices: Record<string, string> = {}): { plan: QueryPlan; choices: Record<string, string> } | undefined {
+  const reading = readQuestion(v.question, ctx);
+  if (!reading.ok) return undefined;
+  const used: Record<string, string> = {};
+  for (const term of reading.terms) used[term] = choices[term] ?? firstOption(term);
+  const plan = parsePlan(reading.plan);
+  return { plan: used.calendar_day === 'day_of_year' ? { ...plan, groupBy: plan.groupBy.map((d) => (d === 'date' ? 'day_of_year' : d)) } : plan, choices: used };
 }
 
-/** The example's own SQL (the template filled with its example values), for few-shot prompts. */
 /**
- * The example pair shown to the model. A question that names no number of rows
- * gets no LIMIT: "which community areas had the most burglaries" with LIMIT 10
- * taught the model to add one, the very failure the seed paper removed.
+ * The example pair shown to the model: the SQL the question's plan compiles to. A question that names
+ * no number of rows gets no LIMIT ("which community areas had the most burglaries" with LIMIT 10
+ * taught the model to add one, the very failure the seed paper removed); the compiler adds none then.
  */
-export function exampleSql(v: VerifiedQuery, choices: Record<string, string> = {}): string | undefined {
-  const defaults: Record<string, string> = {};
-  for (const term of v.terms ?? []) defaults[term] = choices[term] ?? firstOption(term);
-  const sql = fillTemplate(v, v.example as Slots & Record<string, string | number>, defaults);
-  return sql && !namesARowCount(v.question) ? sql.replace(/\s+LIMIT\s+\d+\s*$/i, '') : sql;
+export function exampleSql(v: VerifiedQuery, ctx: ReadContext, choices: Record<string, string> = {}): string | undefined {
+  const read = fixturePlan(v, ctx, choices);
+  return read ? compilePlan(read.plan, read.choices).sql : undefined;
 }
-
-/** "top 5", "the 3 districts": a number in the question other than a year. */
-const namesARowCount = (question: string) => /\b\d+\b/.test(question.replace(/\b(19|20)\d{2}\b/g, ''));
 
 function firstOption(term: string): string {
   return glossary().find((t) => t.id === term)?.options?.[0]?.id ?? '';

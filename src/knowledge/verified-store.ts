@@ -1,13 +1,22 @@
-// The verified question/SQL pairs in PostgreSQL (table verified_queries): a
-// curator's thumbs-up, `datadesk verified add`, or the fixture's question
-// types (seeded once, those that need no clarification, for listing and
-// export). A question asked again in the words of a pair a person vouched
-// for (case, spacing and punctuation aside) is answered with its pair's SQL,
-// and the answer says it is verified. Every process
-// reads the table when it changes (a cheap count-and-latest check per
-// question), so a pair promoted in Slack is used at once by every worker.
+// The verified pairs in PostgreSQL (table verified_queries). Two kinds, both
+// keyed by what a question means rather than by the words typed:
+//   - plan pairs: a resolved query plan (with the glossary choices it rests
+//     on) someone vouched for. Any question in any thread that resolves to
+//     the same plan is answered as verified, whatever its wording; the SQL is
+//     the compiler's, so a pair is parameterised by construction. The
+//     fixture's questions are seeded as plan pairs.
+//   - question pairs: SQL the model wrote for a question the plan cannot say,
+//     with that question in full words; asked again in those words (case,
+//     accents and punctuation aside) as a complete question, it gets that SQL.
+// A thumbs-up never replaces a pair; an operator can (`datadesk verified`),
+// and who and when is kept. Every process re-reads the table when it changes
+// (a cheap count-and-latest check per question).
 import type pg from 'pg';
-import { exampleSql, verifiedQueries } from './verified-queries.js';
+import { fixturePlan, verifiedQueries } from './verified-queries.js';
+import { compilePlan } from '../plan/compile.js';
+import { planKey } from '../plan/plan-key.js';
+import type { ReadContext } from '../plan/reader.js';
+import { resolvedQuestion } from '../plan/read/describe.js';
 
 export interface VerifiedPair {
   id: string;
@@ -16,34 +25,56 @@ export interface VerifiedPair {
   source: 'feedback' | 'cli' | 'fixture';
   added_by: string | null;
   created_at: Date;
+  /** set for a plan pair */
+  plan_key: string | null;
+  plan: unknown;
 }
 
-/** What makes two questions "the same words": case, spacing and punctuation do not count. */
+/**
+ * What makes two questions "the same words": Unicode compatibility forms folded (NFKC), accents and
+ * other marks stripped, case, spacing and punctuation ignored. "thefts\u0301" and "thefts" are one.
+ */
 export function normalizeQuestion(question: string): string {
-  return question.toLowerCase().replace(/[^\p{L}\p{N}%]+/gu, ' ').trim();
+  return question.normalize('NFKD').replace(/\p{M}+/gu, '').normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}%]+/gu, ' ').trim();
 }
+
+export interface AddOutcome {
+  id: string;
+  /** false when a pair for the same plan or question existed: it is kept as it was */
+  added: boolean;
+}
+
+const COLUMNS = 'id::text, question, sql, source, added_by, created_at, plan_key, plan';
 
 export class VerifiedStore {
-  private pairs = new Map<string, VerifiedPair>();
+  private byPlan = new Map<string, VerifiedPair>();
+  private byQuestion = new Map<string, VerifiedPair>();
   private version = '';
   private seeded = false;
 
   constructor(private readonly pool: pg.Pool) {}
 
-  /** The fixture's question types that need no choice, as pairs of their example question and SQL (once; existing rows win). */
+  /** The reader's context for the fixture's questions: the community area names (the dates they name are absolute). */
+  private async readContext(): Promise<ReadContext> {
+    const { rows } = await this.pool.query<{ community_area: number; name: string }>('SELECT community_area, name FROM community_areas');
+    const today = new Date().toISOString().slice(0, 10);
+    return { areas: new Map(rows.map((r) => [r.name.toLowerCase(), r.community_area])), earliestDate: '2001-01-01', latestDate: today };
+  }
+
+  /** The fixture's questions that need no choice, as plan pairs (once; existing rows win). */
   async seed(): Promise<number> {
-    const pairs = verifiedQueries()
-      .filter((v) => !v.terms?.length)
-      .flatMap((v) => {
-        const sql = exampleSql(v);
-        return sql ? [{ question: v.question, normalized: normalizeQuestion(v.question), sql }] : [];
-      });
+    const ctx = await this.readContext();
+    const pairs = verifiedQueries().flatMap((v) => {
+      const read = fixturePlan(v, ctx);
+      if (!read || Object.keys(read.choices).length) return [];
+      return [{ question: resolvedQuestion(read.plan, ctx), key: planKey(read.plan, {}), plan: read.plan, sql: compilePlan(read.plan).sql }];
+    });
     // one statement for all of them: it runs on each process's first question
     const { rowCount } = await this.pool.query(
-      `INSERT INTO verified_queries (question, normalized, sql, source)
-       SELECT q, n, s, 'fixture' FROM unnest($1::text[], $2::text[], $3::text[]) AS t(q, n, s)
-       ON CONFLICT (normalized) DO NOTHING`,
-      [pairs.map((p) => p.question), pairs.map((p) => p.normalized), pairs.map((p) => p.sql)],
+      `INSERT INTO verified_queries (question, plan_key, plan, choices, sql, source)
+       SELECT q, k, p, '{}'::jsonb, s, 'fixture' FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[]) AS t(q, k, p, s)
+       ON CONFLICT (plan_key) DO NOTHING`,
+      [pairs.map((p) => p.question), pairs.map((p) => p.key), pairs.map((p) => JSON.stringify(p.plan)), pairs.map((p) => p.sql)],
     );
     this.seeded = true;
     return rowCount ?? 0;
@@ -51,36 +82,36 @@ export class VerifiedStore {
 
   private async refresh(): Promise<void> {
     if (!this.seeded) await this.seed();
-    const { rows } = await this.pool.query<{ v: string }>(`SELECT count(*) || ':' || coalesce(max(created_at)::text, '') AS v FROM verified_queries`);
+    const { rows } = await this.pool.query<{ v: string }>(
+      `SELECT count(*) || ':' || coalesce(max(greatest(created_at, replaced_at))::text, '') AS v FROM verified_queries`);
     if (rows[0].v === this.version) return;
-    const { rows: all } = await this.pool.query<VerifiedPair & { normalized: string }>('SELECT id::text, question, normalized, sql, source, added_by, created_at FROM verified_queries ORDER BY id');
-    this.pairs = new Map(all.map((p) => [p.normalized, p]));
+    const { rows: all } = await this.pool.query<VerifiedPair & { normalized: string | null }>(`SELECT ${COLUMNS}, normalized FROM verified_queries ORDER BY id`);
+    this.byPlan = new Map(all.filter((p) => p.plan_key).map((p) => [p.plan_key!, p]));
+    this.byQuestion = new Map(all.filter((p) => p.normalized).map((p) => [p.normalized!, p]));
     this.version = rows[0].v;
   }
 
-  /**
-   * The pair a person vouched for, asked in these very words, if any. The
-   * fixture's rows are listed and exported with the rest but not matched here:
-   * their question types already answer through the reader and the templates,
-   * which also read other wordings.
-   */
-  async match(question: string): Promise<VerifiedPair | undefined> {
+  /** The pair for this resolved plan (its key: planKey), from any source. */
+  async matchPlan(key: string): Promise<VerifiedPair | undefined> {
     await this.refresh();
-    const pair = this.pairs.get(normalizeQuestion(question));
-    return pair?.source === 'fixture' ? undefined : pair;
+    return this.byPlan.get(key);
+  }
+
+  /** The question pair asked in these words; the caller asks only for complete questions, never fragments. */
+  async matchQuestion(question: string): Promise<VerifiedPair | undefined> {
+    await this.refresh();
+    return this.byQuestion.get(normalizeQuestion(question));
   }
 
   /**
-   * Pairs people vouched for whose questions share most words with this one
-   * (Jaccard over the words, at least `minOverlap`): the model's nearest
-   * examples, ahead of the fixture's.
+   * Question pairs people vouched for whose questions share most words with this one (Jaccard over the
+   * words, at least `minOverlap`): the model's nearest examples, ahead of the fixture's.
    */
   async similar(question: string, k = 2, minOverlap = 0.35): Promise<VerifiedPair[]> {
     await this.refresh();
     const words = (q: string) => new Set(normalizeQuestion(q).split(' ').filter((w) => w.length > 2));
     const asked = words(question);
-    return [...this.pairs.values()]
-      .filter((p) => p.source !== 'fixture')
+    return [...this.byQuestion.values(), ...[...this.byPlan.values()].filter((p) => p.source !== 'fixture')]
       .map((p) => {
         const theirs = words(p.question);
         const shared = [...asked].filter((w) => theirs.has(w)).length;
@@ -94,19 +125,32 @@ export class VerifiedStore {
 
   async list(): Promise<VerifiedPair[]> {
     await this.refresh();
-    return [...this.pairs.values()];
+    return [...this.byPlan.values(), ...this.byQuestion.values()].sort((a, b) => Number(a.id) - Number(b.id));
   }
 
-  /** Adds or replaces the pair for this question; returns its id. */
-  async add(pair: { question: string; sql: string; source: 'feedback' | 'cli'; addedBy?: string }): Promise<string> {
+  /**
+   * Vouches for a resolved answer: a plan (with its key and choices) or a question with its SQL. An existing
+   * pair for the same plan or question is kept as it was (added: false) unless `replace` (an operator).
+   */
+  async add(pair: {
+    question: string; sql: string; source: 'feedback' | 'cli'; addedBy?: string;
+    plan?: { key: string; plan: unknown; choices: Record<string, string> }; replace?: boolean;
+  }): Promise<AddOutcome> {
+    const key = pair.plan ? 'plan_key' : 'normalized';
+    const value = pair.plan ? pair.plan.key : normalizeQuestion(pair.question);
+    const onConflict = pair.replace
+      ? `DO UPDATE SET question = excluded.question, sql = excluded.sql, plan = excluded.plan, choices = excluded.choices,
+           replaced_by = excluded.added_by, replaced_at = now()`
+      : 'DO NOTHING';
     const { rows } = await this.pool.query<{ id: string }>(
-      `INSERT INTO verified_queries (question, normalized, sql, source, added_by) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (normalized) DO UPDATE SET question = excluded.question, sql = excluded.sql, source = excluded.source, added_by = excluded.added_by, created_at = now()
-       RETURNING id::text`,
-      [pair.question, normalizeQuestion(pair.question), pair.sql, pair.source, pair.addedBy ?? null],
+      `INSERT INTO verified_queries (question, ${key}, plan, choices, sql, source, added_by) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (${key}) ${onConflict} RETURNING id::text`,
+      [pair.question, value, pair.plan ? JSON.stringify(pair.plan.plan) : null, pair.plan ? JSON.stringify(pair.plan.choices) : null, pair.sql, pair.source, pair.addedBy ?? null],
     );
     this.version = '';
-    return rows[0].id;
+    if (rows[0]) return { id: rows[0].id, added: true };
+    const existing = await this.pool.query<{ id: string }>(`SELECT id::text FROM verified_queries WHERE ${key} = $1`, [value]);
+    return { id: existing.rows[0].id, added: false };
   }
 
   async remove(id: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 // What a thread remembers between questions: the glossary choices made there,
-// a question waiting for a clarification, and the recent questions with their
-// SQL (for follow-ups such as "and in 2020?"). Stored in keyv with a TTL:
+// a question waiting for a clarification, and the recent answers as resolved
+// (the plan, the SQL, the question in full words), for fragments such as
+// "and in 2020?" to edit. Stored in keyv with a TTL:
 // the app's PostgreSQL by default (always there, survives restarts and CLI
 // calls), Redis when THREAD_MEMORY_URL is redis://..., or process memory.
 import Keyv from 'keyv';
@@ -8,15 +9,14 @@ import KeyvRedis from '@keyv/redis';
 import type pg from 'pg';
 import { PgKeyvStore } from './pg-keyv-store.js';
 
+/** One answer of the thread, as resolved: what a fragment after it edits. */
 export interface PastQuestion {
+  /** the question answered, in full words (a fragment's resolved question, not its words) */
   question: string;
+  /** the words typed, when they differ */
+  asked?: string;
   sql?: string;
-  /** the verified query it was answered with offline, and the slots, for follow-ups */
-  verifiedId?: string;
-  slots?: Record<string, string | number>;
-  /** the question whose wording chose the verified query (a follow-up keeps its first question's) */
-  basis?: string;
-  /** the query plan it was read into: a follow-up edits it */
+  /** the resolved query plan: a fragment edits it */
   plan?: unknown;
 }
 

@@ -6,7 +6,7 @@
 // series, or the keys found), a cross join of the axes, the counts joined in.
 import type { Dimension, Filters, Measure, PerGroup, QueryPlan, TimeRange } from './query-plan.js';
 import { glossary, option, type GlossaryOption } from '../knowledge/glossary.js';
-import { typeCategory } from './semantic-model.js';
+import { semanticModel, typeCategory } from './semantic-model.js';
 
 export interface CompiledPlan {
   sql: string;
@@ -93,6 +93,8 @@ interface Axis {
   key: string;
   /** the axis' members: a complete series, or undefined for the keys found */
   members?: string;
+  /** the members as a whole query (a place axis: every community area, district or ward), instead of members */
+  membersQuery?: string;
   /** the label shown for a key k, and its column name */
   label: (k: string) => string;
   name: string;
@@ -147,8 +149,17 @@ function axis(d: Dimension, f: Filters): Axis {
     case 'day_of_year':
       return { key: "to_char(date, 'MM-DD')", label: (k) => k, name: 'day_of_year', ordered: true };
     case 'community_area':
-      // areas are no calendar: like districts, the areas found are listed (the calendar and cyclic axes are the complete ones)
-      return { key: 'community_area', label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`, name: 'community_area', ordered: false };
+      // every area, those with no incident as 0, unless another place filter narrows the question
+      return {
+        key: 'community_area', label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`, name: 'community_area', ordered: false,
+        ...(narrowedByPlace(f) ? {} : { membersQuery: 'SELECT community_area AS k1 FROM community_areas' }),
+      };
+    case 'district':
+    case 'ward': {
+      const listed = (semanticModel() as unknown as { place_axes: Record<string, number[]> }).place_axes[d];
+      // the listed members and any other found (district 31, the airports); unless another place filter narrows the question
+      return { key: d, label: (k) => k, name: d, ordered: false, ...(narrowedByPlace(f) ? {} : { membersQuery: `SELECT unnest(ARRAY[${list(listed)}]) AS k1 UNION SELECT k1 FROM counts` }) };
+    }
     case 'type':
       return { key: 'primary_type', label: (k) => k, name: 'primary_type', ordered: false };
     case 'location':
@@ -157,6 +168,9 @@ function axis(d: Dimension, f: Filters): Axis {
       return { key: d, label: (k) => k, name: d, ordered: false };
   }
 }
+
+/** A place filter (areas, districts, wards, beats, blocks): then only the places found are groups, not a whole city axis. */
+const narrowedByPlace = (f: Filters) => Boolean(f.areas || f.districts || f.wards || f.beats || f.blocks);
 
 function addDays(day: string, n: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -222,7 +236,7 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[]): string
   const nullable = axes.filter((a) => !a.ordered && a.key !== 'primary_type').map((a) => a.name.replace(/_/g, ' '));
   if (nullable.length) c.note(`incidents with no recorded ${nullable.join(' or ')} are left out`);
   const counts = `counts AS (\n  SELECT ${axes.map((a, i) => `${a.key} AS ${keys[i]}`).join(', ')},\n         ${values.join(',\n         ')}\n  FROM crimes${whereClause([...where, ...unknown]).replace(/\n/g, '\n  ')}\n  GROUP BY ${keys.map((_, i) => i + 1).join(', ')}\n)`;
-  const axisCtes = axes.map((a, i) => `axis${i + 1} AS (SELECT ${a.members ? `${a.members} AS ${keys[i]}` : `DISTINCT ${keys[i]} FROM counts`})`);
+  const axisCtes = axes.map((a, i) => `axis${i + 1} AS (${a.membersQuery ? a.membersQuery.replace(/\bk1\b/g, keys[i]) : `SELECT ${a.members ? `${a.members} AS ${keys[i]}` : `DISTINCT ${keys[i]} FROM counts`}`})`);
   const outputs = m.kind === 'share'
     ? ['counts.share_pct', 'coalesce(counts.matching, 0) AS matching', 'coalesce(counts.incidents, 0) AS incidents']
     : [`coalesce(counts.${measureName(m)}, 0) AS ${measureName(m)}`];

@@ -2,8 +2,12 @@
 // the reader understands as follow-ups in the same thread ("by month",
 // "compare with 2018", "only arrests", "top 10", "by year"), chosen from
 // what the plan did not do yet. Each is a question that compiles: no
-// comparison of a grouped count, no grouping on top of a ranking.
-import type { QueryPlan } from './query-plan.js';
+// comparison of a grouped count, no grouping on top of a ranking. Each
+// carries the plan it asks (the edit of this plan), so a button answers
+// the answer it sits under, whatever was asked in the thread since.
+import { compilePlan } from './compile.js';
+import { parsePlan, type QueryPlan } from './query-plan.js';
+import { readInThread, type ReadContext } from './reader.js';
 
 const TIME_DIMENSIONS = new Set(['year', 'month', 'month_of_year', 'weekday', 'hour', 'date', 'day_of_year']);
 
@@ -14,7 +18,28 @@ function wholeYear(range: { from: string; to: string } | undefined): number | un
   return range.from === `${y}-01-01` && range.to === `${y + 1}-01-01` ? y : undefined;
 }
 
-export function suggestFollowUps(plan: QueryPlan, earliestYear: number): string[] {
+export interface FollowUp {
+  label: string;
+  plan: QueryPlan;
+}
+
+export function suggestFollowUps(plan: QueryPlan, ctx: ReadContext, choices: Record<string, string> = {}): FollowUp[] {
+  const out: FollowUp[] = [];
+  for (const label of followUpLabels(plan, Number(ctx.earliestDate.slice(0, 4)))) {
+    const reading = readInThread(label, plan, ctx);
+    if (!reading.ok || !reading.edit) continue;
+    const edited = parsePlan(reading.plan);
+    try {
+      compilePlan(edited, choices);
+    } catch {
+      continue;
+    }
+    out.push({ label, plan: edited });
+  }
+  return out;
+}
+
+function followUpLabels(plan: QueryPlan, earliestYear: number): string[] {
   const out: string[] = [];
   const year = wholeYear(plan.filters.time);
   const grouped = plan.groupBy.length > 0;

@@ -11,6 +11,7 @@ import type { Dimension, QueryPlan } from './query-plan.js';
 import { semanticModel, typePlural } from './semantic-model.js';
 import { DIMENSION_WORDS, monthName, PER_WORDS, weekdaysName } from './words.js';
 import { titleCase } from './read/lexicon.js';
+import { TIE_NAMES, type GroupFacts } from './facts.js';
 
 export interface NarrationContext {
   /** community area number -> name */
@@ -115,8 +116,12 @@ export interface PlanRows {
   rowCount: number;
 }
 
-/** Headline and narration for a result of this plan. */
-export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationContext): { headline: string; narration: string } {
+/**
+ * Headline and narration for a result of this plan. `facts`: the claims over every group, computed by the
+ * database (facts.ts); without them (a caller with no database) they are computed from the rows given,
+ * which must then be all of them.
+ */
+export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationContext, facts?: GroupFacts): { headline: string; narration: string } {
   const head = title(plan, ctx);
   const m = plan.measure;
   const pct = m.kind === 'share';
@@ -124,7 +129,8 @@ export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationCon
   if (plan.compareWith) {
     const [, a, , b, change] = result.rows[0];
     const dir = change === null ? '' : num(change) > 0 ? `${fmtNumber(num(change), 1)}% more than` : num(change) < 0 ? `${fmtNumber(-num(change), 1)}% fewer than` : 'the same as';
-    const text = `${head}: ${show(a)}${dir ? `, ${dir} in ${periodLabel(plan.compareWith)} (${show(b)})` : `; ${periodLabel(plan.compareWith)} had ${show(b)}`}.`;
+    // the narration goes on from the headline in a sentence of its own (renderers show the headline above it)
+    const text = `${head}: ${show(a)}. ${dir ? `That is ${dir} in ${periodLabel(plan.compareWith)} (${show(b)})` : `${periodLabel(plan.compareWith)} had ${show(b)}`}.`;
     return { headline: `${head}: ${show(a)}`, narration: text };
   }
   if (!plan.groupBy.length) {
@@ -136,7 +142,7 @@ export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationCon
     // the whole answer is its headline: renderers show it once
     return { headline: `${head}: ${show(value, pct)}${detail}`, narration: `${head}: ${show(value, pct)}${detail}` };
   }
-  return { headline: head, narration: describeGroups(plan, result, ctx, range) };
+  return { headline: head, narration: describeGroups(plan, result, ctx, range, facts ?? factsOfRows(plan, result)) };
 }
 
 const TIME_AXES = new Set<Dimension>(['year', 'month', 'date']);
@@ -157,28 +163,64 @@ function plural(noun: string): string {
   return words.join(' ');
 }
 
-function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, range: string): string {
+/** The same facts as facts.ts, over the rows given (all of them): for callers with no database. */
+function factsOfRows(plan: QueryPlan, r: PlanRows): GroupFacts {
+  const at = plan.groupBy.length;
+  const valued = r.rows.filter((row) => row[at] !== null);
+  const values = valued.map((row) => num(row[at]));
+  const extreme = (value: number | undefined) => {
+    if (value === undefined) return undefined;
+    const tied = valued.filter((row) => num(row[at]) === value);
+    return { value, labels: tied.slice(0, TIE_NAMES + 1).map((row) => row.slice(0, at)), count: tied.length };
+  };
+  return {
+    groups: r.rows.length, valued: valued.length, total: values.reduce((a, b) => a + b, 0),
+    highest: extreme(values.length ? Math.max(...values) : undefined), lowest: extreme(values.length ? Math.min(...values) : undefined),
+    zeros: values.filter((v) => v === 0).length,
+  };
+}
+
+/** The place axes compiled complete (every member, zeros included) when no other place narrows the question. */
+const PLACE_AXES = new Set<Dimension>(['community_area', 'district', 'ward']);
+
+function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, range: string, facts: GroupFacts): string {
   const labels = plan.groupBy.length;
   const pct = plan.measure.kind === 'share';
   const valueAt = labels; // the measure follows the label columns
-  const rows = r.rows.filter((row) => row[valueAt] !== null);
-  const total = rows.reduce((s, row) => s + num(row[valueAt]), 0);
-  if (!rows.length || (!pct && total === 0)) return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
+  if (!facts.valued || !facts.highest || !facts.lowest || (!pct && facts.total === 0)) {
+    return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
+  }
   const label = (row: Cell[]) => row.slice(0, labels).map((v, i) => labelOf(plan.groupBy[i], v)).join(', ');
-  const sorted = [...rows].sort((a, b) => num(b[valueAt]) - num(a[valueAt]));
-  const extreme = (value: number) => rows.filter((row) => num(row[valueAt]) === value).map(label);
-  const say = (word: string, value: number) => {
-    const who = extreme(value);
-    return who.length > 1 ? `${word}: ${show(value, pct)}, tied between ${joinWords(who.slice(0, 5))}${who.length > 5 ? ` and ${who.length - 5} more` : ''}` : `${word}: ${who[0]} with ${show(value, pct)}`;
+  const say = (word: string, e: NonNullable<GroupFacts['highest']>) => {
+    const who = e.labels.map(label);
+    return e.count > 1
+      ? `${word}: ${show(e.value, pct)}, tied between ${joinWords(who.slice(0, TIE_NAMES))}${e.count > TIE_NAMES ? ` and ${fmtInt(e.count - TIE_NAMES)} more` : ''}`
+      : `${word}: ${who[0]} with ${show(e.value, pct)}`;
   };
   const noun = labels === 1 ? DIMENSION_WORDS[plan.groupBy[0]].narrated : 'combination';
-  const counted = `${fmtInt(r.rowCount)} ${r.rowCount === 1 ? noun : plural(noun)}`;
+  const many = (n: number) => `${fmtInt(n)} ${n === 1 ? noun : plural(noun)}`;
+  // a ranking ("which blocks had the most", "top 5") names its end, not the other one
+  const ranking = Boolean(plan.top) || plan.order === 'measure';
+  const ascending = plan.top?.order === 'asc';
   // the headline is said above the narration: the narration goes on from it
-  const sentences = plan.top ? [] : [`${capital(counted)}${pct ? '' : `, ${show(total)} in all`}.`];
-  sentences.push(`${say(plan.top?.order === 'asc' ? 'Fewest' : 'Highest', num(sorted[0][valueAt]))}.`);
-  if (rows.length > 1 && plan.top?.order !== 'asc') sentences.push(`${say('Lowest', num(sorted.at(-1)![valueAt]))}.`);
-  // change only along time, first to last member of the axis
-  if (labels === 1 && TIME_AXES.has(plan.groupBy[0]) && rows.length > 1 && !plan.top) {
+  const sentences = plan.top ? [] : [`${capital(many(facts.groups))}${pct ? '' : `, ${show(facts.total)} in all`}.`];
+  if (ascending) sentences.push(`${say('Fewest', facts.lowest)}.`);
+  else sentences.push(`${say(ranking ? 'Most' : 'Highest', facts.highest)}.`);
+  if (!ranking && facts.valued > 1) sentences.push(`${say('Lowest', facts.lowest)}.`);
+  // zeros are places and times too: said, so "fewest" is never a 1 where there were 0s
+  if (!pct && facts.zeros > 0 && (ascending || !ranking) && (PLACE_AXES.has(plan.groupBy[0]) || labels === 1)) {
+    sentences.push(`${capital(many(facts.zeros))} had none.`);
+  }
+  // a cut that splits a tie: the last place shown is shared with groups that are not shown
+  if (plan.top && plan.top.n > 1 && facts.atCut !== undefined && r.rows.length) {
+    const cut = num(r.rows.at(-1)![valueAt]);
+    const shown = r.rows.filter((row) => row[valueAt] !== null && num(row[valueAt]) === cut).length;
+    const beyond = facts.atCut - shown;
+    if (beyond > 0) sentences.push(`Place ${r.rows.length} (${show(cut, pct)}) is tied with ${many(beyond)} not shown.`);
+  }
+  // change only along time, first to last member of the axis (the rows are the whole axis then)
+  const rows = r.rows.filter((row) => row[valueAt] !== null);
+  if (labels === 1 && TIME_AXES.has(plan.groupBy[0]) && rows.length > 1 && !plan.top && r.rowCount === r.rows.length) {
     const first = rows[0];
     const last = rows.at(-1)!;
     const a = num(first[valueAt]);

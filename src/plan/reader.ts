@@ -6,13 +6,12 @@
 //
 //   scan      words -> pieces (rules for dates, hours, numbered places; the vocabulary)
 //   assemble  pieces -> a plan for a question on its own
-//   editPlan  pieces -> an edit of the thread's last plan (a follow-up)
+//   editPlan  pieces -> an edit of the thread's last plan (a fragment: readInThread decides)
 import type { QueryPlan, QueryPlanInput } from './query-plan.js';
 import { assemble } from './read/assemble.js';
 import type { ReadContext } from './read/context.js';
 import { planPhrases, planQuestion } from './read/describe.js';
-import { editPlan, standsAlone } from './read/follow-up.js';
-import { isSubject } from './read/pieces.js';
+import { editPlan, isFragment } from './read/follow-up.js';
 import { scan } from './read/scan.js';
 import { Work } from './read/work.js';
 
@@ -33,22 +32,30 @@ export function readQuestion(text: string, ctx: ReadContext): Reading {
   return conclude(work, plan, terms, ctx);
 }
 
+/** How a text was read in its thread: as a question on its own, or as an edit of the thread's last plan. */
+export type ThreadReading = Reading & {
+  edit: boolean;
+  /** for an edit: the words it changes the last plan with ("in 2021", "arrests"); none means nothing was recognised */
+  edits: string[];
+};
+
 /**
- * A follow-up that edits the last plan ("and in 2021?", "only arrests", "what about burglaries?",
- * "by month instead", "top 10 instead", "compare with 2018", "in englewood?", "at night?");
- * undefined when the text is not a follow-up edit (then it is read as a new question).
+ * The one follow-up rule. A text that reads as a complete question on its own is a new question and
+ * inherits nothing from the thread: no filter, grouping, order or limit. Only a fragment ("and in 2021?",
+ * "only arrests", "what about burglaries?", "by month instead", "top 10", "compare with 2018", "in
+ * englewood?") edits the thread's last answer, and the edit shows in "understood as". `last` is that
+ * answer: its plan, or null when it had none (free SQL: the fragment is then the model's to apply);
+ * undefined when the thread has no answer yet, and the text is read on its own.
  */
-export function readFollowUp(text: string, last: QueryPlan, ctx: ReadContext): Reading | undefined {
+export function readInThread(text: string, last: QueryPlan | null | undefined, ctx: ReadContext): ThreadReading {
   const work = new Work(scan(text, ctx));
-  if (standsAlone(work)) return undefined;
-  const live = work.live();
-  const marker = live.some((p) => p.kind === 'followUp');
-  const edits = live.filter((p) => p.kind !== 'followUp');
-  if (!edits.length && !(marker && work.bad.size)) return undefined;
-  // words it cannot place and nothing that says "follow-up": let it be read as a question
-  if (work.bad.size && !marker && !edits.some((p) => p.kind !== 'all' && !isSubject(p))) return undefined;
-  const { plan, terms } = editPlan(work, last);
-  return conclude(work, plan, terms, ctx);
+  const edits = work.live().filter((p) => p.kind !== 'followUp').map((p) => p.text);
+  if (last !== undefined && isFragment(work) && edits.length) {
+    if (last === null) return { ok: false, understood: edits, unplaced: [], suggestion: 'Ask it as one whole question', edit: true, edits };
+    const { plan, terms } = editPlan(work, last);
+    return { ...conclude(work, plan, terms, ctx), edit: true, edits };
+  }
+  return { ...readQuestion(text, ctx), edit: false, edits: [] };
 }
 
 function conclude(work: Work, plan: QueryPlan | undefined, terms: string[], ctx: ReadContext): Reading {

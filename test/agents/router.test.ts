@@ -5,7 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath, migrationsDir } from '../../src/core/paths.js';
-import { createRouter, isFollowUpEdit, route, type Route } from '../../src/agents/router.js';
+import { createRouter, refusedOutright, route, type Route } from '../../src/agents/router.js';
+import { readInThread } from '../../src/plan/reader.js';
+import { parsePlan } from '../../src/plan/query-plan.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { loadCrimes } from '../helpers/crime-data.js';
 import { testDesk } from '../helpers/desk.js';
@@ -102,7 +104,16 @@ describe('the relevance gate', () => {
   });
 });
 
-describe('isFollowUpEdit', () => {
+describe('follow-ups in a thread (the one rule: readInThread)', () => {
+  const areas = new Map(AREAS.map((a, i) => [a.toLowerCase(), i + 1]));
+  const ctx = { areas, earliestDate: '2001-01-01', latestDate: '2024-12-31' };
+  const last = parsePlan({ measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2019-01-01', to: '2020-01-01' } } });
+  // what the desk lets through to the SQL agent when the gate alone would refuse
+  const isFollowUpEdit = (t: string) => {
+    if (refusedOutright(t)) return false;
+    const r = readInThread(t, last, ctx);
+    return r.ok || (r.edit && r.edits.length > 0);
+  };
   const edits = [
     'and in 2021?', 'only arrests', 'what about burglaries?', 'by month instead', 'top 10 instead', 'compare with 2018', 'same for district 12',
     'now for englewood', 'and at night?', 'in 2021?', '2020?', 'last year?', 'district 12?', 'in englewood?', 'burglaries?', 'by month', 'top 10',

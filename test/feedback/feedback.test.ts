@@ -48,7 +48,7 @@ describe('feedback', () => {
     expect(first.kind).toBe('result');
     const outsider = await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'web:fb:1', platform: 'slack', userId: 'U-not-curator', verdict: 'up', curator: false });
     expect(outsider.promoted).toBeUndefined();
-    expect(await store.match('how often did narcotics cases end in an arrest')).toBeUndefined();
+    expect(await store.matchQuestion('how often did narcotics cases end in an arrest')).toBeUndefined();
     const curator = await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'web:fb:1', platform: 'slack', userId: 'U-curator', verdict: 'up', curator: true });
     expect(curator.promoted).toMatch(/^\d+$/);
     expect(curator.message).toMatch(/is now a verified question/);

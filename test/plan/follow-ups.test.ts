@@ -1,6 +1,8 @@
 // The follow-ups offered under an answer are questions the bot then answers:
-// each one, asked in the thread, gives a result whose "understood as" line
-// changed as the button said, never a refusal or an error.
+// each one, clicked (the button carries its plan) or typed in the thread,
+// gives a result whose "understood as" line changed as the button said, never
+// a refusal or an error; clicked after other questions, it still edits the
+// answer it sits under.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { loadCrimes } from '../helpers/crime-data.js';
@@ -37,9 +39,15 @@ describe('suggested follow-ups', () => {
         // each suggestion in a thread of its own that starts with the same question
         const thread = `f${i}-${j}`;
         await desk.answer({ platform: 'cli', threadId: thread, text: question });
-        const next = await desk.answer({ platform: 'cli', threadId: thread, text: followUp });
-        expect(next.kind, `${question} -> ${followUp}: ${JSON.stringify(next).slice(0, 300)}`).toBe('result');
-        if (next.kind === 'result') expect(next.understood, `${question} -> ${followUp}`).not.toEqual(first.understood);
+        const typed = await desk.answer({ platform: 'cli', threadId: thread, text: followUp.label });
+        expect(typed.kind, `${question} -> ${followUp.label}: ${JSON.stringify(typed).slice(0, 300)}`).toBe('result');
+        if (typed.kind !== 'result') continue;
+        expect(typed.understood, `${question} -> ${followUp.label}`).not.toEqual(first.understood);
+        // the click, after an unrelated question in the same thread: the same answer as typed right under it
+        await desk.answer({ platform: 'cli', threadId: thread, text: 'How many homicides were there in 2015?' });
+        const clicked = await desk.answer({ platform: 'cli', threadId: thread, text: followUp.label, plan: followUp.plan });
+        expect(clicked.kind === 'result' && clicked.understood, `${question} -> ${followUp.label} (clicked)`).toEqual(typed.understood);
+        expect(clicked.kind === 'result' && clicked.table?.rows).toEqual(typed.table?.rows);
       }
     }
     expect(offered).toBeGreaterThanOrEqual(8);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { fixturePath, migrationsDir } from '../../src/core/paths.js';
 import { parsePlan, type QueryPlan, type QueryPlanInput, type TimeRange } from '../../src/plan/query-plan.js';
 import { planQuestion } from '../../src/plan/read/describe.js';
-import { readFollowUp, readQuestion, type ReadContext, type Reading } from '../../src/plan/reader.js';
+import { readInThread, readQuestion, type ReadContext, type Reading } from '../../src/plan/reader.js';
 
 const areas = new Map<string, number>();
 for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
@@ -327,8 +327,8 @@ describe('refusals', () => {
 describe('follow-ups', () => {
   const last = parsePlan(read('how many thefts in austin in 2019').plan);
   const follow = (text: string, from: QueryPlan = last) => {
-    const r = readFollowUp(text, from, ctx);
-    if (!r) throw new Error(`"${text}" was not read as a follow-up`);
+    const r = readInThread(text, from, ctx);
+    if (!r.edit) throw new Error(`"${text}" was not read as a follow-up`);
     if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
     return r;
   };
@@ -370,15 +370,17 @@ describe('follow-ups', () => {
   });
 
   it('refuses an edit it cannot place', () => {
-    const r = readFollowUp('and in wicker park?', last, ctx);
-    expect(r?.ok).toBe(false);
-    expect(r && !r.ok && r.unplaced).toEqual(['wicker park']);
-    expect(readFollowUp('top 10 instead', last, ctx)?.ok).toBe(false);
+    const r = readInThread('and in wicker park?', last, ctx);
+    expect(r).toMatchObject({ ok: false, unplaced: ['wicker park'] });
+    expect(readInThread('top 10 instead', last, ctx)).toMatchObject({ ok: false, edit: true });
   });
 
   it('reads a question that stands alone as a new question', () => {
-    for (const text of ['how many burglaries in 2020', 'which districts had the most thefts in 2019', 'what is the arrest rate for robberies', 'number of homicides each year', 'why?']) {
-      expect(readFollowUp(text, last, ctx), text).toBeUndefined();
+    for (const text of ['how many burglaries in 2020', 'which districts had the most thefts in 2019', 'what is the arrest rate for robberies', 'number of homicides each year', 'why?',
+      'Compare assaults in 2019 and 2020', 'Top 5 crime types in 2018', 'Arrest rate by district in 2021', 'Crimes by day of week for 2023', 'thefts in 2020']) {
+      const r = readInThread(text, last, ctx);
+      expect(r.edit, text).toBe(false);
+      expect(JSON.stringify(r), text).toBe(JSON.stringify({ ...readQuestion(text, ctx), edit: false, edits: [] }));
     }
   });
 });

@@ -42,6 +42,8 @@ export interface SqlQuestion {
   question: string;
   /** a thread id unique across platforms, e.g. "slack:C123:1700000000.0001" */
   threadId: string;
+  /** a plan to answer as is (a follow-up button's), instead of reading the question */
+  plan?: Record<string, unknown>;
 }
 
 export interface SqlOutcome {
@@ -96,7 +98,7 @@ export class SqlAgent {
     // one deadline for the model's calls of this question
     const deps = this.deps.llm ? { ...this.deps, llm: withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) } : this.deps;
     const state: SqlState = {
-      deps, question: q.question, threadId: q.threadId, thread: await this.deps.memory.get(q.threadId), progress,
+      deps, question: q.question, givenPlan: q.plan, threadId: q.threadId, thread: await this.deps.memory.get(q.threadId), progress,
       loadSchema: () => this.schemaInfo(), loadPlanContext: () => this.loadPlanContext(), choices: {}, assumptions: [], attempt: 0, llmUnavailable: false, tokens: 0, trace: [],
     };
     try {

@@ -1,5 +1,6 @@
-// The plan path of the generate node: the question (or a follow-up that edits
-// the thread's last plan) is read into a QueryPlan with no model; the glossary
+// The plan path of the generate node: the question (or a fragment that edits
+// the thread's last plan: readInThread, the one follow-up rule) is read into a
+// QueryPlan with no model; the glossary
 // terms it uses are settled from the thread, the workspace defaults or a
 // clarifying question; the one compiler writes the SQL. A term is asked about
 // only after the rest of the question was read, so a choice always leads to an
@@ -8,8 +9,9 @@ import { makeAnswer } from '../../core/answer.js';
 import { applyChoice, askAbout, chosenOption, glossaryTerm } from './glossary-choices.js';
 import { compilePlan, PlanCompileError } from '../../plan/compile.js';
 import { understoodAs, type NarrationContext } from '../../plan/narrate.js';
-import { parsePlan, type QueryPlan } from '../../plan/query-plan.js';
-import { readFollowUp, readQuestion, type ReadContext } from '../../plan/reader.js';
+import { parsePlan, QueryPlan } from '../../plan/query-plan.js';
+import { readInThread, type ReadContext } from '../../plan/reader.js';
+import { resolvedQuestion } from '../../plan/read/describe.js';
 import type { SqlState } from './state.js';
 
 export interface PlanContext extends ReadContext {
@@ -27,9 +29,14 @@ export const narrationContext = (ctx: PlanContext, choices: Record<string, strin
 
 /** Reads, settles the glossary terms, compiles; sets state.plan, state.understood and the assumptions. */
 export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<PlanOutcome> {
-  const last = [...state.thread.history].reverse().find((h) => h.plan)?.plan;
-  const previous = last ? parsePlan(last) : undefined;
-  const reading = (previous && readFollowUp(state.question, previous, ctx)) || readQuestion(state.question, ctx);
+  if (state.givenPlan) {
+    const given = QueryPlan.safeParse(state.givenPlan);
+    if (!given.success) return { kind: 'unread', understood: [], unplaced: [state.question], suggestion: 'Ask the follow-up in words in the thread' };
+    return adoptPlan(state, given.data, planTerms(given.data), ctx);
+  }
+  const last = state.thread.history.at(-1);
+  const reading = readInThread(state.question, last ? (last.plan ? parsePlan(last.plan) : null) : undefined, ctx);
+  state.fragment = reading.edit;
   if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
   let plan = parsePlan(reading.plan);
   if (plan.measure.kind === 'share' && (plan.top || plan.order === 'measure')) {
@@ -78,6 +85,7 @@ export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[
     };
   }
   state.plan = plan;
+  state.resolvedQuestion = resolvedQuestion(plan, ctx);
   state.understood = understoodAs(plan, narrationContext(ctx, state.choices));
   // the glossary's definitions are in the footer already (applyChoice); the compiler's own notes are added
   const glossaryLabels = terms.map((t) => `${glossaryTerm(t).label}:`);

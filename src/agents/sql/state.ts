@@ -8,7 +8,6 @@ import type { Logger } from '../../core/logger.js';
 import type { LlmClient } from '../../llm/client.js';
 import type { ThreadMemory, ThreadState } from '../../memory/thread-memory.js';
 import type { QueryResult } from './execute.js';
-import type { OfflineSql } from './generate.js';
 import type { SchemaInfo } from './schema.js';
 import type { QueryPlan } from '../../plan/query-plan.js';
 import type { PlanContext, PlanOutcome } from './plan-path.js';
@@ -39,6 +38,8 @@ export type SqlNodeName = 'schema' | 'generate' | 'validate' | 'run' | 'synthesi
 export interface SqlState extends GraphState {
   deps: SqlAgentDeps;
   question: string;
+  /** a plan to answer as is (a follow-up button's): checked and compiled like a model's plan, no reading */
+  givenPlan?: Record<string, unknown>;
   threadId: string;
   thread: ThreadState;
   progress?: (step: string) => void;
@@ -63,10 +64,12 @@ export interface SqlState extends GraphState {
   /** the SQL being validated, and the last failure fed back to generation */
   candidate?: string;
   previous?: { sql: string; error: string };
-  /** the verified query an offline answer came from (for follow-ups) */
-  offline?: OfflineSql;
-  /** the LLM failed on the first attempt: the verified queries answer instead */
+  /** the LLM failed: no further attempt asks it */
   llmUnavailable: boolean;
+  /** the text edits the thread's last answer (a fragment: "and in 2021?"), so the model is shown that answer */
+  fragment?: boolean;
+  /** the question answered, in full words: the plan's question, or on the free-SQL path the question as the model restated it */
+  resolvedQuestion?: string;
   sql?: string;
   result?: QueryResult;
   tokens: number;

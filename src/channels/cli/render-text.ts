@@ -1,6 +1,7 @@
 // An Answer as plain text for the terminal: the same content the chat
 // renderers show, in the same order.
 import type { Answer, AnswerTable } from '../../core/answer.js';
+import { narrationAfterHeadline } from '../../core/answer.js';
 import { alignedTable } from '../text-table.js';
 
 function renderTable(t: AnswerTable): string {
@@ -11,7 +12,7 @@ export function renderAnswerText(answer: Answer, chartPath?: string): string {
   switch (answer.kind) {
     case 'result': {
       // the headline is often the narration's first sentence: do not say it twice
-      const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
+      const rest = narrationAfterHeadline(answer);
       const parts = rest ? [answer.headline, '', rest] : [answer.headline];
       if (answer.understood?.length) parts.push(`Understood as: ${answer.understood.join(' · ')}`);
       if (answer.table) parts.push('', renderTable(answer.table));

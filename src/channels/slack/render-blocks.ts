@@ -1,7 +1,9 @@
 // The Answer in Block Kit. Slack's limits are met by splitting, never by
 // failing: at most 3,000 characters a section, 50 blocks a message (more become
 // further messages in the thread), 2,000 characters a button value.
+import { encodeFollowUp } from '../../core/follow-up-value.js';
 import type { Answer, AnswerTable } from '../../core/answer.js';
+import { narrationAfterHeadline } from '../../core/answer.js';
 import { alignedTable } from '../text-table.js';
 
 export type Block = { type: string } & Record<string, unknown>;
@@ -117,7 +119,7 @@ export const FOLLOW_UP_ACTION = 'follow_up:';
 function answerParts(answer: Answer, extras: { exportKey?: string }): { text: string; blocks: Block[] } {
   switch (answer.kind) {
     case 'result': {
-      const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
+      const rest = narrationAfterHeadline(answer);
       const blocks: Block[] = [mrkdwn(`*${cutText(escapeMrkdwn(answer.headline), SECTION_LIMIT - 2)}*`), ...(rest ? sections(rest) : [])];
       if (answer.verified) blocks.unshift(context(`:white_check_mark: ${escapeMrkdwn(answer.verified)}`));
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
@@ -131,10 +133,10 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
       for (const note of answer.notes) blocks.push(context(escapeMrkdwn(note)));
       if (answer.freshness) blocks.push(context(`Data: ${escapeMrkdwn(answer.freshness)}`));
       if (answer.followUps?.length) {
-        // one click asks it in the thread, as an edit of this answer
+        // one click asks it in the thread: the button carries the edited plan of this answer
         blocks.push({
           type: 'actions', block_id: 'follow_ups',
-          elements: answer.followUps.slice(0, 5).map((f, i) => ({ type: 'button', action_id: `${FOLLOW_UP_ACTION}${i}`, text: { type: 'plain_text', text: cutText(f, 75) }, value: f.slice(0, BUTTON_VALUE_LIMIT) })),
+          elements: answer.followUps.slice(0, 5).map((f, i) => ({ type: 'button', action_id: `${FOLLOW_UP_ACTION}${i}`, text: { type: 'plain_text', text: cutText(f.label, 75) }, value: encodeFollowUp(f, BUTTON_VALUE_LIMIT) })),
         });
       }
       return { text: answer.headline, blocks };

@@ -6,6 +6,7 @@
 // markdown, so "[click](http://evil)" in a crime description or a narration
 // would become a link, and backslash escapes render differently per client.
 import type { Answer, AnswerTable, Cell } from '../../core/answer.js';
+import { narrationAfterHeadline } from '../../core/answer.js';
 import { cellText } from '../text-table.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartSpec } from '../../core/answer.js';
@@ -81,7 +82,7 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
   const actions: Card[] = [];
   switch (answer.kind) {
     case 'result': {
-      const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
+      const rest = narrationAfterHeadline(answer);
       if (answer.verified) body.push(text(`✓ ${answer.verified}`, { size: 'Small', color: 'Good' }));
       body.push(text(answer.headline, { weight: 'Bolder', size: 'Medium' }));
       if (rest) body.push(text(rest));
@@ -100,8 +101,8 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
       for (const note of answer.notes) body.push(text(note, { size: 'Small', isSubtle: true }));
       if (answer.freshness) body.push(text(`Data: ${answer.freshness}`, { size: 'Small', isSubtle: true }));
       if (answer.table && extras.exportUrl) actions.push({ type: 'Action.OpenUrl', title: 'Download CSV', url: extras.exportUrl });
-      // suggested follow-ups: one click asks it in this conversation, as an edit of this answer
-      for (const f of answer.followUps ?? []) actions.push({ type: 'Action.Submit', title: f, data: { datadesk: 'followup', text: f } });
+      // suggested follow-ups: one click asks the plan it carries (the edit of this answer's plan) in this conversation
+      for (const f of answer.followUps ?? []) actions.push({ type: 'Action.Submit', title: f.label, data: { datadesk: 'followup', text: f.label, plan: f.plan } });
       if (extras.feedbackKey) {
         // feedback: kept with the question; a curator's 👍 makes it a verified question
         actions.push(

@@ -43,8 +43,9 @@ interface CardValue {
   option?: string;
   key?: string;
   verdict?: string;
-  /** a suggested follow-up's question */
+  /** a suggested follow-up's question, and the plan it asks */
   text?: string;
+  plan?: unknown;
 }
 
 export class DataDeskTeamsBot extends TeamsActivityHandler {
@@ -74,7 +75,8 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     const value = activity.value as CardValue | undefined;
 
     if (value?.datadesk === 'followup' && typeof value.text === 'string' && value.text.trim()) {
-      await this.enqueue(context, `teams:click:${activity.replyToId ?? activity.id}:followup:${value.text}`.slice(0, 500), { ...message, text: value.text.trim().slice(0, 500) });
+      const plan = value.plan && typeof value.plan === 'object' && !Array.isArray(value.plan) ? (value.plan as Record<string, unknown>) : undefined;
+      await this.enqueue(context, `teams:click:${activity.replyToId ?? activity.id}:followup:${value.text}`.slice(0, 500), { ...message, text: value.text.trim().slice(0, 500), ...(plan ? { plan } : {}) });
       return;
     }
     if (value?.datadesk === 'feedback') {

@@ -161,7 +161,9 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       const text = typeof body.text === 'string' ? body.text.trim().slice(0, 2_000) : '';
       if (!text) throw new BadRequest(400, 'text must be the question, e.g. {"thread": "...", "text": "How many thefts were reported in 2019?"}.');
       const backtest = /^\/backtest\b/i.exec(text);
-      message = { ...base, text: backtest ? text.slice(backtest[0].length).trim() || 'help' : text, kind: backtest ? 'backtest' : 'question' };
+      // a follow-up button sends the plan it asks (the edit of the answer it sits under)
+      const plan = !backtest && body.plan && typeof body.plan === 'object' && !Array.isArray(body.plan) ? (body.plan as Record<string, unknown>) : undefined;
+      message = { ...base, text: backtest ? text.slice(backtest[0].length).trim() || 'help' : text, kind: backtest ? 'backtest' : 'question', ...(plan ? { plan } : {}) };
     } else {
       if (typeof body.term !== 'string' || typeof body.option !== 'string') throw new BadRequest(400, 'term and option must be strings, as in the clarifying question.');
       message = { ...base, text: `(choice ${body.term}=${body.option})` };

@@ -32,8 +32,9 @@ export function registerVerified(program: Command): void {
     .action(async (question: string, sql: string) => {
       const verdict = await checkSql(sql);
       if (!verdict.ok) throw new UserError(`The SQL does not pass the guard: ${verdict.message}`);
-      const id = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).add({ question, sql, source: 'cli', addedBy: `cli:${process.env.USER ?? 'unknown'}` }));
-      process.stdout.write(`#${id}: "${question}" is verified.\n`);
+      // an operator may replace a pair (a thumbs-up never does); who and when is kept on the row
+      const { id, added } = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).add({ question, sql, source: 'cli', addedBy: `cli:${process.env.USER ?? 'unknown'}`, replace: true }));
+      process.stdout.write(`#${id}: "${question}" is verified${added ? '' : ' (the pair for these words was replaced)'}.\n`);
     });
   verified
     .command('remove')
@@ -66,7 +67,9 @@ export function registerVerified(program: Command): void {
       }
       if (!rows.length) process.stdout.write('No answer has been marked 👎.\n');
       for (const r of rows) {
-        process.stdout.write(`${r.created_at.toISOString().slice(0, 16).replace('T', ' ')} ${r.platform}:${r.user_id}  ${r.question ?? '(question not kept)'}\n    ${r.sql ? oneLine(r.sql) : '(no single query)'}\n`);
+        // the resolved question (what was answered); the words typed after it when they differ ("only arrests")
+        const typed = r.asked && r.question && r.asked !== r.question ? `  (typed: "${oneLine(r.asked, 60)}")` : '';
+        process.stdout.write(`${r.created_at.toISOString().slice(0, 16).replace('T', ' ')} ${r.platform}:${r.user_id}  ${r.question ?? '(question not kept)'}${typed}\n    ${r.sql ? oneLine(r.sql) : '(no single query)'}\n`);
       }
     });
 }

@@ -172,3 +172,9 @@ function measureWords(plan: QueryPlan, subject: string): string {
       return `how many ${subject}`;
   }
 }
+
+/** The question a plan answers, in full words and capitalised: what memory, feedback and verified pairs keep. */
+export function resolvedQuestion(plan: QueryPlan, ctx: ReadContext): string {
+  const q = planQuestion(plan, ctx);
+  return q.charAt(0).toUpperCase() + q.slice(1);
+}

@@ -8,15 +8,27 @@ import { mergeFilters, sharePartPieces } from './filters.js';
 import { isSubject, type Piece } from './pieces.js';
 import type { Work } from './work.js';
 
-/** Whether the text reads as a question of its own (its own measure words and a subject). */
-export function standsAlone(work: Work): boolean {
+/** Follow-up words that mark an edit wherever they stand ("top 10 instead", "also by district", "how many of them"). */
+const EDIT_ANYWHERE = new Set(['instead', 'also', 'as well', 'too', 'again', 'rather', 'ones', 'them', 'those']);
+
+/**
+ * Whether the text is a fragment that edits the thread's last plan, rather than a question complete on
+ * its own (the one follow-up rule: see readInThread). A fragment starts with a follow-up word ("and in
+ * 2021?", "only arrests", "what about burglaries?"), says "instead"/"also"/"them" anywhere, or names no
+ * subject of its own ("by month", "in 2020", "compare with 2018", "which district had the most?"). A text
+ * with a subject (a crime type, "crimes", "arrests"; crime types as the grouping; an arrest rate) and
+ * anything more is complete: "Compare assaults in 2019 and 2020", "Top 5 crime types in 2018", "Arrest rate
+ * by district in 2021", "thefts in 2020". A subject alone ("burglaries?") swaps the subject.
+ */
+export function isFragment(work: Work): boolean {
   const live = work.live();
-  const first = live.find((p) => p.kind !== 'followUp' || !p.opener);
-  const opener = live.some((p) => p.kind === 'followUp' && p.opener && (!first || p.start < first.start));
-  if (opener) return false;
-  const subject = live.some(isSubject);
-  const measure = live.some((p) => p.kind === 'measure') || (live.some((p) => p.kind === 'rank' && !p.orderOnly) && live.some((p) => p.kind === 'dim'));
-  return subject && measure;
+  if (!live.length) return false;
+  if (live.some((p) => p.kind === 'followUp' && (p.start === 0 || EDIT_ANYWHERE.has(p.text.toLowerCase())))) return true;
+  // a subject: what is counted ("thefts", "crimes", "arrests"), crime types as the grouping, an arrest rate
+  const subjectLike = (p: Piece) => isSubject(p) || (p.kind === 'dim' && p.dim === 'type') || (p.kind === 'measure' && p.arrestRate === true);
+  const pureSubject = (p: Piece) => p.kind === 'type' || p.kind === 'category' || p.kind === 'all' || (p.kind === 'flag' && p.noun === true);
+  // complete: a subject and something more than subjects ("burglaries and robberies?" only swaps the subject)
+  return !live.some((s) => subjectLike(s) && live.some((q) => q !== s && q.kind !== 'followUp' && !pureSubject(q)));
 }
 
 const PLACE_KEYS = ['areas', 'districts', 'wards', 'beats', 'blocks'] as const;

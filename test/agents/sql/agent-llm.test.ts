@@ -45,7 +45,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     // every crime type in the data, most frequent first, the same list on every run
     const types = (await db.pool.query(`SELECT primary_type AS t FROM crimes GROUP BY 1 ORDER BY count(*) DESC, 1`)).rows.map((r) => r.t);
     expect(prompt).toContain(`values (all of them): ${types.join(', ')}`);
-    expect(prompt).toContain('Q: How many thefts were reported in 2019?\nSQL: SELECT count(*) AS incidents FROM crimes WHERE primary_type = \'THEFT\' AND year = 2019');
+    expect(prompt).toContain('Q: How many thefts were reported in 2019?\nSQL: SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = \'THEFT\'\n  AND year = 2019');
     expect(prompt).toContain('Do not add LIMIT unless the question asks');
     expect(llm.requests[1].messages[1].content).toContain(`<<<ROWS (all 1)\n${thefts2019}\nROWS>>>`);
   });
@@ -217,7 +217,16 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     await ask(FREE, 'fu');
     llm.script.push(sqlReply(GOOD.replace('2019', '2020')), { content: 'ok' });
     await ask('and in 2020?', 'fu');
-    expect(llm.requests[2].messages[1].content).toContain(`Earlier in this conversation:\nQ: ${FREE}\nSQL: ${GOOD}`);
+    expect(llm.requests[2].messages[1].content).toContain(`This message edits the last answer in this conversation:\nQ: ${FREE}\nSQL: ${GOOD}`);
+  });
+
+  it('a complete question after a free-SQL answer inherits nothing: the model is not shown the earlier answer', async () => {
+    llm.script.push(sqlReply(GOOD), { content: 'ok' });
+    await ask(FREE, 'fu-complete');
+    const before = llm.requests.length;
+    llm.script.push(sqlReply(GOOD), { content: 'ok' });
+    await ask('How often were thefts in 2019 reported by a victim who later recanted?', 'fu-complete');
+    expect(llm.requests[before].messages[1].content).not.toContain('edits the last answer');
   });
 
   it('the model fills the query plan first: our compiler writes the SQL, our narrator tells it, the trace says so', async () => {

@@ -229,7 +229,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(noted.args.text).toMatch(/^Thanks: noted as a wrong or unhelpful answer/);
     await post(server, react('U50', '+1::skin-tone-2'), 'application/json');
     const promoted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U50');
-    expect(promoted.args.text).toMatch(/^Thanks: "Which blocks had the most assault cases\?" is now a verified question/);
+    expect(promoted.args.text).toMatch(/^Thanks: "Which blocks had the most assaults\?" is now a verified question .*asked in any words that mean the same/);
     const { rows } = await db.pool.query(`SELECT user_id, verdict FROM feedback ORDER BY user_id`);
     expect(rows).toEqual([{ user_id: 'U50', verdict: 'up' }, { user_id: 'U51', verdict: 'down' }]);
     const again = mention('which blocks had the most ASSAULT cases', { user: 'U52' });

@@ -143,7 +143,7 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     const up = (cardOf(card).content as { actions: { title: string; data: Record<string, string> }[] }).actions.find((a) => a.title === '👍')!;
     await post(server, { ...m.activity, id: `${m.id}7`, text: undefined, entities: [], value: up.data });
     const thanks = await connector.waitFor((c) => c.conversationId === m.conversationId && String(c.activity.text ?? '').startsWith('Thanks:'));
-    expect(thanks.activity.text).toMatch(/^Thanks: "Which blocks had the most deceptive practice cases\?" is now a verified question/);
+    expect(thanks.activity.text).toMatch(/^Thanks: "Which blocks had the most deceptive practices\?" is now a verified question .*asked in any words that mean the same/);
     const again = channelMessage('which blocks had the most DECEPTIVE PRACTICE cases');
     await post(server, again.activity);
     const verifiedCard = await connector.waitFor((c) => c.conversationId === again.conversationId && cardText(c).includes('Verified answer'));

@@ -15,6 +15,16 @@ import { narratePlan } from '../../../plan/narrate.js';
 import { narrationProblem } from '../inert-narration.js';
 import { narrationFacts } from '../narration-facts.js';
 import { narrationContext } from '../plan-path.js';
+import { planKey } from '../../../plan/plan-key.js';
+import { groupFacts } from '../../../plan/facts.js';
+import type { QueryPlan } from '../../../plan/query-plan.js';
+import { queryPool } from './query-pool.js';
+
+/** The value of the last group a top/bottom-N cut keeps (null when there is no cut). */
+function cutValue(plan: QueryPlan, result: QueryResult): number | null {
+  const v = plan.top ? result.rows.at(-1)?.[plan.groupBy.length] : null;
+  return typeof v === 'number' ? v : v === null || v === undefined ? null : Number(v);
+}
 
 const clip = (title: string) => (title.length > 80 ? `${title.slice(0, 77)}...` : title);
 
@@ -44,17 +54,20 @@ async function narration(state: SqlState, result: QueryResult): Promise<{ text: 
 export async function synthesizeNode(state: SqlState): Promise<'end'> {
   state.progress?.('Writing the answer');
   const result = state.result!;
-  // a plan's answer is told from the plan: exact, no model
-  const told = state.plan ? narratePlan(state.plan, result, narrationContext(await state.loadPlanContext(), state.choices)) : undefined;
+  // a plan's answer is told from the plan: exact, no model; its claims over the groups come from the database, over all of them
+  const facts = state.plan?.groupBy.length && !state.plan.compareWith && state.plan.measure.kind !== 'average_per' && state.plan.measure.kind !== 'percentile_per'
+    ? await groupFacts(queryPool(state)!, state.plan, state.choices, cutValue(state.plan, result), state.deps.statementTimeoutMs)
+    : undefined;
+  const told = state.plan ? narratePlan(state.plan, result, narrationContext(await state.loadPlanContext(), state.choices), facts) : undefined;
   const { text, note } = told ? { text: told.narration, note: undefined } : await narration(state, result);
   if (note) state.stepNote = note;
-  const offline = state.offline;
+  const ctx = await state.loadPlanContext();
+  const resolved = state.resolvedQuestion ?? (state.fragment ? undefined : state.question);
   await state.deps.memory.update(state.threadId, (s) => {
     s.pending = undefined;
-    s.history.push({
-      question: state.question, sql: state.sql, ...(state.plan ? { plan: state.plan } : {}),
-      ...(offline ? { verifiedId: offline.verifiedId, slots: offline.slots, basis: offline.basis } : {}),
-    });
+    // a free-SQL answer to a fragment the model did not restate: kept in the words typed after the question it edited
+    const question = resolved ?? `${s.history.at(-1)?.question ?? ''} (then: ${state.question})`.trim();
+    s.history.push({ question, ...(question !== state.question ? { asked: state.question } : {}), sql: state.sql, ...(state.plan ? { plan: state.plan } : {}) });
   });
   const display = state.deps.displayRows;
   state.answer = makeAnswer({
@@ -74,7 +87,8 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     notes: [...(note ? [note] : []), ...((await syntheticData(state.deps.pool)).crimes ? [SYNTHETIC_CRIMES_NOTE] : [])],
     ...(state.understood ? { understood: state.understood } : {}),
     ...(state.verifiedBy ? { verified: `Verified answer: this question's query was checked by ${state.verifiedBy}` } : {}),
-    ...(state.plan ? { followUps: suggestFollowUps(state.plan, Number((await state.loadPlanContext()).earliestDate.slice(0, 4))) } : {}),
+    ...(state.plan ? { followUps: suggestFollowUps(state.plan, ctx, state.choices) } : {}),
+    ...(resolved ? { resolved: { question: resolved, ...(state.plan ? { plan: state.plan, planKey: planKey(state.plan, state.choices) } : {}) } } : {}),
   });
   return 'end';
 }

@@ -1,18 +1,20 @@
 // A suggested follow-up button under an answer ("by month", "only arrests"):
-// asked in the answer's thread by the person who clicked, as if typed there,
-// so it edits that answer's plan. Keyed by the message and the button, so a
-// double click asks once.
+// asked in the answer's thread by the person who clicked. The button carries
+// the plan it asks (the edit of the plan of the answer it sits under), so it
+// answers that answer even after later questions. Keyed by the message and
+// the button, so a double click asks once.
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { enqueueInThread, inbound, type SlackReceiverDeps } from '../thread-reply.js';
 import { admit, queueOrTell, type Gate } from './gatekeeper.js';
 import { clickOf } from './click.js';
+import { decodeFollowUp } from '../../../core/follow-up-value.js';
 
 export function followUp(deps: SlackReceiverDeps, gate: Gate) {
   return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const click = clickOf(body, client);
-    const text = (action.value ?? '').trim();
-    if (!click || !text) return;
+    const { text, plan } = decodeFollowUp((action.value ?? '').trim());
+    if (!click || !text.trim()) return;
     const { channel, threadTs, say } = click;
     const verdict = admit(gate, channel, body.user.id);
     if (!verdict.go) {
@@ -20,7 +22,7 @@ export function followUp(deps: SlackReceiverDeps, gate: Gate) {
       return;
     }
     await queueOrTell(async () => {
-      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${action.action_id}`, inbound(channel, threadTs, body.user.id, text));
+      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${action.action_id}`, { ...inbound(channel, threadTs, body.user.id, text.trim()), ...(plan ? { plan } : {}) });
       if (!queued) await say('That follow-up was asked already; its answer is in the thread.');
     }, say);
   };

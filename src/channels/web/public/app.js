@@ -115,7 +115,7 @@
       if (answer.verified) div.append(el('div', 'verified', `✓ ${answer.verified}`));
       div.append(el('div', 'headline', answer.headline));
       // the headline is often the narration's first sentence: do not say it twice
-      const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).trim() : answer.narration;
+      const rest = answer.narration.startsWith(answer.headline) ? answer.narration.slice(answer.headline.length).replace(/^[\s.,;:]+/, '').trim() : answer.narration;
       if (rest) div.append(withCode(el('div', 'narration'), rest));
       if (answer.understood && answer.understood.length) {
         const chips = el('div', 'understood');
@@ -156,12 +156,12 @@
       for (const n of answer.notes) div.append(el('div', 'notes', n));
       if (answer.freshness) div.append(el('div', 'freshness', `Data: ${answer.freshness}`));
       if (answer.followUps && answer.followUps.length) {
-        // one click asks it in this thread, as an edit of this answer
+        // one click asks the plan the button carries: the edit of this answer's plan, whatever was asked since
         const row = el('div', 'follow-ups');
         for (const f of answer.followUps) {
-          const b = el('button', '', f);
+          const b = el('button', '', f.label);
           b.type = 'button';
-          b.onclick = () => !busy && send('/api/ask', { thread: current.id, text: f }, f);
+          b.onclick = () => !busy && send('/api/ask', { thread: current.id, text: f.label, plan: f.plan }, f.label);
           row.append(b);
         }
         div.append(row);
