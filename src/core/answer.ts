@@ -129,3 +129,11 @@ export function narrationAfterHeadline(answer: { headline: string; narration: st
   if (!answer.narration.startsWith(answer.headline)) return answer.narration;
   return answer.narration.slice(answer.headline.length).replace(/^[\s.,;:]+/, '').trim();
 }
+
+/** Tables up to this many rows (24 hours, 12 months, 7 weekdays, 22 districts) are shown whole: an axis is never cut. */
+export const WHOLE_TABLE_ROWS = 24;
+
+/** How many rows of a table a channel shows: all of a short table, else `usual` ("showing N of M" says the rest). */
+export function rowsShown(t: AnswerTable, usual: number): number {
+  return t.rowCount <= WHOLE_TABLE_ROWS && t.rows.length === t.rowCount ? t.rows.length : Math.min(usual, t.rows.length);
+}

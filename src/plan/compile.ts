@@ -102,7 +102,12 @@ interface Axis {
   ordered: boolean;
 }
 
-function axis(d: Dimension, f: Filters): Axis {
+/**
+ * `everyPlace`: the question asks for the fewest, so a place axis lists every member (those with no
+ * incident as 0); otherwise, as the portal's own tables do, the places found are the groups.
+ */
+function axis(d: Dimension, f: Filters, everyPlace = false): Axis {
+  const wholePlaces = everyPlace && !narrowedByPlace(f);
   const [from, to] = bounds(f.time);
   switch (d) {
     case 'year': {
@@ -149,16 +154,16 @@ function axis(d: Dimension, f: Filters): Axis {
     case 'day_of_year':
       return { key: "to_char(date, 'MM-DD')", label: (k) => k, name: 'day_of_year', ordered: true };
     case 'community_area':
-      // every area, those with no incident as 0, unless another place filter narrows the question
+      // for the fewest: every area, those with no incident as 0, unless another place filter narrows the question
       return {
         key: 'community_area', label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`, name: 'community_area', ordered: false,
-        ...(narrowedByPlace(f) ? {} : { membersQuery: 'SELECT community_area AS k1 FROM community_areas' }),
+        ...(wholePlaces ? { membersQuery: 'SELECT community_area AS k1 FROM community_areas' } : {}),
       };
     case 'district':
     case 'ward': {
       const listed = (semanticModel() as unknown as { place_axes: Record<string, number[]> }).place_axes[d];
-      // the listed members and any other found (district 31, the airports); unless another place filter narrows the question
-      return { key: d, label: (k) => k, name: d, ordered: false, ...(narrowedByPlace(f) ? {} : { membersQuery: `SELECT unnest(ARRAY[${list(listed)}]) AS k1 UNION SELECT k1 FROM counts` }) };
+      // for the fewest: the listed members and any other found (district 31, the airports), unless another place narrows
+      return { key: d, label: (k) => k, name: d, ordered: false, ...(!wholePlaces ? {} : { membersQuery: `SELECT unnest(ARRAY[${list(listed)}]) AS k1 UNION SELECT k1 FROM counts` }) };
     }
     case 'type':
       return { key: 'primary_type', label: (k) => k, name: 'primary_type', ordered: false };
@@ -197,14 +202,15 @@ const measureName = (m: Measure): string => {
 
 const DISTINCT_COLUMN: Record<string, string> = { type: 'primary_type', location: 'location_description' };
 
-export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {}): CompiledPlan {
+/** everyPlace: list every member of a place axis (default: when the plan asks for the fewest); facts.ts sets it for a fewest plan without its cut. */
+export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {}, options: { everyPlace?: boolean } = {}): CompiledPlan {
   const c = new Conditions(choices);
   const where = c.of(plan.filters);
   let sql: string;
   if (plan.compareWith) sql = compileComparison(plan, c, where);
   else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per') sql = compilePerGroup(plan, plan.measure, c, where);
   else if (plan.groupBy.length === 0) sql = compileTotal(plan, c, where);
-  else sql = compileGrouped(plan, c, where);
+  else sql = compileGrouped(plan, c, where, options.everyPlace ?? plan.top?.order === 'asc');
   return { sql, assumptions: [...new Set(c.assumptions)] };
 }
 
@@ -226,8 +232,8 @@ function compileTotal(plan: QueryPlan, c: Conditions, where: string[]): string {
   return `SELECT ${aggregates(plan.measure, c).join(',\n       ')}\nFROM crimes${whereClause(where)}`;
 }
 
-function compileGrouped(plan: QueryPlan, c: Conditions, where: string[]): string {
-  const axes = plan.groupBy.map((d) => axis(d, plan.filters));
+function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPlace: boolean): string {
+  const axes = plan.groupBy.map((d) => axis(d, plan.filters, everyPlace));
   const keys = axes.map((_, i) => `k${i + 1}`);
   const m = plan.measure;
   const values = aggregates(m, c).map((a) => a.replace(/ AS (\w+)$/, ' AS $1'));

@@ -53,6 +53,6 @@ describe('narratePlan', () => {
   it('a comparison says more or fewer, and by how much', () => {
     const p = plan({ measure: { kind: 'count' }, filters: { types: ['THEFT'], time: y2019 }, compareWith: { from: '2018-01-01', to: '2019-01-01' } });
     expect(narratePlan(p, { columns: [], rows: [['2019', 2239, '2018', 2150, 4.1]], rowCount: 1 }, ctx).narration)
-      .toBe('Thefts in 2019, all of Chicago: 2,239, 4.1% more than in 2018 (2,150).');
+      .toBe('Thefts in 2019, all of Chicago: 2,239. That is 4.1% more than in 2018 (2,150).');
   });
 });

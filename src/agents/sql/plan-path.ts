@@ -12,6 +12,7 @@ import { understoodAs, type NarrationContext } from '../../plan/narrate.js';
 import { parsePlan, QueryPlan } from '../../plan/query-plan.js';
 import { readInThread, type ReadContext } from '../../plan/reader.js';
 import { resolvedQuestion } from '../../plan/read/describe.js';
+import { checkPlan } from './plan-check.js';
 import type { SqlState } from './state.js';
 
 export interface PlanContext extends ReadContext {
@@ -30,9 +31,11 @@ export const narrationContext = (ctx: PlanContext, choices: Record<string, strin
 /** Reads, settles the glossary terms, compiles; sets state.plan, state.understood and the assumptions. */
 export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<PlanOutcome> {
   if (state.givenPlan) {
+    // a button's plan came back from a client: parsed and checked like a model's, never trusted as is
     const given = QueryPlan.safeParse(state.givenPlan);
-    if (!given.success) return { kind: 'unread', understood: [], unplaced: [state.question], suggestion: 'Ask the follow-up in words in the thread' };
-    return adoptPlan(state, given.data, planTerms(given.data), ctx);
+    const checked = given.success ? checkPlan(given.data, state.schema) : undefined;
+    if (!checked?.ok) return { kind: 'unread', understood: [], unplaced: [state.question], suggestion: 'Ask the follow-up in words in the thread' };
+    return adoptPlan(state, checked.plan, planTerms(checked.plan), ctx);
   }
   const last = state.thread.history.at(-1);
   const reading = readInThread(state.question, last ? (last.plan ? parsePlan(last.plan) : null) : undefined, ctx);

@@ -3,7 +3,7 @@
 // further messages in the thread), 2,000 characters a button value.
 import { encodeFollowUp } from '../../core/follow-up-value.js';
 import type { Answer, AnswerTable } from '../../core/answer.js';
-import { narrationAfterHeadline } from '../../core/answer.js';
+import { narrationAfterHeadline, rowsShown } from '../../core/answer.js';
 import { alignedTable } from '../text-table.js';
 
 export type Block = { type: string } & Record<string, unknown>;
@@ -84,10 +84,10 @@ export function codeSections(code: string): Block[] {
 }
 
 function tableBlocks(t: AnswerTable, title?: string): Block[] {
-  const shown = Math.min(TABLE_ROWS_SHOWN, t.rows.length);
+  const shown = rowsShown(t, TABLE_ROWS_SHOWN);
   return [
     ...(title ? [context(`*${escapeMrkdwn(title)}*`)] : []),
-    ...codeSections(alignedTable(t, { maxRows: TABLE_ROWS_SHOWN, maxCellWidth: 40 })),
+    ...codeSections(alignedTable(t, { maxRows: shown, maxCellWidth: 40 })),
     context(`showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`),
   ];
 }

@@ -6,7 +6,7 @@
 // markdown, so "[click](http://evil)" in a crime description or a narration
 // would become a link, and backslash escapes render differently per client.
 import type { Answer, AnswerTable, Cell } from '../../core/answer.js';
-import { narrationAfterHeadline } from '../../core/answer.js';
+import { narrationAfterHeadline, rowsShown } from '../../core/answer.js';
 import { cellText } from '../text-table.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartSpec } from '../../core/answer.js';
@@ -26,7 +26,7 @@ const text = (t: string, style: Record<string, unknown> = {}, block: Record<stri
 });
 
 function table(t: AnswerTable): Card[] {
-  const rows = t.rows.slice(0, TABLE_ROWS_SHOWN);
+  const rows = t.rows.slice(0, rowsShown(t, TABLE_ROWS_SHOWN));
   const cell = (v: Cell | undefined, header = false): Card => ({
     type: 'TableCell',
     items: [text(cellText(v ?? null), header ? { weight: 'Bolder' } : {})],

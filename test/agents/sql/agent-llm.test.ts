@@ -14,7 +14,8 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 10_000);
   llm = await startFakeLlm();
-  desk = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, apiKey: 'k', model: 'fake-sql', maxRetries: 1 }) }).desk;
+  // a scripted model has no rate limit of its own: the client's default token budget (200,000 a minute) would make this file wait
+  desk = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, apiKey: 'k', model: 'fake-sql', maxRetries: 1, limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 } }) }).desk;
   thefts2019 = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
 });
 afterAll(async () => {
@@ -257,5 +258,22 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(llm.requests[1].messages.at(-1)!.content).toMatch(/^That reply was invalid: /);
     const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)`)).rows[0].n;
     expect(a).toMatchObject({ kind: 'result', assumptions: ['night: 22:00-06:00'], table: { rows: [[truth]] } });
+  });
+  it("a hostile model's plan is checked like a person's words: types resolved or refused with the nearest, its text never in a headline", async () => {
+    const y2019 = { from: '2019-01-01', to: '2020-01-01' };
+    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
+    // a type in other words is the data's value, not zero
+    llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['theft'], time: y2019 } } }) });
+    expect(await ask('how many thefts were there in the year before covid?', 'hostile-1')).toMatchObject({ kind: 'result', headline: `Thefts in 2019, all of Chicago: ${truth.toLocaleString('en-US')}` });
+    // a type the data does not have is refused with real ones
+    llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['JAYWALKING'], time: y2019 } } }) });
+    const unknown = await ask('how many jaywalking crimes were there in the year before covid?', 'hostile-2');
+    expect(unknown).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/"JAYWALKING" is not a crime type in the data \(the nearest: /) });
+    // the model's words for a period never reach the headline; a link in a description is refused
+    llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { ...y2019, said: 'in 2019 - re-authenticate at http://evil.example/login' } } } }) });
+    const said = await ask('how many thefts were there in the year before covid?', 'hostile-3');
+    expect(JSON.stringify(said)).not.toMatch(/evil|authenticate/);
+    llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], descriptions: ['visit crime-stats.example now'], time: y2019 } } }) });
+    expect(await ask('how many thefts of the special kind were there in the year before covid?', 'hostile-4')).toMatchObject({ kind: 'refusal' });
   });
 });

@@ -49,7 +49,7 @@ describe('SQL agent without an LLM (the query plan)', () => {
     expect(a.table!.rows).toEqual(rows.slice(0, 20).map((r) => [r.block, r.n]));
     expect(a.assumptions).toEqual(['incidents with no recorded block are left out']);
     expect(a.chart).toMatchObject({ kind: 'bar' });
-    expect(a.narration).toContain(`Highest: ${rows[0].block} with ${rows[0].n}.`);
+    expect(a.narration).toContain(`Most: ${rows[0].block} with ${rows[0].n}.`);
   });
 
   it('names the weekday: "which day of the week had the most" is the top one, ties broken by weekday order', async () => {
@@ -57,7 +57,7 @@ describe('SQL agent without an LLM (the query plan)', () => {
     const a = result(await ask(desk, 'Which day of the week had the most crimes?'));
     const { rows } = await db.pool.query(`SELECT to_char(date, 'FMDay') AS d, count(*) AS n FROM crimes GROUP BY 1, extract(isodow FROM date) ORDER BY n DESC, extract(isodow FROM date) LIMIT 1`);
     expect(a.table!.rows).toEqual([[rows[0].d, rows[0].n]]);
-    expect(a.narration).toContain(`Highest: ${rows[0].d} with ${rows[0].n.toLocaleString('en-US')}`);
+    expect(a.narration).toContain(`Most: ${rows[0].d} with ${rows[0].n.toLocaleString('en-US')}`);
   });
 
   it('monthly homicides: all 12 months by name, the empty ones as 0', async () => {

@@ -14,6 +14,7 @@ import type { SqlNodeName, SqlState } from '../state.js';
 import { adoptPlan, planFromWords, planTerms, unreadRefusal } from '../plan-path.js';
 import { planKey } from '../../../plan/plan-key.js';
 import { narrationProblem } from '../inert-narration.js';
+import { checkPlan } from '../plan-check.js';
 
 /**
  * Settles every ambiguous term of the question; false when the user must be asked first. Asking is only
@@ -97,8 +98,13 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
   state.tokens += generated.tokens;
   state.stepTokens = generated.tokens;
   if (generated.answer.kind === 'plan') {
-    // the model filled the plan: our compiler writes the SQL, and our narrator tells it
-    const outcome = await adoptPlan(state, generated.answer.plan, planTerms(generated.answer.plan), ctx);
+    // the model filled the plan: its values are checked like a person's words, our compiler writes the SQL, our narrator tells it
+    const checked = checkPlan(generated.answer.plan, schema);
+    if (!checked.ok) {
+      state.answer = unreadRefusal(state, { kind: 'unread', understood: state.unread?.understood ?? [], unplaced: [], suggestion: 'Name the crime type as the data does, e.g. "thefts" or "motor vehicle thefts"' }, `The model read it into a query I cannot run: ${checked.problem}.`);
+      return 'end';
+    }
+    const outcome = await adoptPlan(state, checked.plan, planTerms(checked.plan), ctx);
     if (outcome.kind === 'unread') state.answer = unreadRefusal(state, outcome, 'The model read it into a query I cannot run that way.');
     if (outcome.kind !== 'compiled') return 'end';
     return usePlan(state, outcome.sql, `attempt ${state.attempt}: llm: query plan`);

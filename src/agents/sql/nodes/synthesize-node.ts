@@ -2,7 +2,7 @@
 // checked against them; the deterministic narrator speaks when there is no LLM,
 // when it fails, or when its numbers do not check out. The thread remembers
 // the question and its SQL for follow-ups.
-import { makeAnswer } from '../../../core/answer.js';
+import { makeAnswer, WHOLE_TABLE_ROWS } from '../../../core/answer.js';
 import { describeError } from '../../../core/errors.js';
 import { chooseChart } from '../../../charts/choose-chart.js';
 import { renderPrompt } from '../../../llm/prompts.js';
@@ -69,7 +69,8 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     const question = resolved ?? `${s.history.at(-1)?.question ?? ''} (then: ${state.question})`.trim();
     s.history.push({ question, ...(question !== state.question ? { asked: state.question } : {}), sql: state.sql, ...(state.plan ? { plan: state.plan } : {}) });
   });
-  const display = state.deps.displayRows;
+  // a short result (an axis of 24 hours, 12 months, 22 districts) is kept whole, so no channel cuts it
+  const display = result.rowCount <= WHOLE_TABLE_ROWS ? Math.max(state.deps.displayRows, result.rowCount) : state.deps.displayRows;
   state.answer = makeAnswer({
     kind: 'result', route: 'sql', trace: state.trace,
     headline: told?.headline ?? text.split(/(?<=\.)\s/)[0],

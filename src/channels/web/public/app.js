@@ -64,7 +64,9 @@
     const head = el('tr');
     for (const c of t.columns) head.append(el('th', '', c));
     tbl.append(head);
-    for (const row of t.rows.slice(0, 10)) {
+    // a short table (24 hours, 12 months, 22 districts) is shown whole, as in Slack and Teams (rowsShown in core/answer.ts)
+    const shown = t.rowCount <= 24 && t.rows.length === t.rowCount ? t.rows.length : Math.min(10, t.rows.length);
+    for (const row of t.rows.slice(0, shown)) {
       const tr = el('tr');
       // numbers right-aligned, so that their digits line up
       for (const cell of row) tr.append(el('td', typeof cell === 'number' ? 'num' : '', cell === null ? '' : typeof cell === 'number' ? cell.toLocaleString('en-US') : String(cell)));
@@ -72,8 +74,7 @@
     }
     const wrap = el('div', 'table-wrap');
     wrap.append(tbl);
-    const shown = Math.min(10, t.rows.length);
-    wrap.append(el('div', 'rows-note', `showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`));
+    wrap.append(el('div', 'rows-note', shown === t.rowCount ? `${shown} rows` : `showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`));
     return wrap;
   }
 
