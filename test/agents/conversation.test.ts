@@ -14,8 +14,7 @@ import { VerifiedStore } from '../../src/knowledge/verified-store.js';
 import { downVotes, recordFeedback } from '../../src/feedback/feedback.js';
 import { readQuestion } from '../../src/plan/reader.js';
 import type { Jobs } from '../../src/jobs/runtime.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { loadCrimes } from '../helpers/crime-data.js';
+import { crimeDatabase } from '../helpers/crime-data.js';
 import { testDesk } from '../helpers/desk.js';
 import { testJobs } from '../helpers/jobs.js';
 import { pollUntil } from '../helpers/wait.js';
@@ -47,18 +46,11 @@ const seen = (a: Answer) => a.kind === 'result'
   ? { kind: a.kind, headline: a.headline, narration: a.narration, understood: a.understood, rows: a.table?.rows, rowCount: a.table?.rowCount }
   : { kind: a.kind, text: a.kind === 'refusal' ? a.reason : a.kind === 'error' ? a.message : a.question };
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await loadCrimes(db.pool, 6_000);
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const data = crimeDatabase(6_000);
 
 describe('a complete question inherits nothing from its thread', () => {
   it('every complete benchmark question gets the same answer fresh and after random histories', async () => {
-    const { desk } = testDesk(db, { glossaryDefaults: DEFAULTS });
+    const { desk } = testDesk(data.db, { glossaryDefaults: DEFAULTS });
     const ctx = await desk.sql.loadPlanContext();
     // the benchmark's questions are whole questions: every one the reader reads on its own must be answered the same in any thread
     const complete = BENCHMARK.filter((q) => readQuestion(q, ctx).ok);
@@ -79,7 +71,7 @@ describe('a complete question inherits nothing from its thread', () => {
   }, 240_000);
 
   it('a fragment edits the last answer and says so in "understood as"', async () => {
-    const { desk } = testDesk(db);
+    const { desk } = testDesk(data.db);
     const ask = (text: string) => desk.answer({ platform: 'cli', threadId: 'edit', text });
     await ask('How many crimes happened in Englewood in 2022?');
     expect(await ask('only arrests')).toMatchObject({ kind: 'result', understood: ['crimes with an arrest', 'in 2022', 'in Englewood'] });
@@ -93,9 +85,9 @@ describe('feedback keeps what was meant', () => {
   let jobs: Jobs;
   let store: VerifiedStore;
   beforeAll(async () => {
-    store = new VerifiedStore(db.pool);
-    const { desk, logger } = testDesk(db, { verified: store });
-    jobs = await testJobs(db, desk, logger);
+    store = new VerifiedStore(data.db.pool);
+    const { desk, logger } = testDesk(data.db, { verified: store });
+    jobs = await testJobs(data.db, desk, logger);
   });
   afterAll(async () => jobs?.stop());
 
@@ -108,7 +100,7 @@ describe('feedback keeps what was meant', () => {
     await ask('c:1', 'web:c-t1', 'How many thefts were reported in 2019?');
     const edited = await ask('c:2', 'web:c-t1', 'compare with 2018');
     expect(edited).toMatchObject({ kind: 'result', resolved: { question: 'How many thefts were reported in 2019 compared with 2018?' } });
-    const up = await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'c:2', platform: 'web', userId: 'curator', verdict: 'up', curator: true });
+    const up = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:2', platform: 'web', userId: 'curator', verdict: 'up', curator: true });
     expect(up.message).toMatch(/^Thanks: "How many thefts were reported in 2019 compared with 2018\?" is now a verified question/);
     // the same fragment after an unrelated question in a new thread: its own meaning, not verified
     await ask('c:3', 'web:c-t2', 'How many homicides were there in 2020?');
@@ -121,15 +113,15 @@ describe('feedback keeps what was meant', () => {
     // nothing keeps the fragment's words as a question
     const questions = (await store.list()).map((p) => p.question);
     expect(questions).not.toContain('compare with 2018');
-    await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'c:4', platform: 'web', userId: 'someone', verdict: 'down', curator: false });
-    expect((await downVotes(db.pool))[0]).toMatchObject({ question: 'How many homicides were reported in 2020 compared with 2018?', asked: 'compare with 2018' });
+    await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:4', platform: 'web', userId: 'someone', verdict: 'down', curator: false });
+    expect((await downVotes(data.db.pool))[0]).toMatchObject({ question: 'How many homicides were reported in 2020 compared with 2018?', asked: 'compare with 2018' });
   });
 
   it('a 👍 never replaces a pair: a second curator on the same plan keeps the first', async () => {
     await ask('c:6', 'web:c-t4', 'How many robberies were reported in 2018?');
-    const first = await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'c:6', platform: 'web', userId: 'first', verdict: 'up', curator: true });
+    const first = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:6', platform: 'web', userId: 'first', verdict: 'up', curator: true });
     await ask('c:7', 'web:c-t5', 'number of robberies in 2018');
-    const second = await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'c:7', platform: 'web', userId: 'second', verdict: 'up', curator: true });
+    const second = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:7', platform: 'web', userId: 'second', verdict: 'up', curator: true });
     expect(second.promoted).toBeUndefined();
     expect(second.message).toMatch(new RegExp(`verified already \\(#${first.promoted}\\)`));
   });

@@ -3,19 +3,11 @@
 // gives a result whose "understood as" line changed as the button said, never
 // a refusal or an error; clicked after other questions, it still edits the
 // answer it sits under.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { loadCrimes } from '../helpers/crime-data.js';
+import { describe, expect, it } from 'vitest';
+import { crimeDatabase } from '../helpers/crime-data.js';
 import { testDesk } from '../helpers/desk.js';
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await loadCrimes(db.pool, 6_000);
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const data = crimeDatabase(6_000);
 
 const QUESTIONS = [
   'How many thefts were reported in 2019?',
@@ -27,7 +19,7 @@ const QUESTIONS = [
 
 describe('suggested follow-ups', () => {
   it('every suggestion, asked in the thread, is answered (and changes what was understood)', async () => {
-    const { desk } = testDesk(db);
+    const { desk } = testDesk(data.db);
     let offered = 0;
     for (const [i, question] of QUESTIONS.entries()) {
       const first = await desk.answer({ platform: 'cli', threadId: `f${i}`, text: question });
