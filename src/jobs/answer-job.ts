@@ -19,6 +19,8 @@ const inboundSchema = z.object({
   channel: z.string().optional(),
   userId: z.string().optional(),
   kind: z.enum(['question', 'backtest']).optional(),
+  /** a follow-up button's plan (checked again by the agent); a few KB at most */
+  plan: z.record(z.string(), z.unknown()).refine((p) => JSON.stringify(p).length <= 8_000, 'a plan of at most 8,000 characters').optional(),
 });
 
 const replySchema = z.discriminatedUnion('platform', [

@@ -74,7 +74,7 @@
     }
     const wrap = el('div', 'table-wrap');
     wrap.append(tbl);
-    wrap.append(el('div', 'rows-note', shown === t.rowCount ? `${shown} rows` : `showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`));
+    wrap.append(el('div', 'rows-note', shown === t.rowCount ? `${shown} row${shown === 1 ? '' : 's'}` : `showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`));
     return wrap;
   }
 
