@@ -81,6 +81,8 @@ export const answerSchema = z.discriminatedUnion('kind', [
     ...base,
     question: z.string(),
     term: z.string(),
+    /** the term in words ("average per block"), for what a person sees; term is the id */
+    termLabel: z.string().optional(),
     options: z.array(z.object({ id: z.string(), label: z.string(), description: z.string().optional() })).min(2),
   }),
   z.object({

@@ -95,7 +95,7 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
   if (w) parts.push(w);
   parts.push(where(plan, ctx));
   if (plan.groupBy.length) parts.push(`by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}`);
-  if (plan.top) parts.push(`${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`);
+  if (plan.top) parts.push(plan.top.n === 1 ? (plan.top.order === 'desc' ? 'the most' : 'the fewest') : `${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`);
   if (plan.compareWith) parts.push(`compared with ${periodLabel(plan.compareWith)}`);
   return parts;
 }

@@ -123,7 +123,7 @@ export class SqlAgent {
     }
     await this.deps.memory.update(threadId, (s) => (s.clarifications[term] = optionId));
     if (!state.pending) {
-      return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message: `Noted: ${term} means ${option(term, optionId)!.label} in this thread. There is no question waiting for it; ask away.` }) };
+      return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message: `Noted: ${glossary().find((t) => t.id === term)?.label ?? term} means ${option(term, optionId)!.label} in this thread. There is no question waiting for it; ask away.` }) };
     }
     return this.ask({ question: state.pending.question, threadId }, progress);
   }

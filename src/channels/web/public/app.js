@@ -184,7 +184,7 @@
           if (busy) return;
           payload.chosen = o.label;
           store.save(threads);
-          send('/api/choose', { thread: current.id, term: answer.term, option: o.id }, `${answer.term}: ${o.label}`);
+          send('/api/choose', { thread: current.id, term: answer.term, option: o.id }, `${answer.termLabel || answer.term}: ${o.label}`);
         };
         opts.append(b);
       }
