@@ -58,16 +58,18 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(llm.requests).toHaveLength(2); // no repair round, no "model down"
   });
 
-  it('a result too long for the prompt is summarised by code, and the prompt says which rows it shows', async () => {
+  it('a result too long for the prompt is summarised with facts over all its rows (by the database), and the prompt says which rows it shows', async () => {
     const sql = 'SELECT block, count(*) AS incidents FROM crimes GROUP BY block ORDER BY block';
     llm.script.push(sqlReply(sql), { content: 'ok' });
     await ask('how many crimes on each block, listed by block name, with a getaway driver');
     const { rows } = await db.pool.query(sql);
-    const kept = rows.slice(0, 1_000);
-    const max = Math.max(...kept.map((r) => r.incidents));
+    expect(rows.length).toBeGreaterThan(1_000);
+    const max = Math.max(...rows.map((r) => r.incidents));
+    const min = Math.min(...rows.map((r) => r.incidents));
     const prompt = llm.requests[1].messages[1].content;
-    expect(prompt).toContain(`The result has ${rows.length} rows; the facts below are computed over the first 1000.`);
-    expect(prompt).toContain(`incidents: total ${kept.reduce((s, r) => s + r.incidents, 0)}; highest ${max} (${kept.find((r) => r.incidents === max).block})`);
+    expect(prompt).toContain(`The result has ${rows.length} rows; the facts below are computed over all of them.`);
+    // the total and the extremes of every row, not of the first 1,000 kept
+    expect(prompt).toContain(`incidents: total ${rows.reduce((s, r) => s + r.incidents, 0)}; highest ${max} (${rows.find((r) => r.incidents === max).block}); lowest ${min} (${rows.find((r) => r.incidents === min).block})`);
     expect(prompt).toContain(`<<<ROWS (the first 10 of ${rows.length})`);
   });
 

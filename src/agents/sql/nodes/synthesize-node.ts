@@ -13,7 +13,7 @@ import { suggestFollowUps } from '../../../plan/follow-ups.js';
 import { syntheticData, SYNTHETIC_CRIMES_NOTE } from '../../../db/freshness.js';
 import { narratePlan } from '../../../plan/narrate.js';
 import { narrationProblem } from '../inert-narration.js';
-import { narrationFacts } from '../narration-facts.js';
+import { narrationFacts, wholeResultFacts } from '../narration-facts.js';
 import { narrationContext } from '../plan-path.js';
 import { planKey } from '../../../plan/plan-key.js';
 import { groupFacts } from '../../../plan/facts.js';
@@ -28,6 +28,17 @@ function cutValue(plan: QueryPlan, result: QueryResult): number | null {
 
 const clip = (title: string) => (title.length > 80 ? `${title.slice(0, 77)}...` : title);
 
+/** For a result longer than the rows kept: its totals and extremes over every row, by the database (undefined if that fails). */
+async function factsOverAll(state: SqlState, result: QueryResult) {
+  if (!result.truncated) return undefined;
+  try {
+    return await wholeResultFacts(queryPool(state)!, state.sql!, result, state.deps.statementTimeoutMs);
+  } catch (error) {
+    state.deps.logger.warn(`sql agent: the facts over all rows could not be computed (${describeError(error)}); the prompt says they cover the rows kept`);
+    return undefined;
+  }
+}
+
 async function narration(state: SqlState, result: QueryResult): Promise<{ text: string; note?: string }> {
   const plain = narrate(result);
   const llm = state.deps.llm;
@@ -36,7 +47,7 @@ async function narration(state: SqlState, result: QueryResult): Promise<{ text: 
     const { text, usage } = await llm.chatText({
       system: 'You report query results faithfully and briefly.',
       user: renderPrompt('sql-narrate', {
-        question: state.question, columns: result.columns.join(', '), rows: narrationFacts(result),
+        question: state.question, columns: result.columns.join(', '), rows: narrationFacts(result, await factsOverAll(state, result)),
       }),
     });
     state.tokens += usage.promptTokens + usage.completionTokens;
