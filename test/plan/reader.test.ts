@@ -337,6 +337,8 @@ describe('follow-ups', () => {
     ['and in 2021?', { ...base, filters: { ...base.filters, time: Y(2021) } }],
     ['what about last year?', { ...base, filters: { ...base.filters, time: Y(2024) } }],
     ['only arrests', { ...base, filters: { ...base.filters, arrest: true } }],
+    ['how many were arrests?', { ...base, filters: { ...base.filters, arrest: true } }],
+    ['how many were there in 2021?', { ...base, filters: { ...base.filters, time: Y(2021) } }],
     ['what about burglaries?', { ...base, filters: { ...base.filters, types: ['BURGLARY'] } }],
     ['and violent crimes?', { ...base, filters: { areas: [25], time: Y(2019), category: 'violent' } }, ['violent_crime']],
     ['by month instead', { ...base, groupBy: ['month'] }],

@@ -8,6 +8,9 @@ import { mergeFilters, sharePartPieces } from './filters.js';
 import { isSubject, type Piece } from './pieces.js';
 import type { Work } from './work.js';
 
+/** A verb right after the measure, with no subject between: "how many were ...", "what percentage was ...". */
+const BACK_VERBS = new Set(['were', 'was', 'are', 'is']);
+
 /** Follow-up words that mark an edit wherever they stand ("top 10 instead", "also by district", "how many of them"). */
 const EDIT_ANYWHERE = new Set(['instead', 'also', 'as well', 'too', 'again', 'rather', 'ones', 'them', 'those']);
 
@@ -24,6 +27,8 @@ export function isFragment(work: Work): boolean {
   const live = work.live();
   if (!live.length) return false;
   if (live.some((p) => p.kind === 'followUp' && (p.start === 0 || EDIT_ANYWHERE.has(p.text.toLowerCase())))) return true;
+  // "how many were arrests?", "what share was domestic?": the measure points back at the last answer's subject
+  if (live.some((p) => p.kind === 'measure' && BACK_VERBS.has(work.word(p.end) ?? ''))) return true;
   // a subject: what is counted ("thefts", "crimes", "arrests"), crime types as the grouping, an arrest rate
   const subjectLike = (p: Piece) => isSubject(p) || (p.kind === 'dim' && p.dim === 'type') || (p.kind === 'measure' && p.arrestRate === true);
   const pureSubject = (p: Piece) => p.kind === 'type' || p.kind === 'category' || p.kind === 'all' || (p.kind === 'flag' && p.noun === true);
