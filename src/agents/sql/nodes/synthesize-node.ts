@@ -84,7 +84,9 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
   const display = result.rowCount <= WHOLE_TABLE_ROWS ? Math.max(state.deps.displayRows, result.rowCount) : state.deps.displayRows;
   state.answer = makeAnswer({
     kind: 'result', route: 'sql', trace: state.trace,
-    headline: told?.headline ?? text.split(/(?<=\.)\s/)[0],
+    // a model's narration opens with what it counted; the deterministic one of free SQL ("Incidents: 12.") does not, so
+    // the question it answered, in full words, heads it
+    headline: told?.headline ?? (text === narrate(result) ? clip(resolved ?? state.question) : text.split(/(?<=\.)\s/)[0]),
     narration: text,
     sql: [state.sql!],
     table: {

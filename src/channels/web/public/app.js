@@ -127,7 +127,7 @@
       if (answer.table) div.append(table(answer.table));
       if (exportUrl) {
         // all rows of the query, not only those shown: streamed by the server
-        const a = el('a', 'export', `Download CSV (all ${answer.table.rowCount.toLocaleString('en-US')} rows${exportLimit && answer.table.rowCount > exportLimit ? `, the first ${exportLimit.toLocaleString('en-US')}` : ''})`);
+        const a = el('a', 'export', `Download CSV (${answer.table.rowCount === 1 ? 'the 1 row' : `all ${answer.table.rowCount.toLocaleString('en-US')} rows`}${exportLimit && answer.table.rowCount > exportLimit ? `, the first ${exportLimit.toLocaleString('en-US')}` : ''})`);
         a.href = exportUrl;
         a.setAttribute('download', '');
         div.append(a);
