@@ -73,6 +73,8 @@ export class VerifiedStore {
     const { rowCount } = await this.pool.query(
       `INSERT INTO verified_queries (question, plan_key, plan, choices, sql, source)
        SELECT q, k, p, '{}'::jsonb, s, 'fixture' FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[]) AS t(q, k, p, s)
+       -- only the missing ones: a conflicting insert would still take a number, and pair ids would jump at every start
+       WHERE NOT EXISTS (SELECT 1 FROM verified_queries v WHERE v.plan_key = t.k)
        ON CONFLICT (plan_key) DO NOTHING`,
       [pairs.map((p) => p.question), pairs.map((p) => p.key), pairs.map((p) => JSON.stringify(p.plan)), pairs.map((p) => p.sql)],
     );
