@@ -238,13 +238,17 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(blocksText(verifiedAnswer)).toContain('Verified answer: this question');
   });
 
-  it('a suggested follow-up button asks it in the thread as the clicker; a double click asks once', async () => {
+  it('a suggested follow-up button asks the plan of the answer it sits under, as the clicker, even after a later question; a double click asks once', async () => {
     const server = await botServer();
     const { body, ts } = mention('How many thefts were reported in 2018?', { user: 'U61' });
     await post(server, body, 'application/json');
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('follow_up:') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
     const buttons = (answer.args.blocks as { block_id?: string; elements?: { action_id: string; value: string; text: { text: string } }[] }[]).find((b) => b.block_id === 'follow_ups')!.elements!;
     expect(buttons.map((b) => b.text.text)).toEqual(['by month', 'compare with 2017', 'only arrests']);
+    // another question in the thread first: the button still edits the answer it sits under
+    const later = mention('How many homicides were there in 2015?', { user: 'U61', threadTs: ts });
+    await post(server, later.body, 'application/json');
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Homicides in 2015'));
     const click = `payload=${encodeURIComponent(JSON.stringify({
       type: 'block_actions', user: { id: 'U62' }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
       channel: { id: 'C1' }, container: { type: 'message', message_ts: answer.args.ts, channel_id: 'C1' }, message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
