@@ -32,7 +32,7 @@ import { recordFeedback } from '../../feedback/feedback.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
 import { UserError } from '../../core/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
-import { checkOrigin, hasToken, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
+import { checkOrigin, hasToken, isLoopback, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
 const STATIC: Record<string, string> = { '/': 'index.html', '/app.js': 'app.js', '/style.css': 'style.css' };
@@ -138,14 +138,16 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     const thread = typeof body.thread === 'string' && THREAD_ID.test(body.thread) ? body.thread : undefined;
     if (!thread) throw new BadRequest(400, 'thread must be 32 lowercase hex digits (128 random bits, e.g. from crypto.getRandomValues).');
     if (pathname === '/api/feedback') {
-      // in the playground everyone is a curator: it is one person's bot on their own machine (or behind PLAYGROUND_TOKEN)
+      // a curator's 👍 changes answers for everyone: only the person at this machine (a loopback playground, a loopback
+      // client) is one; a shared playground behind PLAYGROUND_TOKEN keeps every verdict but verifies nothing
       if (typeof body.answer !== 'string' || !/^[0-9a-f-]{36}$/.test(body.answer) || (body.verdict !== 'up' && body.verdict !== 'down')) {
         throw new BadRequest(400, 'Send {"thread": "...", "answer": "<the answer id>", "verdict": "up" | "down"}.');
       }
       if (!deps.feedback) throw new BadRequest(404, 'Feedback is not kept by this server.');
       try {
         const outcome = await recordFeedback(deps.feedback.pool, deps.deliveries, deps.feedback.verified, {
-          deliveryKey: `web:${thread}:${body.answer}`, platform: 'web', userId: `playground:${thread.slice(0, 8)}`, verdict: body.verdict, curator: true,
+          deliveryKey: `web:${thread}:${body.answer}`, platform: 'web', userId: `playground:${thread.slice(0, 8)}`, verdict: body.verdict,
+          curator: isLoopback(access.host) && !access.token && isLoopback(req.socket.remoteAddress ?? ''),
         });
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(outcome));
       } catch (error) {

@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 import { testDesk } from '../../helpers/desk.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
+import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
 
 const TOKEN = 'a3f9c2e71b5d48e0a6c4f1b29d7e8c35';
 const THREAD = '0123456789abcdef0123456789abcdef';
@@ -33,7 +34,10 @@ beforeAll(async () => {
 /** A server on 127.0.0.1 whose playground believes HOST etc. are as given. */
 async function serve(access: Partial<PlaygroundAccess> = {}, extra: Route[] = []) {
   const logger = createMemoryLogger();
-  const route = playgroundRoutes({ queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts: new ChartStore(), logger, access: { host: '127.0.0.1', allowedHosts: [], perMinute: 100, ...access } });
+  const route = playgroundRoutes({
+    queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts: new ChartStore(), logger, access: { host: '127.0.0.1', allowedHosts: [], perMinute: 100, ...access },
+    feedback: { pool: db.pool, verified: new VerifiedStore(db.pool) },
+  });
   const server = await startHttpServer('127.0.0.1', 0, [route, ...extra], logger);
   servers.push(server);
   return { server, route, logger, port: new URL(server.url).port };
@@ -158,6 +162,24 @@ describe('playground with PLAYGROUND_TOKEN (HOST=0.0.0.0)', () => {
     expect((await request(server, 'GET', '/', { cookie })).status).toBe(200);
     expect((await ask(server, { cookie })).status).toBe(200);
     expect((await ask(server, { cookie: 'datadesk_playground=' + '0'.repeat(64) })).status).toBe(401);
+  });
+
+  it("a token holder's 👍 is kept but verifies nothing: only the person at a loopback playground is a curator", async () => {
+    const thumbsUp = async (server: RunningServer, headers: Record<string, string>, thread: string) => {
+      const answered = await ask(server, headers, { thread, text: 'How many narcotics cases were reported in 2011?' });
+      const answerId = /"answerId":"([0-9a-f-]{36})"/.exec(answered.body)?.[1];
+      expect(answerId, answered.body).toBeDefined();
+      const verdict = await request(server, 'POST', '/api/feedback', { ...JSON_TYPE, ...headers }, JSON.stringify({ thread, answer: answerId, verdict: 'up' }));
+      expect(verdict.status).toBe(200);
+      return JSON.parse(verdict.body) as { promoted?: string; message: string };
+    };
+    const shared = await serve(withToken);
+    const fromTokenHolder = await thumbsUp(shared.server, { authorization: `Bearer ${TOKEN}` }, 'aa'.repeat(16));
+    expect(fromTokenHolder.promoted).toBeUndefined();
+    expect(fromTokenHolder.message).toBe('Thanks: noted as a good answer.');
+    const own = await serve();
+    const fromThisMachine = await thumbsUp(own.server, {}, 'bb'.repeat(16));
+    expect(fromThisMachine.promoted).toMatch(/^\d+$/);
   });
 
   it('scripts send Authorization: Bearer; the Host must still be a known name', async () => {
