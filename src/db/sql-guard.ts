@@ -26,7 +26,8 @@ export type GuardReason =
   | 'forbidden_construct';
 
 export type GuardVerdict =
-  | { ok: true; tables: string[] }
+  /** statement: the one statement's own text, without a trailing ";" or a comment after it */
+  | { ok: true; tables: string[]; statement: string }
   | { ok: false; reason: GuardReason; message: string };
 
 const WRITE_NODES: Record<string, string> = {
@@ -338,9 +339,9 @@ class GuardWalk {
 
 export async function checkSql(sql: string): Promise<GuardVerdict> {
   if (!sql.trim()) return { ok: false, reason: 'empty', message: 'The query is empty.' };
-  let tree: { stmts?: { stmt: Json }[] };
+  let tree: { stmts?: { stmt: Json; stmt_location?: number | null; stmt_len?: number | null }[] };
   try {
-    tree = (await parse(sql)) as unknown as { stmts?: { stmt: Json }[] };
+    tree = (await parse(sql)) as unknown as typeof tree;
   } catch (error) {
     const e = error as Error & { sqlDetails?: { cursorPosition?: number } };
     const at = e.sqlDetails?.cursorPosition;
@@ -361,7 +362,9 @@ export async function checkSql(sql: string): Promise<GuardVerdict> {
     collectRanges(stmts[0].stmt, allow, collectCtes(stmts[0].stmt, allow, new Map()), ranges);
     const walk = new GuardWalk(allow, ranges);
     walk.select(stmts[0].stmt.SelectStmt as Json, new Set());
-    return { ok: true, tables: [...walk.tables].sort() };
+    const from = stmts[0].stmt_location ?? 0;
+    const statement = sql.slice(from, stmts[0].stmt_len ? from + stmts[0].stmt_len : undefined).trim();
+    return { ok: true, tables: [...walk.tables].sort(), statement };
   } catch (error) {
     if (error instanceof Refusal) return { ok: false, reason: error.reason, message: error.message };
     throw error;

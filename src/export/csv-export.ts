@@ -30,11 +30,32 @@ export function exportSourceOf(answer: Answer): ExportSource | undefined {
 
 export class ExportRefused extends Error {}
 
+/**
+ * Text that a spreadsheet would run as a formula (=, +, -, @, a tab or CR first: OWASP's CSV injection)
+ * is written with a leading apostrophe. Only text: a negative number stays a number.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const defused = (s: string) => (FORMULA_START.test(s) ? `'${s}` : s);
+
 const csvCell = (v: unknown): string => {
   if (v === null || v === undefined) return '';
-  const s = String(v);
+  const s = typeof v === 'string' ? defused(v) : String(v);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
+
+/** text, varchar, bpchar, name: the columns whose cells are defused */
+const TEXT_TYPES = new Set([25, 1043, 1042, 19]);
+const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** The query's columns by position, text ones defused in SQL (the CSV itself is written by COPY), under their own names. */
+async function defusedSelect(client: pg.PoolClient, sql: string, limit: number): Promise<string> {
+  const probe = await client.query(`SELECT * FROM (${sql}\n) AS answer LIMIT 0`);
+  const cols = probe.fields.map((_, i) => `c${i}`);
+  const list = probe.fields.map((f, i) => (TEXT_TYPES.has(f.dataTypeID)
+    ? `CASE WHEN left(answer.c${i}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || answer.c${i} ELSE answer.c${i} END AS ${ident(f.name)}`
+    : `answer.c${i} AS ${ident(f.name)}`));
+  return `SELECT ${list.join(', ')} FROM (${sql}\n) AS answer(${cols.join(', ')}) LIMIT ${limit}`;
+}
 
 /**
  * Checks the export (the SQL guard) before anything is written, and returns
@@ -48,13 +69,15 @@ export async function prepareCsvExport(settings: ExportSettings, source: ExportS
       out.end();
     };
   }
-  const sql = source.sql.trim().replace(/;\s*$/, '');
-  const verdict = await checkSql(sql);
+  const verdict = await checkSql(source.sql);
   if (!verdict.ok) throw new ExportRefused(`This answer's query cannot be exported: ${verdict.message}`);
+  // the statement alone: a trailing ";" or "-- comment" would break the COPY around it
+  const sql = verdict.statement;
   const limit = Math.max(1, Math.floor(settings.rowLimit));
   return (out) =>
     withReadOnly(settings.pool, { statementTimeoutMs: settings.statementTimeoutMs }, async (client) => {
-      await pipeline(client.query(copyTo(`COPY (SELECT * FROM (${sql}) AS answer LIMIT ${limit}) TO STDOUT WITH (FORMAT csv, HEADER)`)), out);
+      // a newline before each closing bracket: SQL ending in a -- comment would otherwise comment it out
+      await pipeline(client.query(copyTo(`COPY (${await defusedSelect(client, sql, limit)}\n) TO STDOUT WITH (FORMAT csv, HEADER)`)), out);
     });
 }
 

@@ -16,14 +16,15 @@ import { QueryTimeoutError, QueryTooBigError, withReadOnly } from '../../db/read
  */
 const oneStatement = (text: string) => ({ text, queryMode: 'extended' }) as pg.QueryConfig;
 
-export type Validation = { ok: true } | { ok: false; error: string };
+/** statement: the SQL as it runs (a trailing ";" or "-- comment" after it left out: they broke the wrapping queries) */
+export type Validation = { ok: true; statement: string } | { ok: false; error: string };
 
 export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs: number): Promise<Validation> {
   const verdict = await checkSql(sql);
   if (!verdict.ok) return { ok: false, error: verdict.message };
   try {
-    await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(oneStatement(`EXPLAIN ${sql}`)));
-    return { ok: true };
+    await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(oneStatement(`EXPLAIN ${verdict.statement}`)));
+    return { ok: true, statement: verdict.statement };
   } catch (error) {
     // a timeout, a limit or a database that is down says nothing about the query's validity
     if (error instanceof QueryTimeoutError || error instanceof QueryTooBigError || error instanceof DatabaseUnavailableError) throw error;

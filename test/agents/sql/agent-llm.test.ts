@@ -278,4 +278,9 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], descriptions: ['visit crime-stats.example now'], time: y2019 } } }) });
     expect(await ask('how many thefts of the special kind were there in the year before covid?', 'hostile-4')).toMatchObject({ kind: 'refusal' });
   });
+  it("a model's SQL ending in '; -- comment' is answered: the statement alone runs and is shown", async () => {
+    llm.script.push(sqlReply(`${GOOD}; -- that is all`), { content: 'ok' });
+    const a = await ask(FREE, 'trailing-comment');
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+  });
 });

@@ -69,6 +69,20 @@ describe('Download CSV', () => {
     expect(rows).toHaveLength(8);
   });
 
+  it("defuses text a spreadsheet would run as a formula (numbers stay numbers), and takes a query ending in '; -- comment'", async () => {
+    const writes = await import('../../../src/export/csv-export.js');
+    const sink: Buffer[] = [];
+    const { Writable } = await import('node:stream');
+    const out = new Writable({ write(chunk, _e, done) { sink.push(Buffer.from(chunk)); done(); } });
+    const sql = "SELECT '=HYPERLINK(\"http://evil.example\")' AS a, '+1' AS b, '@cmd' AS c, 'safe' AS d, -5 AS n, count(*) AS incidents FROM crimes; -- the end";
+    await writes.writeCsvExport({ pool: db.reader!.pool, rowLimit: 10, statementTimeoutMs: 10_000 }, { kind: 'query', sql }, out);
+    const [header, row] = parseSimpleCsv(Buffer.concat(sink).toString('utf8'));
+    expect(header).toEqual(['a', 'b', 'c', 'd', 'n', 'incidents']);
+    expect(row.slice(0, 5)).toEqual(["'=HYPERLINK(\"http://evil.example\")", "'+1", "'@cmd", 'safe', '-5']);
+    const buffered = await writes.csvExportBuffer({ pool: db.reader!.pool, rowLimit: 10, statementTimeoutMs: 10_000 }, { kind: 'rows', columns: ['x', 'n'], rows: [['-cmd', -2]] }, 1_000);
+    expect(buffered.toString('utf8')).toBe("x,n\r\n'-cmd,-2\r\n");
+  });
+
   it('refuses a stored query that does not pass the guard (nothing runs), and an unknown answer', async () => {
     const url = await playground(1_000);
     const page = await ask(url, 'Which blocks had the most robberies?');

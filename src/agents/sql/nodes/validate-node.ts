@@ -16,7 +16,7 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   if (!pool) return 'end';
   const verdict = await validateSql(pool, candidate, state.deps.statementTimeoutMs);
   if (verdict.ok) {
-    state.sql = candidate;
+    state.sql = verdict.statement;
     return 'run';
   }
   state.previous = { sql: candidate, error: verdict.error };
