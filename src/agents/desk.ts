@@ -12,6 +12,7 @@ import { GUIDE } from './help.js';
 import { createRouter, refusedOutright, type Route } from './router.js';
 import { readInThread } from '../plan/reader.js';
 import { parsePlan } from '../plan/query-plan.js';
+import { withDeadline } from '../llm/deadline.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
 
@@ -103,7 +104,9 @@ export class DataDesk {
           answer = makeAnswer({ kind: 'result', route: 'backtest', trace: [gate], headline: 'Backtest rule syntax', narration: RULE_SYNTAX_HELP, sql: [], assumptions: [], notes: [] });
           break;
         }
-        const outcome = await runBacktest(text, { pool: this.deps.readPool, statementTimeoutMs: this.deps.statementTimeoutMs, logger: this.deps.logger, llm: this.deps.llm }, progress);
+        // the same deadline as a crime question's model calls: a hung model held a backtest for 244 s
+        const llm = this.deps.llm ? withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) : undefined;
+        const outcome = await runBacktest(text, { pool: this.deps.readPool, statementTimeoutMs: this.deps.statementTimeoutMs, logger: this.deps.logger, llm }, progress);
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
         sql = outcome.answer.kind === 'result' ? outcome.answer.sql.join(';\n') : undefined;
         rowCount = outcome.result?.candidates.length;

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import type { z } from 'zod';
 import { RateLimiter, type RateLimits } from './rate-limiter.js';
 import { extractJson } from './extract-json.js';
+import { cappedFetch, ReplyTooBigError } from './capped-fetch.js';
 
 export interface LlmSettings {
   baseUrl?: string;
@@ -15,6 +16,8 @@ export interface LlmSettings {
   timeoutMs?: number;
   maxRetries?: number;
   limits?: RateLimits;
+  /** the most bytes one reply may have before it is parsed (default 256 KB) */
+  maxReplyBytes?: number;
 }
 
 export interface LlmUsage {
@@ -51,6 +54,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
     apiKey: settings.apiKey ?? 'no-key',
     maxRetries: settings.maxRetries ?? 3,
     timeout: settings.timeoutMs ?? 60_000,
+    fetch: cappedFetch(settings.maxReplyBytes ?? 262_144),
   });
   const limiter = new RateLimiter(settings.limits ?? { requestsPerMinute: 60, tokensPerMinute: 200_000 });
 
@@ -74,6 +78,9 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       record(usage.promptTokens + usage.completionTokens);
       return { text: response.choices[0]?.message?.content ?? '', usage };
     } catch (error) {
+      if (error instanceof ReplyTooBigError || (error as { cause?: unknown }).cause instanceof ReplyTooBigError) {
+        throw new LlmError(error instanceof ReplyTooBigError ? error.message : ((error as { cause: Error }).cause.message), false);
+      }
       if (error instanceof OpenAI.APIError) {
         const status = error.status;
         throw new LlmError(
