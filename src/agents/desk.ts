@@ -8,7 +8,7 @@ import { recordQuestion } from '../audit/audit-log.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/errors.js';
 import { runBacktest, type ProgressReporter } from './backtest/agent.js';
 import { RULE_SYNTAX_HELP } from './backtest/help.js';
-import { GUIDE } from './help.js';
+import { guideFor } from './help.js';
 import { createRouter, refusedOutright, type Route } from './router.js';
 import { readInThread } from '../plan/reader.js';
 import { parsePlan } from '../plan/query-plan.js';
@@ -83,7 +83,7 @@ export class DataDesk {
     let tokens = 0;
     switch (routed) {
       case 'help':
-        answer = makeAnswer({ kind: 'result', route: 'help', trace: [gate], headline: 'What I can do', narration: GUIDE, sql: [], assumptions: [], notes: [] });
+        answer = makeAnswer({ kind: 'result', route: 'help', trace: [gate], headline: 'What I can do', narration: guideFor(message.platform), sql: [], assumptions: [], notes: [] });
         break;
       case 'refuse_write':
         answer = makeAnswer({

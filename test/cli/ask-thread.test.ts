@@ -43,4 +43,12 @@ describe('datadesk ask and threads', () => {
     const bad = await runCli(['ask', '--json', '--max-rows', 'lots', 'which blocks had the most thefts'], env);
     expect(bad.stderr).toContain('--max-rows takes a whole number from 1 to 1,000,000, not "lots"');
   }, 60_000);
+  it('"/backtest ..." is the backtest, as in the playground (it was read as a ticker); help offers no digests here', async () => {
+    const env = { DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, DEMO_DATA: 'off', SOCRATA_SCHEDULE: 'off' };
+    const help = await runCli(['ask', '/backtest help'], env);
+    expect(help.stdout).toMatch(/^Backtest rule syntax/);
+    const guide = await runCli(['ask', 'help'], env);
+    expect(guide.stdout).toMatch(/^What I can do/);
+    expect(guide.stdout).not.toMatch(/digest/i);
+  }, 60_000);
 });

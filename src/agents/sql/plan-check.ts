@@ -53,6 +53,19 @@ function resolveLocations(values: string[], schema: SchemaInfo | undefined): str
 
 const withoutSaid = (r: TimeRange | undefined): TimeRange | undefined => (r ? { from: r.from, to: r.to } : undefined);
 
+/** A real calendar day (2019-02-30 is none), as YYYY-MM-DD. */
+const realDay = (d: string) => {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d;
+};
+
+/** Why a period cannot be asked, or undefined: both days real, the first before the second. */
+function periodProblem(r: TimeRange | undefined): string | undefined {
+  if (!r) return undefined;
+  for (const d of [r.from, r.to]) if (!realDay(d)) return `"${d}" is not a day of the calendar`;
+  return r.from < r.to ? undefined : `the period ${r.from} to ${r.to} ends before it starts`;
+}
+
 function checkFilters(f: Filters, schema: SchemaInfo | undefined): Filters | string {
   const out: Filters = { ...f };
   if (f.types) {
@@ -71,6 +84,8 @@ function checkFilters(f: Filters, schema: SchemaInfo | undefined): Filters | str
   for (const b of f.blocks ?? []) {
     if (!BLOCK.test(b)) return `"${b.slice(0, 60)}" is not a block as the data writes it (e.g. 052XX W HURON ST)`;
   }
+  const period = periodProblem(f.time);
+  if (period) return period;
   if (f.time) out.time = withoutSaid(f.time);
   return out;
 }
@@ -84,5 +99,7 @@ export function checkPlan(plan: QueryPlan, schema: SchemaInfo | undefined): Plan
     if (typeof part === 'string') return { ok: false, problem: part };
     measure = { ...measure, part };
   }
+  const compared = periodProblem(plan.compareWith);
+  if (compared) return { ok: false, problem: compared };
   return { ok: true, plan: { ...plan, filters, measure, ...(plan.compareWith ? { compareWith: withoutSaid(plan.compareWith) } : {}) } };
 }

@@ -3,6 +3,7 @@
 // number; charts are saved as PNG files and their path printed. In a terminal
 // it has a prompt, line editing and history (the Up arrow recalls a question,
 // it is never sent as one); piped input is read line by line, no prompt.
+import { typedCommand } from '../../agents/typed-command.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -60,9 +61,9 @@ export async function runChat(o: ChatOptions): Promise<void> {
       ask();
       continue;
     }
-    const backtest = /^\/backtest\b/i.exec(line);
+
     await show(
-      await o.desk.answer({ ...message, text: backtest ? line.slice(backtest[0].length).trim() || 'help' : line, kind: backtest ? 'backtest' : 'question' }),
+      await o.desk.answer({ ...message, ...typedCommand(line) }),
     );
     ask();
   }

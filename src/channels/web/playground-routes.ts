@@ -5,6 +5,7 @@
 // Answer as JSON; the page renders it (public/app.js). Who may use it is decided in
 // playground-access.ts; the checks run here, before any work. Chart images
 // are served by chartRoutes (server/chart-routes.ts) from the same ChartStore.
+import { typedCommand } from '../../agents/typed-command.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type http from 'node:http';
@@ -109,6 +110,9 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   const off = playgroundOff(access);
   if (off) deps.logger.warn(`Playground: ${off}`);
   const limiter = new RateLimiter(access.perMinute);
+  // clicks (a clarification's choice, 👍/👎) are no new questions: they have a budget of their own, so normal use
+  // (a question, its choice, a verdict) never hits "Too many questions"
+  const clicks = new RateLimiter(access.perMinute * 6);
 
   /** The answer as sent to the page: the Answer, the URL of its chart image, and where to download its rows as CSV. */
   const forPage = async (answer: Answer, key: string | undefined) => {
@@ -162,10 +166,10 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     if (pathname === '/api/ask') {
       const text = typeof body.text === 'string' ? body.text.trim().slice(0, 2_000) : '';
       if (!text) throw new BadRequest(400, 'text must be the question, e.g. {"thread": "...", "text": "How many thefts were reported in 2019?"}.');
-      const backtest = /^\/backtest\b/i.exec(text);
+      const typed = typedCommand(text);
       // a follow-up button sends the plan it asks (the edit of the answer it sits under)
-      const plan = !backtest && body.plan && typeof body.plan === 'object' && !Array.isArray(body.plan) ? (body.plan as Record<string, unknown>) : undefined;
-      message = { ...base, text: backtest ? text.slice(backtest[0].length).trim() || 'help' : text, kind: backtest ? 'backtest' : 'question', ...(plan ? { plan } : {}) };
+      const plan = typed.kind === 'question' && body.plan && typeof body.plan === 'object' && !Array.isArray(body.plan) ? (body.plan as Record<string, unknown>) : undefined;
+      message = { ...base, ...typed, ...(plan ? { plan } : {}) };
     } else {
       if (typeof body.term !== 'string' || typeof body.option !== 'string') throw new BadRequest(400, 'term and option must be strings, as in the clarifying question.');
       message = { ...base, text: `(choice ${body.term}=${body.option})` };
@@ -255,9 +259,11 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     }
     // a form or a no-cors fetch from another site can only send text/plain, form data or multipart
     if (!isJson(req)) return refuse(res, { status: 415, error: 'Send the request as JSON, with Content-Type: application/json.' });
-    const wait = limiter.take(req.socket.remoteAddress ?? 'unknown');
+    const question = url.pathname === '/api/ask';
+    const wait = (question ? limiter : clicks).take(req.socket.remoteAddress ?? 'unknown');
     if (wait > 0) {
-      return refuse(res, { status: 429, error: `Too many questions: at most ${access.perMinute} a minute. Try again in ${wait} s.`, headers: { 'retry-after': String(wait) } });
+      const what = question ? `Too many questions: at most ${access.perMinute} a minute` : `Too many clicks: at most ${access.perMinute * 6} a minute`;
+      return refuse(res, { status: 429, error: `${what}. Try again in ${wait} s.`, headers: { 'retry-after': String(wait) } });
     }
     try {
       await answer(req, res, url.pathname);

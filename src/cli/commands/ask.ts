@@ -1,5 +1,6 @@
 // datadesk ask "QUESTION" [--thread ID] [--choose TERM=OPTION] [--json]: the
 // whole pipeline from the terminal; --thread keeps memory across calls.
+import { typedCommand } from '../../agents/typed-command.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -66,7 +67,7 @@ export function registerAsk(program: Command): void {
             if (!term || !option) throw new UserError('--choose takes TERM=OPTION, e.g. night=22-06');
             return await desk.choose({ platform: 'cli', threadId }, term.trim(), option.trim());
           }
-          return await desk.answer({ platform: 'cli', threadId, text: question });
+          return await desk.answer({ platform: 'cli', threadId, ...typedCommand(question) });
         } finally {
           await memory.close();
         }

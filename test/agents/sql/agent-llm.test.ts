@@ -277,6 +277,9 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(JSON.stringify(said)).not.toMatch(/evil|authenticate/);
     llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], descriptions: ['visit crime-stats.example now'], time: y2019 } } }) });
     expect(await ask('how many thefts of the special kind were there in the year before covid?', 'hostile-4')).toMatchObject({ kind: 'refusal' });
+    // dates that are no days are said so, not "Something went wrong"
+    llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2019-02-30', to: '2019-03-01' } } } }) });
+    expect(await ask('how many thefts were there in the week before covid?', 'hostile-5')).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/"2019-02-30" is not a day of the calendar/) });
   });
   it("a model's SQL ending in '; -- comment' is answered: the statement alone runs and is shown", async () => {
     llm.script.push(sqlReply(`${GOOD}; -- that is all`), { content: 'ok' });

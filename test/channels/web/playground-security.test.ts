@@ -133,8 +133,10 @@ describe('playground on loopback, no token', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(errorOf(limited)).toMatch(/^Too many questions: at most 2 a minute\. Try again in \d+ s\.$/);
-    // the page itself is not limited
+    // the page itself is not limited, and clicks (a choice, a verdict) are no questions: they do not count against them
     expect((await request(server, 'GET', '/')).status).toBe(200);
+    const click = await request(server, 'POST', '/api/choose', JSON_TYPE, JSON.stringify({ thread: THREAD, term: 'night', option: '22-06' }));
+    expect(click.status).not.toBe(429);
   });
 });
 
