@@ -11,8 +11,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { code?: string; message?: string } | undefined;
   if (!e) return false;
   const code = e.code ?? '';
-  // 08xxx connection exceptions, 57P01-57P03 admin/crash shutdown, cannot connect now
-  if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || UNAVAILABLE_NODE_CODES.has(code)) return true;
+  // 08xxx connection exceptions, 57P01-57P04 shutdown, cannot connect now, database dropped; 53300 too many
+  // connections; 3D000 the database does not exist (yet); 55000 "not currently accepting connections"
+  // (ALTER DATABASE ... ALLOW_CONNECTIONS false): none of them says anything about the question
+  if (/^08/.test(code) || /^57P0[1-4]$/.test(code) || code === '53300' || code === '3D000' || UNAVAILABLE_NODE_CODES.has(code)) return true;
+  if (code === '55000' && /not currently accepting connections/i.test(e.message ?? '')) return true;
   return UNAVAILABLE_MESSAGES.test(e.message ?? '');
 }
 

@@ -174,7 +174,12 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   // every action and command is acknowledged, handled or not: Slack shows an error after 3 s otherwise
   app.action(new RegExp(`^(?!${handled.map((id) => (typeof id === 'string' ? `${escapeRegExp(id)}$` : id.source.replace(/^\^/, ''))).join('|')})`), unknownAction(deps.logger));
   app.command(new RegExp(`^(?!(${SLACK_COMMANDS.map(escapeRegExp).join('|')})$)`), async ({ ack, command }) => ack({ response_type: 'ephemeral', text: `I do not know ${command.command}; try /datadesk help or /backtest help.` }));
-  app.error(async (error) => deps.logger.error(`slack: ${error.message}`));
+  // logged, then thrown on: the HTTP receiver answers 500 and Socket Mode leaves the envelope unacked, so Slack
+  // delivers it again (the delivery key answers it once); a 200 here would tell Slack a lost question was received
+  app.error(async (error) => {
+    deps.logger.error(`slack: ${error.message}`);
+    throw error;
+  });
 
   return {
     app,

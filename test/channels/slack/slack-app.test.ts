@@ -261,6 +261,28 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(told.args.text).toBe('That follow-up was asked already; its answer is in the thread.');
   });
 
+  it('a question that could not be stored is not acknowledged: 500, Slack retries, and the retry is answered once (the person told once)', async () => {
+    const server = await botServer();
+    const queue = runtimes[0].queue;
+    const real = queue.enqueue.bind(queue);
+    // what ALTER DATABASE ... ALLOW_CONNECTIONS false gives a new connection
+    queue.enqueue = async () => {
+      throw Object.assign(new Error('database "datadesk" is not currently accepting connections'), { code: '55000' });
+    };
+    const { body, ts } = mention('How many thefts were reported in 2017?', { eventId: 'EvNotStored' });
+    try {
+      expect((await post(server, body, 'application/json')).status).toBe(500);
+    } finally {
+      queue.enqueue = real;
+    }
+    const told = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts && String(c.args.text).startsWith('The database is unavailable'));
+    expect(told).toBeDefined();
+    // Slack's retry of the same event, now that the database takes it
+    expect((await post(server, body, 'application/json', { ...sign(body), 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' })).status).toBe(200);
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts in 2017') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts && String(c.args.text).startsWith('The database is unavailable'))).toHaveLength(1);
+  });
+
   it('a follow-up in the thread uses the thread memory', async () => {
     const server = await botServer();
     const first = mention('How many thefts were reported in district 11 in 2019?');

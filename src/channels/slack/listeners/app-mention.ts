@@ -5,7 +5,7 @@ import { enqueueInThread, inbound, stripMention, type SlackReceiverDeps } from '
 import { admit, queueOrTell, type Gate } from './gatekeeper.js';
 
 export function appMention(deps: SlackReceiverDeps, gate: Gate) {
-  return async ({ event, body, client }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, body, client, context }: SlackEventMiddlewareArgs<'app_mention'> & AllMiddlewareArgs): Promise<void> => {
     const key = `slack:event:${(body as { event_id?: string }).event_id ?? `${event.channel}:${event.ts}`}`;
     const threadTs = event.thread_ts ?? event.ts;
     const user = event.user ?? 'unknown';
@@ -18,6 +18,7 @@ export function appMention(deps: SlackReceiverDeps, gate: Gate) {
     await queueOrTell(
       () => enqueueInThread(deps, { client, channel: event.channel, threadTs, userId: user }, key, inbound(event.channel, threadTs, user, text)),
       (text) => client.chat.postMessage({ channel: event.channel, thread_ts: threadTs, text }),
+      context.retryNum,
     );
   };
 }

@@ -6,7 +6,7 @@ import { admit, queueOrTell, type Gate } from './gatekeeper.js';
 import { fromSlackText } from '../slack-text.js';
 
 export function directMessage(deps: SlackReceiverDeps, gate: Gate) {
-  return async ({ message, body, client }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ message, body, client, context }: SlackEventMiddlewareArgs<'message'> & AllMiddlewareArgs): Promise<void> => {
     // only people's plain messages in DMs: not edits, not bots (ourselves included)
     if (message.channel_type !== 'im' || message.subtype !== undefined || 'bot_id' in message) return;
     const key = `slack:event:${(body as { event_id?: string }).event_id ?? `${message.channel}:${message.ts}`}`;
@@ -19,6 +19,6 @@ export function directMessage(deps: SlackReceiverDeps, gate: Gate) {
       return;
     }
     const text = fromSlackText(('text' in message && message.text) || '') || 'help';
-    await queueOrTell(() => enqueueInThread(deps, { client, channel: message.channel, threadTs, userId: user }, key, inbound(message.channel, threadTs, user, text)), tell);
+    await queueOrTell(() => enqueueInThread(deps, { client, channel: message.channel, threadTs, userId: user }, key, inbound(message.channel, threadTs, user, text)), tell, context.retryNum);
   };
 }

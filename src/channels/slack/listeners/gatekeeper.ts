@@ -21,15 +21,25 @@ export function admit(gate: Gate, channel: string, userId: string): GateVerdict 
   return { go: true };
 }
 
+/** The question could not be stored: thrown on, so the receiver answers non-2xx (Slack retries) or leaves the envelope unacked. */
+export class NotStoredError extends Error {
+  constructor(readonly cause: unknown) {
+    super(`the question could not be queued (${(cause as Error)?.message ?? String(cause)}); Slack is asked to send it again`);
+    this.name = 'NotStoredError';
+  }
+}
+
 /**
- * Runs the queueing step; when the database is down the person is told so in
- * the thread (never silence) and the platform's retry is not waited for.
+ * Runs the queueing step. When it fails, nothing was stored: the error goes on, so Slack's acknowledgement
+ * is a non-2xx and Slack delivers the event again (the delivery key makes that safe), and the receiver never
+ * says "received" for a question it lost. When the database is down the person is also told so in the
+ * thread, once (not at each of Slack's retries).
  */
-export async function queueOrTell(enqueue: () => Promise<unknown>, tell: (text: string) => Promise<unknown>): Promise<void> {
+export async function queueOrTell(enqueue: () => Promise<unknown>, tell: (text: string) => Promise<unknown>, retryNum?: number): Promise<void> {
   try {
     await enqueue();
   } catch (error) {
-    if (!isDatabaseUnavailable(error)) throw error;
-    await tell(DATABASE_UNAVAILABLE_MESSAGE);
+    if (isDatabaseUnavailable(error) && !retryNum) await tell(DATABASE_UNAVAILABLE_MESSAGE).catch(() => undefined);
+    throw new NotStoredError(error);
   }
 }
