@@ -25,6 +25,8 @@ export interface FeedbackInput {
 export interface FeedbackOutcome {
   /** the pair id, when the answer became a verified pair */
   promoted?: string;
+  /** the same person gave this verdict on this answer before (a platform's retry of the same event): nothing to say again */
+  repeated?: boolean;
   /** what to tell the person, in a sentence */
   message: string;
 }
@@ -36,11 +38,16 @@ export async function recordFeedback(pool: pg.Pool, deliveries: Deliveries, veri
   const sql = answer.kind === 'result' && answer.route === 'sql' && answer.sql.length === 1 ? answer.sql[0] : null;
   const resolved = answer.kind === 'result' ? answer.resolved : undefined;
   const question = resolved?.question ?? (answer.kind === 'result' && answer.route === 'sql' ? null : delivery.question);
-  await pool.query(
-    `INSERT INTO feedback (delivery_key, platform, user_id, verdict, question, asked, sql, plan) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     ON CONFLICT (delivery_key, user_id) DO UPDATE SET verdict = excluded.verdict, created_at = now()`,
+  // the verdict before this one (the CTE reads the table as it was): the same again is a retry, said nothing to
+  const { rows: [stored] } = await pool.query<{ before: Verdict | null }>(
+    `WITH prior AS (SELECT verdict FROM feedback WHERE delivery_key = $1 AND user_id = $3)
+     INSERT INTO feedback (delivery_key, platform, user_id, verdict, question, asked, sql, plan) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (delivery_key, user_id) DO UPDATE SET verdict = excluded.verdict,
+       created_at = CASE WHEN feedback.verdict = excluded.verdict THEN feedback.created_at ELSE now() END
+     RETURNING (SELECT verdict FROM prior) AS before`,
     [input.deliveryKey, input.platform, input.userId, input.verdict, question, delivery.question, sql, resolved?.plan ? JSON.stringify(resolved.plan) : null],
   );
+  if (stored?.before === input.verdict) return { repeated: true, message: 'Thanks: that verdict was noted already.' };
   if (input.verdict === 'down') return { message: 'Thanks: noted as a wrong or unhelpful answer. A curator will look at it (datadesk feedback).' };
   if (!input.curator || !sql) return { message: 'Thanks: noted as a good answer.' };
   if (!resolved) {

@@ -227,6 +227,10 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     await post(server, react('U51', '-1'), 'application/json');
     const noted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U51');
     expect(noted.args.text).toMatch(/^Thanks: noted as a wrong or unhelpful answer/);
+    // Slack retries the same event: one reply, not two
+    const retried = react('U51', '-1');
+    await post(server, retried, 'application/json', { ...sign(retried), 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_timeout' });
+    expect(slack.calls.filter((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U51')).toHaveLength(1);
     await post(server, react('U50', '+1::skin-tone-2'), 'application/json');
     const promoted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U50');
     expect(promoted.args.text).toMatch(/^Thanks: "Which blocks had the most assaults\?" is now a verified question .*asked in any words that mean the same/);

@@ -37,7 +37,8 @@ export function reactionAdded(deps: ReactionDeps) {
       const outcome = await recordFeedback(deps.pool, deps.deliveries, deps.verified, {
         deliveryKey: key, platform: 'slack', userId: event.user, verdict, curator: deps.curators.includes(event.user),
       });
-      if (outcome.promoted || verdict === 'down') await client.chat.postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message });
+      // a retried event (or the same thumb again) says nothing twice
+      if (!outcome.repeated && (outcome.promoted || verdict === 'down')) await client.chat.postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message });
     } catch (error) {
       deps.logger.warn(`slack: feedback on ${key}: ${describeError(error)}`);
     }
