@@ -169,13 +169,18 @@ describe('a hostile model, through the whole desk', () => {
   it.each(BOMBS.map((b) => [b.limit!, b.sql] as const))('a %s bomb the guard accepts is stopped by the limits, in time: %s', async (limit, sql) => {
     expect(await checkSql(sql)).toMatchObject({ ok: true });
     const before = await state();
-    llm.script.push(sqlReply(sql));
+    // the model insists: the same SQL at each attempt
+    llm.script.push(sqlReply(sql), sqlReply(sql), sqlReply(sql));
     const started = performance.now();
     const answer = await ask();
+    llm.script.length = 0;
     const elapsed = performance.now() - started;
     expect(answer.kind).toBe('error');
     if (answer.kind !== 'error') return;
-    if (limit === 'timeout') {
+    if (answer.message.includes('The query is too big to run: ')) {
+      // refused from its EXPLAIN before it ran (plan-budget.ts): the wall in front of the timeout
+      expect(answer.message).toMatch(/^I could not write a valid query for this after 3 attempts\. The last problem: The query is too big to run: /);
+    } else if (limit === 'timeout') {
       expect(answer.message).toBe('The query took longer than 1.0 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.');
     } else if (limit === 'bytes') {
       expect(answer.message).toMatch(/^The query's result is too big \(more than 1 MB\) and was stopped\. Narrow the question/);
@@ -185,8 +190,8 @@ describe('a hostile model, through the whole desk', () => {
     }
     // statement timeout + the watchdog's grace + room for a busy two-core machine
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000 + 2_000);
-    // it really ran, on the reader login only
-    expect(ran(sent.reader, resultStatement(sql, 1_000))).toBe(true);
+    // it really ran (unless its plan was refused first), on the reader login only
+    expect(ran(sent.reader, resultStatement(sql, 1_000))).toBe(!answer.message.includes('The query is too big to run: '));
     expect(ran(sent.app, sql)).toBe(false);
     // and it is not running any more: the server stopped it, or the backend saw its client go
     await expect.poll(async () => (await db.pool.query(
@@ -210,7 +215,7 @@ describe('a hostile model, through the whole desk', () => {
     const answer = await ask();
     expect(answer).toMatchObject({ kind: 'result', sql: [sql], table: { columns: ['crimes'], rows: [[2_000]] } });
     expect(ran(sent.reader, resultStatement(sql, 1_000))).toBe(true);
-    expect(ran(sent.reader, `EXPLAIN ${sql}`)).toBe(true);
+    expect(ran(sent.reader, `EXPLAIN (VERBOSE, FORMAT JSON) ${sql}`)).toBe(true);
     expect(ran(sent.app, sql)).toBe(false);
     // the pool the agent was given is the reader's, and that login is the reader itself, not a role switched into
     expect((desk.sql as unknown as { deps: SqlAgentDeps }).deps.reader).toBe(reader.pool);

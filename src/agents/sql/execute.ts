@@ -8,6 +8,7 @@ import type { Cell } from '../../core/answer.js';
 import { checkSql } from '../../db/sql-guard.js';
 import { DatabaseUnavailableError } from '../../db/errors.js';
 import { QueryTimeoutError, QueryTooBigError, withReadOnly } from '../../db/read-only.js';
+import { planBudgetProblem, type PlanBudget } from '../../db/plan-budget.js';
 
 /**
  * Sent with the extended protocol, which takes exactly one statement: a second
@@ -19,11 +20,14 @@ const oneStatement = (text: string) => ({ text, queryMode: 'extended' }) as pg.Q
 /** statement: the SQL as it runs (a trailing ";" or "-- comment" after it left out: they broke the wrapping queries) */
 export type Validation = { ok: true; statement: string } | { ok: false; error: string };
 
-export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs: number): Promise<Validation> {
+/** `budget`: judge the plan's size (model-written SQL; see plan-budget.ts); our compiled SQL is not judged. */
+export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, budget?: PlanBudget): Promise<Validation> {
   const verdict = await checkSql(sql);
   if (!verdict.ok) return { ok: false, error: verdict.message };
   try {
-    await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(oneStatement(`EXPLAIN ${verdict.statement}`)));
+    const explained = await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(oneStatement(`EXPLAIN (VERBOSE, FORMAT JSON) ${verdict.statement}`)));
+    const problem = budget ? planBudgetProblem((explained.rows[0] as { 'QUERY PLAN': unknown })['QUERY PLAN'], budget) : undefined;
+    if (problem) return { ok: false, error: `The query is too big to run: ${problem}.` };
     return { ok: true, statement: verdict.statement };
   } catch (error) {
     // a timeout, a limit or a database that is down says nothing about the query's validity

@@ -82,7 +82,8 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   it('stops a slow query at the statement timeout and suggests narrowing it', async () => {
     // planning is instant and running takes minutes: the timeout is what stops it, even on a busy machine
     const slow = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }), statementTimeoutMs: 1_500 }).desk;
-    llm.script.push(sqlReply('SELECT count(*) AS triples FROM crimes a, crimes b, crimes c WHERE a.block <> b.block AND b.block <> c.block'));
+    // each step's estimate is small (the plan budget lets it through); run once per outer row, it takes minutes
+    llm.script.push(sqlReply('SELECT count(*) AS slow FROM crimes a WHERE (SELECT count(*) FROM crimes b, crimes c WHERE b.block <> c.block AND b.id > a.id) > 0'));
     const a = await slow.answer({ platform: 'cli', threadId: 'slow', text: 'how many pairs of crimes are on different blocks?' });
     expect(a).toMatchObject({ kind: 'error', retryable: true, message: 'The query took longer than 1.5 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.' });
   });
@@ -285,5 +286,20 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     llm.script.push(sqlReply(`${GOOD}; -- that is all`), { content: 'ok' });
     const a = await ask(FREE, 'trailing-comment');
     expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+  });
+  it("a model's query that would hold gigabytes is refused from its plan before it runs, and nothing of it runs", async () => {
+    const attacks = [
+      'SELECT cardinality(array_agg(c.description)) FROM crimes c, generate_series(1, 2000) g',
+      "SELECT length(string_agg(c.description, ',')) FROM crimes c CROSS JOIN generate_series(1, 2000) g",
+      'SELECT c1.id FROM crimes c1, crimes c2, crimes c3 ORDER BY c1.description',
+    ];
+    for (const sql of attacks) {
+      llm.script.push(sqlReply(sql), sqlReply(sql), sqlReply(sql));
+      const a = await ask(`${FREE} (${sql.length})`, `too-big-${sql.length}`);
+      expect(a, sql).toMatchObject({ kind: 'error', message: expect.stringMatching(/The query is too big to run: /) });
+      // nothing of it ran: no backend of the reader is busy with it
+      const running = await db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()`, [`%${sql.slice(0, 40)}%`]);
+      expect(running.rows[0].n).toBe(0);
+    }
   });
 });

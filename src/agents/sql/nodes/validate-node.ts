@@ -3,6 +3,7 @@
 // at most MAX_ATTEMPTS times (once for a verified query: it would fail again).
 import { makeAnswer } from '../../../core/answer.js';
 import { validateSql } from '../execute.js';
+import { DEFAULT_PLAN_BUDGET } from '../../../db/plan-budget.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { queryPool } from './query-pool.js';
 
@@ -14,7 +15,9 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   const candidate = state.candidate!;
   const pool = queryPool(state);
   if (!pool) return 'end';
-  const verdict = await validateSql(pool, candidate, state.deps.statementTimeoutMs);
+  // the model's SQL is judged by its plan's size too; ours (compiled from a plan, a verified pair) is known
+  const own = state.ownSql !== undefined && candidate === state.ownSql;
+  const verdict = await validateSql(pool, candidate, state.deps.statementTimeoutMs, own ? undefined : DEFAULT_PLAN_BUDGET);
   if (verdict.ok) {
     state.sql = verdict.statement;
     return 'run';
