@@ -150,7 +150,10 @@ async function openReader(
         };
       }
       if (setup.skipped.length) {
-        logger.warn(`PostgreSQL: the reader login ${setup.role} works, but these need a superuser and were not done: ${setup.skipped.join('; ')}. The SQL guard still refuses those functions.`);
+        logger.warn(
+          `PostgreSQL: the reader login ${setup.role} works, but these need a superuser and were not done: ${setup.skipped.join('; ')}. ` +
+            'Until they are, the SQL guard is the only wall for those functions and temp files. Run once: datadesk db harden --admin-url postgres://SUPERUSER@HOST/DATABASE',
+        );
       }
       const u = new URL(appUrl);
       u.username = setup.role;

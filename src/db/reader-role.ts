@@ -114,7 +114,6 @@ export async function ensureReaderRole(
       ['client_connection_check_interval', '1000'],
     ].filter(([name]) => name !== 'client_connection_check_interval' || rights.serverVersion >= 140000) as [string, string][];
     if (rights.superuser) settings.push(['temp_file_limit', limits.tempFileLimit]);
-    else skipped.push(`temp_file_limit (${limits.tempFileLimit}) on ${role}`);
     for (const [name, value] of settings) await client.query(`ALTER ROLE ${ident(role)} SET ${name} = ${literal(value)}`);
 
     await client.query(`GRANT CONNECT ON DATABASE ${ident(rights.database)} TO ${ident(role)}`);
@@ -127,14 +126,33 @@ export async function ensureReaderRole(
     await client.query(`REVOKE ALL ON SCHEMA datadesk_app FROM ${ident(role)}`);
 
     if (rights.superuser) await revokeDangerousFunctions(client, appOwner ?? rights.user);
-    else skipped.push('REVOKE EXECUTE on set_config, ts_stat, query_to_xml*, lo_*, pg_read_* … from PUBLIC');
     await client.query('COMMIT');
+    // what only a superuser can add, and was not added yet (by this run, an earlier one, or `datadesk db harden`)
+    skipped.push(...(await missingWalls(client, role, limits)));
     if (!exists) logger.info(`PostgreSQL: created the reader login ${role} for model-written SQL`);
     return { role, password, skipped };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The walls a superuser must add that are not there: temp_file_limit on the reader role, and EXECUTE on
+ * the dangerous built-ins still granted to PUBLIC. Read from the catalogs, so it is right whoever added them.
+ */
+export async function missingWalls(client: pg.ClientBase, role: string, limits: Pick<ReaderLimits, 'tempFileLimit'>): Promise<string[]> {
+  const { rows } = await client.query<{ temp: boolean; public_fns: number }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole
+                    WHERE r.rolname = $1 AND EXISTS (SELECT 1 FROM unnest(s.setconfig) c WHERE c LIKE 'temp_file_limit=%')) AS temp,
+            (SELECT count(*)::int FROM (${DANGEROUS_FUNCTIONS}) d JOIN pg_proc p ON p.oid = d.fn::oid
+             WHERE p.proacl IS NULL OR EXISTS (SELECT 1 FROM aclexplode(p.proacl) a WHERE a.grantee = 0 AND a.privilege_type = 'EXECUTE')) AS public_fns`,
+    [role],
+  );
+  const missing: string[] = [];
+  if (!rows[0].temp) missing.push(`temp_file_limit (${limits.tempFileLimit}) on ${role}`);
+  if (rows[0].public_fns > 0) missing.push(`REVOKE EXECUTE from PUBLIC on ${rows[0].public_fns} built-ins (set_config, ts_stat, query_to_xml*, lo_*, pg_read_*, advisory locks …)`);
+  return missing;
 }
 
 /** The second wall: dangerous built-ins are not executable by PUBLIC here (the app's owner keeps them). */

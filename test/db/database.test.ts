@@ -70,7 +70,7 @@ describe('openDatabase', () => {
       expect(db.readerProblem).toBeUndefined();
       const who = await db.reader!.query('SELECT current_user AS u, session_user AS s, current_setting(\'default_transaction_read_only\') AS ro');
       expect(who.rows[0]).toEqual({ u: expect.stringMatching(/^datadesk_reader_dd_db_cr_/), s: who.rows[0].u, ro: 'on' });
-      expect(logger.lines.join('\n')).toMatch(/need a superuser and were not done: temp_file_limit .*; REVOKE EXECUTE/);
+      expect(logger.lines.join('\n')).toMatch(/need a superuser and were not done: temp_file_limit .*; REVOKE EXECUTE from PUBLIC on \d+ built-ins.*datadesk db harden --admin-url/);
       // a second process finds the same login and password
       const again = await openDatabase(config({ DATABASE_URL: url }), createMemoryLogger());
       expect((await again.reader!.query('SELECT current_user AS u')).rows[0].u).toBe(who.rows[0].u);
@@ -78,6 +78,34 @@ describe('openDatabase', () => {
     } finally {
       await db?.close();
     }
+  });
+
+  it('db harden adds what only a superuser can: then the reader has a temp_file_limit, PUBLIC no set_config, and start-up warns no more', async () => {
+    const url = await ownedDatabase('hard', 'CREATEROLE');
+    const first = await openDatabase(config({ DATABASE_URL: url }), createMemoryLogger());
+    const readerBefore = await first.reader!.query(`SELECT set_config('application_name', 'x', false) AS v`).then(() => 'allowed', (e: Error) => e.message);
+    expect(readerBefore).toBe('allowed');
+    await first.close();
+    const refused = await runCli(['db', 'harden', '--admin-url', url], { DATABASE_URL: url, SOCRATA_SCHEDULE: 'off' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/--admin-url logs in as dd_owner_hard_\w+, which is not a superuser/);
+    const done = await runCli(['db', 'harden', '--admin-url', admin], { DATABASE_URL: url, SOCRATA_SCHEDULE: 'off' });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/done: temp_file_limit .* on datadesk_reader_dd_db_hard_/);
+    expect(done.stdout).toMatch(/done: REVOKE EXECUTE from PUBLIC on \d+ built-ins/);
+    const logger = createMemoryLogger();
+    const again = await openDatabase(config({ DATABASE_URL: url }), logger);
+    try {
+      expect(logger.lines.join('\n')).not.toMatch(/need a superuser/);
+      expect((await again.reader!.query(`SELECT current_setting('temp_file_limit') AS v`)).rows[0].v).not.toBe('-1');
+      await expect(again.reader!.query(`SELECT set_config('application_name', 'x', false)`)).rejects.toThrow(/permission denied for function set_config/);
+      // the app's own login keeps what it needs
+      expect((await again.write.query(`SELECT set_config('application_name', 'app', false) AS v`)).rows[0].v).toBe('app');
+    } finally {
+      await again.close();
+    }
+    const twice = await runCli(['db', 'harden', '--admin-url', admin], { DATABASE_URL: url, SOCRATA_SCHEDULE: 'off' });
+    expect(twice.stdout).toMatch(/already there: /);
   });
 
   it('an owner that may not create roles: model-written SQL is refused with the reason, verified questions answer', async () => {
