@@ -20,6 +20,16 @@ export interface ReadOnlyOptions {
    * relies on the per-statement timeout alone)
    */
   watchdog?: boolean;
+  /** aborted: the work is stopped and its connection closed (a download whose client went away) */
+  signal?: AbortSignal;
+}
+
+/** The work was stopped because its caller went away (the signal was aborted). */
+export class WorkAbandonedError extends Error {
+  constructor() {
+    super('stopped: the client went away');
+    this.name = 'WorkAbandonedError';
+  }
 }
 
 const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000)));
@@ -67,6 +77,10 @@ export async function withReadOnly<T>(
   const watchdog = options.watchdog
     ? setTimeout(() => stop(new QueryTimeoutError(options.statementTimeoutMs)), options.statementTimeoutMs + GRACE_MS)
     : undefined;
+  // the backend sees its client go within a second (client_connection_check_interval) and stops
+  const abandon = () => stop(new WorkAbandonedError());
+  if (options.signal?.aborted) abandon();
+  options.signal?.addEventListener('abort', abandon, { once: true });
   // a connection closed under a running query also emits 'error' on the client: handled here, not by the process
   const onError = () => undefined;
   client.on('error', onError);
@@ -92,6 +106,7 @@ export async function withReadOnly<T>(
     throw classify(error, options, stopped);
   } finally {
     clearTimeout(watchdog);
+    options.signal?.removeEventListener('abort', abandon);
     socket.off('data', count);
     client.off('error', onError);
     client.release(broken ? true : undefined);

@@ -11,12 +11,15 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { Answer } from '../core/answer.js';
 import { checkSql } from '../db/sql-guard.js';
 import { withReadOnly } from '../db/read-only.js';
+import type { ExportGate } from './export-gate.js';
 
 export interface ExportSettings {
-  /** the reader login's pool (the app's when there is none: then only our own compiled SQL was ever run) */
+  /** exports' own pool on the reader login (the app's when there is none: then only our own compiled SQL was ever run) */
   pool: pg.Pool;
   rowLimit: number;
   statementTimeoutMs: number;
+  /** how many exports run at once (in all, per person); none: no limit (tests, the CLI) */
+  gate?: ExportGate;
 }
 
 export type ExportSource = { kind: 'query'; sql: string } | { kind: 'rows'; columns: string[]; rows: unknown[][] };
@@ -62,7 +65,7 @@ async function defusedSelect(client: pg.PoolClient, sql: string, limit: number):
  * the writer: a refusal (ExportRefused) comes before the first byte, so the
  * caller can still answer with an error instead of half a file.
  */
-export async function prepareCsvExport(settings: ExportSettings, source: ExportSource): Promise<(out: Writable) => Promise<void>> {
+export async function prepareCsvExport(settings: ExportSettings, source: ExportSource, signal?: AbortSignal): Promise<(out: Writable) => Promise<void>> {
   if (source.kind === 'rows') {
     return async (out) => {
       out.write([source.columns, ...source.rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n');
@@ -75,7 +78,8 @@ export async function prepareCsvExport(settings: ExportSettings, source: ExportS
   const sql = verdict.statement;
   const limit = Math.max(1, Math.floor(settings.rowLimit));
   return (out) =>
-    withReadOnly(settings.pool, { statementTimeoutMs: settings.statementTimeoutMs }, async (client) => {
+    // the answer's watchdog (timeout plus grace), and stopped when the client goes away
+    withReadOnly(settings.pool, { statementTimeoutMs: settings.statementTimeoutMs, watchdog: true, signal }, async (client) => {
       // a newline before each closing bracket: SQL ending in a -- comment would otherwise comment it out
       await pipeline(client.query(copyTo(`COPY (${await defusedSelect(client, sql, limit)}\n) TO STDOUT WITH (FORMAT csv, HEADER)`)), out);
     });

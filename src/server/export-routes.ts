@@ -1,5 +1,9 @@
 // GET /exports/<token>.csv: the rows of an answer whose card carries this
-// link (Teams), by the delivery's unguessable token; see src/export/.
+// link (Teams), by the delivery's unguessable token; see src/export/. Served
+// only under the names this deployment answers to (PUBLIC_BASE_URL's host,
+// HOST, loopback), and at most `perMinute` a minute per client address.
+import type { Config } from '../config/env.js';
+import { RateLimiter } from '../core/rate-limit.js';
 import type { Logger } from '../core/logger.js';
 import type { ExportSettings } from '../export/csv-export.js';
 import { sendCsvExport } from '../export/csv-response.js';
@@ -8,12 +12,33 @@ import type { Route } from './http-server.js';
 
 export const exportLink = (baseUrl: string, token: string) => `${baseUrl}/exports/${token}.csv`;
 
-export function exportRoutes(deliveries: Deliveries, settings: ExportSettings, logger: Logger): Route {
+/** The host names export links may be fetched under: PUBLIC_BASE_URL's, HOST's, and the loopback ones. */
+export function exportHosts(config: Pick<Config, 'publicBaseUrl' | 'host'>): string[] {
+  const own = ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host.includes(':') ? `[${config.host}]` : config.host];
+  return [...new Set(['localhost', '127.0.0.1', '[::1]', ...own, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])].map((h) => h.toLowerCase()))];
+}
+
+const refuse = (res: Parameters<Route>[1], status: number, error: string, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(JSON.stringify({ error }));
+
+export function exportRoutes(deliveries: Deliveries, settings: ExportSettings, logger: Logger, access: { hosts: string[]; perMinute: number }): Route {
+  const limiter = new RateLimiter(access.perMinute);
   return async (req, res) => {
     const match = /^\/exports\/([0-9a-f]{32})\.csv$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
     if (req.method !== 'GET' || !match) return false;
+    const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+    if (!access.hosts.includes(host)) {
+      refuse(res, 403, `This server does not answer to the name "${host}".`);
+      return true;
+    }
+    const who = req.socket.remoteAddress ?? 'unknown';
+    const wait = limiter.take(who);
+    if (wait > 0) {
+      refuse(res, 429, `Too many downloads: at most ${access.perMinute} a minute. Try again in ${wait} s.`, { 'retry-after': String(wait) });
+      return true;
+    }
     const row = await deliveries.byExportToken(match[1]);
-    await sendCsvExport(res, row?.answer, settings, logger);
+    await sendCsvExport(res, row?.answer, settings, logger, who);
     return true;
   };
 }

@@ -73,20 +73,29 @@ describe('serve while PostgreSQL stops and starts', () => {
     expect(bot.log()).not.toMatch(/Unhandled|uncaught/i);
   }, 120_000);
 
-  it('a Slack mention while the database is down gets the sentence in its thread, not silence', async () => {
+  it('a Slack mention while the database is down gets the sentence in its thread, not silence, and is answered at Slack\'s retry', async () => {
     const slack = await startFakeSlack();
+    let restarted = false;
     try {
       const secret = 'outage-secret';
       const bot = await spawnServe({ DATABASE_URL: server.url, DATADESK_HOME: botHome.dir, SLACK_BOT_TOKEN: 'xoxb-outage', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl }, children);
       await server.stop();
       await pollUntil(async () => ((await health(bot.url)).status === 503 ? true : undefined), 20_000, 'healthz 503');
       const ts = '1900000002.000100';
-      expect(await postMention(bot.url, secret, { eventId: 'EvOutage1', channel: 'C-outage', text: '<@UBOT> How many thefts were reported in 2019?', ts })).toBe(200);
+      const event = { eventId: 'EvOutage1', channel: 'C-outage', text: '<@UBOT> How many thefts were reported in 2019?', ts };
+      // not stored, so not acknowledged: Slack will deliver it again
+      expect(await postMention(bot.url, secret, event)).toBe(500);
       const said = await slack.waitFor((c) => c.args.channel === 'C-outage' && /database is unavailable/.test(JSON.stringify(c.args)));
       expect(said.args.thread_ts ?? ts).toBe(ts);
       expect(bot.child.exitCode).toBeNull();
-    } finally {
+      // the database is back; Slack's retry of the same event is answered in the thread
       server = await startEmbeddedPostgres(pgHome.dir, port, createMemoryLogger());
+      restarted = true;
+      await pollUntil(async () => ((await health(bot.url)).status === 200 ? true : undefined), 30_000, 'healthz 200');
+      expect(await postMention(bot.url, secret, { ...event, retryNum: 1 })).toBe(200);
+      await slack.waitFor((c) => c.args.channel === 'C-outage' && /Thefts in 2019/.test(JSON.stringify(c.args)), 30_000);
+    } finally {
+      if (!restarted) server = await startEmbeddedPostgres(pgHome.dir, port, createMemoryLogger());
       await slack.close();
     }
   }, 120_000);

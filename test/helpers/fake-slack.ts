@@ -182,11 +182,13 @@ export function slackSignature(secret: string, body: string, ts = Math.floor(Dat
 }
 
 /** POSTs a signed app_mention event to a bot's /slack/events. */
-export async function postMention(baseUrl: string, secret: string, e: { eventId: string; channel: string; text: string; ts: string; user?: string }): Promise<number> {
+/** retryNum: sent as Slack's X-Slack-Retry-Num, as Slack does when it delivers an event again. */
+export async function postMention(baseUrl: string, secret: string, e: { eventId: string; channel: string; text: string; ts: string; user?: string; retryNum?: number }): Promise<number> {
   const body = JSON.stringify({
     type: 'event_callback', event_id: e.eventId, team_id: 'T1', api_app_id: 'A1', event_time: 1,
     event: { type: 'app_mention', user: e.user ?? 'U1', channel: e.channel, text: e.text, ts: e.ts, event_ts: e.ts },
   });
-  const res = await fetch(`${baseUrl}/slack/events`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...slackSignature(secret, body) } });
+  const retry: Record<string, string> = e.retryNum ? { 'x-slack-retry-num': String(e.retryNum), 'x-slack-retry-reason': 'http_error' } : {};
+  const res = await fetch(`${baseUrl}/slack/events`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...slackSignature(secret, body), ...retry } });
   return res.status;
 }

@@ -131,9 +131,9 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   };
 
   /** GET /api/export/<thread>/<id>.csv: all rows of that answer's query, streamed. */
-  const exportCsv = async (res: http.ServerResponse, thread: string, id: string) => {
+  const exportCsv = async (req: http.IncomingMessage, res: http.ServerResponse, thread: string, id: string) => {
     const row = await deps.deliveries.get(`web:${thread}:${id}`);
-    await sendCsvExport(res, row?.answer, deps.exports, deps.logger);
+    await sendCsvExport(res, row?.answer, deps.exports, deps.logger, req.socket.remoteAddress ?? 'unknown');
   };
 
   /** Answers one question or choice as Server-Sent Events. */
@@ -254,7 +254,10 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       return true;
     }
     if (exportOf) {
-      await exportCsv(res, exportOf[1], exportOf[2]);
+      // a download is a click: counted like one, so a script cannot start exports without end
+      const wait = clicks.take(req.socket.remoteAddress ?? 'unknown');
+      if (wait > 0) return refuse(res, { status: 429, error: `Too many downloads. Try again in ${wait} s.`, headers: { 'retry-after': String(wait) } });
+      await exportCsv(req, res, exportOf[1], exportOf[2]);
       return true;
     }
     // a form or a no-cors fetch from another site can only send text/plain, form data or multipart

@@ -4,6 +4,8 @@
 // schedules, and answers the queued questions in its own workers unless
 // started with --no-worker (then `datadesk worker` processes answer them).
 // Runs until SIGINT/SIGTERM.
+import pg from 'pg';
+import { ExportGate } from '../../export/export-gate.js';
 import { describeLlm } from '../../config/env.js';
 import { openDatabase } from '../../db/database.js';
 import { redactUrl } from '../../db/database.js';
@@ -14,7 +16,7 @@ import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
 import { healthRoutes, startHttpServer, type Route } from '../../server/http-server.js';
 import { createSlackApp, SLACK_EVENTS_PATH, slackWebClient } from '../../channels/slack/slack-app.js';
 import { chartRoutes } from '../../server/chart-routes.js';
-import { exportLink, exportRoutes } from '../../server/export-routes.js';
+import { exportHosts, exportLink, exportRoutes } from '../../server/export-routes.js';
 import type { CloudAdapter } from 'botbuilder';
 import { DigestScheduler } from '../../digest/scheduler.js';
 import { digestDeps } from '../../digest/digest-deps.js';
@@ -78,8 +80,12 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   if (options.worker) warmInBackground(db.read, config.statementTimeoutMs, logger);
   if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
   if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
-  const exports = { pool: db.reader ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs };
-  routes.push(exportRoutes(jobs.deliveries, exports, logger));
+  // exports on a budget of their own: two connections of their own on the reader login, at most two at once and one a
+  // person, so questions never wait behind a two-minute download
+  const exportPool = db.reader ? new pg.Pool({ ...db.reader.options, max: 2, application_name: 'datadesk-export' }) : undefined;
+  exportPool?.on('error', (error) => logger.warn(`export pool: ${error.message}`));
+  const exports = { pool: exportPool ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs, gate: new ExportGate() };
+  routes.push(exportRoutes(jobs.deliveries, exports, logger, { hosts: exportHosts(config), perMinute: config.rateLimits.userPerMinute }));
   const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports, feedback: desk.verified && { verified: desk.verified, curators: config.curators } }) : undefined;
   if (slack?.route) routes.push(slack.route);
   if (teamsAdapter) {
@@ -133,5 +139,6 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   await jobs.stop();
   await destroyWorkerPool();
   await memory.close();
+  await exportPool?.end().catch(() => undefined);
   await db.close();
 }

@@ -43,7 +43,7 @@ async function botServer(options: { appId?: string; withLlm?: boolean; curators?
     desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago',
     feedback: verified && { verified, curators: options.curators! },
   });
-  const exports = exportRoutes(jobs.deliveries, { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 }, logger);
+  const exports = exportRoutes(jobs.deliveries, { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 }, logger, { hosts: ['127.0.0.1', 'localhost'], perMinute: 100 });
   const server = await startHttpServer('127.0.0.1', 0, [teamsRoutes(adapter, bot, logger), chartRoutes(charts), exports], logger);
   base = server.url;
   servers.push(server);

@@ -31,7 +31,17 @@ export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSetting
       }
       const headline = row.answer.kind === 'result' ? row.answer.headline : 'answer';
       const name = headline.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'answer';
-      const csv = await csvExportBuffer(deps.exports, source, SLACK_EXPORT_BYTES);
+      const ticket = deps.exports.gate?.enter(`slack:${body.user.id}`) ?? { release: () => undefined };
+      if ('busy' in ticket) {
+        await say(`Busy: ${ticket.busy}. Try again in ${ticket.retryAfterS} s.`);
+        return;
+      }
+      let csv: Buffer;
+      try {
+        csv = await csvExportBuffer(deps.exports, source, SLACK_EXPORT_BYTES);
+      } finally {
+        ticket.release();
+      }
       const rows = Math.max(0, csv.toString('utf8').split('\n').length - 2);
       await client.files.uploadV2({
         channel_id: channel, thread_ts: threadTs, file: csv, filename: `datadesk-${name}.csv`, title: `${headline} (CSV)`,
