@@ -12,6 +12,7 @@ import { semanticModel, typePlural } from './semantic-model.js';
 import { DIMENSION_WORDS, monthName, PER_WORDS, weekdaysName } from './words.js';
 import { titleCase } from './read/lexicon.js';
 import { TIE_NAMES, type GroupFacts } from './facts.js';
+import { shownValue } from '../core/inert-text.js';
 
 export interface NarrationContext {
   /** community area number -> name */
@@ -151,7 +152,8 @@ const TIME_AXES = new Set<Dimension>(['year', 'month', 'date']);
 function labelOf(d: Dimension, v: Cell): string {
   if (d === 'hour') return `${String(v).padStart(2, '0')}:00`;
   if (d === 'district' || d === 'ward' || d === 'beat') return `${d} ${v}`;
-  return String(v);
+  // a block, a location, a type: the data's own words, anyone's to write when a CSV is loaded
+  return shownValue(String(v));
 }
 
 /** "community area" -> "community areas", "day of the week" -> "days of the week". */

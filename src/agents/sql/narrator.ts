@@ -4,6 +4,7 @@
 import type { Cell } from '../../core/answer.js';
 import { fmtNumber } from '../../core/format.js';
 import type { QueryResult } from './execute.js';
+import { shownValue } from '../../core/inert-text.js';
 
 export type Shape = 'empty' | 'single' | 'series' | 'ranking' | 'comparison' | 'table';
 
@@ -16,7 +17,7 @@ export function fmtCell(v: Cell, column = ''): string {
   if (typeof v === 'number' && TIME_COLUMN.test(column)) return String(v);
   if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : fmtNumber(v, Math.abs(v) < 10 ? 2 : 1);
   if (v === null) return 'none';
-  return String(v);
+  return shownValue(String(v));
 }
 
 const isNum = (v: Cell) => typeof v === 'number';

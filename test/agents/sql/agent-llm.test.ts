@@ -139,13 +139,13 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   });
 
   it.each([
-    ['a channel mention and a link', `<!channel> There were ${thefts2019Placeholder} thefts. [Click here to verify your account](http://evil.example)`, 'it contained a link or a mention'],
-    ['an instruction to the reader', `There were ${thefts2019Placeholder} thefts. Please re-authenticate at the portal to see more.`, 'it told the reader to do something'],
+    ['a channel mention and a link', `<!channel> There were ${thefts2019Placeholder} thefts. [Click here to verify your account](http://evil.example)`, 'it contained a link'],
+    ['an instruction to the reader', `There were ${thefts2019Placeholder} thefts. Please re-authenticate at the portal to see more.`, 'it contained an instruction'],
     ['an empty reply', '   ', 'it was empty'],
     ['30 KB of filler', `There were ${thefts2019Placeholder} thefts. ${'Indeed. '.repeat(4_000)}`, 'it was 32,'],
     ['markup that changes meaning', `# URGENT\nThere were ${thefts2019Placeholder} thefts.`, 'it contained markup'],
-    ['JSON instead of sentences (a model answering its other task)', `{"sql": "SELECT count(*) FROM crimes"}`, 'it was data or SQL, not sentences'],
-    ['a query instead of sentences', `SELECT count(*) FROM crimes WHERE primary_type = 'THEFT'`, 'it was data or SQL, not sentences'],
+    ['JSON instead of sentences (a model answering its other task)', `{"sql": "SELECT count(*) FROM crimes"}`, 'it contained data or SQL, not sentences'],
+    ['a query instead of sentences', `SELECT count(*) FROM crimes WHERE primary_type = 'THEFT'`, 'it contained data or SQL, not sentences'],
   ])('never shows a narration with %s: the deterministic one is shown, and the trace says why', async (_, narration, why) => {
     llm.script.push(sqlReply(GOOD), { content: narration.replaceAll(thefts2019Placeholder, String(thefts2019)) });
     const a = await ask(FREE);

@@ -16,6 +16,7 @@ import { narrationProblem } from '../inert-narration.js';
 import { narrationFacts, wholeResultFacts } from '../narration-facts.js';
 import { narrationContext } from '../plan-path.js';
 import { planKey } from '../../../plan/plan-key.js';
+import { shownValue } from '../../../core/inert-text.js';
 import { groupFacts } from '../../../plan/facts.js';
 import type { QueryPlan } from '../../../plan/query-plan.js';
 import { queryPool } from './query-pool.js';
@@ -92,7 +93,8 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     table: {
       columns: result.columns.map(humanize),
       // years, months and hours are labels: as text, so no renderer formats them as quantities
-      rows: result.rows.slice(0, display).map((row) => row.map((c, i) => (typeof c === 'number' && TIME_COLUMN.test(result.columns[i]) ? String(c) : c))),
+      // a text cell that carries a link or an instruction (the data is anyone's to write) is withheld, in every channel
+      rows: result.rows.slice(0, display).map((row) => row.map((c, i) => (typeof c === 'number' && TIME_COLUMN.test(result.columns[i]) ? String(c) : typeof c === 'string' ? shownValue(c) : c))),
       rowCount: result.rowCount,
       truncated: result.rowCount > display,
     },
