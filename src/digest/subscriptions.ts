@@ -71,10 +71,20 @@ export async function digestCommand(pool: pg.Pool, text: string, ctx: CommandCon
   }
   const schedule = parseSchedule(words, ctx.defaultTimezone);
   const kind = kindOf(schedule.topic);
+  const topic = kind === 'crime' ? null : schedule.topic;
+  // the same digest twice (a replayed command, a double submit) is one subscription: the unique index says so
   const { rows } = await pool.query<{ id: number }>(
-    `INSERT INTO digest_subscriptions (platform, channel, created_by, cron, timezone, kind, topic) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-    [ctx.platform, ctx.channel, ctx.userId ?? null, schedule.cron, schedule.timezone, kind, kind === 'crime' ? null : schedule.topic],
+    `INSERT INTO digest_subscriptions (platform, channel, created_by, cron, timezone, kind, topic) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (platform, channel, cron, timezone, kind, coalesce(topic, '')) WHERE enabled DO NOTHING RETURNING id`,
+    [ctx.platform, ctx.channel, ctx.userId ?? null, schedule.cron, schedule.timezone, kind, topic],
   );
   const what = kind === 'crime' ? 'the crime digest' : kind === 'question' ? `"${schedule.topic}"` : `a backtest watch of \`${schedule.topic}\``;
+  if (!rows[0]) {
+    const { rows: existing } = await pool.query<{ id: number }>(
+      `SELECT id FROM digest_subscriptions WHERE enabled AND platform = $1 AND channel = $2 AND cron = $3 AND timezone = $4 AND kind = $5 AND coalesce(topic, '') = coalesce($6, '')`,
+      [ctx.platform, ctx.channel, schedule.cron, schedule.timezone, kind, topic],
+    );
+    return `Digest #${existing[0]?.id ?? '?'} already posts ${what} here, ${schedule.label}: nothing was added.`;
+  }
   return `Digest #${rows[0].id}: ${what}, ${schedule.label}. Turn it off with \`digest off ${rows[0].id}\`.`;
 }

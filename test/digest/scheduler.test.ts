@@ -362,6 +362,9 @@ describe('digest commands', () => {
     expect(q).toMatch(/^Digest #\d+: "How many thefts were reported in 2019\?", daily at 08:00 \(America\/Chicago\)/);
     const bt = await digestCommand(db.pool, 'digest cron 0 17 * * 5 UTC 600519 buy: RSI(14) < 30 sell: RSI(14) > 70', ctx);
     expect(bt).toMatch(/a backtest watch of `600519 buy: RSI\(14\) < 30 sell: RSI\(14\) > 70`, cron "0 17 \* \* 5" \(UTC\)/);
+    // the same command again (a signed slash command replayed within five minutes): one subscription, said so
+    const twice = await digestCommand(db.pool, 'digest daily 08:00 How many thefts were reported in 2019?', ctx);
+    expect(twice).toBe(`Digest #${/#(\d+)/.exec(q)![1]} already posts "How many thefts were reported in 2019?" here, daily at 08:00 (America/Chicago): nothing was added.`);
     expect((await digestCommand(db.pool, 'digest list', ctx)).split('\n')).toHaveLength(4);
     const id = /#(\d+)/.exec(a)![1];
     expect(await digestCommand(db.pool, `digest off ${id}`, ctx)).toBe(`Digest #${id} is off.`);

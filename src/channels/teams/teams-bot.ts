@@ -75,6 +75,12 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     const value = activity.value as CardValue | undefined;
 
     if (value?.datadesk === 'followup' && typeof value.text === 'string' && value.text.trim()) {
+      // a follow-up click is a new question: it counts against the asker's limit like a typed one
+      const wait = this.deps.userLimit.take(`teams:${userId}`);
+      if (wait > 0) {
+        await context.sendActivity(`You are asking faster than I can answer well: please try again in ${wait} s.`);
+        return;
+      }
       const plan = value.plan && typeof value.plan === 'object' && !Array.isArray(value.plan) ? (value.plan as Record<string, unknown>) : undefined;
       await this.enqueue(context, `teams:click:${activity.replyToId ?? activity.id}:followup:${value.text}`.slice(0, 500), { ...message, text: value.text.trim().slice(0, 500), ...(plan ? { plan } : {}) });
       return;
