@@ -34,7 +34,12 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
     };
   };
 
+  if (await interrupted(pool, 'crimes')) {
+    logger.warn('Demo data: the last start was stopped while it loaded the demo crimes; loading them again, whole');
+    await pool.query('TRUNCATE crimes');
+  }
   if (await isEmpty(pool, 'crimes')) {
+    await markSynthetic(pool, 'crimes', false);
     logger.info(`Demo data: generating ${config.demoCrimeRows.toLocaleString('en-US')} synthetic Chicago crimes (first start only)...`);
     const file = path.join(dir, 'crimes.csv');
     await generateCrimes({ rows: config.demoCrimeRows, seed: DEMO_SEED, out: file, onProgress: percent('generate') });
@@ -44,13 +49,18 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
     });
     rmSync(file);
     await pool.query('ANALYZE crimes');
-    await markSynthetic(pool, 'crimes');
+    await markSynthetic(pool, 'crimes', true);
     loaded.push(`${summary.inserted.toLocaleString('en-US')} crimes`);
   }
 
   const stockTables = Object.values(EXCHANGES);
+  if (await interrupted(pool, 'stocks')) {
+    logger.warn('Demo data: the last start was stopped while it loaded the demo bars; loading them again, whole');
+    await pool.query(`TRUNCATE ${stockTables.join(', ')}`);
+  }
   const stocksEmpty = (await Promise.all(stockTables.map((t) => isEmpty(pool, t)))).every(Boolean);
   if (stocksEmpty) {
+    await markSynthetic(pool, 'stocks', false);
     logger.info(`Demo data: generating ${config.demoTickers} synthetic A-share tickers, ${DEMO_WINDOW.from} to ${DEMO_WINDOW.to}...`);
     const generated = await generateStocks({ tickers: config.demoTickers, ...DEMO_WINDOW, seed: DEMO_SEED, outDir: dir });
     let bars = 0;
@@ -63,13 +73,27 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
       rmSync(file);
       await pool.query(`ANALYZE ${EXCHANGES[exchange]}`);
     }
-    await markSynthetic(pool, 'stocks');
+    await markSynthetic(pool, 'stocks', true);
     loaded.push(`${bars.toLocaleString('en-US')} daily bars of ${config.demoTickers} tickers`);
   }
   return loaded;
 }
 
-/** Remembers that a dataset holds generated rows, so that every page that shows it can say so (see freshness.ts). */
-async function markSynthetic(pool: pg.Pool, dataset: 'crimes' | 'stocks'): Promise<void> {
-  await pool.query(`INSERT INTO ingest_state (source, cursor) VALUES ($1, '{"synthetic": true}') ON CONFLICT (source) DO NOTHING`, [`demo:${dataset}`]);
+/**
+ * Remembers that a dataset holds generated rows, so that every page that shows it can say so (see
+ * freshness.ts), and whether their load finished: marked unfinished before the first row goes in, finished
+ * after the last, so a load stopped in between (Ctrl-C on the first start) is found and redone whole.
+ */
+async function markSynthetic(pool: pg.Pool, dataset: 'crimes' | 'stocks', complete: boolean): Promise<void> {
+  await pool.query(
+    `INSERT INTO ingest_state (source, cursor) VALUES ($1, jsonb_build_object('synthetic', true, 'complete', $2::boolean))
+     ON CONFLICT (source) DO UPDATE SET cursor = excluded.cursor`,
+    [`demo:${dataset}`, complete],
+  );
+}
+
+/** A demo load that was started and never finished (an older marker has no "complete": it was written after the load). */
+async function interrupted(pool: pg.Pool, dataset: 'crimes' | 'stocks'): Promise<boolean> {
+  const { rows } = await pool.query<{ cursor: { complete?: boolean } }>('SELECT cursor FROM ingest_state WHERE source = $1', [`demo:${dataset}`]);
+  return rows[0]?.cursor?.complete === false;
 }

@@ -50,6 +50,15 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   const db = await openDatabase(config, logger, { refuseSuperuser: true });
   // Ctrl-C and SIGTERM are ours to handle (below), in order: the embedded server stops last
   takeBackShutdownSignals();
+  // during start-up (the first start's demo load takes seconds) a Ctrl-C ends the process at once: the open
+  // transaction is rolled back by the server, our exit hook stops the embedded server (it was left running), and an
+  // interrupted demo load is redone whole at the next start
+  const startingUp = () => {
+    logger.warn('Stopping during start-up (an unfinished demo load is redone at the next start)');
+    process.exit(130);
+  };
+  process.once('SIGINT', startingUp);
+  process.once('SIGTERM', startingUp);
   if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
   const interrupted = await markInterruptedRuns(db.write);
   if (interrupted) logger.warn(`Ingest: ${interrupted} load${interrupted === 1 ? ' was' : 's were'} interrupted earlier (process stopped); marked failed`);
@@ -127,6 +136,8 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   if (slack || teamsAdapter) digests.start(config.digestTickSeconds * 1_000);
   logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);
 
+  process.off('SIGINT', startingUp);
+  process.off('SIGTERM', startingUp);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
