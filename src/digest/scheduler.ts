@@ -280,6 +280,8 @@ export interface SchedulerOptions extends Omit<RunDeps, 'clients'> {
   graceMs?: number;
   /** after this long, another leader takes over an unfinished claim */
   leaseMs?: number;
+  /** after this long, a claim whose runner holds no lock (it died) is taken over without waiting for the lease */
+  takeoverMs?: number;
   /** hands a claimed period to a worker (a durable job, see digest-jobs.ts) instead of running it here */
   dispatch?: (sub: Subscription, runId: number, period: Period) => Promise<void>;
 }
@@ -294,6 +296,7 @@ export class DigestScheduler {
   private readonly now: () => Date;
   private readonly graceMs: number;
   private readonly leaseMs: number;
+  private readonly takeoverMs: number;
   private timer?: NodeJS.Timeout;
   private ticking = false;
 
@@ -302,6 +305,7 @@ export class DigestScheduler {
     this.now = o.now ?? (() => new Date());
     this.graceMs = o.graceMs ?? 6 * 3_600_000;
     this.leaseMs = o.leaseMs ?? 10 * 60_000;
+    this.takeoverMs = o.takeoverMs ?? 30_000;
     this.platforms = (Object.keys(o.deliver) as Platform[]).filter((p) => o.deliver[p]).sort();
   }
 
@@ -383,13 +387,19 @@ export class DigestScheduler {
           if (claim.rowCount) delivered += await this.runOrDispatch(sub, claim.rows[0].id, { start, end }, count);
         }
       }
-      // claims of the platforms led here whose runner stopped (a crash) before finishing
+      // claims of the platforms led here whose runner stopped (a crash) before finishing: past the lease, or
+      // sooner, once no runner holds the run's lock (a runner holds it on its own connection while it works, so
+      // a dead one's is free at once) and the claim is older than the takeover wait. A re-queued period that a
+      // live runner then finds done or running is a no-op: runs are idempotent steps.
       const stale = await this.o.pool.query<{ id: number; subscription_id: number; period_start: Date; period_end: Date }>(
         `UPDATE digest_runs r SET claimed_by = $1, claimed_at = $2
          FROM digest_subscriptions s
-         WHERE s.id = r.subscription_id AND s.enabled AND s.platform = ANY($4::text[]) AND r.status = 'claimed' AND r.claimed_at < $3
+         WHERE s.id = r.subscription_id AND s.enabled AND s.platform = ANY($4::text[]) AND r.status = 'claimed'
+           AND (r.claimed_at < $3 OR (r.claimed_at < $5 AND NOT EXISTS (
+             SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+               AND l.classid = ${RUN_LOCK_KEY} AND l.objid = (r.id % 2147483647)::oid)))
          RETURNING r.id, r.subscription_id, r.period_start, r.period_end`,
-        [this.name, now, new Date(now.getTime() - this.leaseMs), led],
+        [this.name, now, new Date(now.getTime() - this.leaseMs), led, new Date(now.getTime() - this.takeoverMs)],
       );
       for (const r of stale.rows) {
         const sub = subscriptions.find((s) => s.id === r.subscription_id);

@@ -128,6 +128,28 @@ describe('digest scheduler', () => {
     void dying; // still waiting on the content that never comes, like the dead process it stands for
   });
 
+  it('a dead runner is taken over within a minute, not at the 10-minute lease: its run lock is gone with it', async () => {
+    const id = await subscribe('digest daily 08:00 America/Chicago', 'C-quick', '2026-03-22T00:00:00Z');
+    const hanging: DigestContent = { produce: () => new Promise(() => undefined) };
+    const a = scheduler('a', hanging);
+    const b = scheduler('b');
+    clock = new Date('2026-03-22T13:00:10Z'); // 08:00:10 CDT
+    const dying = a.tick().catch(() => undefined);
+    for (let i = 0; i < 500 && !(await runs(id)).length; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await runs(id)).map((r) => r.status)).toEqual(['claimed']);
+    a.kill();
+    for (let i = 0; i < 500 && !b.isLeader; i++) {
+      await b.tick();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(b.isLeader).toBe(true);
+    clock = new Date('2026-03-22T13:00:50Z'); // 40 s after the claim
+    expect(await b.tick()).toBe(1);
+    expect(posts('C-quick')).toHaveLength(1);
+    expect((await runs(id)).map((r) => r.status)).toEqual(['posted']);
+    void dying;
+  });
+
   it('follows the local time across the DST change', async () => {
     const id = await subscribe('digest daily 09:00 America/Chicago', 'C-dst', '2026-03-05T16:00:00Z');
     const a = scheduler('a');
