@@ -42,6 +42,8 @@ export interface FakeSlackMessage {
   thread_ts?: string;
   text?: string;
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  /** a file shared into the channel or thread (files.completeUploadExternal), as Slack lists it there */
+  files?: { id: string; name: string; title?: string }[];
 }
 
 function parseArgs(contentType: string | undefined, body: Buffer): Record<string, unknown> {
@@ -57,6 +59,7 @@ function parseArgs(contentType: string | undefined, body: Buffer): Record<string
 
 export async function startFakeSlack(): Promise<FakeSlack> {
   let seq = 0;
+  const fileNames = new Map<string, string>();
   const nextTs = () => (fake.now ? `${Math.floor(fake.now() / 1000)}.${String(++seq).padStart(6, '0')}` : `1700000${String(100 + ++seq).padStart(3, '0')}.000${seq}00`);
   const hung: http.ServerResponse[] = [];
   const fake: FakeSlack = {
@@ -136,7 +139,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
             .filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts))
             .sort((a, b) => Number(a.ts) - Number(b.ts));
           const withMetadata = ['true', '1'].includes(String(args.include_all_metadata));
-          return reply({ messages: inThread.map((m) => ({ type: 'message', ts: m.ts, thread_ts: m.thread_ts, text: m.text, ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) })), has_more: false });
+          return reply({ messages: inThread.map((m) => ({ type: 'message', ts: m.ts, thread_ts: m.thread_ts, text: m.text, ...(m.files ? { files: m.files } : {}), ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) })), has_more: false });
         }
         case 'chat.update':
           if (args.blocks && fake.failAnswerUpdate.length) {
@@ -152,13 +155,24 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           return reply({ message_ts: nextTs() });
         case 'files.getUploadURLExternal': {
           const id = `F${++seq}`;
+          fileNames.set(id, String(args.filename ?? ''));
           return reply({ upload_url: `${base}/upload/${id}`, file_id: id });
         }
         case 'files.completeUploadExternal':
           if (fake.failFileUpload.length) {
             return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failFileUpload.shift() }));
           }
-          return reply({ files: (args.files as { id: string; title?: string }[]).map((f) => ({ id: f.id, title: f.title })) });
+          {
+            const files = (typeof args.files === 'string' ? JSON.parse(args.files) : args.files) as { id: string; title?: string }[];
+            // shared where it was sent, as a message of the bot's: what a later conversations.replies lists
+            if (args.channel_id) {
+              fake.messages.push({
+                channel: String(args.channel_id), ts: nextTs(), ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+                files: files.map((f) => ({ id: f.id, name: fileNames.get(f.id) ?? '', title: f.title })),
+              });
+            }
+            return reply({ files: files.map((f) => ({ id: f.id, title: f.title })) });
+          }
         case 'views.publish':
           return reply({ view: { id: 'V1' } });
         default:

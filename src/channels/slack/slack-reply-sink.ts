@@ -4,6 +4,7 @@
 // thread (files.uploadV2). Each of those is a recorded step, so a retried job
 // (after a crash or a failed call) finishes the reply instead of repeating it.
 // Whatever fails, the thread gets a sentence, never silence.
+import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
@@ -64,6 +65,19 @@ async function orphanedPlaceholder(deps: SlackSinkDeps, key: string, channel: st
   }
 }
 
+/** A delivery's chart file name: the same at every attempt, so a retry can find an upload a dead worker finished. */
+export const chartFileName = (key: string) => `chart-${createHash('sha256').update(key).digest('hex').slice(0, 12)}.png`;
+
+/** Whether the thread has the bot's file of this name (a failed lookup says no: the chart is then uploaded). */
+async function fileInThread(client: WebClient, channel: string, threadTs: string, name: string): Promise<boolean> {
+  try {
+    const replies = await client.conversations.replies({ channel, ts: threadTs, limit: 200 });
+    return Boolean(replies.messages?.some((m) => (m.files ?? []).some((f) => f.name === name)));
+  } catch {
+    return false;
+  }
+}
+
 export function slackReplySink(deps: SlackSinkDeps): SinkFactory {
   return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
     if (job.reply.platform !== 'slack') throw new Error(`a ${job.reply.platform} job reached the Slack sink`);
@@ -103,12 +117,20 @@ export function slackReplySink(deps: SlackSinkDeps): SinkFactory {
           await steps.record(`more:${i + 1}`);
         }
         if (answer.kind === 'result' && answer.chart && !steps.done('chart')) {
-          try {
-            const png = await renderChart(answer.chart, deps.quickchartUrl);
-            await client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: png, filename: 'chart.png', title: answer.chart.title });
-          } catch (error) {
-            logger.warn(`slack: chart upload failed: ${describeError(error)}`);
-            await post(':warning: The chart could not be attached this time; the numbers above are complete.');
+          // the file is named for its delivery, and its upload recorded as begun before it starts: a worker that died
+          // between the upload and the record left the file in the thread, where the next attempt finds it
+          const filename = chartFileName(job.key);
+          if (steps.done('chart:started') && (await fileInThread(client, channel, threadTs, filename))) {
+            logger.debug(`slack: the chart of ${job.key} is in the thread already; not uploaded again`);
+          } else {
+            await steps.record('chart:started');
+            try {
+              const png = await renderChart(answer.chart, deps.quickchartUrl);
+              await client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: png, filename, title: answer.chart.title });
+            } catch (error) {
+              logger.warn(`slack: chart upload failed: ${describeError(error)}`);
+              await post(':warning: The chart could not be attached this time; the numbers above are complete.');
+            }
           }
           await steps.record('chart');
         }

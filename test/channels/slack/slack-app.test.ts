@@ -18,6 +18,9 @@ import { pollUntil } from '../../helpers/wait.js';
 import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
 import { blockKitProblems, viewProblems } from '../../helpers/block-kit-limits.js';
 import { UNKNOWN_ACTION_TEXT } from '../../../src/channels/slack/listeners/unknown-action.js';
+import { chartFileName, slackReplySink } from '../../../src/channels/slack/slack-reply-sink.js';
+import { createMemoryLogger } from '../../../src/core/logger.js';
+import type { AnswerJob } from '../../../src/jobs/answer-job.js';
 
 const SECRET = 'test-signing-secret';
 let db: TestDatabase;
@@ -105,6 +108,22 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     // the PNG inside the multipart upload
     expect(upload.bytes.includes(Buffer.from([0x89, 0x50, 0x4e, 0x47]))).toBe(true);
     expect(upload.bytes.length).toBeGreaterThan(5_000);
+    // a worker that died after the upload but before recording it: the next attempt finds the file in the thread
+    const key = `slack:event:${JSON.parse(body).event_id}`;
+    expect(slack.messages.some((m) => m.thread_ts === ts && m.files?.some((f) => f.name === chartFileName(key)))).toBe(true);
+    const deliveries = runtimes[0].deliveries;
+    const delivery = (await deliveries.get(key))!;
+    const client = slackWebClient(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl }).slack!);
+    const job = { key, message: { platform: 'slack', threadId: `slack:C1:${ts}`, text: 'x' }, action: { type: 'answer' }, reply: { platform: 'slack', channel: 'C1', threadTs: ts } } satisfies AnswerJob;
+    const sink = await slackReplySink({ client, deliveries, logger: createMemoryLogger() })(job, delivery);
+    const uploads = slack.calls.filter((c) => c.method === 'files.getUploadURLExternal').length;
+    const recorded: string[] = [];
+    await sink.deliver(delivery.answer!, { done: (step) => ['answer', 'chart:started'].includes(step), record: async (step) => void recorded.push(step) });
+    expect(slack.calls.filter((c) => c.method === 'files.getUploadURLExternal')).toHaveLength(uploads);
+    expect(recorded).toEqual(['chart']);
+    // one that died before the upload began uploads it, once
+    await sink.deliver(delivery.answer!, { done: (step) => step === 'answer', record: async () => undefined });
+    expect(slack.calls.filter((c) => c.method === 'files.getUploadURLExternal')).toHaveLength(uploads + 1);
   });
 
   it('clarification: buttons, a click stores the choice and answers in the thread; stale and foreign clicks get an ephemeral note', async () => {
