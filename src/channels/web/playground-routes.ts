@@ -160,7 +160,9 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       }
       return;
     }
-    const base = { platform: 'web' as const, threadId: `web:${thread}`, channel: 'playground' };
+    // a browser thread is one person's conversation: the per-channel limit of answers at once applies to it, not to
+    // every playground user together (200 people asking at once waited behind a shared limit of 3)
+    const base = { platform: 'web' as const, threadId: `web:${thread}`, channel: `playground:${thread}` };
     let message: InboundMessage;
     let action: AnswerJob['action'] = { type: 'answer' };
     if (pathname === '/api/ask') {

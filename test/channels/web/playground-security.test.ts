@@ -124,6 +124,15 @@ describe('playground on loopback, no token', () => {
     expect([big.status, errorOf(big)]).toEqual([413, 'The request is over 64 KB.']);
   });
 
+  it("each browser thread is a channel of its own: the limit of answers at once per channel never makes one person wait for another", async () => {
+    const { server } = await serve();
+    const [a, b] = ['ab'.repeat(16), 'cd'.repeat(16)];
+    expect((await ask(server, {}, { thread: a, text: 'help' })).status).toBe(200);
+    expect((await ask(server, {}, { thread: b, text: 'help' })).status).toBe(200);
+    const { rows } = await db.pool.query<{ channel: string }>(`SELECT DISTINCT channel FROM deliveries WHERE key LIKE 'web:' || $1 || ':%' OR key LIKE 'web:' || $2 || ':%' ORDER BY channel`, [a, b]);
+    expect(rows.map((r) => r.channel)).toEqual([`playground:${a}`, `playground:${b}`]);
+  });
+
   it('limits questions per client: 429 with Retry-After', async () => {
     const { server } = await serve({ perMinute: 2 });
     expect((await ask(server)).status).toBe(200);
