@@ -370,3 +370,30 @@ export async function checkSql(sql: string): Promise<GuardVerdict> {
     throw error;
   }
 }
+
+/**
+ * Whether a query's answer comes from the rows it reads: some output column refers to a column, a star
+ * or count(*). `SELECT 41 AS incidents FROM crimes LIMIT 1` reads a table and answers nothing from it: a
+ * pair promoted from such SQL would vouch for a constant.
+ */
+export async function answersFromData(sql: string): Promise<boolean> {
+  let tree: { stmts?: { stmt: Json }[] };
+  try {
+    tree = (await parse(sql)) as unknown as typeof tree;
+  } catch {
+    return false;
+  }
+  const select = tree.stmts?.[0]?.stmt?.SelectStmt as Json | undefined;
+  if (!select) return false;
+  const dataNode = (node: unknown): boolean => {
+    if (!node || typeof node !== 'object') return false;
+    if (Array.isArray(node)) return node.some(dataNode);
+    const o = node as Record<string, unknown>;
+    if ('ColumnRef' in o || 'A_Star' in o) return true;
+    if ('FuncCall' in o && (o.FuncCall as { agg_star?: boolean }).agg_star) return true;
+    return Object.values(o).some(dataNode);
+  };
+  // a UNION's arms, or the select itself
+  const arms = (s: Json): Json[] => (s.larg || s.rarg ? [...arms(s.larg as Json), ...arms(s.rarg as Json)] : [s]);
+  return arms(select).some((arm) => dataNode(arm.targetList));
+}

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { UserError } from '../core/errors.js';
 import type { Deliveries } from '../jobs/deliveries.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
-import { checkSql } from '../db/sql-guard.js';
+import { answersFromData, checkSql } from '../db/sql-guard.js';
 
 export type Verdict = 'up' | 'down';
 
@@ -58,10 +58,10 @@ export async function recordFeedback(pool: pg.Pool, deliveries: Deliveries, veri
   if (resolved.plan && resolved.planKey) {
     outcome = await verified.add({ question: resolved.question, sql, source: 'feedback', addedBy, plan: { key: resolved.planKey, plan: resolved.plan, choices: {} } });
   } else {
-    // model-written SQL must read the data: a constant (SELECT 41) answers no question about it
+    // model-written SQL must answer from the data: a constant (SELECT 41, or SELECT 41 FROM crimes) answers nothing
     const verdict = await checkSql(sql);
-    if (!verdict.ok || !verdict.tables.length) {
-      return { message: 'Thanks: noted as a good answer. Its query reads no data table, so it was not made a verified question.' };
+    if (!verdict.ok || !verdict.tables.length || !(await answersFromData(verdict.statement))) {
+      return { message: 'Thanks: noted as a good answer. Its query does not answer from the data (a constant), so it was not made a verified question.' };
     }
     outcome = await verified.add({ question: resolved.question, sql, source: 'feedback', addedBy });
   }

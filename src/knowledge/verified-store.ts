@@ -17,6 +17,7 @@ import { compilePlan } from '../plan/compile.js';
 import { planKey } from '../plan/plan-key.js';
 import type { ReadContext } from '../plan/reader.js';
 import { resolvedQuestion } from '../plan/read/describe.js';
+import { foldText } from '../plan/read/tokens.js';
 
 export interface VerifiedPair {
   id: string;
@@ -35,7 +36,8 @@ export interface VerifiedPair {
  * other marks stripped, case, spacing and punctuation ignored. "thefts\u0301" and "thefts" are one.
  */
 export function normalizeQuestion(question: string): string {
-  return question.normalize('NFKD').replace(/\p{M}+/gu, '').normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}%]+/gu, ' ').trim();
+  // the reader's own folding (tokens.ts), so "the same words" means one thing everywhere
+  return foldText(question).toLowerCase().replace(/[^\p{L}\p{N}%]+/gu, ' ').trim();
 }
 
 export interface AddOutcome {

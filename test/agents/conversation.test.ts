@@ -117,6 +117,17 @@ describe('feedback keeps what was meant', () => {
     expect((await downVotes(data.db.pool))[0]).toMatchObject({ question: 'How many homicides were reported in 2020 compared with 2018?', asked: 'compare with 2018' });
   });
 
+  it("the README's question cannot be hijacked: a combining accent reads as the same plan, and a 👍 keeps the shipped pair", async () => {
+    const truth = (await data.db.pool.query(`SELECT count(*)::int AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
+    const accented = await ask('c:8', 'web:c-t6', 'How many thefts\u0301 were reported in 2019?');
+    expect(accented).toMatchObject({ kind: 'result', table: { rows: [[truth]] }, verified: expect.stringMatching(/the examples Data Desk ships with/) });
+    const up = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:8', platform: 'web', userId: 'attacker', verdict: 'up', curator: true });
+    expect(up.promoted).toBeUndefined();
+    expect(up.message).toMatch(/is verified already \(#\d+\); the pair is kept as it is/);
+    const again = await ask('c:9', 'web:c-t7', 'How many thefts were reported in 2019?');
+    expect(again).toMatchObject({ kind: 'result', table: { rows: [[truth]] } });
+  });
+
   it('a 👍 never replaces a pair: a second curator on the same plan keeps the first', async () => {
     await ask('c:6', 'web:c-t4', 'How many robberies were reported in 2018?');
     const first = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:6', platform: 'web', userId: 'first', verdict: 'up', curator: true });

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSql } from '../../src/db/sql-guard.js';
+import { answersFromData, checkSql } from '../../src/db/sql-guard.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { classOf, loadCorpus } from '../security/corpus.js';
 
@@ -135,5 +135,13 @@ describe('the reader login alone (the guard bypassed)', () => {
   // on a pooled reader connection and keep it, so that the next process to start would wait forever.
   it('may not hold a session advisory lock (the app serializes its start-up with one)', async () => {
     await expect(reader.query('SELECT pg_advisory_lock(7322002)')).rejects.toThrow(/permission denied/);
+  });
+  it('tells SQL that answers from the data from a constant dressed as a query (a verified pair must be the first)', async () => {
+    for (const sql of ['SELECT count(*) FROM crimes', 'SELECT year, count(*) FROM crimes GROUP BY year', 'SELECT * FROM crimes LIMIT 5', 'SELECT max(c.date) FROM crimes c', "SELECT 'x' AS a, block FROM crimes", 'SELECT 1 FROM crimes UNION SELECT count(*) FROM crimes']) {
+      expect(await answersFromData(sql), sql).toBe(true);
+    }
+    for (const sql of ['SELECT 41', 'SELECT 41 AS incidents FROM crimes LIMIT 1', 'SELECT 41 + 0 AS incidents FROM crimes', 'SELECT (SELECT 41) AS n FROM crimes', "SELECT 'two thousand' FROM crimes"]) {
+      expect(await answersFromData(sql), sql).toBe(false);
+    }
   });
 });

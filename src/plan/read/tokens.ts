@@ -24,9 +24,16 @@ export function normaliseWord(raw: string): string {
   return raw.toLowerCase().replace(/'s$/, '').replace(/'/g, '').replace(/\.$/, '');
 }
 
+/**
+ * Text as the reader (and the verified pairs) compare it: Unicode compatibility forms folded and marks
+ * stripped, so "thefts\u0301", "ｔｈｅｆｔｓ" and "thefts" are one word.
+ */
+export function foldText(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').normalize('NFKC');
+}
+
 export function tokenize(text: string): Words {
-  const s = text
-    .normalize('NFKC')
+  const s = foldText(text)
     .replace(/[\u2018\u2019\u02bc`\u00b4]/g, "'")
     .replace(/\b([ap])\.\s?m\b\.?/gi, '$1m');
   const out: Token[] = [];
