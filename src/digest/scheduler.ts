@@ -98,6 +98,7 @@ interface RunRow {
   message_id: string | null;
   parts_posted: number;
   chart_uploaded: boolean | null;
+  post_in_flight: boolean;
 }
 
 const warnedNoHistory = new WeakSet<Logger>();
@@ -142,7 +143,7 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
 
   async function steps(): Promise<RunOutcome> {
     const { rows } = await c.query<RunRow>(
-      'SELECT subscription_id, status, answer, state, message_id, parts_posted, chart_uploaded FROM digest_runs WHERE id = $1', [runId]);
+      'SELECT subscription_id, status, answer, state, message_id, parts_posted, chart_uploaded, post_in_flight FROM digest_runs WHERE id = $1', [runId]);
     const row = rows[0];
     if (!row) throw new Error(`digest run ${runId} does not exist`);
     if (row.subscription_id !== sub.id) throw new Error(`digest run ${runId} belongs to subscription #${row.subscription_id}, not #${sub.id}`);
@@ -179,6 +180,14 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
     // step 2: the post, looked for first whenever an earlier attempt may have made it
     let messageId = row.message_id;
     let found = false;
+    if (messageId === null && row.post_in_flight && !deliver.findPost) {
+      // an earlier runner died during the post, and this platform has no history to look in: posting again could
+      // put the digest in the channel twice, so the period ends here, said in its row
+      const why = 'the runner stopped during the post; not posted again (this platform has no history to check, and a second post would be a duplicate)';
+      await c.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2, error = $3, post_in_flight = false WHERE id = $1`, [runId, now(), why]);
+      d.logger.warn(`digests: #${sub.id} for ${period.end.toISOString()}: ${why}`);
+      return 'posted';
+    }
     for (let attempt = 1; messageId === null; attempt++) {
       const { rows: counted } = await c.query<{ attempts: number }>('UPDATE digest_runs SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts', [runId]);
       const triedBefore = counted[0].attempts > 1;
@@ -193,10 +202,13 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
             break;
           }
         }
+        await c.query('UPDATE digest_runs SET post_in_flight = true WHERE id = $1', [runId]);
         const id = await deliver.post(sub, answer, key);
-        await c.query('UPDATE digest_runs SET message_id = $2 WHERE id = $1', [runId, id]);
+        await c.query('UPDATE digest_runs SET message_id = $2, post_in_flight = false WHERE id = $1', [runId, id]);
         messageId = id;
       } catch (error) {
+        // the platform answered with an error: nothing was posted, so a retry may post
+        await c.query('UPDATE digest_runs SET post_in_flight = false WHERE id = $1', [runId]).catch(() => undefined);
         if (error instanceof ChannelGoneError) {
           await fail(error.message);
           await gone(error);

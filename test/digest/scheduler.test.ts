@@ -207,6 +207,29 @@ describe('digest scheduler', () => {
     expect(['send', 'reply']).toContain(sent.verb);
     expect(String(sent.activity.text)).toMatch(/^Crime digest/);
   });
+
+  it('a Teams runner that died during the post is not posted again: Teams has no history, and a duplicate is worse', async () => {
+    const conversation = '19:died@thread.tacv2';
+    await saveConversationReference(db.pool, {
+      conversation: { id: conversation, conversationType: 'channel', isGroup: true, name: 'died' }, serviceUrl: connector.serviceUrl, channelId: 'msteams',
+      bot: { id: '28:datadesk', name: 'Data Desk' }, user: { id: '29:ada', name: 'Ada' },
+    }, '19:team@thread.tacv2');
+    const id = await subscribe('digest weekly friday 17:00 America/Chicago', conversation, '2026-06-12T00:00:00Z', 'teams');
+    // what a runner killed between the post and its record leaves: the claim, the post in flight, no message id
+    clock = new Date('2026-06-12T22:00:30Z');
+    const end = new Date('2026-06-12T22:00:00Z');
+    await db.pool.query(
+      `INSERT INTO digest_runs (subscription_id, period_start, period_end, status, claimed_by, claimed_at, post_in_flight) VALUES ($1, $2, $3, 'claimed', 'dead', $4, true)`,
+      [id, new Date('2026-06-05T22:00:00Z'), end, new Date('2026-06-12T22:00:05Z')],
+    );
+    const before = connector.calls.filter((c) => c.conversationId === conversation).length;
+    const a = scheduler('a');
+    clock = new Date('2026-06-12T22:01:00Z'); // past the takeover wait, and the dead runner holds no lock
+    await a.tick();
+    const { rows } = await db.pool.query('SELECT status, error FROM digest_runs WHERE subscription_id = $1', [id]);
+    expect(rows).toEqual([{ status: 'posted', error: expect.stringMatching(/^the runner stopped during the post; not posted again/) }]);
+    expect(connector.calls.filter((c) => c.conversationId === conversation)).toHaveLength(before);
+  });
 });
 
 describe('digests as idempotent steps', () => {
