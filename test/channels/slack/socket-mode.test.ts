@@ -23,6 +23,8 @@ let bot: SlackApp;
 let jobs: Jobs;
 /** how long the queue takes to take a question (a slow database), to see when the ack goes */
 let enqueueDelayMs = 0;
+/** the next enqueue fails as a database that takes no connections does (ALTER DATABASE ... ALLOW_CONNECTIONS false) */
+let failNextEnqueue = false;
 
 const blocksText = (c: SlackCall) => JSON.stringify(c.args.blocks ?? '');
 
@@ -58,6 +60,10 @@ beforeAll(async () => {
   const queue = Object.assign(Object.create(jobs.queue) as Jobs['queue'], {
     enqueue: async (job: Parameters<Jobs['queue']['enqueue']>[0]) => {
       await new Promise((r) => setTimeout(r, enqueueDelayMs));
+      if (failNextEnqueue) {
+        failNextEnqueue = false;
+        throw Object.assign(new Error('database "datadesk" is not currently accepting connections'), { code: '55000' });
+      }
       return jobs.queue.enqueue(job);
     },
   });
@@ -107,6 +113,17 @@ describe('Socket Mode (a local server speaking Slack\'s socket protocol)', () =>
     await new Promise((r) => setTimeout(r, 500));
     expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts)).toHaveLength(1);
     expect(slack.calls.filter((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts))).toHaveLength(1);
+  });
+
+  it('an envelope whose question could not be queued is not acknowledged: Slack sends it again, and that one is answered', async () => {
+    const { payload, ts } = mentionPayload('How many burglaries were reported in 2018?');
+    failNextEnqueue = true;
+    const first = socket.send('events_api', payload);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(socket.acks.find((a) => a.envelope_id === first)).toBeUndefined();
+    const again = socket.send('events_api', payload, { retryAttempt: 1, retryReason: 'timeout' });
+    await socket.ackOf(again);
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Burglaries in 2018') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
   });
 
   it('a slash command envelope (/backtest help) is acknowledged with the ephemeral help as its payload', async () => {
