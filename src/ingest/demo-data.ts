@@ -48,7 +48,7 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
       onProgress: percent('load'),
     });
     rmSync(file);
-    await pool.query('ANALYZE crimes');
+    await pool.query('VACUUM (ANALYZE) crimes');
     await markSynthetic(pool, 'crimes', true);
     loaded.push(`${summary.inserted.toLocaleString('en-US')} crimes`);
   }
@@ -71,7 +71,7 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
       });
       bars += summary.inserted;
       rmSync(file);
-      await pool.query(`ANALYZE ${EXCHANGES[exchange]}`);
+      await pool.query(`VACUUM (ANALYZE) ${EXCHANGES[exchange]}`);
     }
     await markSynthetic(pool, 'stocks', true);
     loaded.push(`${bars.toLocaleString('en-US')} daily bars of ${config.demoTickers} tickers`);
