@@ -185,8 +185,9 @@ describe('a hostile model, through the whole desk', () => {
     } else if (limit === 'bytes') {
       expect(answer.message).toMatch(/^The query's result is too big \(more than 1 MB\) and was stopped\. Narrow the question/);
     } else {
-      // stopped by temp_file_limit, said as too big like the byte cap
-      expect(answer.message).toMatch(/^The query's result is too big \(temporary file size exceeds temp_file_limit \(8192kB\)\) and was stopped\. Narrow the question/);
+      // stopped by temp_file_limit, said as too big like the byte cap; on a busy machine the statement timeout can come
+      // first (the bomb writes its 8 MB more slowly), and that stops it in time just as well
+      expect(answer.message).toMatch(/^The query's result is too big \(temporary file size exceeds temp_file_limit \(8192kB\)\) and was stopped\. Narrow the question|^The query took longer than 1\.0 s and was stopped/);
     }
     // statement timeout + the watchdog's grace + room for a busy two-core machine
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000 + 2_000);
