@@ -27,7 +27,7 @@ let llm: FakeLlm;
 const servers: RunningServer[] = [];
 const runtimes: Jobs[] = [];
 
-async function botServer(options: { appId?: string; withLlm?: boolean; curators?: string[] } = {}) {
+async function botServer(options: { appId?: string; withLlm?: boolean; curators?: string[]; perMinute?: number } = {}) {
   const verified = options.curators ? new VerifiedStore(db.pool) : undefined;
   const { desk, logger } = testDesk(db, { verified, ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}) });
   const charts = new ChartStore();
@@ -40,7 +40,7 @@ async function botServer(options: { appId?: string; withLlm?: boolean; curators?
   });
   runtimes.push(jobs);
   const bot = new DataDeskTeamsBot({
-    desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(100), defaultTimezone: 'America/Chicago',
+    desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(options.perMinute ?? 100), defaultTimezone: 'America/Chicago',
     feedback: verified && { verified, curators: options.curators! },
   });
   const exports = exportRoutes(jobs.deliveries, { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 }, logger, { hosts: ['127.0.0.1', 'localhost'], perMinute: 100 });
@@ -133,6 +133,20 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(cardText(answer)).toContain('extract(hour FROM date) >= 18');
     await post(server, { ...click, id: `${m.id}8` });
     await connector.waitFor((c) => c.conversationId === m.conversationId && c.activity.text === 'That question was already answered or has expired. Ask it again to get fresh choices.');
+  });
+
+  it('a follow-up click asks the plan it carries and counts against the asker\'s limit like a typed question', async () => {
+    const server = await botServer({ perMinute: 2 });
+    const m = channelMessage('How many thefts were reported in 2018?');
+    await post(server, m.activity);
+    const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('"followup"'));
+    const actions = (cardOf(card).content as { actions: { title: string; data: { datadesk?: string } }[] }).actions.filter((a) => a.data?.datadesk === 'followup');
+    expect(actions.map((a) => a.title)).toEqual(['by month', 'compare with 2017', 'only arrests']);
+    await post(server, { ...m.activity, id: `${m.id}7`, text: undefined, entities: [], value: actions[0].data });
+    await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Thefts by month in 2018'));
+    // the third question within the minute: told to wait, not answered
+    await post(server, { ...m.activity, id: `${m.id}6`, text: undefined, entities: [], value: actions[2].data });
+    await connector.waitFor((c) => c.conversationId === m.conversationId && /^You are asking faster than I can answer well/.test(String(c.activity.text ?? '')));
   });
 
   it("👍 on an answer card from a curator makes the question verified; the same words then get a card marked verified", async () => {
