@@ -11,7 +11,7 @@ import { RULE_SYNTAX_HELP } from './backtest/help.js';
 import { guideFor } from './help.js';
 import { createRouter, refusedOutright, type Route } from './router.js';
 import { readInThread } from '../plan/reader.js';
-import { parsePlan } from '../plan/query-plan.js';
+import { lastAnswerPlan } from './sql/plan-path.js';
 import { withDeadline } from '../llm/deadline.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
@@ -72,8 +72,8 @@ export class DataDesk {
     if (routed === 'reject' && !refusedOutright(text)) {
       // the one follow-up rule decides: a fragment that edits the thread's last answer ("and in 2020?", "only
       // arrests") is about the data, and so is a question the reader reads whole, however it is spelled
-      const last = (await this.deps.memory.get(message.threadId)).history.at(-1);
-      const reading = readInThread(text, last ? (last.plan ? parsePlan(last.plan) : null) : undefined, await this.sql.loadPlanContext());
+      const { history } = await this.deps.memory.get(message.threadId);
+      const reading = readInThread(text, lastAnswerPlan(history), await this.sql.loadPlanContext());
       if (reading.ok || (reading.edit && reading.edits.length)) routed = 'sql';
     }
     const gate = { node: 'relevance', ms: Math.round((performance.now() - started) * 1000) / 1000, note: routed };

@@ -3,6 +3,7 @@
 // only under the names this deployment answers to (PUBLIC_BASE_URL's host,
 // HOST, loopback), and at most `perMinute` a minute per client address.
 import type { Config } from '../config/env.js';
+import { LOOPBACK_NAMES, playgroundAccess } from '../channels/web/playground-access.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import type { Logger } from '../core/logger.js';
 import type { ExportSettings } from '../export/csv-export.js';
@@ -12,10 +13,9 @@ import type { Route } from './http-server.js';
 
 export const exportLink = (baseUrl: string, token: string) => `${baseUrl}/exports/${token}.csv`;
 
-/** The host names export links may be fetched under: PUBLIC_BASE_URL's, HOST's, and the loopback ones. */
-export function exportHosts(config: Pick<Config, 'publicBaseUrl' | 'host'>): string[] {
-  const own = ['0.0.0.0', '::'].includes(config.host) ? [] : [config.host.includes(':') ? `[${config.host}]` : config.host];
-  return [...new Set(['localhost', '127.0.0.1', '[::1]', ...own, ...(config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [])].map((h) => h.toLowerCase()))];
+/** The host names export links may be fetched under: the loopback ones and those the playground answers to (HOST, PUBLIC_BASE_URL, PLAYGROUND_ALLOWED_HOSTS). */
+export function exportHosts(config: Config): string[] {
+  return [...new Set([...LOOPBACK_NAMES, ...playgroundAccess(config).allowedHosts])];
 }
 
 const refuse = (res: Parameters<Route>[1], status: number, error: string, headers: Record<string, string> = {}) =>

@@ -3,29 +3,23 @@
 // later start answered from them. A load is marked unfinished before its first
 // row and finished after its last; the next start finds an unfinished one and
 // loads it again, whole.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.js';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { ensureDemoData } from '../../src/ingest/demo-data.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { loadCrimes } from '../helpers/crime-data.js';
+import { crimeDatabase } from '../helpers/crime-data.js';
 import { tempDir } from '../helpers/files.js';
 
-let db: TestDatabase;
+// what a Ctrl-C in the middle of the first start leaves: some of the rows (400 here)
+const data = crimeDatabase(400);
 const home = tempDir();
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-  home.remove();
-});
+afterAll(() => home.remove());
 
 describe('the demo load', () => {
   it('an interrupted load is found at the next start and redone whole; a finished one is left alone', async () => {
     const config = { ...loadConfig({ SOCRATA_SCHEDULE: 'off' }), home: home.dir, demoCrimeRows: 1_500, demoTickers: 2 };
-    // what a Ctrl-C in the middle of the first start leaves: some rows, and the mark of a load not finished
-    await loadCrimes(db.pool, 400);
+    // ... and the mark of a load not finished
+    const db = data.db;
     await db.pool.query(`INSERT INTO ingest_state (source, cursor) VALUES ('demo:crimes', '{"synthetic": true, "complete": false}')`);
     const logger = createMemoryLogger();
     await ensureDemoData(db.pool, config, logger);

@@ -37,8 +37,7 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
     if (!checked?.ok) return { kind: 'unread', understood: [], unplaced: [state.question], suggestion: 'Ask the follow-up in words in the thread' };
     return adoptPlan(state, checked.plan, planTerms(checked.plan), ctx);
   }
-  const last = state.thread.history.at(-1);
-  const reading = readInThread(state.question, last ? (last.plan ? parsePlan(last.plan) : null) : undefined, ctx);
+  const reading = readInThread(state.question, lastAnswerPlan(state.thread.history), ctx);
   state.fragment = reading.edit;
   if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
   let plan = parsePlan(reading.plan);
@@ -50,6 +49,12 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
     };
   }
   return adoptPlan(state, plan, reading.terms, ctx);
+}
+
+/** The thread's last answer as readInThread takes it: its plan, null when it had none (free SQL), undefined when there is none. */
+export function lastAnswerPlan(history: readonly { plan?: unknown }[]): QueryPlan | null | undefined {
+  const last = history.at(-1);
+  return last ? (last.plan ? parsePlan(last.plan) : null) : undefined;
 }
 
 /** The glossary terms a plan rests on (for a plan the model filled: the reader lists its own). */

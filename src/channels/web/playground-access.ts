@@ -20,7 +20,7 @@ export interface PlaygroundAccess {
   perMinute: number;
 }
 
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const WILDCARD = ['0.0.0.0', '::', '[::]'];
 export const COOKIE = 'datadesk_playground';
 

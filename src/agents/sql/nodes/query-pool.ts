@@ -7,9 +7,12 @@ import type pg from 'pg';
 import { makeAnswer } from '../../../core/answer.js';
 import type { SqlState } from '../state.js';
 
+/** The candidate is SQL our own code wrote (compiled from a plan), not the model's. */
+export const isOwnSql = (state: SqlState): boolean => state.ownSql !== undefined && state.candidate === state.ownSql;
+
 export function queryPool(state: SqlState): pg.Pool | undefined {
   if (state.deps.reader) return state.deps.reader;
-  if (state.ownSql !== undefined && state.candidate === state.ownSql) return state.deps.pool;
+  if (isOwnSql(state)) return state.deps.pool;
   state.answer = makeAnswer({
     kind: 'refusal', route: 'sql', trace: state.trace,
     reason: `I cannot run a query written by the language model here: ${state.deps.readerProblem ?? 'no read-only login is configured: give READ_DATABASE_URL a login with SELECT on the data tables only, or let the app create one (CREATEROLE)'}`,

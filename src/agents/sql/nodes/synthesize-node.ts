@@ -67,8 +67,10 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
   state.progress?.('Writing the answer');
   const result = state.result!;
   // a plan's answer is told from the plan: exact, no model; its claims over the groups come from the database, over all of them
-  const facts = state.plan?.groupBy.length && !state.plan.compareWith && state.plan.measure.kind !== 'average_per' && state.plan.measure.kind !== 'percentile_per'
-    ? await groupFacts(queryPool(state)!, state.plan, state.choices, cutValue(state.plan, result), state.deps.statementTimeoutMs)
+  // (when every group is in the rows kept and no cut hides any, the narrator computes the same facts from them)
+  const grouped = state.plan?.groupBy.length && !state.plan.compareWith && state.plan.measure.kind !== 'average_per' && state.plan.measure.kind !== 'percentile_per';
+  const facts = grouped && (result.truncated || state.plan!.top)
+    ? await groupFacts(queryPool(state)!, state.plan!, state.choices, cutValue(state.plan!, result), state.deps.statementTimeoutMs)
     : undefined;
   const told = state.plan ? narratePlan(state.plan, result, narrationContext(await state.loadPlanContext(), state.choices), facts) : undefined;
   const { text, note } = told ? { text: told.narration, note: undefined } : await narration(state, result);

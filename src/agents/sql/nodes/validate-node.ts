@@ -5,7 +5,7 @@ import { makeAnswer } from '../../../core/answer.js';
 import { validateSql } from '../execute.js';
 import { DEFAULT_PLAN_BUDGET } from '../../../db/plan-budget.js';
 import type { SqlNodeName, SqlState } from '../state.js';
-import { queryPool } from './query-pool.js';
+import { isOwnSql, queryPool } from './query-pool.js';
 
 export const MAX_ATTEMPTS = 3;
 
@@ -16,8 +16,7 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   const pool = queryPool(state);
   if (!pool) return 'end';
   // the model's SQL is judged by its plan's size too; ours (compiled from a plan, a verified pair) is known
-  const own = state.ownSql !== undefined && candidate === state.ownSql;
-  const verdict = await validateSql(pool, candidate, state.deps.statementTimeoutMs, own ? undefined : DEFAULT_PLAN_BUDGET);
+  const verdict = await validateSql(pool, candidate, state.deps.statementTimeoutMs, isOwnSql(state) ? undefined : DEFAULT_PLAN_BUDGET);
   if (verdict.ok) {
     state.sql = verdict.statement;
     return 'run';
