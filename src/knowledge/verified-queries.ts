@@ -72,7 +72,8 @@ export function fixturePlan(v: VerifiedQuery, ctx: ReadContext, choices: Record<
  */
 export function exampleSql(v: VerifiedQuery, ctx: ReadContext, choices: Record<string, string> = {}): string | undefined {
   const read = fixturePlan(v, ctx, choices);
-  return read ? compilePlan(read.plan, read.choices).sql : undefined;
+  // against crimes, the table the model is shown (a rollup is the compiler's choice, not the model's)
+  return read ? compilePlan(read.plan, read.choices, { rollups: false }).sql : undefined;
 }
 
 function firstOption(term: string): string {

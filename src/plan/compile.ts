@@ -7,9 +7,13 @@
 import type { Dimension, Filters, Measure, PerGroup, QueryPlan, TimeRange } from './query-plan.js';
 import { glossary, option, type GlossaryOption } from '../knowledge/glossary.js';
 import { semanticModel, typeCategory } from './semantic-model.js';
+import { chooseRollup } from './rollup-choice.js';
+import type { Rollup } from '../db/rollups.js';
 
 export interface CompiledPlan {
   sql: string;
+  /** the rollup the SQL counts from, when a rollup holds the plan (src/db/rollups.ts) */
+  rollup?: string;
   /** the glossary definitions the SQL used, in words, for the answer's footer */
   assumptions: string[];
 }
@@ -80,6 +84,23 @@ class Conditions {
     return where;
   }
 }
+
+/**
+ * Where the counts come from: crimes (one row per incident), or a rollup (one row per group, n incidents;
+ * src/db/rollups.ts) when the plan fits inside one. The SQL reads the same either way: sum(n) for count(*).
+ */
+interface Source {
+  table: string;
+  /** the incidents of a group (GROUP BY), of a whole result (may be no rows: 0), and of those matching a condition */
+  grouped: string;
+  total: string;
+  matching: (condition: string) => string;
+}
+
+const CRIMES: Source = { table: 'crimes', grouped: 'count(*)', total: 'count(*)', matching: (c) => `count(*) FILTER (WHERE ${c})` };
+const fromRollup = (r: Rollup): Source => ({
+  table: r.table, grouped: 'sum(n)', total: 'coalesce(sum(n), 0)', matching: (c) => `coalesce(sum(n) FILTER (WHERE ${c}), 0)`,
+});
 
 const whereClause = (conds: string[]) => (conds.length ? `\nWHERE ${conds.join('\n  AND ')}` : '');
 
@@ -202,46 +223,55 @@ const measureName = (m: Measure): string => {
 
 const DISTINCT_COLUMN: Record<string, string> = { type: 'primary_type', location: 'location_description' };
 
-/** everyPlace: list every member of a place axis (default: when the plan asks for the fewest); facts.ts sets it for a fewest plan without its cut. */
-export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {}, options: { everyPlace?: boolean } = {}): CompiledPlan {
-  const c = new Conditions(choices);
-  const where = c.of(plan.filters);
-  let sql: string;
-  if (plan.compareWith) sql = compileComparison(plan, c, where);
-  else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per') sql = compilePerGroup(plan, plan.measure, c, where);
-  else if (plan.groupBy.length === 0) sql = compileTotal(plan, c, where);
-  else sql = compileGrouped(plan, c, where, options.everyPlace ?? plan.top?.order === 'asc');
-  return { sql, assumptions: [...new Set(c.assumptions)] };
+export interface CompileOptions {
+  /** list every member of a place axis (default: when the plan asks for the fewest); facts.ts sets it for a fewest plan without its cut */
+  everyPlace?: boolean;
+  /** answer from crimes even when a rollup holds the plan (the differential test compares both) */
+  rollups?: boolean;
 }
 
-/** The aggregate columns of count, distinct and share, over the rows in scope. */
-function aggregates(m: Measure, c: Conditions): string[] {
+export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {}, options: CompileOptions = {}): CompiledPlan {
+  const c = new Conditions(choices);
+  const where = c.of(plan.filters);
+  const rollup = options.rollups === false ? undefined : chooseRollup(plan, choices);
+  const s = rollup ? fromRollup(rollup) : CRIMES;
+  let sql: string;
+  if (plan.compareWith) sql = compileComparison(plan, c, s);
+  else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per') sql = compilePerGroup(plan, plan.measure, c, where, s);
+  else if (plan.groupBy.length === 0) sql = compileTotal(plan, c, where, s);
+  else sql = compileGrouped(plan, c, where, options.everyPlace ?? plan.top?.order === 'asc', s);
+  return { sql, assumptions: [...new Set(c.assumptions)], ...(rollup ? { rollup: rollup.table } : {}) };
+}
+
+/** The aggregate columns of count, distinct and share, over the rows in scope; `grouped`: per group of a GROUP BY. */
+function aggregates(m: Measure, c: Conditions, s: Source, grouped: boolean): string[] {
+  const count = grouped ? s.grouped : s.total;
   if (m.kind === 'distinct') return [`count(DISTINCT ${DISTINCT_COLUMN[m.of] ?? m.of}) AS ${measureName(m)}`];
   if (m.kind === 'share') {
     const part = c.of(m.part).join(' AND ');
     return [
-      `round(100.0 * count(*) FILTER (WHERE ${part}) / nullif(count(*), 0), 2) AS share_pct`,
-      `count(*) FILTER (WHERE ${part}) AS matching`,
-      'count(*) AS incidents',
+      `round(100.0 * ${s.matching(part)} / nullif(${count}, 0), 2) AS share_pct`,
+      `${s.matching(part)} AS matching`,
+      `${count} AS incidents`,
     ];
   }
-  return ['count(*) AS incidents'];
+  return [`${count} AS incidents`];
 }
 
-function compileTotal(plan: QueryPlan, c: Conditions, where: string[]): string {
-  return `SELECT ${aggregates(plan.measure, c).join(',\n       ')}\nFROM crimes${whereClause(where)}`;
+function compileTotal(plan: QueryPlan, c: Conditions, where: string[], s: Source): string {
+  return `SELECT ${aggregates(plan.measure, c, s, false).join(',\n       ')}\nFROM ${s.table}${whereClause(where)}`;
 }
 
-function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPlace: boolean): string {
+function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPlace: boolean, s: Source): string {
   const axes = plan.groupBy.map((d) => axis(d, plan.filters, everyPlace));
   const keys = axes.map((_, i) => `k${i + 1}`);
   const m = plan.measure;
-  const values = aggregates(m, c).map((a) => a.replace(/ AS (\w+)$/, ' AS $1'));
+  const values = aggregates(m, c, s, true);
   // a place or category that is not recorded (NULL) is no group: it is left out, and said
   const unknown = axes.filter((a) => !a.ordered).map((a) => `${a.key} IS NOT NULL`);
   const nullable = axes.filter((a) => !a.ordered && a.key !== 'primary_type').map((a) => a.name.replace(/_/g, ' '));
   if (nullable.length) c.note(`incidents with no recorded ${nullable.join(' or ')} are left out`);
-  const counts = `counts AS (\n  SELECT ${axes.map((a, i) => `${a.key} AS ${keys[i]}`).join(', ')},\n         ${values.join(',\n         ')}\n  FROM crimes${whereClause([...where, ...unknown]).replace(/\n/g, '\n  ')}\n  GROUP BY ${keys.map((_, i) => i + 1).join(', ')}\n)`;
+  const counts = `counts AS (\n  SELECT ${axes.map((a, i) => `${a.key} AS ${keys[i]}`).join(', ')},\n         ${values.join(',\n         ')}\n  FROM ${s.table}${whereClause([...where, ...unknown]).replace(/\n/g, '\n  ')}\n  GROUP BY ${keys.map((_, i) => i + 1).join(', ')}\n)`;
   const axisCtes = axes.map((a, i) => `axis${i + 1} AS (${a.membersQuery ? a.membersQuery.replace(/\bk1\b/g, keys[i]) : `SELECT ${a.members ? `${a.members} AS ${keys[i]}` : `DISTINCT ${keys[i]} FROM counts`}`})`);
   const outputs = m.kind === 'share'
     ? ['counts.share_pct', 'coalesce(counts.matching, 0) AS matching', 'coalesce(counts.incidents, 0) AS incidents']
@@ -265,7 +295,7 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
 }
 
 /** Averages and percentiles of per-group counts, over every member of the group in scope (empty ones count as 0). */
-function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>, c: Conditions, where: string[]): string {
+function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>, c: Conditions, where: string[], s: Source): string {
   if (plan.groupBy.length) throw new PlanCompileError('an average or percentile per group cannot be grouped again');
   const f = plan.filters;
   const [from, to] = bounds(f.time);
@@ -277,23 +307,23 @@ function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>
     const narrow: string[] = [];
     if (f.weekdays && step === 'day') narrow.push(`extract(isodow FROM ${key}) IN (${list(f.weekdays)})`);
     if (f.months) narrow.push(`extract(month FROM ${key}) IN (${list(f.months)})`);
-    return `WITH periods AS (\n  SELECT generate_series(date_trunc('${trunc}', ${from}), ${to} - 1, interval '1 ${step}')::date AS ${key}\n), counts AS (\n  SELECT date_trunc('${trunc}', date)::date AS ${key}, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY 1\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM periods\nLEFT JOIN counts USING (${key})${narrow.length ? `\nWHERE ${narrow.join(' AND ')}` : ''}`;
+    return `WITH periods AS (\n  SELECT generate_series(date_trunc('${trunc}', ${from}), ${to} - 1, interval '1 ${step}')::date AS ${key}\n), counts AS (\n  SELECT date_trunc('${trunc}', date)::date AS ${key}, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY 1\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM periods\nLEFT JOIN counts USING (${key})${narrow.length ? `\nWHERE ${narrow.join(' AND ')}` : ''}`;
   };
   switch (m.per) {
     case 'day': return calendar('day', 'day', 'day');
     case 'month': return calendar('month', 'month', 'month');
     case 'year': return calendar('year', 'year', 'year');
     case 'block': {
-      const counts = `SELECT block, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY block`;
+      const counts = `SELECT block, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY block`;
       // the glossary's per-block question is about averages; a percentile is taken over the blocks where it happened
       const overIncidents = m.kind === 'percentile_per' ? (c.note('over the blocks with at least one incident'), true) : c.glossary('per_block_average').id === 'blocks_with_incidents';
       if (overIncidents) return `SELECT ${agg('n')} AS ${name}\nFROM (\n  ${counts}\n) per_block`;
       return `WITH counts AS (\n  ${counts}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT block FROM crimes) blocks\nLEFT JOIN counts USING (block)`;
     }
     case 'community_area':
-      return `WITH counts AS (\n  SELECT community_area, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY community_area\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM community_areas\nLEFT JOIN counts USING (community_area)`;
+      return `WITH counts AS (\n  SELECT community_area, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY community_area\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM community_areas\nLEFT JOIN counts USING (community_area)`;
     default:
-      return `WITH counts AS (\n  SELECT ${m.per}, count(*) AS n\n  FROM crimes${filtered}\n  GROUP BY ${m.per}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT ${m.per} FROM crimes WHERE ${m.per} IS NOT NULL) members\nLEFT JOIN counts USING (${m.per})`;
+      return `WITH counts AS (\n  SELECT ${m.per}, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY ${m.per}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT ${m.per} FROM ${s.table} WHERE ${m.per} IS NOT NULL) members\nLEFT JOIN counts USING (${m.per})`;
   }
 }
 
@@ -310,13 +340,13 @@ export function periodLabel(t: TimeRange): string {
   return `${t.from} to ${last}`;
 }
 
-function compileComparison(plan: QueryPlan, c: Conditions, where: string[]): string {
+function compileComparison(plan: QueryPlan, c: Conditions, s: Source): string {
   const current = plan.filters.time;
   if (!current || plan.groupBy.length || plan.measure.kind !== 'count') throw new PlanCompileError('a comparison needs a count over a period, without grouping');
   const rest = c.of({ ...plan.filters, time: undefined });
   const a = timeCondition(current);
   const b = timeCondition(plan.compareWith!);
   const [la, lb] = [periodLabel(current), periodLabel(plan.compareWith!)];
-  void where;
-  return `SELECT ${quote(la)} AS period, count(*) FILTER (WHERE ${a}) AS incidents,\n       ${quote(lb)} AS compared_with, count(*) FILTER (WHERE ${b}) AS compared_incidents,\n       round(100.0 * (count(*) FILTER (WHERE ${a}) - count(*) FILTER (WHERE ${b})) / nullif(count(*) FILTER (WHERE ${b}), 0), 1) AS change_pct\nFROM crimes\nWHERE ${[...rest, `(${a} OR ${b})`].join('\n  AND ')}`;
+  const [na, nb] = [s.matching(a), s.matching(b)];
+  return `SELECT ${quote(la)} AS period, ${na} AS incidents,\n       ${quote(lb)} AS compared_with, ${nb} AS compared_incidents,\n       round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct\nFROM ${s.table}\nWHERE ${[...rest, `(${a} OR ${b})`].join('\n  AND ')}`;
 }

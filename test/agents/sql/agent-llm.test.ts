@@ -239,7 +239,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     const a = await ask('how many thefts were there in the year covid reached chicago?', 'plan');
     const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2020`)).rows[0].n;
     expect(a).toMatchObject({ kind: 'result', headline: `Thefts in 2020, all of Chicago: ${truth.toLocaleString('en-US')}`, understood: ['thefts', 'in 2020', 'all of Chicago'] });
-    expect(a.kind === 'result' && a.sql[0]).toBe("SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = 'THEFT'\n  AND year = 2020");
+    expect(a.kind === 'result' && a.sql[0]).toBe("SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2020");
     expect(a.trace.find((t) => t.node === 'generate')?.note).toBe('attempt 1: llm: query plan');
     expect(llm.requests).toHaveLength(1); // no narration call: the plan tells it
     const prompt = llm.requests[0].messages[1].content;
