@@ -24,7 +24,7 @@ import type { PlanContext } from './plan-path.js';
 import { withDeadline } from '../../llm/deadline.js';
 import type pg from 'pg';
 
-async function readPlanContext(pool: pg.Pool): Promise<PlanContext> {
+export async function readPlanContext(pool: pg.Pool): Promise<PlanContext> {
   const areas = await pool.query<{ community_area: number; name: string }>('SELECT community_area, name FROM community_areas ORDER BY community_area');
   const range = await pool.query<{ first: string | null; last: string | null }>('SELECT min(date)::date AS first, max(date)::date AS last FROM crimes');
   const today = new Date().toISOString().slice(0, 10);
