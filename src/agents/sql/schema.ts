@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { fixturePath } from '../../core/paths.js';
+import { ROLLUPS } from '../../db/rollups.js';
 
 export interface ColumnInfo {
   table: string;
@@ -40,8 +41,11 @@ export async function introspectSchema(pool: pg.Pool): Promise<SchemaInfo> {
     // the most frequent values first, ties by name: the same list on every run (a sample changed it each time and
     // left out rare types the prompt then called unknown). Crime types are listed whole; others their top 40.
     // Read once per process and cached by the agent.
+    // Counted from the smallest rollup that keeps the column (the same counts: 1.3 s -> ms at 8.5M rows).
+    const rollup = ROLLUPS.find((r) => r.columns.includes(col));
+    const incidents = rollup ? 'sum(n)' : 'count(*)';
     const { rows: vs } = await pool.query<{ v: string }>(
-      `SELECT ${col} AS v FROM crimes WHERE ${col} IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1${col === 'primary_type' ? '' : ' LIMIT 40'}`,
+      `SELECT ${col} AS v FROM ${rollup?.table ?? 'crimes'} WHERE ${col} IS NOT NULL GROUP BY 1 ORDER BY ${incidents} DESC, 1${col === 'primary_type' ? '' : ' LIMIT 40'}`,
     );
     values.set(col, vs.map((r) => r.v));
   }
