@@ -11,6 +11,7 @@ import { portalCsvSource } from './crimes/portal-csv.js';
 import { generateCrimes } from './generate/crimes.js';
 import { generateStocks } from './generate/stocks.js';
 import { EXCHANGES, stockCsvSource, stockSpec, type Exchange } from './stocks/stock-table.js';
+import { tablesChangedByLoad } from '../db/rollups.js';
 
 export const DEMO_WINDOW = { from: '2020-01-02', to: '2025-09-30' };
 const DEMO_SEED = 20_010_101;
@@ -48,7 +49,7 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
       onProgress: percent('load'),
     });
     rmSync(file);
-    await pool.query('VACUUM (ANALYZE) crimes');
+    await pool.query(`VACUUM (ANALYZE) ${tablesChangedByLoad('crimes').join(', ')}`);
     await markSynthetic(pool, 'crimes', true);
     loaded.push(`${summary.inserted.toLocaleString('en-US')} crimes`);
   }

@@ -13,6 +13,7 @@ import { commandContext, withDatabase, type CommandContext } from '../context.js
 import type { Database } from '../../db/database.js';
 import { progressBar } from '../progress.js';
 import { positiveInt } from '../options.js';
+import { tablesChangedByLoad } from '../../db/rollups.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -43,7 +44,7 @@ async function loadCsv(file: string, spec: TableSpec, source: CsvSource, rejects
       });
       // the planner's statistics, and the visibility map: without it an index-only scan visits the heap anyway
       // (a count of one year of 8.5M crimes read every row); autovacuum gets to a fresh bulk load too late
-      await db.write.query(`VACUUM (ANALYZE) ${spec.table}`);
+      await db.write.query(`VACUUM (ANALYZE) ${tablesChangedByLoad(spec.table).join(', ')}`);
       return s;
     } finally {
       bar.stop();
