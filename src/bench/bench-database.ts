@@ -10,6 +10,8 @@ export const BENCH_DATABASE = 'datadesk_bench';
 
 export interface BenchDatabase {
   pool: pg.Pool;
+  /** its URL on the app's server */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export async function openBenchDatabase(config: Config, logger: Logger, fresh: b
   await migrate(pool);
   return {
     pool,
+    url: serverUrl.toString(),
     close: async () => {
       await pool.end();
       await app.close();

@@ -16,10 +16,12 @@ import { generateCrimes } from '../ingest/generate/crimes.js';
 import { DAMAGE_KINDS, damageCsv, type DamageKind } from '../ingest/generate/damage.js';
 import { readCsvRecords } from '../ingest/csv-records.js';
 import { openBenchDatabase } from './bench-database.js';
+import { syncBench } from './sync-bench.js';
+import { ROLLUPS, rebuildRollup, tablesChangedByLoad } from '../db/rollups.js';
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-export async function ingestBench(config: Config, logger: Logger, rows: number, rerun: boolean): Promise<void> {
+export async function ingestBench(config: Config, logger: Logger, rows: number, rerun: boolean, withRollups: boolean): Promise<void> {
   const file = path.join(os.tmpdir(), `datadesk-bench-crimes-${rows}.csv`);
   let t = performance.now();
   await generateCrimes({ rows, seed: 1, out: file });
@@ -29,6 +31,8 @@ export async function ingestBench(config: Config, logger: Logger, rows: number, 
 
   const db = await openBenchDatabase(config, logger, true);
   try {
+    // without rollups: the triggers that keep them are off for the load, and they are counted afresh after it
+    if (!withRollups) await db.pool.query('ALTER TABLE crimes DISABLE TRIGGER USER');
     const rssBefore = process.memoryUsage().rss;
     let peakRss = rssBefore;
     const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
@@ -40,9 +44,19 @@ export async function ingestBench(config: Config, logger: Logger, rows: number, 
       `ingest (empty table, 4 indexes + primary key): ${fmt(first.inserted)} loaded, ${first.rejected} rejected in ` +
         `${loadSeconds.toFixed(1)} s (${fmt(rows / loadSeconds)} rows/s); peak RSS of this process ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
     );
+    if (!withRollups) {
+      await db.pool.query('ALTER TABLE crimes ENABLE TRIGGER USER');
+      t = performance.now();
+      for (const r of ROLLUPS) await rebuildRollup(db.pool, r);
+      console.log(`rollups counted afresh after the load (${ROLLUPS.length}): ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
     t = performance.now();
-    await db.pool.query('ANALYZE crimes');
-    console.log(`analyze: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    await db.pool.query(`VACUUM (ANALYZE) ${tablesChangedByLoad('crimes').join(', ')}`);
+    console.log(`vacuum (analyze) of crimes and its rollups: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const sizes = await db.pool.query(`SELECT c.relname AS name, c.reltuples::bigint AS rows, pg_total_relation_size(c.oid) AS bytes FROM pg_class c WHERE c.relname = ANY($1) ORDER BY bytes DESC`, [ROLLUPS.map((r) => r.table)]);
+    const totalMb = sizes.rows.reduce((a, r) => a + Number(r.bytes), 0) / 2 ** 20;
+    console.log(`rollups on disk (with indexes): ${totalMb.toFixed(0)} MiB; ${sizes.rows.map((r) => `${r.name} ${fmt(Number(r.rows))} rows ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`);
+    await syncBench(db.pool, file);
     if (rerun) {
       t = performance.now();
       const second = await ingestCsv({ pool: db.pool, file, spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath: `${file}.rejects.csv` });

@@ -15,12 +15,13 @@ import { exportBench } from './export-bench.js';
 const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
 program
   .command('ingest')
-  .description('generate and load crime rows (default 8.5M, the real size); rows/s and total time')
+  .description('generate and load crime rows (default 8.5M, the real size) with their rollups; rows/s, total time, rollup sizes, a 10,000-row sync')
   .option('--rows <n>', 'rows to generate and load', positiveInt, 8_500_000)
   .option('--no-rerun', 'skip loading the same file a second time')
-  .action(async (opts: { rows: number; rerun: boolean }) => {
+  .option('--no-rollups', 'load with the rollup triggers off, then count the rollups afresh (for comparison)')
+  .action(async (opts: { rows: number; rerun: boolean; rollups: boolean }) => {
     const config = loadConfigFromProcess();
-    await ingestBench(config, createLogger(config.logLevel), opts.rows, opts.rerun);
+    await ingestBench(config, createLogger(config.logLevel), opts.rows, opts.rerun, opts.rollups);
   });
 program
   .command('ingest-damaged')
@@ -50,10 +51,12 @@ program
 
 program
   .command('sql')
-  .description('relevance gate latency, and validate/run/narrate time of the 100 benchmark questions (after `ingest`)')
-  .action(async () => {
+  .description('relevance gate latency, validate/run/narrate time of the benchmark SQL, and the plan answers from rollups and from crimes, one at a time and --concurrent at once (after `ingest --rows N`)')
+  .option('--rows <n>', 'the crimes the benchmark database must hold (load them with `ingest --rows N`)', positiveInt)
+  .option('--concurrent <n>', 'plan questions asked at once', positiveInt, 200)
+  .action(async (opts: { rows?: number; concurrent: number }) => {
     const config = loadConfigFromProcess();
-    await sqlBench(config, createLogger(config.logLevel));
+    await sqlBench(config, createLogger('warn'), opts);
   });
 
 program

@@ -11,9 +11,10 @@ import { narrate } from '../agents/sql/narrator.js';
 import { introspectSchema } from '../agents/sql/schema.js';
 import { loadBenchmark } from '../eval/sql-eval.js';
 import { openBenchDatabase } from './bench-database.js';
+import { planBench } from './plan-bench.js';
 
 
-export async function sqlBench(config: Config, logger: Logger): Promise<void> {
+export async function sqlBench(config: Config, logger: Logger, opts: { rows?: number; concurrent: number }): Promise<void> {
   const items = loadBenchmark();
   // gate: warm once, then time every question many times
   for (const i of items) route(i.question);
@@ -30,7 +31,11 @@ export async function sqlBench(config: Config, logger: Logger): Promise<void> {
   const db = await openBenchDatabase(config, logger, false);
   try {
     const { rows } = await db.pool.query('SELECT count(*) AS n FROM crimes');
-    console.log(`crimes: ${rows[0].n.toLocaleString('en-US')} rows`);
+    const n = Number(rows[0].n);
+    if (opts.rows !== undefined && n < opts.rows) {
+      throw new Error(`the benchmark database holds ${n.toLocaleString('en-US')} crimes, fewer than ${opts.rows.toLocaleString('en-US')}: load them first with npm run bench -- ingest --rows ${opts.rows}`);
+    }
+    console.log(`crimes: ${n.toLocaleString('en-US')} rows`);
     let t = performance.now();
     await introspectSchema(db.pool);
     console.log(`schema introspection (cold, then cached for the process): ${(performance.now() - t).toFixed(0)} ms`);
@@ -58,4 +63,5 @@ export async function sqlBench(config: Config, logger: Logger): Promise<void> {
   } finally {
     await db.close();
   }
+  await planBench(config, logger, db.url, opts.concurrent);
 }

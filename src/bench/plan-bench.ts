@@ -1,0 +1,96 @@
+// The plan answers at the benchmark database's size (npm run bench -- sql --rows 8500000):
+// every benchmark question the offline reader reads, its query timed from the
+// rollup the compiler picks and from crimes (the rows must be the same), then
+// whole answers through the desk (read, compile, validate, run, facts,
+// narrate) one at a time and 200 at once.
+import type pg from 'pg';
+import { readPlanContext } from '../agents/sql/agent.js';
+import { createDesk } from '../agents/create-desk.js';
+import { runSql } from '../agents/sql/execute.js';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../core/logger.js';
+import { openDatabase } from '../db/database.js';
+import { benchmarkPlans } from '../eval/benchmark-plans.js';
+import { compilePlan } from '../plan/compile.js';
+import { quantile } from './stats.js';
+
+const ms = (xs: number[], q: number) => quantile(xs, q).toFixed(1);
+const RUNS = 5;
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t = performance.now();
+  const value = await f();
+  return [value, performance.now() - t];
+}
+
+/** The median of RUNS runs after one warm-up, and the rows. */
+async function medianRun(pool: pg.Pool, sql: string, timeoutMs: number) {
+  const first = await runSql(pool, sql, timeoutMs);
+  const times: number[] = [];
+  for (let k = 0; k < RUNS; k++) times.push((await timed(() => runSql(pool, sql, timeoutMs)))[1]);
+  return { rows: JSON.stringify(first.rows), ms: quantile(times, 0.5) };
+}
+
+export async function planBench(config: Config, logger: Logger, benchUrl: string, concurrent: number): Promise<void> {
+  const db = await openDatabase({ ...config, databaseUrl: benchUrl }, logger);
+  try {
+    const plans = benchmarkPlans(await readPlanContext(db.read));
+    const timeout = 120_000;
+    const fast: number[] = [];
+    const raw: number[] = [];
+    const rollupsUsed = new Map<string, number>();
+    const slow: { id: string; ms: number; from: string }[] = [];
+    for (const p of plans) {
+      const compiled = compilePlan(p.plan, p.choices);
+      const a = await medianRun(db.read, compiled.sql, timeout);
+      const b = compiled.rollup ? await medianRun(db.read, compilePlan(p.plan, p.choices, { rollups: false }).sql, timeout) : a;
+      if (a.rows !== b.rows) throw new Error(`${p.id} "${p.question}": the rollup ${compiled.rollup} and crimes give different rows`);
+      fast.push(a.ms);
+      raw.push(b.ms);
+      const from = compiled.rollup ?? 'crimes';
+      rollupsUsed.set(from, (rollupsUsed.get(from) ?? 0) + 1);
+      slow.push({ id: p.id, ms: a.ms, from });
+    }
+    console.log(`plan questions: ${plans.length} of the benchmark's read by the offline reader; answered from ${[...rollupsUsed].map(([t, n]) => `${t} ${n}`).join(', ')}`);
+    console.log(`query time (median of ${RUNS} per question) | p50 ms | p90 ms | p99 ms | max ms`);
+    console.log(`  as compiled (rollups where they hold) | ${ms(fast, 0.5)} | ${ms(fast, 0.9)} | ${ms(fast, 0.99)} | ${Math.max(...fast).toFixed(1)}`);
+    console.log(`  all from crimes                       | ${ms(raw, 0.5)} | ${ms(raw, 0.9)} | ${ms(raw, 0.99)} | ${Math.max(...raw).toFixed(1)}`);
+    console.log(`  slowest as compiled: ${slow.sort((x, y) => y.ms - x.ms).slice(0, 5).map((s) => `${s.id} ${s.ms.toFixed(0)} ms (${s.from})`).join(', ')}`);
+    console.log('  the rows were identical both ways for every question');
+
+    // whole answers, as a worker gives them (no model: the reader's plans)
+    const { desk, memory } = createDesk({ ...config, databaseUrl: benchUrl }, db, logger);
+    try {
+      const ask = (question: string, thread: string) => desk.answer({ platform: 'cli', threadId: `bench:${thread}`, text: question, kind: 'question' });
+      for (const p of plans) await ask(p.question, `warm-${p.id}`);
+      const whole: number[] = [];
+      for (const [i, p] of plans.entries()) {
+        const [answer, t] = await timed(() => ask(p.question, `one-${i}`));
+        if (answer.kind === 'error') throw new Error(`${p.id}: ${answer.message}`);
+        whole.push(t);
+      }
+      console.log(`whole answer, one at a time (${plans.length} questions): p50 ${ms(whole, 0.5)} ms, p99 ${ms(whole, 0.99)} ms, max ${Math.max(...whole).toFixed(1)} ms`);
+
+      // many people at once, each in its own thread, the questions mixed: all queued at once, and answered
+      // as a worker answers jobs, at most WORKER_CONCURRENCY at a time (the latency includes the wait)
+      const slots = config.jobs.concurrency;
+      const latencies: number[] = [];
+      let errors = 0;
+      let next = 0;
+      const started = performance.now();
+      await Promise.all(Array.from({ length: slots }, async () => {
+        for (let i = next++; i < concurrent; i = next++) {
+          const answer = await ask(plans[i % plans.length].question, `many-${i}`);
+          if (answer.kind === 'error') errors++;
+          latencies.push(performance.now() - started);
+        }
+      }));
+      const wall = (performance.now() - started) / 1000;
+      console.log(`${concurrent} mixed questions at once (one worker, ${slots} answering at a time, reader pool of ${config.reader.poolSize}): ${(concurrent / wall).toFixed(1)} answers/s, p50 ${ms(latencies, 0.5)} ms, p99 ${ms(latencies, 0.99)} ms, ${errors} errors`);
+    } finally {
+      await memory.close();
+    }
+  } finally {
+    await db.close();
+  }
+}
