@@ -12,6 +12,8 @@ import { introspectSchema } from '../agents/sql/schema.js';
 import { loadBenchmark } from '../eval/sql-eval.js';
 import { openBenchDatabase } from './bench-database.js';
 import { planBench } from './plan-bench.js';
+import { readNamedQueries } from './index-bench.js';
+import { fixturePath } from '../core/paths.js';
 
 
 export async function sqlBench(config: Config, logger: Logger, opts: { rows?: number; concurrent: number }): Promise<void> {
@@ -60,6 +62,13 @@ export async function sqlBench(config: Config, logger: Logger, opts: { rows?: nu
     }
     const slowest = [...per].sort((a, b) => b.run - a.run).slice(0, 5);
     console.log(`slowest runs: ${slowest.map((p) => `${p.id} ${(p.run / 1000).toFixed(2)} s`).join(', ')}`);
+    // the hard tier's heavy shapes as a model writes them, each run as an answer runs (JIT off, the app's timeout)
+    console.log(`heavy shapes (fixtures/benchmarks/heavy-shapes.sql), statement timeout ${config.statementTimeoutMs / 1000} s:`);
+    for (const q of readNamedQueries(fixturePath('benchmarks', 'heavy-shapes.sql'))) {
+      t = performance.now();
+      const outcome = await runSql(db.pool, q.sql, config.statementTimeoutMs).then(() => 'ok', (e: Error) => e.message);
+      console.log(`  ${q.name}: ${((performance.now() - t) / 1000).toFixed(2)} s${outcome === 'ok' ? '' : ` (${outcome})`}`);
+    }
   } finally {
     await db.close();
   }

@@ -1,4 +1,4 @@
-// The crime rollups (migration 026): pre-aggregated counts the plan compiler
+// The crime rollups (migration 027): pre-aggregated counts the plan compiler
 // answers from when a question fits inside one (src/plan/rollup-choice.ts).
 // This list mirrors the database's crime_rollups catalog, which the triggers
 // that keep them exact read; test/db/rollups.test.ts checks that both agree.
@@ -6,26 +6,28 @@
 import type pg from 'pg';
 
 /**
- * How a rollup's `date` is truncated. Each keeps some of the time facets a question can use:
- * month (the month of year, a month-aligned period), day (weekday, day, day of year, any period of
- * whole days) and hour (hour of day, night). A year grain keeps only the year; month_hour and year_hour
- * keep the hour of day inside the month's or year's first day.
+ * How a rollup's `date` is truncated. Each keeps some of the time facets a question can use: year
+ * (the date's year, as a per-year average reads it), month (the month of year, a month-aligned
+ * period), day (weekday, day, day of year, any period of whole days) and hour (hour of day, night).
+ * month_hour and year_hour keep the hour of day inside the month's or year's first day. An `all`
+ * rollup has no date: it counts all time.
  */
-export type RollupGrain = 'day' | 'month' | 'month_hour' | 'year' | 'year_hour';
-export type TimeFacet = 'month' | 'day' | 'hour';
+export type RollupGrain = 'day' | 'month' | 'month_hour' | 'year' | 'year_hour' | 'all';
+export type TimeFacet = 'year' | 'month' | 'day' | 'hour';
 
 export const GRAIN_FACETS: Record<RollupGrain, readonly TimeFacet[]> = {
-  day: ['month', 'day'],
-  month: ['month'],
-  month_hour: ['month', 'hour'],
-  year: [],
-  year_hour: ['hour'],
+  day: ['year', 'month', 'day'],
+  month: ['year', 'month'],
+  month_hour: ['year', 'month', 'hour'],
+  year: ['year'],
+  year_hour: ['year', 'hour'],
+  all: [],
 };
 
 export interface Rollup {
   table: string;
   grain: RollupGrain;
-  /** crimes' columns kept whole (besides `date`, truncated to the grain) */
+  /** crimes' columns kept whole (besides `date`, truncated to the grain; none for `all`) */
   columns: readonly string[];
 }
 
@@ -33,6 +35,7 @@ const COMMON = ['year', 'primary_type', 'fbi_code', 'arrest', 'domestic'] as con
 
 /** Smallest first: the compiler takes the first that holds everything a plan uses (rows at 8.5M in the comments). */
 export const ROLLUPS: readonly Rollup[] = [
+  { table: 'crimes_by_block', grain: 'all', columns: ['primary_type', 'block'] }, // 151K
   { table: 'crimes_by_month_location', grain: 'month', columns: [...COMMON, 'location_description'] }, // 308K
   { table: 'crimes_by_year_beat', grain: 'year', columns: [...COMMON, 'beat', 'district'] }, // 407K
   { table: 'crimes_by_year_place', grain: 'year', columns: [...COMMON, 'community_area', 'district', 'ward'] }, // 410K
@@ -50,7 +53,15 @@ export const tablesChangedByLoad = (table: string): string[] => (table === 'crim
 
 /** Counts a rollup afresh from crimes (the triggers keep it; the ingest benchmark times a rebuild against them). */
 export async function rebuildRollup(pool: pg.Pool, r: Rollup): Promise<void> {
-  const cols = r.columns.join(', ');
   await pool.query(`TRUNCATE ${r.table}`);
-  await pool.query(`INSERT INTO ${r.table} (date, ${cols}, n) SELECT crime_rollup_date('${r.grain}', date), ${cols}, count(*) FROM crimes GROUP BY 1, ${cols}`);
+  await pool.query(`INSERT INTO ${r.table} (${rollupKey(r).join(', ')}, n) ${countedAfresh(r)}`);
+}
+
+/** A rollup's group key: its date (unless all time) and its columns. */
+export const rollupKey = (r: Rollup): string[] => (r.grain === 'all' ? [...r.columns] : ['date', ...r.columns]);
+
+/** The rollup's rows counted from crimes, in its key's order, then n. */
+export function countedAfresh(r: Rollup): string {
+  const key = r.grain === 'all' ? [...r.columns] : [`crime_rollup_date('${r.grain}', date)`, ...r.columns];
+  return `SELECT ${key.join(', ')}, count(*)::int AS n FROM crimes GROUP BY ${key.map((_, i) => i + 1).join(', ')}`;
 }

@@ -318,7 +318,7 @@ function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>
       // the glossary's per-block question is about averages; a percentile is taken over the blocks where it happened
       const overIncidents = m.kind === 'percentile_per' ? (c.note('over the blocks with at least one incident'), true) : c.glossary('per_block_average').id === 'blocks_with_incidents';
       if (overIncidents) return `SELECT ${agg('n')} AS ${name}\nFROM (\n  ${counts}\n) per_block`;
-      return `WITH counts AS (\n  ${counts}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT block FROM crimes) blocks\nLEFT JOIN counts USING (block)`;
+      return `WITH counts AS (\n  ${counts}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT block FROM ${s.table}) blocks\nLEFT JOIN counts USING (block)`;
     }
     case 'community_area':
       return `WITH counts AS (\n  SELECT community_area, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY community_area\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM community_areas\nLEFT JOIN counts USING (community_area)`;

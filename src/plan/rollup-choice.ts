@@ -91,7 +91,8 @@ class Needs implements PlanNeeds {
     if (m.kind === 'average_per' || m.kind === 'percentile_per') {
       if (m.per === 'day') this.facet('day');
       else if (m.per === 'month') this.facet('month');
-      else if (m.per !== 'year') this.column(m.per);
+      else if (m.per === 'year') this.facet('year');
+      else this.column(m.per);
     }
   }
 }

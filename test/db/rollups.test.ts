@@ -3,7 +3,7 @@
 // a sync's update, a delete, a truncate, and a rolled-back load.
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROLLUPS } from '../../src/db/rollups.js';
+import { ROLLUPS, countedAfresh, rollupKey } from '../../src/db/rollups.js';
 import { ingestCsv } from '../../src/ingest/csv-ingest.js';
 import { CRIMES_SPEC, PORTAL_CSV_HEADER } from '../../src/ingest/crimes/crime-table.js';
 import { portalCsvSource } from '../../src/ingest/crimes/portal-csv.js';
@@ -12,15 +12,12 @@ import { tempDir } from '../helpers/files.js';
 
 const data = crimeDatabase(5_000);
 
-const grainDate = (grain: string) => `crime_rollup_date('${grain}', date)`;
-
 /** Rows where a rollup differs from counting crimes afresh (both directions). */
 async function drift(): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const r of ROLLUPS) {
-    const cols = r.columns.join(', ');
-    const fresh = `SELECT ${grainDate(r.grain)} AS date, ${cols}, count(*)::int AS n FROM crimes GROUP BY 1, ${cols}`;
-    const stored = `SELECT date, ${cols}, n FROM ${r.table}`;
+    const fresh = countedAfresh(r);
+    const stored = `SELECT ${rollupKey(r).join(', ')}, n FROM ${r.table}`;
     const { rows } = await data.db.pool.query(`SELECT count(*)::int AS n FROM ((${fresh} EXCEPT ALL ${stored}) UNION ALL (${stored} EXCEPT ALL ${fresh})) d`);
     out[r.table] = rows[0].n;
   }

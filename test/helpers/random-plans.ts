@@ -57,6 +57,7 @@ function filters(r: Random, years: [number, number], rich: boolean): Filters {
   if (r.chance(0.08)) f.districts = pickSome(r, [1, 6, 8, 11, 12, 18], 2);
   if (r.chance(0.06)) f.wards = pickSome(r, [2, 24, 27, 42], 2);
   if (r.chance(0.03)) f.descriptions = ['RETAIL'];
+  if (r.chance(0.04)) f.blocks = ['001XX N STATE ST', '0000X W TERMINAL ST'];
   return f;
 }
 
@@ -69,7 +70,7 @@ export function randomPlans(count: number, seed: number, years: [number, number]
     if (kind === 0) input.measure = { kind: 'distinct', of: (['type', 'location', 'community_area', 'district', 'ward', 'beat'] as const)[r.int(0, 5)] };
     if (kind === 1) input.measure = { kind: 'share', part: r.chance(0.5) ? { arrest: true } : r.chance(0.5) ? { domestic: true } : { types: ['THEFT'] } };
     if (kind === 2 || kind === 3) {
-      const per = PER_GROUPS.filter((p) => p !== 'block')[r.int(0, PER_GROUPS.length - 2)];
+      const per = PER_GROUPS[r.int(0, PER_GROUPS.length - 1)];
       input.measure = kind === 2 ? { kind: 'average_per', per } : { kind: 'percentile_per', per, p: [0.5, 0.9][r.int(0, 1)] };
     }
     if (kind === 4 && input.filters?.time) {
@@ -77,8 +78,10 @@ export function randomPlans(count: number, seed: number, years: [number, number]
       input.filters = filters(r, years, true);
       input.filters.time = period(r, years);
     } else if (kind >= 5 || (kind <= 1 && r.chance(0.5))) {
-      const dims = DIMENSIONS.filter((d) => d !== 'block' && d !== 'date');
+      // by block only alone: thousands of blocks times a second axis is a big table to compare twice
+      const dims = DIMENSIONS.filter((d) => d !== 'date');
       input.groupBy = pickSome(r, dims, r.chance(0.7) ? 1 : 2);
+      if (input.groupBy.length === 2 && input.groupBy.includes('block')) input.groupBy = ['block'];
       if (r.chance(0.35)) input.top = { n: r.int(1, 12), order: r.chance(0.6) ? 'desc' : 'asc' };
       else if (r.chance(0.3)) input.order = r.chance(0.5) ? 'measure' : 'axis';
     }

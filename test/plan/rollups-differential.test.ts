@@ -1,5 +1,5 @@
 // Exact by construction, and proven (issue 22): every benchmark question the
-// reader answers, and some 1,500 generated plans, give the same rows from the
+// reader answers, and some 2,000 generated plans, give the same rows from the
 // rollup the compiler picks as from crimes itself, on generated data loaded
 // through the real ingest path.
 import { describe, expect, it } from 'vitest';
@@ -46,9 +46,9 @@ describe('rollups answer exactly as crimes', () => {
     expect(fromRollups / plans.length).toBeGreaterThan(0.6);
   });
 
-  it('1,500 generated plans over the whole plan language', async () => {
+  it('2,000 generated plans over the whole plan language', async () => {
     const { rows } = await data.db.pool.query<{ lo: number; hi: number }>('SELECT min(year) AS lo, max(year) AS hi FROM crimes');
-    const plans = randomPlans(1_500, 22, [rows[0].lo, rows[0].hi]);
+    const plans = randomPlans(2_000, 22, [rows[0].lo, rows[0].hi]);
     const used = new Map<string, number>();
     for (const [i, p] of plans.entries()) {
       const got = await bothWays(p.plan, p.choices);
@@ -57,7 +57,7 @@ describe('rollups answer exactly as crimes', () => {
       expect(got.fast, `plan ${i}: ${JSON.stringify(p.plan)} ${JSON.stringify(p.choices)}\n${got.sql}`).toEqual(got.raw);
     }
     // every rollup is exercised, each by many plans
-    expect([...used.keys()].sort()).toEqual(['crimes_by_day', 'crimes_by_month_hour', 'crimes_by_month_location', 'crimes_by_year_beat', 'crimes_by_year_hour_place', 'crimes_by_year_place']);
-    for (const [, n] of used) expect(n).toBeGreaterThan(15);
+    expect([...used.keys()].sort()).toEqual(['crimes_by_block', 'crimes_by_day', 'crimes_by_month_hour', 'crimes_by_month_location', 'crimes_by_year_beat', 'crimes_by_year_hour_place', 'crimes_by_year_place']);
+    for (const [, n] of used) expect(n).toBeGreaterThan(10);
   });
 });

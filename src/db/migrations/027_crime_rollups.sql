@@ -6,7 +6,8 @@
 --
 -- Sizes at 8.5M generated rows (generate --rows 8500000): by_day 532K rows,
 -- by_month_hour 437K, by_month_location 308K, by_year_place 410K, by_year_beat
--- 407K, by_year_hour_place 1.0M.
+-- 407K, by_year_hour_place 1.0M, by_block 151K (of all time: a year's blocks are
+-- a quick index read of crimes, all years' were the slowest question left).
 --
 -- Exact by construction: statement-level triggers on crimes add the counts of
 -- inserted rows and subtract those of deleted and replaced rows, in the same
@@ -22,8 +23,8 @@ CREATE TABLE crime_rollups (
   name    text PRIMARY KEY,
   -- how `date` is truncated: day, month, year, or month_hour / year_hour (the
   -- month's or year's first day at the incident's hour: the month and the hour
-  -- of day read from it as from crimes)
-  grain   text NOT NULL CHECK (grain IN ('day', 'month', 'month_hour', 'year', 'year_hour')),
+  -- of day read from it as from crimes); `all`: no date column, all time
+  grain   text NOT NULL CHECK (grain IN ('day', 'month', 'month_hour', 'year', 'year_hour', 'all')),
   columns text[] NOT NULL
 );
 
@@ -33,7 +34,8 @@ INSERT INTO crime_rollups (name, grain, columns) VALUES
   ('crimes_by_month_location', 'month', ARRAY['year', 'primary_type', 'fbi_code', 'arrest', 'domestic', 'location_description']),
   ('crimes_by_year_place', 'year', ARRAY['year', 'primary_type', 'fbi_code', 'arrest', 'domestic', 'community_area', 'district', 'ward']),
   ('crimes_by_year_beat', 'year', ARRAY['year', 'primary_type', 'fbi_code', 'arrest', 'domestic', 'beat', 'district']),
-  ('crimes_by_year_hour_place', 'year_hour', ARRAY['year', 'primary_type', 'community_area', 'district']);
+  ('crimes_by_year_hour_place', 'year_hour', ARRAY['year', 'primary_type', 'community_area', 'district']),
+  ('crimes_by_block', 'all', ARRAY['primary_type', 'block']);
 
 CREATE TABLE crimes_by_day (
   date timestamp NOT NULL, year integer, primary_type text, fbi_code text, arrest boolean, domestic boolean,
@@ -58,6 +60,10 @@ CREATE TABLE crimes_by_year_beat (
   beat integer, district integer,
   n integer NOT NULL
 );
+CREATE TABLE crimes_by_block (
+  primary_type text, block text,
+  n integer NOT NULL
+);
 CREATE TABLE crimes_by_year_hour_place (
   date timestamp NOT NULL, year integer, primary_type text, community_area integer, district integer,
   n integer NOT NULL
@@ -67,6 +73,7 @@ COMMENT ON TABLE crimes_by_day IS 'Incidents (n) per day, year, type, FBI code, 
 COMMENT ON TABLE crimes_by_month_hour IS 'Incidents (n) per month and hour of day (date = the month''s first day at that hour), year, type, FBI code, arrest and domestic: exact, kept by triggers on crimes.';
 COMMENT ON TABLE crimes_by_month_location IS 'Incidents (n) per month, year, type, FBI code, arrest, domestic and location description: exact, kept by triggers on crimes.';
 COMMENT ON TABLE crimes_by_year_place IS 'Incidents (n) per year, type, FBI code, arrest, domestic, community area, district and ward: exact, kept by triggers on crimes.';
+COMMENT ON TABLE crimes_by_block IS 'Incidents (n) of all time per type and block: exact, kept by triggers on crimes.';
 COMMENT ON TABLE crimes_by_year_hour_place IS 'Incidents (n) per year and hour of day (date = the year''s first day at that hour), type, community area and district: exact, kept by triggers on crimes.';
 COMMENT ON TABLE crimes_by_year_beat IS 'Incidents (n) per year, type, FBI code, arrest, domestic, beat and district: exact, kept by triggers on crimes.';
 
@@ -84,6 +91,8 @@ ALTER TABLE crimes_by_year_place SET (fillfactor = 70);
 CREATE UNIQUE INDEX crimes_by_year_place_key ON crimes_by_year_place (date, year, primary_type, fbi_code, arrest, domestic, community_area, district, ward) NULLS NOT DISTINCT;
 ALTER TABLE crimes_by_year_beat SET (fillfactor = 70);
 CREATE UNIQUE INDEX crimes_by_year_beat_key ON crimes_by_year_beat (date, year, primary_type, fbi_code, arrest, domestic, beat, district) NULLS NOT DISTINCT;
+ALTER TABLE crimes_by_block SET (fillfactor = 70);
+CREATE UNIQUE INDEX crimes_by_block_key ON crimes_by_block (primary_type, block) NULLS NOT DISTINCT;
 ALTER TABLE crimes_by_year_hour_place SET (fillfactor = 70);
 CREATE UNIQUE INDEX crimes_by_year_hour_place_key ON crimes_by_year_hour_place (date, year, primary_type, community_area, district) NULLS NOT DISTINCT;
 CREATE INDEX crimes_by_day_year ON crimes_by_day (year, primary_type);
@@ -114,21 +123,25 @@ DECLARE
     ELSE 'SELECT 1 AS sign, * FROM new_rows UNION ALL SELECT -1 AS sign, * FROM old_rows'
   END;
   r record;
+  keys text;
   cols text;
   emptied tid[];
 BEGIN
   FOR r IN SELECT name, grain, columns FROM public.crime_rollups LOOP
-    cols := array_to_string(r.columns, ', ');
+    -- the group's key: the grain's date (none for all time) and the columns
+    keys := array_to_string(CASE WHEN r.grain = 'all' THEN r.columns ELSE ARRAY['date'] || r.columns END, ', ');
+    cols := array_to_string(CASE WHEN r.grain = 'all' THEN r.columns
+                                 ELSE ARRAY[format('public.crime_rollup_date(%L, date)', r.grain)] || r.columns END, ', ');
     -- the groups a removal brought to 0 come back by their row address, and are deleted
     EXECUTE format(
       'WITH changed AS (
-         INSERT INTO public.%1$I AS r (date, %2$s, n)
-         SELECT public.crime_rollup_date(%3$L, date), %2$s, sum(sign) FROM (%4$s) c
-         GROUP BY 1, %2$s HAVING sum(sign) <> 0
-         ON CONFLICT (date, %2$s) DO UPDATE SET n = r.n + excluded.n
+         INSERT INTO public.%1$I AS r (%2$s, n)
+         SELECT %3$s, sum(sign) FROM (%4$s) c
+         GROUP BY %3$s HAVING sum(sign) <> 0
+         ON CONFLICT (%2$s) DO UPDATE SET n = r.n + excluded.n
          RETURNING ctid, n
        ) SELECT array_agg(ctid) FILTER (WHERE n = 0) FROM changed',
-      r.name, cols, r.grain, changed) INTO emptied;
+      r.name, keys, cols, changed) INTO emptied;
     IF emptied IS NOT NULL THEN
       EXECUTE format('DELETE FROM public.%I WHERE ctid = ANY($1)', r.name) USING emptied;
     END IF;
@@ -168,6 +181,7 @@ INSERT INTO crimes_by_year_place SELECT crime_rollup_date('year', date), year, p
   FROM crimes GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9;
 INSERT INTO crimes_by_year_beat SELECT crime_rollup_date('year', date), year, primary_type, fbi_code, arrest, domestic, beat, district, count(*)
   FROM crimes GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+INSERT INTO crimes_by_block SELECT primary_type, block, count(*) FROM crimes GROUP BY 1, 2;
 INSERT INTO crimes_by_year_hour_place SELECT crime_rollup_date('year_hour', date), year, primary_type, community_area, district, count(*)
   FROM crimes GROUP BY 1, 2, 3, 4, 5;
 
@@ -175,7 +189,7 @@ INSERT INTO crimes_by_year_hour_place SELECT crime_rollup_date('year_hour', date
 DO $$
 BEGIN
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'datadesk_reader') THEN
-    GRANT SELECT ON crimes_by_day, crimes_by_month_hour, crimes_by_month_location, crimes_by_year_place, crimes_by_year_beat, crimes_by_year_hour_place TO datadesk_reader;
+    GRANT SELECT ON crimes_by_day, crimes_by_month_hour, crimes_by_month_location, crimes_by_year_place, crimes_by_year_beat, crimes_by_year_hour_place, crimes_by_block TO datadesk_reader;
   END IF;
 END
 $$;
