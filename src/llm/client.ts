@@ -3,7 +3,8 @@
 // Retry-After; on top we queue by a requests/tokens-per-minute budget, time
 // out each call, validate structured output with zod (one repair attempt on
 // invalid JSON) and report token usage for the trace.
-import OpenAI from 'openai';
+import { createRequire } from 'node:module';
+import type OpenAI from 'openai';
 import type { z } from 'zod';
 import { RateLimiter, type RateLimits } from './rate-limiter.js';
 import { extractJson } from './extract-json.js';
@@ -47,8 +48,12 @@ export interface LlmClient {
 const estimateTokens = (text: string) => Math.ceil(text.length / 4) + 256;
 
 
+// loaded when a client is made: a process with no model configured (`datadesk ask` offline) skips its ~60 ms
+const loadOpenAi = (): typeof OpenAI => createRequire(import.meta.url)('openai') as typeof OpenAI;
+
 export function createLlmClient(settings: LlmSettings): LlmClient {
-  const openai = new OpenAI({
+  const OpenAiClient = loadOpenAi();
+  const openai = new OpenAiClient({
     baseURL: settings.baseUrl,
     // local servers (vLLM, Ollama, llama.cpp) accept any key
     apiKey: settings.apiKey ?? 'no-key',
@@ -81,7 +86,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       if (error instanceof ReplyTooBigError || (error as { cause?: unknown }).cause instanceof ReplyTooBigError) {
         throw new LlmError(error instanceof ReplyTooBigError ? error.message : ((error as { cause: Error }).cause.message), false);
       }
-      if (error instanceof OpenAI.APIError) {
+      if (error instanceof OpenAiClient.APIError) {
         const status = error.status;
         throw new LlmError(
           status ? `the LLM service answered HTTP ${status}${status === 401 ? ' (check LLM_API_KEY)' : ''}` : 'the LLM service could not be reached',

@@ -5,7 +5,8 @@
 // the app's PostgreSQL by default (always there, survives restarts and CLI
 // calls), Redis when THREAD_MEMORY_URL is redis://..., or process memory.
 import Keyv from 'keyv';
-import KeyvRedis from '@keyv/redis';
+import { createRequire } from 'node:module';
+import type KeyvRedisStore from '@keyv/redis';
 import type pg from 'pg';
 import { PgKeyvStore } from './pg-keyv-store.js';
 
@@ -61,6 +62,8 @@ export function createKeyv<T>(where: 'memory' | string | pg.Pool, namespace: str
   if (where === 'memory') return new Keyv<T>(options);
   if (typeof where !== 'string') return new Keyv<T>({ ...options, store: new PgKeyvStore(where) });
   if (/^rediss?:\/\//.test(where)) {
+    // loaded only for a Redis URL: the others skip its ~60 ms
+    const KeyvRedis = (createRequire(import.meta.url)('@keyv/redis') as { default: typeof KeyvRedisStore }).default;
     const keyv = new Keyv<T>({ ...options, store: new KeyvRedis(where) });
     keyv.on('error', () => undefined); // thrown to the caller as well; the listener only keeps the emitter quiet
     return keyv;
