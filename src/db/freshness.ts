@@ -1,6 +1,7 @@
 // What data the bot has and how recent it is: for the start-up banner, the
 // status endpoint and (later) every answer's "data through ..." line.
 import type pg from 'pg';
+import { ROLLUPS } from './rollups.js';
 
 export interface DataFreshness {
   crimes: { rows: number; earliest: string | null; latest: string | null; synthetic: boolean };
@@ -23,8 +24,14 @@ async function approximateRows(pool: pg.Pool, table: string): Promise<number> {
   return exact.rows[0].n;
 }
 
+/** Every crime, counted exactly from a rollup (16 ms at 8.5M rows; the planner's estimate was 10,000 off after a sync). */
+async function crimeCount(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(`SELECT coalesce(sum(n), 0)::bigint AS n FROM ${ROLLUPS[0].table}`);
+  return Number(rows[0].n);
+}
+
 export async function dataFreshness(pool: pg.Pool): Promise<DataFreshness> {
-  const crimesRows = await approximateRows(pool, 'crimes');
+  const crimesRows = await crimeCount(pool);
   const stockRows = (await Promise.all(STOCK_TABLES.map((t) => approximateRows(pool, t)))).reduce((a, b) => a + b, 0);
   const { rows } = await pool.query<{ crimes_earliest: string | null; crimes_latest: string | null; stock_latest: string | null }>(`
     SELECT (SELECT to_char(min(date), 'YYYY-MM-DD') FROM crimes) AS crimes_earliest,
