@@ -143,7 +143,7 @@ async function ensureCrimes(pool: pg.Pool, rows: number): Promise<void> {
   console.log(`loaded ${rows.toLocaleString('en-US')} synthetic crimes`);
 }
 
-export async function loadBench(config: Config, logger: Logger, o: { events: number; tickers: number; concurrency: number }): Promise<void> {
+export async function loadBench(config: Config, logger: Logger, o: { events: number; tickers: number; concurrency: number; busy?: number }): Promise<void> {
   const bench = await openBenchDatabase(config, logger, false);
   await ensureCrimes(bench.pool, 200_000);
   await loadStocksIfEmpty(bench.pool, o.tickers);
@@ -153,7 +153,9 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
   const env = {
     DATABASE_URL: benchUrl.toString(), DATADESK_ALLOW_SUPERUSER: 'true', DEMO_DATA: 'off', HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', LOG_LEVEL: 'info',
     SLACK_BOT_TOKEN: 'xoxb-load', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.url, THREAD_MEMORY_URL: '',
-    RATE_LIMIT_USER_PER_MINUTE: '10000', RATE_LIMIT_CHANNEL_PER_MINUTE: '10000', ANSWERING_PER_CHANNEL: '100', DATADESK_HOME: path.join(os.tmpdir(), 'datadesk-load-home'),
+    RATE_LIMIT_USER_PER_MINUTE: '10000', RATE_LIMIT_CHANNEL_PER_MINUTE: '10000', DATADESK_HOME: path.join(os.tmpdir(), 'datadesk-load-home'),
+    // fairness is measured under the shipped per-channel cap; otherwise the cap is lifted to measure throughput
+    ...(o.busy === undefined ? { ANSWERING_PER_CHANNEL: '100' } : {}),
   };
   const bots: Bot[] = await Promise.all([startServe(env), startServe(env)]);
   const health: number[] = [];
@@ -172,7 +174,12 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
     }
   });
   const acks: number[] = [];
-  const events = Array.from({ length: o.events }, (_, i) => ({ id: `EvLoad${Date.now()}x${i}`, ts: `1800${String(Date.now()).slice(-6)}.${String(i).padStart(6, '0')}`, user: `U${i % 100}`, twice: i % 10 === 0 }));
+  // --busy s: that share of the mentions in one channel (C0), interleaved with the rest over four quiet ones
+  const channelOf = (i: number) => (o.busy === undefined ? `C${(i + 1) % 5}` : (i * 7919) % 1000 < o.busy * 1000 ? 'C0' : `C${1 + (i % 4)}`);
+  const events = Array.from({ length: o.events }, (_, i) => ({
+    id: `EvLoad${Date.now()}x${i}`, ts: `1800${String(Date.now()).slice(-6)}.${String(i).padStart(6, '0')}`, user: `U${i % 100}`, twice: i % 10 === 0,
+    channel: channelOf(i), sentAt: 0,
+  }));
   const started = performance.now();
   let killedAt = '';
   let retried = 0;
@@ -185,13 +192,14 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
     const send = async () => {
       while (next < events.length) {
         const e = events[next++];
+        e.sentAt = performance.now();
         if (next === Math.floor(events.length / 2) && !killedAt) {
           killedAt = `after ${next} events`;
           bots[1].child.kill('SIGKILL');
           bots[1] = await startServe(env);
         }
         const body = JSON.stringify({ type: 'event_callback', event_id: e.id, team_id: 'T', api_app_id: 'A', event_time: 1,
-          event: { type: 'app_mention', user: e.user, channel: `C${next % 5}`, text: `<@UBOT> ${QUESTIONS[next % QUESTIONS.length]}`, ts: e.ts, event_ts: e.ts } });
+          event: { type: 'app_mention', user: e.user, channel: e.channel, text: `<@UBOT> ${QUESTIONS[next % QUESTIONS.length]}`, ts: e.ts, event_ts: e.ts } });
         const targets = e.twice ? [0, 1] : [next % 2];
         // a delivery that fails (the killed process) is retried, as Slack retries, at whichever process is up then
         const deliver = async (i: number) => {
@@ -223,6 +231,11 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
     if (failures.size) console.log(`failed deliveries: ${[...failures].map(([why, n]) => `${n} × ${why}`).join('; ')}`);
     console.log(`ack: p50 ${quantile(acks, 0.5).toFixed(1)} ms, p99 ${quantile(acks, 0.99).toFixed(1)} ms, max ${Math.max(...acks).toFixed(0)} ms (${acks.length} requests; ${retried} deliveries failed and were retried)`);
     console.log(`/healthz of both processes during the run: p99 ${quantile(health, 0.99).toFixed(1)} ms, max ${Math.max(...health).toFixed(0)} ms (${health.length} polls)`);
+    // from the mention's delivery to its first answer: in the busy channel and in the quiet ones (--busy), or in all
+    const wait = (of: (e: (typeof events)[number]) => boolean) => events.filter((e) => of(e) && slack.threads.get(e.ts)?.answeredAt).map((e) => slack.threads.get(e.ts)!.answeredAt! - e.sentAt);
+    const line = (xs: number[]) => `${xs.length} answers, p50 ${(quantile(xs, 0.5) / 1000).toFixed(2)} s, p99 ${(quantile(xs, 0.99) / 1000).toFixed(2)} s`;
+    if (o.busy !== undefined) console.log(`wait for an answer (ANSWERING_PER_CHANNEL at its default): busy channel ${line(wait((e) => e.channel === 'C0'))}; quiet channels ${line(wait((e) => e.channel !== 'C0'))}`);
+    else console.log(`wait for an answer (per-channel cap lifted): ${line(wait(() => true))}`);
     console.log(`answered ${answered} of ${o.events} in ${seconds.toFixed(1)} s (${(answered / seconds).toFixed(1)} answers/s); duplicates ${duplicates}; threads with a stray placeholder ${strayPlaceholders}; missing ${o.events - answered}; whole-market backtest ${backtestThread?.[1].answers ? 'answered' : 'NOT answered'}`);
   } finally {
     polling = false;

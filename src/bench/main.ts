@@ -65,7 +65,12 @@ program
   .option('--events <n>', 'Slack mentions to send', positiveInt, 200)
   .option('--concurrency <n>', 'mentions in flight at once', positiveInt, 16)
   .option('--tickers <n>', 'tickers to load into the benchmark database when it has none', positiveInt, 5_401)
-  .action(async (opts: { events: number; concurrency: number; tickers: number }) => {
+  .option('--busy <share>', 'put this share of the mentions (0-1) in one channel, keep the per-channel cap, and print the busy and the quiet channels\' waits', (v) => {
+    const share = Number(v);
+    if (!(share > 0 && share < 1)) throw new Error(`--busy takes a share between 0 and 1, not "${v}"`);
+    return share;
+  })
+  .action(async (opts: { events: number; concurrency: number; tickers: number; busy?: number }) => {
     const config = loadConfigFromProcess();
     await loadBench(config, createLogger(config.logLevel), opts);
   });
