@@ -46,7 +46,8 @@ function hoursCondition(from: number, to: number): string {
 
 class Conditions {
   readonly assumptions: string[] = [];
-  constructor(private readonly choices: Record<string, string>) {}
+  /** `daysForYears`: write whole years as a date range (see compilePlan) */
+  constructor(private readonly choices: Record<string, string>, private readonly daysForYears = false) {}
 
   /** An assumption the SQL makes that is not a glossary choice. */
   note(assumption: string): void {
@@ -68,7 +69,7 @@ class Conditions {
     if (f.category === 'violent') where.push(this.glossary('violent_crime').sql);
     if (f.descriptions) where.push(`(${f.descriptions.map((d) => `description ILIKE ${quote(`%${d.replace(/[\\%_]/g, '\\$&')}%`)}`).join(' OR ')})`);
     if (f.locations) where.push(inList('location_description', f.locations));
-    if (f.time) where.push(timeCondition(f.time));
+    if (f.time) where.push(this.daysForYears ? `date >= ${quote(f.time.from)} AND date < ${quote(f.time.to)}` : timeCondition(f.time));
     if (f.months) where.push(`extract(month FROM date) IN (${list(f.months)})`);
     if (f.weekdays) where.push(`extract(isodow FROM date) IN (${list(f.weekdays)})`);
     if (f.weekend) where.push(this.glossary('weekend').sql);
@@ -231,10 +232,13 @@ export interface CompileOptions {
 }
 
 export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {}, options: CompileOptions = {}): CompiledPlan {
-  const c = new Conditions(choices);
-  const where = c.of(plan.filters);
   const rollup = options.rollups === false ? undefined : chooseRollup(plan, choices);
   const s = rollup ? fromRollup(rollup) : CRIMES;
+  // a community area or district in some years, from crimes: the year as days, so that the (place, date)
+  // index reads just those days ("crimes per month in 2020 in Austin" at 8.5M rows: 111 -> 9 ms); the year
+  // column is the year of the date, so the rows are the same (the differential test compares both)
+  const c = new Conditions(choices, !rollup && Boolean(plan.filters.areas || plan.filters.districts));
+  const where = c.of(plan.filters);
   let sql: string;
   if (plan.compareWith) sql = compileComparison(plan, c, s);
   else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per') sql = compilePerGroup(plan, plan.measure, c, where, s);
