@@ -5,7 +5,7 @@
 // The rollups are counted afresh afterwards (the second batch skipped them).
 import { closeSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import type pg from 'pg';
-import { ROLLUPS, rebuildRollup } from '../db/rollups.js';
+import { rebuildRollups } from '../db/rollups.js';
 import { ingestCsv } from '../ingest/csv-ingest.js';
 import { CRIMES_SPEC } from '../ingest/crimes/crime-table.js';
 import { portalCsvSource } from '../ingest/crimes/portal-csv.js';
@@ -60,5 +60,5 @@ export async function syncBench(pool: pg.Pool, loadedFile: string): Promise<void
     `sync of ${fmt(SYNC_ROWS)} rows (${fmt(withRollups.inserted)} new, ${fmt(withRollups.updated)} updated): ${withRollups.seconds.toFixed(2)} s with the rollups' refresh, ` +
       `${without.seconds.toFixed(2)} s without (${fmt(without.inserted)} new, ${fmt(without.updated)} updated): refresh ${(withRollups.seconds - without.seconds).toFixed(2)} s`,
   );
-  for (const r of ROLLUPS) await rebuildRollup(pool, r);
+  await rebuildRollups(pool);
 }
