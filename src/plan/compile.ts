@@ -31,8 +31,9 @@ function wholeYears(t: TimeRange): [number, number] | undefined {
   return m1 && m2 && Number(m2[1]) > Number(m1[1]) ? [Number(m1[1]), Number(m2[1]) - 1] : undefined;
 }
 
-export function timeCondition(t: TimeRange): string {
-  const years = wholeYears(t);
+/** `yearColumn`: whole years as `year = N` (false: always a date range) */
+export function timeCondition(t: TimeRange, yearColumn = true): string {
+  const years = yearColumn ? wholeYears(t) : undefined;
   if (years) return years[0] === years[1] ? `year = ${years[0]}` : `year BETWEEN ${years[0]} AND ${years[1]}`;
   return `date >= ${quote(t.from)} AND date < ${quote(t.to)}`;
 }
@@ -46,8 +47,8 @@ function hoursCondition(from: number, to: number): string {
 
 class Conditions {
   readonly assumptions: string[] = [];
-  /** `daysForYears`: write whole years as a date range (see compilePlan) */
-  constructor(private readonly choices: Record<string, string>, private readonly daysForYears = false) {}
+  /** `yearColumn`: whole years as `year = N`; false: as a date range (see compilePlan) */
+  constructor(private readonly choices: Record<string, string>, private readonly yearColumn = true) {}
 
   /** An assumption the SQL makes that is not a glossary choice. */
   note(assumption: string): void {
@@ -69,7 +70,7 @@ class Conditions {
     if (f.category === 'violent') where.push(this.glossary('violent_crime').sql);
     if (f.descriptions) where.push(`(${f.descriptions.map((d) => `description ILIKE ${quote(`%${d.replace(/[\\%_]/g, '\\$&')}%`)}`).join(' OR ')})`);
     if (f.locations) where.push(inList('location_description', f.locations));
-    if (f.time) where.push(this.daysForYears ? `date >= ${quote(f.time.from)} AND date < ${quote(f.time.to)}` : timeCondition(f.time));
+    if (f.time) where.push(timeCondition(f.time, this.yearColumn));
     if (f.months) where.push(`extract(month FROM date) IN (${list(f.months)})`);
     if (f.weekdays) where.push(`extract(isodow FROM date) IN (${list(f.weekdays)})`);
     if (f.weekend) where.push(this.glossary('weekend').sql);
@@ -237,7 +238,7 @@ export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {
   // a community area or district in some years, from crimes: the year as days, so that the (place, date)
   // index reads just those days ("crimes per month in 2020 in Austin" at 8.5M rows: 111 -> 9 ms); the year
   // column is the year of the date, so the rows are the same (the differential test compares both)
-  const c = new Conditions(choices, !rollup && Boolean(plan.filters.areas || plan.filters.districts));
+  const c = new Conditions(choices, Boolean(rollup) || !(plan.filters.areas || plan.filters.districts));
   const where = c.of(plan.filters);
   let sql: string;
   if (plan.compareWith) sql = compileComparison(plan, c, s);
