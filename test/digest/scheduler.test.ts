@@ -57,6 +57,28 @@ async function subscribe(text: string, channel: string, createdAt: string, platf
 const posts = (channel: string) => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === channel);
 const runs = async (id: number) => (await db.pool.query('SELECT status, period_end, attempts, error FROM digest_runs WHERE subscription_id = $1 ORDER BY period_end', [id])).rows;
 
+/**
+ * `a` claims the run of subscription `id` and dies in it: its tick then ends in a dropped connection, as a
+ * killed process would (the loop in start() logs it). Returns that tick, still waiting on the content
+ * (in an object: an async function returning the promise itself would wait for it).
+ */
+async function dieAfterClaim(a: DigestScheduler, id: number): Promise<{ dying: Promise<unknown> }> {
+  const dying = a.tick().catch(() => undefined);
+  for (let i = 0; i < 500 && !(await runs(id)).length; i++) await new Promise((r) => setTimeout(r, 20));
+  expect((await runs(id)).map((r) => r.status)).toEqual(['claimed']);
+  a.kill();
+  return { dying };
+}
+
+/** Ticks `b` until it leads (the dead connection's lock gone); `eachTick` sees what each tick posted. */
+async function untilLeader(b: DigestScheduler, eachTick: (posted: number) => void = () => undefined): Promise<void> {
+  for (let i = 0; i < 500 && !b.isLeader; i++) {
+    eachTick(await b.tick());
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(b.isLeader).toBe(true);
+}
+
 beforeAll(async () => {
   db = await createTestDatabase();
   // drop() ends the pool and then drops the database WITH (FORCE), which can reach a connection still closing;
@@ -107,18 +129,9 @@ describe('digest scheduler', () => {
     const a = scheduler('a', hanging);
     const b = scheduler('b');
     clock = new Date('2026-03-21T13:00:10Z'); // 08:00:10 CDT
-    // a dies below: its tick then ends in a dropped connection, as a killed process would (the loop in start() logs it)
-    const dying = a.tick().catch(() => undefined);
-    for (let i = 0; i < 500 && !(await runs(id)).length; i++) await new Promise((r) => setTimeout(r, 20));
-    expect((await runs(id)).map((r) => r.status)).toEqual(['claimed']);
-    a.kill();
-    // b becomes the leader at one of its next ticks, once the dead connection's lock is gone;
-    // the claim is still fresh, so b does not post it again
-    for (let i = 0; i < 500 && !b.isLeader; i++) {
-      expect(await b.tick()).toBe(0);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(b.isLeader).toBe(true);
+    const { dying } = await dieAfterClaim(a, id);
+    // b becomes the leader at one of its next ticks; the claim is still fresh, so b does not post it again
+    await untilLeader(b, (posted) => expect(posted).toBe(0));
     expect(await b.tick()).toBe(0);
     clock = new Date('2026-03-21T13:11:00Z');
     expect(await b.tick()).toBe(1);
@@ -134,15 +147,8 @@ describe('digest scheduler', () => {
     const a = scheduler('a', hanging);
     const b = scheduler('b');
     clock = new Date('2026-03-22T13:00:10Z'); // 08:00:10 CDT
-    const dying = a.tick().catch(() => undefined);
-    for (let i = 0; i < 500 && !(await runs(id)).length; i++) await new Promise((r) => setTimeout(r, 20));
-    expect((await runs(id)).map((r) => r.status)).toEqual(['claimed']);
-    a.kill();
-    for (let i = 0; i < 500 && !b.isLeader; i++) {
-      await b.tick();
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(b.isLeader).toBe(true);
+    const { dying } = await dieAfterClaim(a, id);
+    await untilLeader(b);
     clock = new Date('2026-03-22T13:00:50Z'); // 40 s after the claim
     expect(await b.tick()).toBe(1);
     expect(posts('C-quick')).toHaveLength(1);
