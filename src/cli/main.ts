@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/env.js';
 import { UserError } from '../core/errors.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { registerAsk } from './commands/ask.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerChat } from './commands/chat.js';
@@ -61,6 +62,11 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     const message = error instanceof Error ? error.message : String(error);
+    if (isDatabaseUnavailable(error)) {
+      // PostgreSQL went away mid-command (a crash, a restart): what was committed stays, and the commands are idempotent
+      process.stderr.write(`datadesk: PostgreSQL went away during the command (${message}). What was committed is kept; run the same command again once it is back.\n`);
+      return 1;
+    }
     process.stderr.write(`datadesk: unexpected error: ${message}\n`);
     if (process.env.LOG_LEVEL === 'debug' && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     return 2;
