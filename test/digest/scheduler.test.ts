@@ -57,6 +57,15 @@ async function subscribe(text: string, channel: string, createdAt: string, platf
 const posts = (channel: string) => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === channel);
 const runs = async (id: number) => (await db.pool.query('SELECT status, period_end, attempts, error FROM digest_runs WHERE subscription_id = $1 ORDER BY period_end', [id])).rows;
 
+/** A Teams channel the bot was added to: its conversation reference stored, as the bot stores it. */
+async function teamsChannel(conversation: string, name: string): Promise<string> {
+  await saveConversationReference(db.pool, {
+    conversation: { id: conversation, conversationType: 'channel', isGroup: true, name }, serviceUrl: connector.serviceUrl, channelId: 'msteams',
+    bot: { id: '28:datadesk', name: 'Data Desk' }, user: { id: '29:ada', name: 'Ada' },
+  }, '19:team@thread.tacv2');
+  return conversation;
+}
+
 /**
  * `a` claims the run of subscription `id` and dies in it: its tick then ends in a dropped connection, as a
  * killed process would (the loop in start() logs it). Returns that tick, still waiting on the content
@@ -199,11 +208,7 @@ describe('digest scheduler', () => {
   });
 
   it('delivers to Teams through the stored conversation reference', async () => {
-    const conversation = '19:digests@thread.tacv2';
-    await saveConversationReference(db.pool, {
-      conversation: { id: conversation, conversationType: 'channel', isGroup: true, name: 'digests' }, serviceUrl: connector.serviceUrl, channelId: 'msteams',
-      bot: { id: '28:datadesk', name: 'Data Desk' }, user: { id: '29:ada', name: 'Ada' },
-    }, '19:team@thread.tacv2');
+    const conversation = await teamsChannel('19:digests@thread.tacv2', 'digests');
     await subscribe('digest weekly friday 17:00 America/Chicago', conversation, '2026-06-05T00:00:00Z', 'teams');
     const a = scheduler('a');
     clock = new Date('2026-06-05T22:00:30Z'); // Friday 17:00:30 CDT
@@ -215,11 +220,7 @@ describe('digest scheduler', () => {
   });
 
   it('a Teams runner that died during the post is not posted again: Teams has no history, and a duplicate is worse', async () => {
-    const conversation = '19:died@thread.tacv2';
-    await saveConversationReference(db.pool, {
-      conversation: { id: conversation, conversationType: 'channel', isGroup: true, name: 'died' }, serviceUrl: connector.serviceUrl, channelId: 'msteams',
-      bot: { id: '28:datadesk', name: 'Data Desk' }, user: { id: '29:ada', name: 'Ada' },
-    }, '19:team@thread.tacv2');
+    const conversation = await teamsChannel('19:died@thread.tacv2', 'died');
     const id = await subscribe('digest weekly friday 17:00 America/Chicago', conversation, '2026-06-12T00:00:00Z', 'teams');
     // what a runner killed between the post and its record leaves: the claim, the post in flight, no message id
     clock = new Date('2026-06-12T22:00:30Z');
