@@ -15,12 +15,15 @@ import { lastAnswerPlan } from './sql/plan-path.js';
 import { withDeadline } from '../llm/deadline.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
+import type { Platform } from '../core/platform.js';
 
 export interface InboundMessage {
-  platform: 'slack' | 'teams' | 'cli' | 'web';
+  platform: Platform;
   threadId: string;
   text: string;
   channel?: string;
+  /** the Slack workspace or Teams tenant it came from (its verified pairs answer it; see core/platform.ts) */
+  workspace?: string;
   userId?: string;
   /** the message is a /backtest command: no routing */
   kind?: 'question' | 'backtest';
@@ -113,7 +116,7 @@ export class DataDesk {
         break;
       }
       case 'sql': {
-        const outcome = await this.sql.ask({ question: text, threadId: message.threadId, plan: message.plan }, progress);
+        const outcome = await this.sql.ask({ question: text, threadId: message.threadId, plan: message.plan, workspace: message.workspace }, progress);
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
         ({ sql, tokens } = outcome);
         rowCount = outcome.result?.rowCount;
@@ -135,7 +138,7 @@ export class DataDesk {
 
   /** A clarification choice from a button or card action. */
   async choose(message: Omit<InboundMessage, 'text'>, term: string, optionId: string, progress?: ProgressReporter): Promise<Answer> {
-    const outcome = await this.sql.choose(message.threadId, term, optionId, progress);
+    const outcome = await this.sql.choose(message.threadId, term, optionId, progress, message.workspace);
     await recordQuestion(this.deps.writePool, {
       ...message, question: `(choice ${term}=${optionId})`, thread: message.threadId, answer: outcome.answer, sql: outcome.sql,
       rowCount: outcome.result?.rowCount, tokens: outcome.tokens,

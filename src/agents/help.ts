@@ -4,12 +4,13 @@
 // Teams (digest ...), not the playground or the terminal.
 import { readFileSync } from 'node:fs';
 import { fixturePath } from '../core/paths.js';
+import { DIGEST_COMMAND, isChatPlatform, type Platform } from '../core/platform.js';
 
 export const GUIDE = readFileSync(fixturePath('help', 'guide.md'), 'utf8').trim();
 
-export function guideFor(platform: 'slack' | 'teams' | 'cli' | 'web'): string {
+export function guideFor(platform: Platform): string {
   const lines = GUIDE.split('\n');
-  if (platform === 'slack') return GUIDE;
-  if (platform === 'teams') return lines.map((l) => (l.startsWith('Digests:') ? l.replace(/\/datadesk digest/g, 'digest') : l)).join('\n');
-  return lines.filter((l) => !l.startsWith('Digests:')).join('\n');
+  if (!isChatPlatform(platform)) return lines.filter((l) => !l.startsWith('Digests:')).join('\n');
+  // the guide is written with Slack's command; each platform's own words take its place
+  return lines.map((l) => (l.startsWith('Digests:') ? l.replaceAll(DIGEST_COMMAND.slack, DIGEST_COMMAND[platform]) : l)).join('\n');
 }

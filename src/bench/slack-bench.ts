@@ -13,8 +13,7 @@ import { createSlackApp } from '../channels/slack/slack-app.js';
 import { openDatabase } from '../db/database.js';
 import { startHttpServer } from '../server/http-server.js';
 import { startJobs } from '../jobs/runtime.js';
-import { replySinks } from '../channels/reply-sinks.js';
-import { slackWebClient } from '../channels/slack/slack-app.js';
+import { configuredPlatforms } from '../channels/platforms.js';
 
 
 export async function slackBench(base: Config, logger: Logger, requests: number): Promise<void> {
@@ -28,10 +27,8 @@ export async function slackBench(base: Config, logger: Logger, requests: number)
     SLACK_API_URL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}/api/`, RATE_LIMIT_USER_PER_MINUTE: '10000', RATE_LIMIT_CHANNEL_PER_MINUTE: '10000', THREAD_MEMORY_URL: 'memory' }) };
   const db = await openDatabase(config, logger);
   const { desk, memory } = createDesk(config, db, logger);
-  const jobs = await startJobs({
-    pool: db.write, desk, logger, settings: config.jobs, work: true,
-    sinks: replySinks({ pool: db.write, logger, slack: slackWebClient(config.slack!), chartLink: () => '', quickchartUrl: config.quickchartUrl }),
-  });
+  const { outboxes } = configuredPlatforms({ config, pool: db.write, logger, chartLink: () => '' });
+  const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: true, outboxes });
   const app = createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   const sign = (body: string) => {

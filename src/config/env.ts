@@ -5,6 +5,13 @@
 import { z } from 'zod';
 import { Cron } from 'croner';
 import { parseGlossaryDefaults } from '../knowledge/glossary.js';
+import { parseSealingKeys } from '../channels/slack/token-seal.js';
+
+/** A comma-separated setting as a list, blanks dropped. */
+const list = (v: string | undefined) => (v ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+
+/** The bot scopes an OAuth install asks for: manifests/slack/manifest.yml's (a test compares the two). */
+export const SLACK_BOT_SCOPES = ['app_mentions:read', 'channels:history', 'groups:history', 'chat:write', 'commands', 'files:write', 'im:history', 'mpim:history', 'reactions:read'];
 
 const optionalString = z
   .string()
@@ -99,6 +106,13 @@ const schema = z.object({
   SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), { message: 'expected an app-level token starting with xapp- (Socket Mode)' }),
   SLACK_API_URL: httpUrl,
   SLACK_ALLOWED_CHANNELS: optionalString,
+  // installs from many workspaces ("Add to Slack", src/channels/slack/slack-install.ts) instead of one SLACK_BOT_TOKEN
+  SLACK_CLIENT_ID: optionalString,
+  SLACK_CLIENT_SECRET: optionalString,
+  SLACK_TOKEN_KEYS: optionalString,
+  SLACK_SCOPES: optionalString,
+  // where /slack/install sends the admin (Slack's authorize page; another only for a test's fake)
+  SLACK_AUTHORIZE_URL: httpUrl,
   MICROSOFT_APP_ID: optionalString,
   MICROSOFT_APP_PASSWORD: optionalString,
   MICROSOFT_APP_TENANT_ID: optionalString,
@@ -109,6 +123,7 @@ const schema = z.object({
   TEAMS_LOCAL: optionalString
     .transform((v) => v ?? 'false')
     .pipe(z.enum(['true', 'false'], { message: 'expected true or false' })),
+  TEAMS_ALLOWED_TENANTS: optionalString,
   TEAMS_PRIVACY_URL: httpsUrl,
   TEAMS_TERMS_URL: httpsUrl,
   PUBLIC_BASE_URL: httpUrl,
@@ -169,9 +184,12 @@ export interface Config {
   /** workspace defaults for ambiguous glossary terms, e.g. {night: "22-06"} */
   glossaryDefaults: Record<string, string>;
   quickchartUrl?: string;
-  /** Slack, when SLACK_BOT_TOKEN is set */
+  /** Slack, when SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID (OAuth installs, many workspaces) is set */
   slack?: {
-    botToken: string;
+    /** the single-workspace token; undefined with OAuth installs (each workspace's token is in its installation) */
+    botToken?: string;
+    /** OAuth installs: the app's credentials, the keys that seal tokens at rest, the bot scopes asked for */
+    oauth?: { clientId: string; clientSecret: string; tokenKeys: string; scopes: string[]; authorizeUrl?: string };
     signingSecret?: string;
     appToken?: string;
     apiUrl?: string;
@@ -183,7 +201,11 @@ export interface Config {
    * Framework authentication, for the Emulator; serve starts it only on a loopback HOST). appPassword is ''
    * when not given: serve and worker refuse that (teamsCredentialProblem), `teams package` needs only the id.
    */
-  teams?: { appId: string; appPassword: string; tenantId: string; appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI'; local: boolean };
+  teams?: {
+    appId: string; appPassword: string; tenantId: string; appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI'; local: boolean;
+    /** tenant ids the bot answers; empty: any tenant that installs it */
+    allowedTenants: string[];
+  };
   /** the Teams app manifest's privacy and terms links (https); unset: the bot's own pages (see manifests/teams) */
   teamsManifest: { privacyUrl?: string; termsUrl?: string };
   /** how often the digest scheduler looks for due digests, and how late a missed one may still post */
@@ -198,7 +220,10 @@ export interface Config {
   export: { rowLimit: number; timeoutMs: number };
   /** the browser playground: its token (required to serve it on a non-loopback HOST) and extra Host names it answers to */
   playground: { token?: string; allowedHosts: string[] };
-  /** Slack or Teams user ids whose thumbs-up makes an answer a verified question (anyone in the playground) */
+  /**
+   * Slack or Teams user ids whose thumbs-up makes an answer a verified question (anyone in the playground):
+   * "U123" in any workspace, "T456:U123" only in workspace (team or tenant) T456 (see feedback/curators.ts)
+   */
   curators: string[];
   llm?: { baseUrl?: string; apiKey?: string; model: string };
 }
@@ -237,6 +262,20 @@ export function loadConfig(env: RawEnv): Config {
   if (e.SLACK_BOT_TOKEN && !e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET) {
     problems.push('SLACK_SIGNING_SECRET: required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
   }
+  if (e.SLACK_CLIENT_ID) {
+    if (e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: unset it with SLACK_CLIENT_ID (OAuth installs keep one token per workspace); use one or the other');
+    if (!e.SLACK_CLIENT_SECRET) problems.push('SLACK_CLIENT_SECRET: required with SLACK_CLIENT_ID (Basic Information -> App Credentials)');
+    if (!e.SLACK_SIGNING_SECRET) problems.push('SLACK_SIGNING_SECRET: required with SLACK_CLIENT_ID (installs receive events over HTTP)');
+    if (e.SLACK_APP_TOKEN) problems.push('SLACK_APP_TOKEN: Socket Mode apps cannot be distributed to other workspaces; unset it with SLACK_CLIENT_ID');
+    if (!e.SLACK_TOKEN_KEYS) problems.push('SLACK_TOKEN_KEYS: required with SLACK_CLIENT_ID, to seal the workspaces\' tokens at rest (e.g. k1:$(openssl rand -base64 32))');
+    else {
+      try {
+        parseSealingKeys(e.SLACK_TOKEN_KEYS);
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
+  }
   // (a missing MICROSOFT_APP_PASSWORD is refused by serve and worker, not here: `teams package` needs only the id)
   if (e.MICROSOFT_APP_ID && e.TEAMS_LOCAL === 'true') {
     problems.push('TEAMS_LOCAL: true runs Teams without authentication and without an app id; unset it or MICROSOFT_APP_ID');
@@ -247,7 +286,9 @@ export function loadConfig(env: RawEnv): Config {
   const allowedHosts = (e.PLAYGROUND_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
   const badHost = allowedHosts.find((h) => !/^([a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/.test(h));
   if (badHost) problems.push(`PLAYGROUND_ALLOWED_HOSTS: "${badHost}" is not a host name; expected names or addresses without scheme or port, e.g. datadesk.example.com,10.0.0.5`);
-  if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required when other SLACK_* settings are given (xoxb-...)');
+  if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN && !e.SLACK_CLIENT_ID) {
+    problems.push('SLACK_BOT_TOKEN: required when other SLACK_* settings are given (xoxb-...), or SLACK_CLIENT_ID for installs from many workspaces');
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const socrataSchedule =
@@ -282,16 +323,25 @@ export function loadConfig(env: RawEnv): Config {
     threadMemoryTtlHours: e.THREAD_MEMORY_TTL_HOURS,
     glossaryDefaults,
     quickchartUrl: e.QUICKCHART_URL,
-    slack: e.SLACK_BOT_TOKEN
+    slack: e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID
       ? {
           botToken: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL,
-          allowedChannels: (e.SLACK_ALLOWED_CHANNELS ?? '').split(',').map((c) => c.trim()).filter(Boolean),
+          allowedChannels: list(e.SLACK_ALLOWED_CHANNELS),
+          oauth: e.SLACK_CLIENT_ID
+            ? {
+                clientId: e.SLACK_CLIENT_ID, clientSecret: e.SLACK_CLIENT_SECRET!, tokenKeys: e.SLACK_TOKEN_KEYS!, authorizeUrl: e.SLACK_AUTHORIZE_URL,
+                scopes: e.SLACK_SCOPES ? list(e.SLACK_SCOPES) : SLACK_BOT_SCOPES,
+              }
+            : undefined,
         }
       : undefined,
     teams: e.MICROSOFT_APP_ID
-      ? { appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD ?? '', tenantId: e.MICROSOFT_APP_TENANT_ID ?? '', appType: e.MICROSOFT_APP_TYPE, local: false }
+      ? {
+          appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD ?? '', tenantId: e.MICROSOFT_APP_TENANT_ID ?? '', appType: e.MICROSOFT_APP_TYPE, local: false,
+          allowedTenants: list(e.TEAMS_ALLOWED_TENANTS),
+        }
       : e.TEAMS_LOCAL === 'true'
-        ? { appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant', local: true }
+        ? { appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant', local: true, allowedTenants: list(e.TEAMS_ALLOWED_TENANTS) }
         : undefined,
     teamsManifest: { privacyUrl: e.TEAMS_PRIVACY_URL, termsUrl: e.TEAMS_TERMS_URL },
     digestTickSeconds: e.DIGEST_TICK_SECONDS,
@@ -301,7 +351,7 @@ export function loadConfig(env: RawEnv): Config {
     jobs: { concurrency: e.WORKER_CONCURRENCY, perUser: e.ANSWERING_PER_USER, perChannel: e.ANSWERING_PER_CHANNEL, retries: e.JOB_RETRIES },
     export: { rowLimit: e.EXPORT_ROW_LIMIT, timeoutMs: e.EXPORT_TIMEOUT_MS },
     playground: { token: e.PLAYGROUND_TOKEN, allowedHosts },
-    curators: (e.CURATORS ?? '').split(',').map((c) => c.trim()).filter(Boolean),
+    curators: list(e.CURATORS),
     llm: e.LLM_MODEL ? { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL } : undefined,
   };
 }

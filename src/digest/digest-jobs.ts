@@ -7,11 +7,11 @@
 import type PgBoss from 'pg-boss';
 import type { Logger } from '../core/logger.js';
 import type pg from 'pg';
+import { CHAT_PLATFORMS } from '../core/platform.js';
 import { ensureQueue, oneAtATime } from '../jobs/queue.js';
 import { runDigest, type Period, type Platform, type RunDeps } from './scheduler.js';
 import type { Subscription } from './subscriptions.js';
 
-export const DIGEST_PLATFORMS = ['slack', 'teams'] as const;
 export const digestQueue = (platform: Platform) => `digest-${platform}`;
 
 interface DigestJob {
@@ -30,7 +30,7 @@ export function digestDispatch(boss: PgBoss): (sub: Subscription, runId: number,
 
 /** Runs queued periods of the platforms this process can deliver to. */
 export async function workDigests(boss: PgBoss, deps: RunDeps & { logger: Logger }): Promise<void> {
-  for (const platform of DIGEST_PLATFORMS) {
+  for (const platform of CHAT_PLATFORMS) {
     if (!deps.deliver[platform]) continue;
     await boss.work<DigestJob>(digestQueue(platform), { batchSize: 1, pollingIntervalSeconds: 5 }, async ([job]) => {
       const { rows } = await deps.pool.query<Subscription>('SELECT * FROM digest_subscriptions WHERE id = $1', [job.data.subscriptionId]);
@@ -41,12 +41,12 @@ export async function workDigests(boss: PgBoss, deps: RunDeps & { logger: Logger
       if (outcome === 'busy') throw new Error(`digest run ${job.data.runId} is being run elsewhere`);
     });
   }
-  deps.logger.debug(`digests: this worker runs ${DIGEST_PLATFORMS.filter((p) => deps.deliver[p]).join(', ') || 'no'} digests`);
+  deps.logger.debug(`digests: this worker runs ${CHAT_PLATFORMS.filter((p) => deps.deliver[p]).join(', ') || 'no'} digests`);
 }
 
 /** pg-boss queues of digests: a failed run is retried every 30 s for a while, then its row says why. */
 export async function ensureDigestQueues(boss: PgBoss, pool: pg.Pool): Promise<void> {
   await oneAtATime(pool, async () => {
-    for (const platform of DIGEST_PLATFORMS) await ensureQueue(boss, digestQueue(platform), { retryLimit: 10, retryDelay: 30, expireInSeconds: 900 });
+    for (const platform of CHAT_PLATFORMS) await ensureQueue(boss, digestQueue(platform), { retryLimit: 10, retryDelay: 30, expireInSeconds: 900 });
   });
 }

@@ -25,7 +25,7 @@ import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
-import { ChannelGoneError, HistoryUnavailableError, type Deliver, type DigestKey } from './delivery.js';
+import { ChannelGoneError, HistoryUnavailableError, type ChannelPoster as Deliver, type DigestKey } from '../core/platform.js';
 import { firesBetween, previousFire } from './schedule.js';
 import { disableSubscription, enabledSubscriptions, type Subscription } from './subscriptions.js';
 

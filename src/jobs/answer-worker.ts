@@ -12,36 +12,22 @@ import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
 import { inTransaction } from '../db/transaction.js';
-import { answerJobSchema, type AnswerJob, type ReplyPlatform } from './answer-job.js';
+import type { Outbox, ReplyPlatform } from '../core/platform.js';
+import { answerJobSchema, type AnswerJob } from './answer-job.js';
 import { Deliveries, isAlive, type AnsweringLimits, type DeliveryRow } from './deliveries.js';
 import type { AnswerQueue } from './queue.js';
 import type { WorkerIdentity } from './worker-identity.js';
 
-/** Reply steps a retry must not repeat (posting a second message, uploading the chart again). */
-export interface StepLog {
-  done(step: string): boolean;
-  record(step: string): Promise<void>;
-}
-
-/** How a platform shows a question's progress and its answer. */
-export interface ReplySink {
-  /** the current step on the placeholder ("Reading the schema"); best effort, rate-limited by the sink */
-  progress(step: string): void;
-  /** the answer in place of the placeholder, skipping steps a previous attempt finished */
-  deliver(answer: Answer, steps: StepLog): Promise<void>;
-  /** every attempt failed: say so where the asker looks */
-  giveUp(message: string): Promise<void>;
-}
-
-export type SinkFactory = (job: AnswerJob, delivery: DeliveryRow) => Promise<ReplySink>;
+/** A platform's outbox as the workers use it: replies to answer jobs (and, for chat platforms, digest posts). */
+export type JobOutbox = Outbox<AnswerJob, DeliveryRow>;
 
 export interface AnswerWorkerDeps {
   queue: AnswerQueue;
   pool: pg.Pool;
   desk: DataDesk;
   identity: WorkerIdentity;
-  /** the platforms this process can reply to, each with its sink */
-  sinks: Partial<Record<ReplyPlatform, SinkFactory>>;
+  /** the platforms this process can reply to, each with its outbox */
+  outboxes: Partial<Record<ReplyPlatform, JobOutbox>>;
   limits: AnsweringLimits;
   /** handlers per platform queue */
   concurrency: number;
@@ -68,7 +54,7 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
 
   const handle = async (job: PgBoss.Job<AnswerJob>): Promise<void> => {
     const data = answerJobSchema.parse(job.data);
-    const sinkFor = deps.sinks[data.reply.platform]!;
+    const outbox = deps.outboxes[data.reply.platform]!;
     const me = await deps.identity.current();
     const verdict = await deliveries.take(data.key, job.id, me, deps.limits);
     if (!verdict.go) {
@@ -79,7 +65,7 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
       return;
     }
     try {
-      const sink = await sinkFor(data, verdict.delivery);
+      const sink = await outbox.replies(data, verdict.delivery);
       let answer = verdict.delivery.answer;
       if (!answer) {
         answer = await produce(deps.desk, data, (step) => sink.progress(step));
@@ -106,12 +92,12 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
     const delivery = await deliveries.get(data.key);
     if (!delivery || delivery.status === 'answered' || delivery.status === 'failed') return;
     logger.error(`jobs: ${data.key}: every attempt failed; telling the asker`);
-    const sink = await deps.sinks[data.reply.platform]!(data, delivery);
+    const sink = await deps.outboxes[data.reply.platform]!.replies(data, delivery);
     await sink.giveUp(GAVE_UP_MESSAGE);
     await deliveries.finish(data.key, 'failed');
   };
 
-  for (const platform of Object.keys(deps.sinks) as ReplyPlatform[]) {
+  for (const platform of Object.keys(deps.outboxes) as ReplyPlatform[]) {
     await deps.queue.work(platform, deps.concurrency, handle);
     await deps.queue.workFailed(platform, giveUp);
   }

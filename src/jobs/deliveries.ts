@@ -16,6 +16,8 @@ export interface NewDelivery {
   key: string;
   jobId: string;
   platform: string;
+  /** the Slack workspace or Teams tenant it came from: its feedback and verified pairs stay there */
+  workspace?: string;
   channel?: string;
   userId?: string;
   /** the question's words (feedback and verified pairs quote them) */
@@ -26,6 +28,7 @@ export interface DeliveryRow {
   key: string;
   job_id: string;
   platform: string;
+  workspace: string | null;
   channel: string | null;
   user_id: string | null;
   question: string | null;
@@ -62,8 +65,8 @@ export class Deliveries {
   /** Inserts the key; false when it was taken (a duplicate delivery). Run it in the transaction that sends the job. */
   static async admit(tx: Queryable, d: NewDelivery): Promise<boolean> {
     const { rowCount } = await tx.query(
-      `INSERT INTO deliveries (key, job_id, platform, channel, user_id, question) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING`,
-      [d.key, d.jobId, d.platform, d.channel ?? null, d.userId ?? null, d.question ?? null],
+      `INSERT INTO deliveries (key, job_id, platform, workspace, channel, user_id, question) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (key) DO NOTHING`,
+      [d.key, d.jobId, d.platform, d.workspace ?? null, d.channel ?? null, d.userId ?? null, d.question ?? null],
     );
     return rowCount === 1;
   }
@@ -88,10 +91,11 @@ export class Deliveries {
   }
 
   /** The delivery whose answer is in this message (the placeholder it replaced), if any. */
-  async keyOfMessage(platform: string, channel: string, messageId: string): Promise<string | undefined> {
+  async keyOfMessage(platform: string, workspace: string | undefined, channel: string, messageId: string): Promise<string | undefined> {
+    // a reaction in one workspace never finds another's answer (a channel shared between two workspaces has both)
     const { rows } = await this.pool.query<{ key: string }>(
-      `SELECT key FROM deliveries WHERE platform = $1 AND channel = $2 AND (placeholder->>'ts' = $3 OR placeholder->>'id' = $3)`,
-      [platform, channel, messageId],
+      `SELECT key FROM deliveries WHERE platform = $1 AND coalesce(workspace, '') = coalesce($4, '') AND channel = $2 AND (placeholder->>'ts' = $3 OR placeholder->>'id' = $3)`,
+      [platform, channel, messageId, workspace ?? null],
     );
     return rows[0]?.key;
   }

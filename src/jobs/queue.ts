@@ -8,7 +8,8 @@ import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
-import { REPLY_PLATFORMS, answerJobSchema, answerQueue, failedQueue, type AnswerJob, type ReplyPlatform } from './answer-job.js';
+import { REPLY_PLATFORMS, type ReplyPlatform } from '../core/platform.js';
+import { answerJobSchema, answerQueue, failedQueue, type AnswerJob } from './answer-job.js';
 import { Deliveries, type Queryable } from './deliveries.js';
 import { dedicatedClient } from './dedicated-client.js';
 import { inTransaction } from '../db/transaction.js';
@@ -55,7 +56,7 @@ export class AnswerQueue {
     const jobId = randomUUID();
     // a question nobody admitted is rolled back whole: its key stays free for the platform's retry
     const admitted = await inTransaction(this.pool, async (tx) => {
-      if (!(await Deliveries.admit(tx, { key: data.key, jobId, platform: data.message.platform, channel: data.message.channel, userId: data.message.userId, question: data.message.text }))) return false;
+      if (!(await Deliveries.admit(tx, { key: data.key, jobId, platform: data.message.platform, workspace: data.message.workspace, channel: data.message.channel, userId: data.message.userId, question: data.message.text }))) return false;
       await this.boss.send(answerQueue(data.reply.platform), data, { id: jobId, db: asDb(tx) });
       return true;
     });

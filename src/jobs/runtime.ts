@@ -5,8 +5,8 @@
 import type pg from 'pg';
 import type { DataDesk } from '../agents/desk.js';
 import type { Logger } from '../core/logger.js';
-import type { ReplyPlatform } from './answer-job.js';
-import { startAnswerWorkers, type AnswerWorkers, type SinkFactory } from './answer-worker.js';
+import type { ReplyPlatform } from '../core/platform.js';
+import { startAnswerWorkers, type AnswerWorkers, type JobOutbox } from './answer-worker.js';
 import { Deliveries } from './deliveries.js';
 import { JobEvents } from './job-events.js';
 import { AnswerQueue } from './queue.js';
@@ -25,7 +25,7 @@ export interface JobsOptions {
   logger: Logger;
   settings: JobSettings;
   /** the platforms this process replies to; no workers run when `work` is false */
-  sinks: Partial<Record<ReplyPlatform, SinkFactory>>;
+  outboxes: Partial<Record<ReplyPlatform, JobOutbox>>;
   work: boolean;
   reapEveryMs?: number;
   unstartedAfterSeconds?: number;
@@ -50,10 +50,10 @@ export async function startJobs(o: JobsOptions): Promise<Jobs> {
     identity = new WorkerIdentity(o.pool, o.logger);
     const number = await identity.current();
     workers = await startAnswerWorkers({
-      queue, pool: o.pool, desk: o.desk, identity, sinks: o.sinks, logger: o.logger, concurrency: o.settings.concurrency,
+      queue, pool: o.pool, desk: o.desk, identity, outboxes: o.outboxes, logger: o.logger, concurrency: o.settings.concurrency,
       limits: { perUser: o.settings.perUser, perChannel: o.settings.perChannel }, reapEveryMs: o.reapEveryMs, unstartedAfterSeconds: o.unstartedAfterSeconds,
     });
-    o.logger.info(`Worker ${number}: answering ${Object.keys(o.sinks).join(', ')} questions, ${o.settings.concurrency} at a time per platform`);
+    o.logger.info(`Worker ${number}: answering ${Object.keys(o.outboxes).join(', ')} questions, ${o.settings.concurrency} at a time per platform`);
   }
   return {
     queue, deliveries, events, workers, identity,

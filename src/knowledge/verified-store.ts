@@ -9,7 +9,9 @@
 //     with that question in full words; asked again in those words (case,
 //     accents and punctuation aside) as a complete question, it gets that SQL.
 // A thumbs-up never replaces a pair; an operator can (`datadesk verified`),
-// and who and when is kept. Every process re-reads the table when it changes
+// and who and when is kept. A pair belongs to the workspace whose curator
+// vouched for it and answers only there; the fixture's pairs and an
+// operator's (workspace NULL) are every workspace's. Every process re-reads the table when it changes
 // (a cheap count-and-latest check per question).
 import type pg from 'pg';
 import { fixturePlan, verifiedQueries } from './verified-queries.js';
@@ -29,6 +31,8 @@ export interface VerifiedPair {
   /** set for a plan pair */
   plan_key: string | null;
   plan: unknown;
+  /** the workspace it answers in; null: every workspace */
+  workspace: string | null;
 }
 
 /**
@@ -46,7 +50,10 @@ export interface AddOutcome {
   added: boolean;
 }
 
-const COLUMNS = 'id::text, question, sql, source, added_by, created_at, plan_key, plan';
+const COLUMNS = 'id::text, question, sql, source, added_by, created_at, plan_key, plan, workspace';
+
+/** a map key of a pair: its workspace ('' for shared) and its plan key or normalized question */
+const slot = (workspace: string | null | undefined, key: string) => `${workspace ?? ''}\u0000${key}`;
 
 export class VerifiedStore {
   private byPlan = new Map<string, VerifiedPair>();
@@ -76,8 +83,8 @@ export class VerifiedStore {
       `INSERT INTO verified_queries (question, plan_key, plan, choices, sql, source)
        SELECT q, k, p, '{}'::jsonb, s, 'fixture' FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[]) AS t(q, k, p, s)
        -- only the missing ones: a conflicting insert would still take a number, and pair ids would jump at every start
-       WHERE NOT EXISTS (SELECT 1 FROM verified_queries v WHERE v.plan_key = t.k)
-       ON CONFLICT (plan_key) DO NOTHING`,
+       WHERE NOT EXISTS (SELECT 1 FROM verified_queries v WHERE v.plan_key = t.k AND v.workspace IS NULL)
+       ON CONFLICT (workspace, plan_key) WHERE plan_key IS NOT NULL DO NOTHING`,
       [pairs.map((p) => p.question), pairs.map((p) => p.key), pairs.map((p) => JSON.stringify(p.plan)), pairs.map((p) => p.sql)],
     );
     this.seeded = true;
@@ -90,32 +97,35 @@ export class VerifiedStore {
       `SELECT count(*) || ':' || coalesce(max(greatest(created_at, replaced_at))::text, '') AS v FROM verified_queries`);
     if (rows[0].v === this.version) return;
     const { rows: all } = await this.pool.query<VerifiedPair & { normalized: string | null }>(`SELECT ${COLUMNS}, normalized FROM verified_queries ORDER BY id`);
-    this.byPlan = new Map(all.filter((p) => p.plan_key).map((p) => [p.plan_key!, p]));
-    this.byQuestion = new Map(all.filter((p) => p.normalized).map((p) => [p.normalized!, p]));
+    this.byPlan = new Map(all.filter((p) => p.plan_key).map((p) => [slot(p.workspace, p.plan_key!), p]));
+    this.byQuestion = new Map(all.filter((p) => p.normalized).map((p) => [slot(p.workspace, p.normalized!), p]));
     this.version = rows[0].v;
   }
 
-  /** The pair for this resolved plan (its key: planKey), from any source. */
-  async matchPlan(key: string): Promise<VerifiedPair | undefined> {
+  /** The pair for this resolved plan (its key: planKey): the workspace's own, else a shared one. */
+  async matchPlan(key: string, workspace?: string): Promise<VerifiedPair | undefined> {
     await this.refresh();
-    return this.byPlan.get(key);
+    return (workspace ? this.byPlan.get(slot(workspace, key)) : undefined) ?? this.byPlan.get(slot(null, key));
   }
 
-  /** The question pair asked in these words; the caller asks only for complete questions, never fragments. */
-  async matchQuestion(question: string): Promise<VerifiedPair | undefined> {
+  /** The question pair asked in these words (the workspace's own, else a shared one); the caller asks only for complete questions, never fragments. */
+  async matchQuestion(question: string, workspace?: string): Promise<VerifiedPair | undefined> {
     await this.refresh();
-    return this.byQuestion.get(normalizeQuestion(question));
+    const normalized = normalizeQuestion(question);
+    return (workspace ? this.byQuestion.get(slot(workspace, normalized)) : undefined) ?? this.byQuestion.get(slot(null, normalized));
   }
 
   /**
    * Question pairs people vouched for whose questions share most words with this one (Jaccard over the
    * words, at least `minOverlap`): the model's nearest examples, ahead of the fixture's.
    */
-  async similar(question: string, k = 2, minOverlap = 0.35): Promise<VerifiedPair[]> {
+  async similar(question: string, workspace?: string, k = 2, minOverlap = 0.35): Promise<VerifiedPair[]> {
     await this.refresh();
     const words = (q: string) => new Set(normalizeQuestion(q).split(' ').filter((w) => w.length > 2));
     const asked = words(question);
+    const visible = (p: VerifiedPair) => p.workspace === null || p.workspace === (workspace ?? null);
     return [...this.byQuestion.values(), ...[...this.byPlan.values()].filter((p) => p.source !== 'fixture')]
+      .filter(visible)
       .map((p) => {
         const theirs = words(p.question);
         const shared = [...asked].filter((w) => theirs.has(w)).length;
@@ -139,6 +149,8 @@ export class VerifiedStore {
   async add(pair: {
     question: string; sql: string; source: 'feedback' | 'cli'; addedBy?: string;
     plan?: { key: string; plan: unknown; choices: Record<string, string> }; replace?: boolean;
+    /** the workspace it answers in (a curator's 👍); absent: every workspace (an operator's) */
+    workspace?: string;
   }): Promise<AddOutcome> {
     const key = pair.plan ? 'plan_key' : 'normalized';
     const value = pair.plan ? pair.plan.key : normalizeQuestion(pair.question);
@@ -147,13 +159,13 @@ export class VerifiedStore {
            replaced_by = excluded.added_by, replaced_at = now()`
       : 'DO NOTHING';
     const { rows } = await this.pool.query<{ id: string }>(
-      `INSERT INTO verified_queries (question, ${key}, plan, choices, sql, source, added_by) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (${key}) ${onConflict} RETURNING id::text`,
-      [pair.question, value, pair.plan ? JSON.stringify(pair.plan.plan) : null, pair.plan ? JSON.stringify(pair.plan.choices) : null, pair.sql, pair.source, pair.addedBy ?? null],
+      `INSERT INTO verified_queries (question, ${key}, plan, choices, sql, source, added_by, workspace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (workspace, ${key}) WHERE ${key} IS NOT NULL ${onConflict} RETURNING id::text`,
+      [pair.question, value, pair.plan ? JSON.stringify(pair.plan.plan) : null, pair.plan ? JSON.stringify(pair.plan.choices) : null, pair.sql, pair.source, pair.addedBy ?? null, pair.workspace ?? null],
     );
     this.version = '';
     if (rows[0]) return { id: rows[0].id, added: true };
-    const existing = await this.pool.query<{ id: string }>(`SELECT id::text FROM verified_queries WHERE ${key} = $1`, [value]);
+    const existing = await this.pool.query<{ id: string }>(`SELECT id::text FROM verified_queries WHERE ${key} = $1 AND workspace IS NOT DISTINCT FROM $2`, [value, pair.workspace ?? null]);
     return { id: existing.rows[0].id, added: false };
   }
 

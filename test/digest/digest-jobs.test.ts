@@ -5,7 +5,7 @@ import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { crimeDigest } from '../../src/digest/content.js';
-import { slackDelivery } from '../../src/digest/delivery.js';
+import { slackPoster } from '../helpers/jobs.js';
 import { digestDispatch, ensureDigestQueues, workDigests } from '../../src/digest/digest-jobs.js';
 import { DigestScheduler, type DigestContent } from '../../src/digest/scheduler.js';
 import { digestCommand } from '../../src/digest/subscriptions.js';
@@ -35,7 +35,7 @@ describe('digests as jobs', () => {
   it('the leader queues a due period; one of two workers posts it once, even when it is queued twice', async () => {
     const logger = createMemoryLogger();
     const content: DigestContent = { produce: async (_sub, period) => (produced++, { answer: await crimeDigest(db.pool, period) }) };
-    const deliver = { slack: slackDelivery(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } })) };
+    const deliver = { slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), db.pool, logger) };
     for (let i = 0; i < 2; i++) {
       const queue = await AnswerQueue.open(db.pool, logger);
       await ensureDigestQueues(queue.boss, db.pool);

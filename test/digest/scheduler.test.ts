@@ -7,7 +7,7 @@ import { createTeamsAdapter } from '../../src/channels/teams/teams-adapter.js';
 import { saveConversationReference } from '../../src/channels/teams/conversation-store.js';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { crimeDigest } from '../../src/digest/content.js';
-import { slackDelivery, teamsDelivery } from '../../src/digest/delivery.js';
+import { slackPoster, teamsPoster } from '../helpers/jobs.js';
 import { DigestScheduler, PlatformNotConfiguredError, type DigestContent } from '../../src/digest/scheduler.js';
 import { APP_SEARCH_PATH } from '../../src/db/database.js';
 import { digestCommand } from '../../src/digest/subscriptions.js';
@@ -37,9 +37,9 @@ function scheduler(name: string, content: DigestContent = crimeContent, platform
   const s = new DigestScheduler({
     pool, content, logger, name, now: () => clock, sleep: async () => undefined, graceMs: 6 * 3_600_000, leaseMs: 10 * 60_000, deliveryAttempts,
     deliver: {
-      ...(platforms.includes('slack') ? { slack: slackDelivery(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } })) } : {}),
+      ...(platforms.includes('slack') ? { slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), pool, logger) } : {}),
       ...(platforms.includes('teams')
-        ? { teams: teamsDelivery(createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, logger), '', pool, (png) => `http://bot/charts/${png.length}.png`) }
+        ? { teams: teamsPoster(createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, logger), pool, (png) => `http://bot/charts/${png.length}.png`, logger) }
         : {}),
     },
   });

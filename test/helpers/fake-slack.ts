@@ -2,6 +2,9 @@
 // at it through slackApiUrl). It implements the methods the bot uses, the
 // external file upload, and response_url, and records every call.
 import { createHmac } from 'node:crypto';
+import { WebClient } from '@slack/web-api';
+import type { Config } from '../../src/config/env.js';
+import { clientOptionsOf } from '../../src/channels/slack/slack-app.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from './wait.js';
@@ -10,6 +13,20 @@ export interface SlackCall {
   method: string;
   args: Record<string, unknown>;
   at: number;
+  /** the token the call was made with (its Authorization header, or a token argument) */
+  token?: string;
+  /** refused with HTTP 429 (see FakeSlack.rateLimit) */
+  limited?: boolean;
+}
+
+/** A workspace's "Allow" on Slack's authorize page, as oauth.v2.access answers it for its code. */
+export interface FakeGrant {
+  teamId: string;
+  teamName: string;
+  botToken: string;
+  installer: string;
+  /** an org-wide install of this enterprise (team is then null) */
+  enterpriseId?: string;
 }
 
 export interface FakeSlack {
@@ -30,6 +47,14 @@ export interface FakeSlack {
   now?: () => number;
   /** what apps.connections.open answers (Socket Mode): a fake-socket-mode.ts URL; unset: the method fails */
   socketModeUrl?: string;
+  /** OAuth: the app's credentials oauth.v2.access checks, and the codes it takes (each once) */
+  oauthApp: { clientId: string; clientSecret: string };
+  grants: Map<string, FakeGrant>;
+  /** the workspace each bot token belongs to (auth.test answers with it); tokens not listed are T1's; revoked ones answer invalid_auth */
+  tokenTeams: Map<string, string>;
+  revokedTokens: Set<string>;
+  /** the next calls of these methods are refused with HTTP 429 and this Retry-After (seconds), as Slack rate-limits */
+  rateLimit: { method: string; retryAfter: number }[];
   close(): Promise<void>;
   /** waits until a call matching `pred` was recorded (or fails after timeoutMs) */
   waitFor(pred: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
@@ -64,6 +89,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const hung: http.ServerResponse[] = [];
   const fake: FakeSlack = {
     apiUrl: '', calls: [], failPostMessage: [], failAnswerUpdate: [], uploads: [], messages: [], failFileUpload: [], losePostMessageReply: [], close: async () => undefined,
+    oauthApp: { clientId: '111.222', clientSecret: 'fake-client-secret' }, grants: new Map(), tokenTeams: new Map(), revokedTokens: new Set(), rateLimit: [],
     of: (method) => fake.calls.filter((c) => c.method === method),
     waitFor: (pred, timeoutMs) => waitFor(() => fake.calls.find(pred), () => `Slack calls: ${fake.calls.map((c) => c.method).join(', ')}`, timeoutMs),
   };
@@ -88,9 +114,34 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       }
       const method = url.pathname.replace(/^\/api\//, '');
       const args = parseArgs(req.headers['content-type'], body);
-      fake.calls.push({ method, args, at: Date.now() });
+      const bearer = /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
+      const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
+      fake.calls.push({ method, args, at: Date.now(), token });
       const reply = (o: Record<string, unknown>) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...o }));
+      const refuse = (error: string) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error }));
+      if (token && fake.revokedTokens.has(token)) return refuse('token_revoked');
+      const limited = fake.rateLimit.findIndex((l) => l.method === method);
+      if (limited >= 0) {
+        const [{ retryAfter }] = fake.rateLimit.splice(limited, 1);
+        fake.calls[fake.calls.length - 1].limited = true;
+        return res.writeHead(429, { 'retry-after': String(retryAfter), 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+      }
       switch (method) {
+        case 'oauth.v2.access': {
+          // the app authenticates with its client id and secret (HTTP Basic, or in the form), and trades the code once
+          const basic = /^Basic (.*)$/.exec(req.headers.authorization ?? '')?.[1];
+          const [id, secret] = basic ? Buffer.from(basic, 'base64').toString().split(':') : [String(args.client_id ?? ''), String(args.client_secret ?? '')];
+          if (id !== fake.oauthApp.clientId || secret !== fake.oauthApp.clientSecret) return refuse('invalid_client');
+          const grant = fake.grants.get(String(args.code ?? ''));
+          if (!grant) return refuse('invalid_code');
+          fake.grants.delete(String(args.code));
+          fake.tokenTeams.set(grant.botToken, grant.teamId);
+          return reply({
+            app_id: 'A1', authed_user: { id: grant.installer }, scope: 'app_mentions:read,chat:write,commands', token_type: 'bot', access_token: grant.botToken,
+            bot_user_id: 'UBOT', team: grant.enterpriseId ? null : { id: grant.teamId, name: grant.teamName },
+            enterprise: grant.enterpriseId ? { id: grant.enterpriseId, name: grant.teamName } : null, is_enterprise_install: Boolean(grant.enterpriseId),
+          });
+        }
         case 'apps.connections.open': {
           // Slack takes only an app-level token here
           const token = /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1] ?? String(args.token ?? '');
@@ -99,7 +150,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           return reply({ url: fake.socketModeUrl });
         }
         case 'auth.test':
-          return reply({ user_id: 'UBOT', bot_id: 'BBOT', team_id: 'T1', team: 'Test', user: 'datadesk', url: 'https://test.slack.com/' });
+          return reply({ user_id: 'UBOT', bot_id: 'BBOT', team_id: (token && fake.tokenTeams.get(token)) ?? 'T1', team: 'Test', user: 'datadesk', url: 'https://test.slack.com/' });
         case 'chat.postMessage':
           if (fake.failPostMessage.length) {
             return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failPostMessage.shift() }));
@@ -188,6 +239,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     server.close(() => r());
   });
   return fake;
+}
+
+/** The Web API client a single-workspace bot (SLACK_BOT_TOKEN) posts with. */
+export function botClient(config: Config): WebClient {
+  return new WebClient(config.slack!.botToken, clientOptionsOf(config.slack!));
 }
 
 /** Slack's request signature headers for a body (v0, HMAC-SHA256 with the signing secret). */

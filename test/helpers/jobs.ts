@@ -4,12 +4,19 @@ import type { WebClient } from '@slack/web-api';
 import type { CloudAdapter } from 'botbuilder';
 import type { DataDesk } from '../../src/agents/desk.js';
 import type { Logger } from '../../src/core/logger.js';
-import { replySinks } from '../../src/channels/reply-sinks.js';
+import type { ChannelPoster, ReplyPlatform } from '../../src/core/platform.js';
+import { singleTokenClients, type SlackClients } from '../../src/channels/slack/slack-clients.js';
+import { slackOutbox } from '../../src/channels/slack/slack-outbox.js';
+import { teamsOutbox } from '../../src/channels/teams/teams-outbox.js';
+import { webOutbox } from '../../src/channels/web/web-outbox.js';
+import type { JobOutbox } from '../../src/jobs/answer-worker.js';
+import { Deliveries } from '../../src/jobs/deliveries.js';
 import { startJobs, type JobSettings, type Jobs } from '../../src/jobs/runtime.js';
 import type { TestDatabase } from './database.js';
 
 export interface TestJobsOptions {
-  slack?: WebClient;
+  /** one workspace's client (SLACK_BOT_TOKEN), or the clients of installed workspaces */
+  slack?: WebClient | SlackClients;
   teams?: { adapter: CloudAdapter; appId: string };
   chartLink?: (png: Buffer) => string;
   settings?: Partial<JobSettings>;
@@ -22,9 +29,29 @@ export interface TestJobsOptions {
 }
 
 export async function testJobs(db: TestDatabase, desk: DataDesk, logger: Logger, o: TestJobsOptions = {}): Promise<Jobs> {
+  const deliveries = new Deliveries(db.pool);
+  const outboxes: Partial<Record<ReplyPlatform, JobOutbox>> = { web: webOutbox(db.pool, logger) };
+  if (o.slack) {
+    const clients = 'forWorkspace' in o.slack ? o.slack : singleTokenClients(o.slack);
+    outboxes.slack = slackOutbox({ clients, deliveries, logger, exports: o.exports });
+  }
+  if (o.teams) {
+    outboxes.teams = teamsOutbox({
+      ...o.teams, pool: db.pool, deliveries, logger, chartLink: o.chartLink ?? (() => 'http://127.0.0.1/none.png'), exportLink: o.exports ? o.exportLink : undefined,
+    });
+  }
   return startJobs({
     pool: db.pool, desk, logger, work: o.work ?? true, reapEveryMs: o.reapEveryMs, unstartedAfterSeconds: o.unstartedAfterSeconds,
-    settings: { concurrency: 2, perUser: 1, perChannel: 3, retries: 3, ...o.settings },
-    sinks: replySinks({ pool: db.pool, logger, slack: o.slack, teams: o.teams, chartLink: o.chartLink ?? (() => 'http://127.0.0.1/none.png'), exports: o.exports, exportLink: o.exportLink }),
+    settings: { concurrency: 2, perUser: 1, perChannel: 3, retries: 3, ...o.settings }, outboxes,
   });
+}
+
+/** The Slack outbox's digest side, posting with this client (one workspace). */
+export function slackPoster(client: WebClient, pool: import('pg').Pool, logger: Logger): ChannelPoster {
+  return slackOutbox({ clients: singleTokenClients(client), deliveries: new Deliveries(pool), logger }).posts!;
+}
+
+/** The Teams outbox's digest side, through this adapter and the conversation references stored in `pool`. */
+export function teamsPoster(adapter: CloudAdapter, pool: import('pg').Pool, chartLink: (png: Buffer) => string, logger: Logger): ChannelPoster {
+  return teamsOutbox({ adapter, appId: '', pool, deliveries: new Deliveries(pool), chartLink, logger }).posts!;
 }

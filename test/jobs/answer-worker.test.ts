@@ -15,7 +15,7 @@ import { testDesk } from '../helpers/desk.js';
 import { testJobs } from '../helpers/jobs.js';
 import { pollUntil } from '../helpers/wait.js';
 import { WebClient } from '@slack/web-api';
-import { PLACEHOLDER_EVENT } from '../../src/channels/slack/slack-reply-sink.js';
+import { PLACEHOLDER_EVENT } from '../../src/channels/slack/slack-outbox.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
 
 let db: TestDatabase;

@@ -44,6 +44,8 @@ export interface SqlQuestion {
   threadId: string;
   /** a plan to answer as is (a follow-up button's), instead of reading the question */
   plan?: Record<string, unknown>;
+  /** whose verified pairs answer it (see core/platform.ts Workspace) */
+  workspace?: string;
 }
 
 export interface SqlOutcome {
@@ -98,7 +100,7 @@ export class SqlAgent {
     // one deadline for the model's calls of this question
     const deps = this.deps.llm ? { ...this.deps, llm: withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) } : this.deps;
     const state: SqlState = {
-      deps, question: q.question, givenPlan: q.plan, threadId: q.threadId, thread: await this.deps.memory.get(q.threadId), progress,
+      deps, question: q.question, givenPlan: q.plan, threadId: q.threadId, workspace: q.workspace, thread: await this.deps.memory.get(q.threadId), progress,
       loadSchema: () => this.schemaInfo(), loadPlanContext: () => this.loadPlanContext(), choices: {}, assumptions: [], attempt: 0, llmUnavailable: false, tokens: 0, trace: [],
     };
     try {
@@ -112,7 +114,7 @@ export class SqlAgent {
   }
 
   /** A click on a clarification option: store the choice, then answer the waiting question. */
-  async choose(threadId: string, term: string, optionId: string, progress?: (step: string) => void): Promise<SqlOutcome> {
+  async choose(threadId: string, term: string, optionId: string, progress?: (step: string) => void, workspace?: string): Promise<SqlOutcome> {
     const state = await this.deps.memory.get(threadId);
     if (!option(term, optionId)) {
       const known = glossary().find((t) => t.id === term);
@@ -125,7 +127,7 @@ export class SqlAgent {
     if (!state.pending) {
       return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message: `Noted: ${glossary().find((t) => t.id === term)?.label ?? term} means ${option(term, optionId)!.label} in this thread. There is no question waiting for it; ask away.` }) };
     }
-    return this.ask({ question: state.pending.question, threadId }, progress);
+    return this.ask({ question: state.pending.question, threadId, workspace }, progress);
   }
 
   private failure(error: unknown, trace: TraceStep[]): Answer {

@@ -41,6 +41,8 @@ export interface SqlState extends GraphState {
   /** a plan to answer as is (a follow-up button's): checked and compiled like a model's plan, no reading */
   givenPlan?: Record<string, unknown>;
   threadId: string;
+  /** whose verified pairs answer it */
+  workspace?: string;
   thread: ThreadState;
   progress?: (step: string) => void;
   /** the introspected schema (cached by the agent) */

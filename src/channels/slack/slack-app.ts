@@ -3,15 +3,21 @@
 // Socket Mode connects out with SLACK_APP_TOKEN. Listeners live one per file
 // under listeners/ and get everything they need passed in. Listeners only
 // receive: questions are queued as jobs, and workers answer them (see
-// slack-reply-sink.ts), so every event is acknowledged within milliseconds,
-// once its question is in the durable queue (in both modes).
-import { App, HTTPReceiver, LogLevel, type AllMiddlewareArgs, type BlockAction, type ButtonAction, type Logger as BoltLogger, type Receiver, type SlackActionMiddlewareArgs } from '@slack/bolt';
+// slack-outbox.ts), so every event is acknowledged within milliseconds,
+// once its question is in the durable queue (in both modes). With OAuth
+// installs (slack-install.ts) every event is answered with the token of the
+// workspace it came from; with the single SLACK_BOT_TOKEN, events of any other
+// workspace are dropped.
+import { App, HTTPReceiver, LogLevel, type AllMiddlewareArgs, type AnyMiddlewareArgs, type BlockAction, type ButtonAction, type Logger as BoltLogger, type Receiver, type SlackActionMiddlewareArgs } from '@slack/bolt';
 import { SocketModeClient } from '@slack/socket-mode';
-import { WebClient, type WebClientOptions } from '@slack/web-api';
+import type { WebClientOptions } from '@slack/web-api';
 import type pg from 'pg';
 import type { Config } from '../../config/env.js';
 import type { Logger } from '../../core/logger.js';
 import { RateLimiter } from '../../core/rate-limit.js';
+import type { Gate } from '../inbox.js';
+import type { SlackInstaller } from './slack-install.js';
+import { appUninstalled } from './listeners/app-uninstalled.js';
 import type { DataDesk } from '../../agents/desk.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
 import { Deliveries } from '../../jobs/deliveries.js';
@@ -36,7 +42,7 @@ export const SLACK_EVENTS_PATH = '/slack/events';
 // What the app listens to, as manifests/slack/manifest.yml must subscribe to it
 // (test/channels/slack/manifest.test.ts compares the two, and the listeners below).
 /** Bot events, as the manifest's bot_events names them: app.message takes direct messages only (message.im). */
-export const SLACK_BOT_EVENTS = ['app_mention', 'app_home_opened', 'message.im', 'reaction_added'] as const;
+export const SLACK_BOT_EVENTS = ['app_mention', 'app_home_opened', 'message.im', 'reaction_added', 'app_uninstalled', 'tokens_revoked'] as const;
 /** Slash commands the app answers; any other is acknowledged with a pointer to these. */
 export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
 /** Action ids the app handles (clarify: a prefix); any other click is acknowledged and told it is stale. */
@@ -117,6 +123,8 @@ export interface SlackAppDeps {
   exports?: ExportSettings;
   /** where 👍/👎 reactions are kept, and whose 👍 makes a question verified */
   feedback?: { verified: VerifiedStore; curators: string[] };
+  /** OAuth installs (SLACK_CLIENT_ID): each workspace's token from its installation */
+  installer?: SlackInstaller;
 }
 
 export interface SlackApp {
@@ -127,11 +135,30 @@ export interface SlackApp {
   stop(): Promise<void>;
 }
 
-const clientOptionsOf = (slack: NonNullable<Config['slack']>) => (slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : undefined);
+export const clientOptionsOf = (slack: NonNullable<Config['slack']>): WebClientOptions | undefined =>
+  (slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : undefined);
 
-/** A Web API client for workers, which post answers without running Bolt. */
-export function slackWebClient(slack: NonNullable<Config['slack']>): WebClient {
-  return new WebClient(slack.botToken, clientOptionsOf(slack));
+/** The workspace a request belongs to, as the request itself says (events, actions, commands). */
+function bodyTeam(body: AnyMiddlewareArgs['body']): string | undefined {
+  const b = body as { team_id?: string; team?: { id?: string } | null; event?: { team?: string } };
+  return b.team_id ?? b.team?.id ?? undefined;
+}
+
+/**
+ * With one bot token, Bolt labels every request with the token's own workspace: a request from another
+ * workspace (an app distributed by mistake, a forged but signed body) would be answered there with this token.
+ * Dropped instead (acknowledged, so Slack does not retry).
+ */
+function oneWorkspaceOnly(logger: Logger) {
+  return async (args: AnyMiddlewareArgs & AllMiddlewareArgs) => {
+    const from = bodyTeam(args.body);
+    if (from && args.context.teamId && from !== args.context.teamId) {
+      logger.warn(`slack: a request from workspace ${from} reached the single-workspace token of ${args.context.teamId}; dropped (use SLACK_CLIENT_ID installs for many workspaces)`);
+      if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
+      return;
+    }
+    await args.next();
+  };
 }
 
 export function createSlackApp(deps: SlackAppDeps): SlackApp {
@@ -144,13 +171,19 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     : // the HTTP response waits for the listener, which returns once the question is in the durable queue (milliseconds):
       // a process killed after acknowledging has nothing left to lose, and Slack retries one killed before
       new HTTPReceiver({ signingSecret: slack.signingSecret!, endpoints: SLACK_EVENTS_PATH, signatureVerification: true, processBeforeResponse: true, logger });
-  const app = new App({ token: slack.botToken, receiver, clientOptions, logger });
+  const installer = deps.installer;
+  const app = installer
+    ? new App({ authorize: (source) => installer.provider.authorize(source), receiver, clientOptions, logger })
+    : new App({ token: slack.botToken, receiver, clientOptions, logger });
+  if (!installer) app.use(oneWorkspaceOnly(deps.logger));
 
   const replyDeps = { queue: deps.queue, deliveries: new Deliveries(deps.writePool), desk: deps.desk, logger: deps.logger };
-  const gate = {
+  const gate: Gate = {
     userLimit: new RateLimiter(deps.config.rateLimits.userPerMinute),
     channelLimit: new RateLimiter(deps.config.rateLimits.channelPerMinute),
     allowedChannels: slack.allowedChannels,
+    // the workspaces are those that installed the app (or the token's own)
+    allowedWorkspaces: [],
   };
   app.event('app_mention' satisfies (typeof SLACK_BOT_EVENTS)[number], appMention(replyDeps, gate));
   app.message(directMessage(replyDeps, gate)); // message.im
@@ -158,6 +191,9 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     app.event('reaction_added' satisfies (typeof SLACK_BOT_EVENTS)[number], reactionAdded({ pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback }));
   }
   app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool));
+  const removal = appUninstalled({ pool: deps.writePool, store: installer?.store, logger: deps.logger });
+  app.event('app_uninstalled' satisfies (typeof SLACK_BOT_EVENTS)[number], removal.uninstalled);
+  app.event('tokens_revoked' satisfies (typeof SLACK_BOT_EVENTS)[number], removal.tokensRevoked);
   // every handled action is listed once here; the catch-all below answers the rest
   const handled: (string | RegExp)[] = [];
   type ButtonListener = (args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => Promise<void>;
@@ -185,6 +221,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     app,
     route: receiver instanceof HTTPReceiver
       ? async (req, res) => {
+          if (installer && (await installer.route(req, res))) return true;
           if (new URL(req.url ?? '/', 'http://x').pathname !== SLACK_EVENTS_PATH) return false;
           if (req.method !== 'POST') {
             res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Slack posts events here; nothing to GET.');

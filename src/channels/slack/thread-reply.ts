@@ -1,14 +1,15 @@
 // The receiver's side of a Slack question: admit the delivery and queue its
 // job (a duplicate delivery stops here), then put a placeholder in the thread
 // that says where the question is in line. The answering runs in a worker
-// (slack-reply-sink.ts), which replaces that placeholder with the answer.
+// (slack-outbox.ts), which replaces that placeholder with the answer.
 import type { WebClient } from '@slack/web-api';
 import type { InboundMessage } from '../../agents/desk.js';
 import type { Logger } from '../../core/logger.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries } from '../../jobs/deliveries.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
-import { placeholderFor, slackErrorCode, WORKING } from './slack-reply-sink.js';
+import { inLineText } from '../inbox.js';
+import { placeholderFor, slackErrorCode, WORKING, type SlackReplyTarget } from './slack-outbox.js';
 import { fromSlackText } from './slack-text.js';
 
 export interface SlackReceiverDeps {
@@ -17,9 +18,22 @@ export interface SlackReceiverDeps {
   logger: Logger;
 }
 
-export const slackThreadId = (channel: string, threadTs: string) => `slack:${channel}:${threadTs}`;
+/** Where a Slack event came from: the workspace (team) and, for an org-wide install, its enterprise. */
+export interface SlackOrigin {
+  workspace?: string;
+  enterprise?: string;
+}
 
-export interface ThreadTarget {
+/** Bolt's context names the workspace and enterprise of every event, action and command. */
+export const originOf = (context: { teamId?: string; enterpriseId?: string }): SlackOrigin => ({
+  workspace: context.teamId || undefined, enterprise: context.enterpriseId || undefined,
+});
+
+/** A thread's id: its workspace, channel and thread ts (thread memory is kept under it, so workspaces never share one). */
+export const slackThreadId = (origin: SlackOrigin, channel: string, threadTs: string) =>
+  origin.workspace ? `slack:${origin.workspace}:${channel}:${threadTs}` : `slack:${channel}:${threadTs}`;
+
+export interface ThreadTarget extends SlackOrigin {
   client: WebClient;
   channel: string;
   threadTs: string;
@@ -28,7 +42,8 @@ export interface ThreadTarget {
 
 /** What a placeholder says while its question waits. */
 export function waitingText(ahead: number): string {
-  return ahead > 0 ? `:hourglass_flowing_sand: In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours…` : WORKING;
+  const inLine = inLineText(ahead);
+  return inLine ? `:hourglass_flowing_sand: ${inLine}` : WORKING;
 }
 
 /**
@@ -46,8 +61,9 @@ export async function enqueueInThread(
   message: InboundMessage,
   action: AnswerJob['action'] = { type: 'answer' },
 ): Promise<boolean> {
-  const { client, channel, threadTs, userId } = target;
-  const queued = await deps.queue.enqueue({ key, message, action, reply: { platform: 'slack', channel, threadTs, userId } });
+  const { client, channel, threadTs, userId, workspace, enterprise } = target;
+  const reply: SlackReplyTarget = { platform: 'slack', channel, threadTs, userId, workspace, enterprise };
+  const queued = await deps.queue.enqueue({ key, message, action, reply });
   if (!queued) {
     deps.logger.debug(`slack: ${key} was delivered before; not answered twice`);
     return false;
@@ -64,6 +80,6 @@ export async function enqueueInThread(
 /** The question of a mention: the bot's own mention at the start dropped, then Slack's encoding read (see slack-text.ts). */
 export const stripMention = (text: string) => fromSlackText(text.replace(/^\s*(<@[A-Z0-9]+(\|[^>]*)?>\s*)+/, ''));
 
-export function inbound(channel: string, threadTs: string, userId: string | undefined, text: string, kind: InboundMessage['kind'] = 'question'): InboundMessage {
-  return { platform: 'slack', threadId: slackThreadId(channel, threadTs), channel, userId, text, kind };
+export function inbound(origin: SlackOrigin, channel: string, threadTs: string, userId: string | undefined, text: string, kind: InboundMessage['kind'] = 'question'): InboundMessage {
+  return { platform: 'slack', threadId: slackThreadId(origin, channel, threadTs), channel, workspace: origin.workspace, userId, text, kind };
 }

@@ -3,14 +3,15 @@
 // activity id (a redelivered activity is answered once), shows a typing
 // indicator and an "on it" message (or its place in line), and returns, so
 // Teams gets its HTTP response at once. A worker answers through the stored
-// conversation reference (teams-reply-sink.ts). The bot strips its mention,
+// conversation reference (teams-outbox.ts). The bot strips its mention,
 // understands the manifest's commands (backtest, help, digest) and takes
 // clarification clicks (Action.Submit data in `value`).
 import { ActivityTypes, TeamsActivityHandler, TurnContext } from 'botbuilder';
 import type pg from 'pg';
 import type { DataDesk, InboundMessage } from '../../agents/desk.js';
 import type { Logger } from '../../core/logger.js';
-import type { RateLimiter } from '../../core/rate-limit.js';
+import { admit, inLineText, workspaceAllowed, type Gate } from '../inbox.js';
+import { isCurator } from '../../feedback/curators.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries } from '../../jobs/deliveries.js';
@@ -20,7 +21,7 @@ import { digestCommand } from '../../digest/subscriptions.js';
 import { UserError } from '../../core/errors.js';
 import { recordFeedback } from '../../feedback/feedback.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
-import { ON_IT, teamsPlaceholder } from './teams-reply-sink.js';
+import { ON_IT, teamsPlaceholder, type TeamsReplyTarget } from './teams-outbox.js';
 
 export interface TeamsBotDeps {
   /** asked only which clarification a conversation waits for */
@@ -29,7 +30,8 @@ export interface TeamsBotDeps {
   deliveries: Deliveries;
   pool: pg.Pool;
   logger: Logger;
-  userLimit: RateLimiter;
+  /** the tenant allow-list (TEAMS_ALLOWED_TENANTS) and the rate limits, per tenant */
+  gate: Gate;
   /** time zone of digest schedules that name none */
   defaultTimezone: string;
   /** where 👍/👎 on answer cards are kept, and whose 👍 makes a question verified */
@@ -46,6 +48,11 @@ interface CardValue {
   /** a suggested follow-up's question, and the plan it asks */
   text?: string;
   plan?: unknown;
+}
+
+/** The tenant (organization) an activity came from: Teams' workspace. */
+function tenantOf(activity: TurnContext['activity']): string | undefined {
+  return activity.conversation?.tenantId ?? (activity.channelData as { tenant?: { id?: string } } | undefined)?.tenant?.id ?? undefined;
 }
 
 export class DataDeskTeamsBot extends TeamsActivityHandler {
@@ -70,23 +77,32 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     await this.remember(context);
     const activity = context.activity;
     const userId = activity.from?.aadObjectId ?? activity.from?.id;
-    const threadId = `teams:${activity.conversation.id}`;
-    const message: Omit<InboundMessage, 'text'> = { platform: 'teams', threadId, channel: activity.conversation.id, userId };
+    const workspace = tenantOf(activity);
+    const threadId = workspace ? `teams:${workspace}:${activity.conversation.id}` : `teams:${activity.conversation.id}`;
+    const message: Omit<InboundMessage, 'text'> = { platform: 'teams', threadId, channel: activity.conversation.id, workspace, userId };
     const value = activity.value as CardValue | undefined;
+    // every message, click and command: a tenant not on the allow-list gets one sentence and nothing else
+    const allowed = workspaceAllowed(this.deps.gate, workspace);
+    if (!allowed.go) {
+      await context.sendActivity(allowed.tellUser!);
+      return;
+    }
+    // a question (typed, or a follow-up click) or a digest command: the allow-lists and rate limits
+    const admitted = async () => {
+      const verdict = admit(this.deps.gate, { workspace, channel: activity.conversation.id, userId: userId ?? 'unknown' });
+      if (!verdict.go && verdict.tellUser) await context.sendActivity(verdict.tellUser);
+      return verdict.go;
+    };
 
     if (value?.datadesk === 'followup' && typeof value.text === 'string' && value.text.trim()) {
       // a follow-up click is a new question: it counts against the asker's limit like a typed one
-      const wait = this.deps.userLimit.take(`teams:${userId}`);
-      if (wait > 0) {
-        await context.sendActivity(`You are asking faster than I can answer well: please try again in ${wait} s.`);
-        return;
-      }
+      if (!(await admitted())) return;
       const plan = value.plan && typeof value.plan === 'object' && !Array.isArray(value.plan) ? (value.plan as Record<string, unknown>) : undefined;
       await this.enqueue(context, `teams:click:${activity.replyToId ?? activity.id}:followup:${value.text}`.slice(0, 500), { ...message, text: value.text.trim().slice(0, 500), ...(plan ? { plan } : {}) });
       return;
     }
     if (value?.datadesk === 'feedback') {
-      await this.feedback(context, value, userId);
+      await this.feedback(context, value, userId, workspace);
       return;
     }
     if (value?.datadesk === 'clarify') {
@@ -106,14 +122,10 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     }
 
     const text = (TurnContext.removeRecipientMention(activity) ?? activity.text ?? '').replace(/\s+/g, ' ').trim();
-    const wait = this.deps.userLimit.take(`teams:${userId}`);
-    if (wait > 0) {
-      await context.sendActivity(`You are asking faster than I can answer well: please try again in ${wait} s.`);
-      return;
-    }
+    if (!(await admitted())) return;
     if (/^digests?\b/i.test(text)) {
       try {
-        await context.sendActivity(await digestCommand(this.deps.pool, text, { platform: 'teams', channel: activity.conversation.id, userId, defaultTimezone: this.deps.defaultTimezone }));
+        await context.sendActivity(await digestCommand(this.deps.pool, text, { platform: 'teams', workspace, channel: activity.conversation.id, userId, defaultTimezone: this.deps.defaultTimezone }));
       } catch (error) {
         await context.sendActivity(error instanceof UserError ? error.message : 'The digest could not be saved; please try again.');
       }
@@ -127,7 +139,7 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
   }
 
   /** 👍/👎 on an answer card: kept; a curator's 👍 makes the question verified. Only a card of this conversation counts. */
-  private async feedback(context: TurnContext, value: CardValue, userId: string | undefined): Promise<void> {
+  private async feedback(context: TurnContext, value: CardValue, userId: string | undefined, workspace: string | undefined): Promise<void> {
     const { feedback } = this.deps;
     const key = typeof value.key === 'string' ? value.key : '';
     const delivery = key ? await this.deps.deliveries.get(key) : undefined;
@@ -137,7 +149,7 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     }
     try {
       const outcome = await recordFeedback(this.deps.pool, this.deps.deliveries, feedback.verified, {
-        deliveryKey: key, platform: 'teams', userId, verdict: value.verdict, curator: feedback.curators.includes(userId),
+        deliveryKey: key, platform: 'teams', workspace, userId, verdict: value.verdict, curator: isCurator(feedback.curators, workspace, userId),
       });
       await context.sendActivity(outcome.message);
     } catch (error) {
@@ -150,7 +162,8 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     const reference = TurnContext.getConversationReference(context.activity) as Record<string, unknown>;
     let queued: boolean;
     try {
-      queued = await this.deps.queue.enqueue({ key, message, action, reply: { platform: 'teams', conversationId: context.activity.conversation.id, reference } });
+      const reply: TeamsReplyTarget = { platform: 'teams', conversationId: context.activity.conversation.id, reference };
+      queued = await this.deps.queue.enqueue({ key, message, action, reply });
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       await context.sendActivity(DATABASE_UNAVAILABLE_MESSAGE);
@@ -164,7 +177,7 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     const ahead = await this.deps.deliveries.aheadOf(key);
     const row = await this.deps.deliveries.get(key);
     if (!row?.placeholder) {
-      await teamsPlaceholder(context, this.deps.deliveries, key, ahead > 0 ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours…` : ON_IT);
+      await teamsPlaceholder(context, this.deps.deliveries, key, inLineText(ahead) ?? ON_IT);
     }
   }
 }

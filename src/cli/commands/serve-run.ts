@@ -14,16 +14,17 @@ import { ensureDemoData } from '../../ingest/demo-data.js';
 import { markInterruptedRuns } from '../../ingest/run-log.js';
 import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
 import { healthRoutes, startHttpServer, type Route } from '../../server/http-server.js';
-import { createSlackApp, SLACK_EVENTS_PATH, slackWebClient } from '../../channels/slack/slack-app.js';
+import { createSlackApp, SLACK_EVENTS_PATH } from '../../channels/slack/slack-app.js';
+import { SLACK_INSTALL_PATH, SLACK_REDIRECT_PATH } from '../../channels/slack/slack-install.js';
 import { chartRoutes } from '../../server/chart-routes.js';
 import { exportHosts, exportLink, exportRoutes } from '../../server/export-routes.js';
-import type { CloudAdapter } from 'botbuilder';
 import { DigestScheduler } from '../../digest/scheduler.js';
 import { digestDeps } from '../../digest/digest-deps.js';
 import { digestDispatch, ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
 import { RateLimiter } from '../../core/rate-limit.js';
+import { configuredPlatforms } from '../../channels/platforms.js';
 import { DataDeskTeamsBot } from '../../channels/teams/teams-bot.js';
-import { createTeamsAdapter, teamsRoutes, TEAMS_MESSAGES_PATH } from '../../channels/teams/teams-adapter.js';
+import { teamsRoutes, TEAMS_MESSAGES_PATH } from '../../channels/teams/teams-adapter.js';
 import { teamsPages } from '../../channels/teams/teams-pages.js';
 import { announceLocalTeams, publicUrlWarning, teamsCredentialProblem, teamsReceiverMode } from '../../channels/teams/teams-mode.js';
 import { ConfigError } from '../../config/env.js';
@@ -34,7 +35,6 @@ import { createDesk } from '../../agents/create-desk.js';
 import { ChartStore } from '../../charts/chart-store.js';
 import { playgroundRoutes } from '../../channels/web/playground-routes.js';
 import { playgroundAccess } from '../../channels/web/playground-access.js';
-import { replySinks } from '../../channels/reply-sinks.js';
 import { startJobs } from '../../jobs/runtime.js';
 import { destroyWorkerPool } from '../../backtest/threads/pool.js';
 import { MEMORY_IN_PROCESS, warmInBackground } from './worker-run.js';
@@ -79,13 +79,12 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   routes.push(chartRoutes(charts));
   let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const chartLink = (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`;
-  const slackClient = config.slack ? slackWebClient(config.slack) : undefined;
-  const teamsAdapter: CloudAdapter | undefined = teamsMode.on ? createTeamsAdapter(teamsMode.credentials, logger) : undefined;
-  const teamsAppId = teamsMode.on ? teamsMode.credentials.appId : '';
-  const jobs = await startJobs({
-    pool: db.write, desk, logger, settings: config.jobs, work: options.worker,
-    sinks: replySinks({ pool: db.write, logger, slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink, quickchartUrl: config.quickchartUrl, exports: true, exportLink: (token) => exportLink(publicUrl, token) }),
+  const platforms = configuredPlatforms({
+    config, pool: db.write, logger, teams: teamsMode.on ? teamsMode.credentials : undefined, chartLink, exportLink: (token) => exportLink(publicUrl, token),
+    slackRedirectUri: config.publicBaseUrl && `${config.publicBaseUrl}${SLACK_REDIRECT_PATH}`,
   });
+  const teamsAdapter = platforms.teams?.adapter;
+  const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: options.worker, outboxes: platforms.outboxes });
   if (options.worker) warmInBackground(db.read, config.statementTimeoutMs, logger);
   if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
   if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
@@ -95,11 +94,20 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   exportPool?.on('error', (error) => logger.warn(`export pool: ${error.message}`));
   const exports = { pool: exportPool ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs, gate: new ExportGate() };
   routes.push(exportRoutes(jobs.deliveries, exports, logger, { hosts: exportHosts(config), perMinute: config.rateLimits.userPerMinute }));
-  const slack = config.slack ? createSlackApp({ config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports, feedback: desk.verified && { verified: desk.verified, curators: config.curators } }) : undefined;
+  const slack = config.slack
+    ? createSlackApp({
+      config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports, installer: platforms.slack?.installer,
+      feedback: desk.verified && { verified: desk.verified, curators: config.curators },
+    })
+    : undefined;
   if (slack?.route) routes.push(slack.route);
   if (teamsAdapter) {
     const bot = new DataDeskTeamsBot({
-      desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.write, logger, userLimit: new RateLimiter(config.rateLimits.userPerMinute),
+      desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.write, logger,
+      gate: {
+        userLimit: new RateLimiter(config.rateLimits.userPerMinute), channelLimit: new RateLimiter(config.rateLimits.channelPerMinute),
+        allowedChannels: [], allowedWorkspaces: config.teams?.allowedTenants ?? [],
+      },
       defaultTimezone: config.scheduleTimezone, feedback: desk.verified && { verified: desk.verified, curators: config.curators },
     });
     routes.push(teamsRoutes(teamsAdapter, bot, logger, { local: teamsMode.on && teamsMode.local }), teamsPages(config));
@@ -122,12 +130,16 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   if (slack) {
     await slack.start();
     logger.info(config.slack!.appToken ? 'Slack: connected in Socket Mode' : `Slack: events, commands and actions at ${server.url}${SLACK_EVENTS_PATH}`);
+    if (platforms.slack?.installer) {
+      const installed = await platforms.slack.installer.store.list();
+      logger.info(`Slack: installs from many workspaces: "Add to Slack" at ${publicUrl}${SLACK_INSTALL_PATH} (${installed.length} installed now)`);
+    }
   } else if (playground?.enabled) {
     logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
   }
   // digests: every process runs the scheduler; per platform, one of those configured for it leads (advisory lock)
   // and queues each due period; a worker configured for the platform runs it
-  const digestNeeds = digestDeps(config, db, desk, logger, { slack: slackClient, teams: teamsAdapter && { adapter: teamsAdapter, appId: teamsAppId }, chartLink });
+  const digestNeeds = digestDeps(config, db, desk, logger, platforms.posters);
   await ensureDigestQueues(jobs.queue.boss, db.write);
   if (options.worker) await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestNeeds });
   const digests = new DigestScheduler({

@@ -8,9 +8,7 @@ import { describeLlm } from '../../config/env.js';
 import { openDatabase, redactUrl } from '../../db/database.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { ChartStore } from '../../charts/chart-store.js';
-import { replySinks } from '../../channels/reply-sinks.js';
-import { slackWebClient } from '../../channels/slack/slack-app.js';
-import { createTeamsAdapter } from '../../channels/teams/teams-adapter.js';
+import { configuredPlatforms } from '../../channels/platforms.js';
 import { publicUrlWarning, teamsCredentialProblem, teamsCredentials } from '../../channels/teams/teams-mode.js';
 import { ConfigError } from '../../config/env.js';
 import { startJobs } from '../../jobs/runtime.js';
@@ -49,18 +47,16 @@ export async function runWorker(): Promise<void> {
   const { desk, memory } = createDesk(config, db, logger);
   const charts = ChartStore.inDatabase(db.write, logger);
   const publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
-  const platforms = {
-    slack: config.slack ? slackWebClient(config.slack) : undefined,
+  const platforms = configuredPlatforms({
+    config, pool: db.write, logger,
     // local mode (TEAMS_LOCAL=true): an empty app id, answers sent unauthenticated to the Emulator's serviceUrl
-    teams: config.teams ? { adapter: createTeamsAdapter(teamsCredentials(config.teams), logger), appId: config.teams.appId } : undefined,
+    teams: config.teams && teamsCredentials(config.teams),
     chartLink: (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`,
-  };
-  const jobs = await startJobs({
-    pool: db.write, desk, logger, settings: config.jobs, work: true,
-    sinks: replySinks({ pool: db.write, logger, ...platforms, quickchartUrl: config.quickchartUrl, exports: true, exportLink: (token) => exportLink(publicUrl, token) }),
+    exportLink: (token) => exportLink(publicUrl, token),
   });
+  const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: true, outboxes: platforms.outboxes });
   await ensureDigestQueues(jobs.queue.boss, db.write);
-  await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms) });
+  await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms.posters) });
   if (config.teams?.local) logger.warn('Teams: local mode (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): answers go unauthenticated to the Bot Framework Emulator on this machine');
   const chartsWarning = publicUrlWarning(config);
   if (chartsWarning) logger.warn(chartsWarning);

@@ -12,7 +12,7 @@ import { clarifyChoice } from '../../../src/channels/slack/listeners/clarify-cho
 import { backtestCommand } from '../../../src/channels/slack/listeners/backtest-command.js';
 import { datadeskCommand } from '../../../src/channels/slack/listeners/datadesk-command.js';
 import { waitingText } from '../../../src/channels/slack/thread-reply.js';
-import { WORKING } from '../../../src/channels/slack/slack-reply-sink.js';
+import { WORKING } from '../../../src/channels/slack/slack-outbox.js';
 import { crimeDigest } from '../../../src/digest/content.js';
 import { glossary } from '../../../src/knowledge/glossary.js';
 import { RateLimiter } from '../../../src/core/rate-limit.js';
@@ -162,7 +162,7 @@ function fakeArgs(extra: Record<string, unknown>) {
   };
   const ack = async (response?: Record<string, unknown>) => void sent.push({ method: 'ack', args: response ?? {} });
   const respond = async (response: Record<string, unknown>) => void sent.push({ method: 'respond', args: response });
-  return { sent, args: { client, ack, respond, ...extra } as unknown as AllMiddlewareArgs & Record<string, never> };
+  return { sent, args: { client, ack, respond, context: { teamId: 'T1' }, ...extra } as unknown as AllMiddlewareArgs & Record<string, never> };
 }
 
 const messageOf = (call: { args: Record<string, unknown> }) => ({ text: call.args.text, blocks: call.args.blocks });
@@ -205,7 +205,7 @@ describe('everything else the bot posts', () => {
   });
 
   it('command replies: help, the rule syntax, digests and their errors', async () => {
-    const gate = { userLimit: new RateLimiter(100), channelLimit: new RateLimiter(100), allowedChannels: [] };
+    const gate = { userLimit: new RateLimiter(100), channelLimit: new RateLimiter(100), allowedChannels: [], allowedWorkspaces: [] };
     const replies: Record<string, unknown>[] = [];
     for (const text of ['help', '']) {
       const { sent, args } = fakeArgs({ command: { command: '/backtest', text, channel_id: 'C1', user_id: 'U1' } });

@@ -9,11 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SLACK_BOT_EVENTS, SLACK_COMMANDS, SLACK_EVENTS_PATH } from '../../../src/channels/slack/slack-app.js';
 import { fromSlackText } from '../../../src/channels/slack/slack-text.js';
+import { SLACK_REDIRECT_PATH } from '../../../src/channels/slack/slack-install.js';
+import { SLACK_BOT_SCOPES } from '../../../src/config/env.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const manifest = parse(readFileSync(path.join(root, 'manifests/slack/manifest.yml'), 'utf8')) as {
   features: { app_home: Record<string, boolean>; bot_user: unknown; slash_commands: { command: string; url: string; should_escape: boolean }[] };
-  oauth_config: { scopes: { bot: string[] } };
+  oauth_config: { redirect_urls: string[]; scopes: { bot: string[] } };
   settings: { event_subscriptions: { request_url: string; bot_events: string[] }; interactivity: { is_enabled: boolean; request_url: string }; socket_mode_enabled: boolean };
 };
 
@@ -36,6 +38,9 @@ const EVENT_SCOPES: Record<string, string[]> = {
   app_home_opened: [],
   'message.im': ['im:history'],
   reaction_added: ['reactions:read'],
+  // the app's own lifecycle: sent to every app, no scope
+  app_uninstalled: [],
+  tokens_revoked: [],
 };
 
 /** Every .ts file under a folder. */
@@ -104,6 +109,11 @@ describe('the Slack manifest covers what the code uses', () => {
     expect(manifest.features.app_home.home_tab_enabled).toBe(SLACK_BOT_EVENTS.includes('app_home_opened'));
     expect(manifest.features.app_home.messages_tab_enabled).toBe(SLACK_BOT_EVENTS.includes('message.im'));
     expect(manifest.features.app_home.messages_tab_read_only_enabled).toBe(false);
+  });
+
+  it('an OAuth install asks for the manifest\'s bot scopes, and Slack sends the admin back to the route the bot serves', () => {
+    expect([...SLACK_BOT_SCOPES].sort()).toEqual([...manifest.oauth_config.scopes.bot].sort());
+    expect(manifest.oauth_config.redirect_urls.map((u) => new URL(u).pathname)).toEqual([SLACK_REDIRECT_PATH]);
   });
 
   it('every slash command registered is in slash_commands, and nothing else is', () => {

@@ -3,7 +3,7 @@
 // agents on real PostgreSQL behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
-import { createSlackApp, slackWebClient } from '../../../src/channels/slack/slack-app.js';
+import { createSlackApp } from '../../../src/channels/slack/slack-app.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
 import { startHttpServer, type RunningServer } from '../../../src/server/http-server.js';
@@ -12,13 +12,14 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { loadStocks } from '../../helpers/stock-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
+import { botClient, slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import { pollUntil } from '../../helpers/wait.js';
 import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
 import { blockKitProblems, viewProblems } from '../../helpers/block-kit-limits.js';
 import { UNKNOWN_ACTION_TEXT } from '../../../src/channels/slack/listeners/unknown-action.js';
-import { chartFileName, slackReplySink } from '../../../src/channels/slack/slack-reply-sink.js';
+import { chartFileName, slackOutbox } from '../../../src/channels/slack/slack-outbox.js';
+import { singleTokenClients } from '../../../src/channels/slack/slack-clients.js';
 import { createMemoryLogger } from '../../../src/core/logger.js';
 import type { AnswerJob } from '../../../src/jobs/answer-job.js';
 
@@ -35,7 +36,7 @@ async function botServer(options: { withLlm?: boolean; exports?: boolean; curato
   const { desk, logger } = testDesk(db, { verified, ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}) });
   // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
   for (const j of runtimes.splice(0)) await j.stop();
-  const jobs = await testJobs(db, desk, logger, { slack: slackWebClient(config.slack!), exports: options.exports });
+  const jobs = await testJobs(db, desk, logger, { slack: botClient(config), exports: options.exports });
   runtimes.push(jobs);
   const exports = options.exports ? { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 } : undefined;
   const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue, exports, feedback: verified && { verified, curators: options.curators! } });
@@ -113,9 +114,9 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(slack.messages.some((m) => m.thread_ts === ts && m.files?.some((f) => f.name === chartFileName(key)))).toBe(true);
     const deliveries = runtimes[0].deliveries;
     const delivery = (await deliveries.get(key))!;
-    const client = slackWebClient(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl }).slack!);
+    const client = botClient(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl }));
     const job = { key, message: { platform: 'slack', threadId: `slack:C1:${ts}`, text: 'x' }, action: { type: 'answer' }, reply: { platform: 'slack', channel: 'C1', threadTs: ts } } satisfies AnswerJob;
-    const sink = await slackReplySink({ client, deliveries, logger: createMemoryLogger() })(job, delivery);
+    const sink = await slackOutbox({ clients: singleTokenClients(client), deliveries, logger: createMemoryLogger() }).replies(job, delivery);
     const uploads = slack.calls.filter((c) => c.method === 'files.getUploadURLExternal').length;
     const recorded: string[] = [];
     await sink.deliver(delivery.answer!, { done: (step) => ['answer', 'chart:started'].includes(step), record: async (step) => void recorded.push(step) });

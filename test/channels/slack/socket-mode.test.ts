@@ -4,7 +4,7 @@
 // must acknowledge each by its envelope_id; answers go through the fake Web API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
-import { createSlackApp, slackWebClient, type SlackApp } from '../../../src/channels/slack/slack-app.js';
+import { createSlackApp, type SlackApp } from '../../../src/channels/slack/slack-app.js';
 import { escapeMrkdwn } from '../../../src/channels/slack/render-blocks.js';
 import { RULE_SYNTAX_HELP } from '../../../src/agents/backtest/help.js';
 import { UNKNOWN_ACTION_TEXT } from '../../../src/channels/slack/listeners/unknown-action.js';
@@ -13,7 +13,7 @@ import { testJobs } from '../../helpers/jobs.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
+import { botClient, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
 import { startFakeSocketMode, type FakeSocketMode } from '../../helpers/fake-socket-mode.js';
 
 let db: TestDatabase;
@@ -56,7 +56,7 @@ beforeAll(async () => {
   slack.socketModeUrl = socket.url;
   const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_APP_TOKEN: 'xapp-test', SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
   const { desk, logger } = testDesk(db);
-  jobs = await testJobs(db, desk, logger, { slack: slackWebClient(config.slack!) });
+  jobs = await testJobs(db, desk, logger, { slack: botClient(config) });
   const queue = Object.assign(Object.create(jobs.queue) as Jobs['queue'], {
     enqueue: async (job: Parameters<Jobs['queue']['enqueue']>[0]) => {
       await new Promise((r) => setTimeout(r, enqueueDelayMs));

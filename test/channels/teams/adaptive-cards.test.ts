@@ -66,7 +66,7 @@ beforeAll(async () => {
   answers.push(['digest: crimes of the week', await crimeDigest(db.pool, period, 'America/Chicago')]);
   const content = digestContent(db.pool, desk, { pool: db.pool, statementTimeoutMs: 10_000, logger: createMemoryLogger() });
   const sub = (kind: Subscription['kind'], topic: string): Subscription => ({
-    id: 1, platform: 'teams', channel: 'c1', created_by: 'u1', cron: '0 8 * * *', timezone: 'UTC', kind, topic, enabled: true, last_state: null, created_at: new Date(),
+    id: 1, platform: 'teams', workspace: null, enterprise_id: null, channel: 'c1', created_by: 'u1', cron: '0 8 * * *', timezone: 'UTC', kind, topic, enabled: true, last_state: null, created_at: new Date(),
   });
   answers.push(['digest: saved question', (await content.produce(sub('question', 'How many thefts were reported in 2019?'), period)).answer]);
   answers.push(['digest: backtest watch', (await content.produce(sub('backtest', '600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe'), period)).answer]);

@@ -27,7 +27,7 @@ let llm: FakeLlm;
 const servers: RunningServer[] = [];
 const runtimes: Jobs[] = [];
 
-async function botServer(options: { appId?: string; withLlm?: boolean; curators?: string[]; perMinute?: number } = {}) {
+async function botServer(options: { appId?: string; withLlm?: boolean; curators?: string[]; perMinute?: number; allowedTenants?: string[] } = {}) {
   const verified = options.curators ? new VerifiedStore(db.pool) : undefined;
   const { desk, logger } = testDesk(db, { verified, ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}) });
   const charts = new ChartStore();
@@ -40,7 +40,8 @@ async function botServer(options: { appId?: string; withLlm?: boolean; curators?
   });
   runtimes.push(jobs);
   const bot = new DataDeskTeamsBot({
-    desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, userLimit: new RateLimiter(options.perMinute ?? 100), defaultTimezone: 'America/Chicago',
+    desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, defaultTimezone: 'America/Chicago',
+    gate: { userLimit: new RateLimiter(options.perMinute ?? 100), channelLimit: new RateLimiter(1_000), allowedChannels: [], allowedWorkspaces: options.allowedTenants ?? [] },
     feedback: verified && { verified, curators: options.curators! },
   });
   const exports = exportRoutes(jobs.deliveries, { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 }, logger, { hosts: ['127.0.0.1', 'localhost'], perMinute: 100 });

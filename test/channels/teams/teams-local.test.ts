@@ -138,7 +138,7 @@ describe('Teams in local mode (TEAMS_LOCAL=true, no app id)', () => {
 
 describe('config and the package', () => {
   it('TEAMS_LOCAL=true makes Teams "on" without an app id; with one it is a contradiction', () => {
-    expect(loadConfig({ TEAMS_LOCAL: 'true' }).teams).toEqual({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant', local: true });
+    expect(loadConfig({ TEAMS_LOCAL: 'true' }).teams).toEqual({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant', local: true, allowedTenants: [] });
     expect(loadConfig({}).teams).toBeUndefined();
     expect(() => loadConfig({ TEAMS_LOCAL: 'true', MICROSOFT_APP_ID: 'x' })).toThrow(/TEAMS_LOCAL: true runs Teams without authentication/);
     expect(() => loadConfig({ TEAMS_LOCAL: 'yes' })).toThrow(/TEAMS_LOCAL: expected true or false/);

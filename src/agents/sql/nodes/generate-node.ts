@@ -40,7 +40,7 @@ const voucher = (pair: { source: string; added_by: string | null }) => (pair.sou
 async function usePlan(state: SqlState, sql: string, note: string): Promise<'validate'> {
   state.stepNote = note;
   state.candidate = state.ownSql = sql;
-  const pair = state.plan ? await state.deps.verified?.matchPlan(planKey(state.plan, state.choices)) : undefined;
+  const pair = state.plan ? await state.deps.verified?.matchPlan(planKey(state.plan, state.choices), state.workspace) : undefined;
   if (pair) {
     state.verifiedBy = voucher(pair);
     state.stepNote = `${note}; verified pair #${pair.id}`;
@@ -58,7 +58,7 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
     }
     state.unread = outcome;
     // a free-SQL pair someone vouched for, asked in the same words; never for a fragment, whose words mean nothing alone
-    const pair = state.fragment ? undefined : await state.deps.verified?.matchQuestion(state.question);
+    const pair = state.fragment ? undefined : await state.deps.verified?.matchQuestion(state.question, state.workspace);
     if (pair) {
       state.attempt = 1;
       state.stepNote = `verified pair #${pair.id}`;
@@ -88,7 +88,7 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
   try {
     generated = await generateWithLlm(deps.llm, {
       question: state.question, schema: schema!, choices: state.choices, edits, previous: state.previous,
-      readContext: ctx, dataFrom: ctx.earliestDate, dataTo: ctx.latestDate, curated: await deps.verified?.similar(state.question),
+      readContext: ctx, dataFrom: ctx.earliestDate, dataTo: ctx.latestDate, curated: await deps.verified?.similar(state.question, state.workspace),
     });
   } catch (error) {
     if (!(error instanceof LlmError)) throw error;

@@ -4,20 +4,21 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { RULE_SYNTAX_HELP } from '../../../agents/backtest/help.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/errors.js';
-import { enqueueInThread, inbound, type SlackReceiverDeps } from '../thread-reply.js';
-import { admit, type Gate } from './gatekeeper.js';
+import { admit, type Gate } from '../../inbox.js';
+import { enqueueInThread, inbound, originOf, type SlackReceiverDeps } from '../thread-reply.js';
 import { fromSlackText } from '../slack-text.js';
 import { escapeMrkdwn } from '../render-blocks.js';
 
 export function backtestCommand(deps: SlackReceiverDeps, gate: Gate) {
-  return async ({ ack, command, client, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({ ack, command, client, respond, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     const text = fromSlackText(command.text);
     if (!text || /^help$/i.test(text)) {
       // the help's own examples hold < and >: escaped, or Slack reads "< 30 sell: RSI(14) >" as a link
       await ack({ response_type: 'ephemeral', text: escapeMrkdwn(RULE_SYNTAX_HELP) });
       return;
     }
-    const verdict = admit(gate, command.channel_id, command.user_id);
+    const origin = originOf(context);
+    const verdict = admit(gate, { workspace: origin.workspace, channel: command.channel_id, userId: command.user_id });
     if (!verdict.go) {
       await ack({ response_type: 'ephemeral', text: verdict.tellUser ?? 'Not here, sorry.' });
       return;
@@ -35,7 +36,7 @@ export function backtestCommand(deps: SlackReceiverDeps, gate: Gate) {
     }
     try {
       const key = `slack:command:${command.trigger_id ?? `${command.channel_id}:${threadTs}`}`;
-      await enqueueInThread(deps, { client, channel: command.channel_id, threadTs, userId: command.user_id }, key, inbound(command.channel_id, threadTs, command.user_id, text, 'backtest'));
+      await enqueueInThread(deps, { client, ...origin, channel: command.channel_id, threadTs, userId: command.user_id }, key, inbound(origin, command.channel_id, threadTs, command.user_id, text, 'backtest'));
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       await client.chat.postMessage({ channel: command.channel_id, thread_ts: threadTs, text: DATABASE_UNAVAILABLE_MESSAGE });

@@ -4,7 +4,7 @@
 // the thread with the choice. A stale click (the question was answered or
 // expired) or someone else's click gets an ephemeral sentence.
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { enqueueInThread, slackThreadId, type SlackReceiverDeps } from '../thread-reply.js';
+import { enqueueInThread, inbound, originOf, slackThreadId, type SlackReceiverDeps } from '../thread-reply.js';
 import { queueOrTell } from './gatekeeper.js';
 import { clickOf } from './click.js';
 import type { DataDesk } from '../../../agents/desk.js';
@@ -15,12 +15,13 @@ const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** The desk is asked only which choice the thread waits for (its thread memory). */
 export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, 'pendingChoice'> }) {
-  return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ ack, body, action, client, context }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const click = clickOf(body, client);
     if (!click) return;
     const { channel, threadTs, say } = click;
-    const threadId = slackThreadId(channel, threadTs);
+    const origin = originOf(context);
+    const threadId = slackThreadId(origin, channel, threadTs);
     let choice: { term?: string; option?: string } = {};
     try {
       choice = JSON.parse(action.value ?? '{}');
@@ -42,9 +43,9 @@ export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, '
     const settled = `${capitalize(label)} = ${escapeMrkdwn(chosen?.label ?? choice.option)}, chosen by <@${body.user.id}>`;
     await client.chat.update({ channel, ts: click.messageTs, text: settled, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:white_check_mark: ${settled}` } }] })
       .catch((error: Error) => deps.logger.warn(`slack: could not mark the clarification answered: ${error.message}`));
-    const choiceMessage = { platform: 'slack' as const, threadId, channel, userId: body.user.id, text: `(choice ${choice.term}=${choice.option})` };
+    const choiceMessage = inbound(origin, channel, threadTs, body.user.id, `(choice ${choice.term}=${choice.option})`);
     await queueOrTell(async () => {
-      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${choice.term}`, choiceMessage, {
+      const queued = await enqueueInThread(deps, { client, ...origin, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${choice.term}`, choiceMessage, {
         type: 'choose', term: choice.term!, option: choice.option!,
       });
       if (!queued) await say('That choice is already being answered.');

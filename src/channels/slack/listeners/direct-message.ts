@@ -1,8 +1,9 @@
 // message.im: a question in a direct message, queued under Slack's event_id;
 // answered in the message's thread.
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
-import { enqueueInThread, inbound, type SlackReceiverDeps } from '../thread-reply.js';
-import { admit, queueOrTell, type Gate } from './gatekeeper.js';
+import { admit, type Gate } from '../../inbox.js';
+import { enqueueInThread, inbound, originOf, type SlackReceiverDeps } from '../thread-reply.js';
+import { queueOrTell } from './gatekeeper.js';
 import { fromSlackText } from '../slack-text.js';
 
 export function directMessage(deps: SlackReceiverDeps, gate: Gate) {
@@ -13,12 +14,13 @@ export function directMessage(deps: SlackReceiverDeps, gate: Gate) {
     const threadTs = ('thread_ts' in message && message.thread_ts) || message.ts;
     const user = 'user' in message ? message.user : 'unknown';
     const tell = (text: string) => client.chat.postMessage({ channel: message.channel, thread_ts: threadTs, text });
-    const verdict = admit(gate, message.channel, user);
+    const origin = originOf(context);
+    const verdict = admit(gate, { workspace: origin.workspace, channel: message.channel, userId: user });
     if (!verdict.go) {
       if (verdict.tellUser) await tell(verdict.tellUser);
       return;
     }
     const text = fromSlackText(('text' in message && message.text) || '') || 'help';
-    await queueOrTell(() => enqueueInThread(deps, { client, channel: message.channel, threadTs, userId: user }, key, inbound(message.channel, threadTs, user, text)), tell, context.retryNum);
+    await queueOrTell(() => enqueueInThread(deps, { client, ...origin, channel: message.channel, threadTs, userId: user }, key, inbound(origin, message.channel, threadTs, user, text)), tell, context.retryNum);
   };
 }

@@ -11,12 +11,13 @@ import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db
 import { csvExportBuffer, ExportRefused, ExportTooBig, exportSourceOf, type ExportSettings } from '../../../export/csv-export.js';
 import type { Deliveries } from '../../../jobs/deliveries.js';
 import { clickOf } from './click.js';
+import { originOf } from '../thread-reply.js';
 
 /** Slack takes files up to 1 GB; a chat thread is no place for more than this. */
 const SLACK_EXPORT_BYTES = 100 * 1_048_576;
 
 export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSettings; logger: Logger }) {
-  return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ ack, body, action, client, context }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const click = clickOf(body, client);
     if (!click) return;
@@ -24,7 +25,9 @@ export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSetting
     const say = (text: string) => click.say(text).catch(() => undefined);
     void (async () => {
       const row = action.value ? await deps.deliveries.get(action.value) : undefined;
-      const source = row?.answer && row.channel === channel ? exportSourceOf(row.answer) : undefined;
+      // only the answer's own thread exports it: the same channel, in the same workspace
+      const sameWorkspace = (row?.workspace ?? undefined) === originOf(context).workspace;
+      const source = row?.answer && row.channel === channel && sameWorkspace ? exportSourceOf(row.answer) : undefined;
       if (!row?.answer || !source) {
         await say('This answer can no longer be exported (answers are kept for 3 days). Ask the question again.');
         return;

@@ -4,25 +4,27 @@
 // answers that answer even after later questions. Keyed by the message and
 // the button, so a double click asks once.
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { enqueueInThread, inbound, type SlackReceiverDeps } from '../thread-reply.js';
-import { admit, queueOrTell, type Gate } from './gatekeeper.js';
+import { admit, type Gate } from '../../inbox.js';
+import { enqueueInThread, inbound, originOf, type SlackReceiverDeps } from '../thread-reply.js';
+import { queueOrTell } from './gatekeeper.js';
 import { clickOf } from './click.js';
 import { decodeFollowUp } from '../../../core/follow-up-value.js';
 
 export function followUp(deps: SlackReceiverDeps, gate: Gate) {
-  return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ ack, body, action, client, context }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const click = clickOf(body, client);
     const { text, plan } = decodeFollowUp((action.value ?? '').trim());
     if (!click || !text.trim()) return;
     const { channel, threadTs, say } = click;
-    const verdict = admit(gate, channel, body.user.id);
+    const origin = originOf(context);
+    const verdict = admit(gate, { workspace: origin.workspace, channel, userId: body.user.id });
     if (!verdict.go) {
       if (verdict.tellUser) await say(verdict.tellUser);
       return;
     }
     await queueOrTell(async () => {
-      const queued = await enqueueInThread(deps, { client, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${action.action_id}`, { ...inbound(channel, threadTs, body.user.id, text.trim()), ...(plan ? { plan } : {}) });
+      const queued = await enqueueInThread(deps, { client, ...origin, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${action.action_id}`, { ...inbound(origin, channel, threadTs, body.user.id, text.trim()), ...(plan ? { plan } : {}) });
       if (!queued) await say('That follow-up was asked already; its answer is in the thread.');
     }, say);
   };

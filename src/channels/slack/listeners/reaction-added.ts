@@ -10,6 +10,8 @@ import { describeError } from '../../../core/errors.js';
 import { recordFeedback, type Verdict } from '../../../feedback/feedback.js';
 import type { Deliveries } from '../../../jobs/deliveries.js';
 import type { VerifiedStore } from '../../../knowledge/verified-store.js';
+import { isCurator } from '../../../feedback/curators.js';
+import { originOf } from '../thread-reply.js';
 
 /** Slack's names of the thumbs (with their skin tones, "+1::skin-tone-3"). */
 function verdictOf(reaction: string): Verdict | undefined {
@@ -28,14 +30,15 @@ export interface ReactionDeps {
 }
 
 export function reactionAdded(deps: ReactionDeps) {
-  return async ({ event, client }: SlackEventMiddlewareArgs<'reaction_added'> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ event, client, context }: SlackEventMiddlewareArgs<'reaction_added'> & AllMiddlewareArgs): Promise<void> => {
     const verdict = verdictOf(event.reaction);
     if (!verdict || event.item.type !== 'message') return;
-    const key = await deps.deliveries.keyOfMessage('slack', event.item.channel, event.item.ts);
+    const { workspace } = originOf(context);
+    const key = await deps.deliveries.keyOfMessage('slack', workspace, event.item.channel, event.item.ts);
     if (!key) return;
     try {
       const outcome = await recordFeedback(deps.pool, deps.deliveries, deps.verified, {
-        deliveryKey: key, platform: 'slack', userId: event.user, verdict, curator: deps.curators.includes(event.user),
+        deliveryKey: key, platform: 'slack', workspace, userId: event.user, verdict, curator: isCurator(deps.curators, workspace, event.user),
       });
       // a retried event (or the same thumb again) says nothing twice
       if (!outcome.repeated && (outcome.promoted || verdict === 'down')) await client.chat.postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message });

@@ -1,22 +1,39 @@
-// The worker's side of a Teams answer. The receiver answered Teams' HTTP call
+// Everything the bot sends to Teams (the platform seam's Outbox, see
+// core/platform.ts).
+//
+// Replies: the receiver answered Teams' HTTP call
 // at once; the worker reaches the conversation proactively through its stored
 // reference: the "on it" message shows the step being run and is then replaced
 // by the answer card (updateActivity), or the card is sent as a new message
 // when Teams refuses the update. A retried job replaces the same message.
 // The Bot Framework Emulator cannot update messages: there the answer always
 // comes as a new message under "on it".
+//
+// Digest posts go through the channel's stored conversation reference
+// (proactive message) with the chart inside the card; a conversation Teams
+// says is gone (403, 404) disables the digest.
 import { ActivityTypes, CardFactory, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
+import type pg from 'pg';
+import { z } from 'zod';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
+import { ChannelGoneError, type ChannelPoster, type ReplySink } from '../../core/platform.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
-import type { ReplySink, SinkFactory } from '../../jobs/answer-worker.js';
+import type { JobOutbox } from '../../jobs/answer-worker.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { type CardExtras, answerCard, answerSummary, chartForCard } from './render-card.js';
+import { loadConversationReference } from './conversation-store.js';
 
 export const ON_IT = 'On it…';
 
-export interface TeamsSinkDeps {
+/** A Teams answer job's reply target: the conversation, reached proactively through its stored reference. */
+export const teamsReplyTarget = z.object({ platform: z.literal('teams'), conversationId: z.string(), reference: z.record(z.string(), z.unknown()) });
+export type TeamsReplyTarget = z.infer<typeof teamsReplyTarget>;
+
+export interface TeamsOutboxDeps {
+  /** where conversation references are kept (digest posts reach their channel through them) */
+  pool: pg.Pool;
   adapter: CloudAdapter;
   /** the bot's Microsoft app id ('' for the local Emulator convention) */
   appId: string;
@@ -43,10 +60,13 @@ export async function teamsPlaceholder(context: TurnContext, deliveries: Deliver
   return winner;
 }
 
-export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
+export function teamsOutbox(deps: TeamsOutboxDeps): JobOutbox {
+  return { replies: teamsReplies(deps), posts: teamsPosts(deps) };
+}
+
+function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
   return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
-    if (job.reply.platform !== 'teams') throw new Error(`a ${job.reply.platform} job reached the Teams sink`);
-    const reference = job.reply.reference as Partial<ConversationReference>;
+    const reference = teamsReplyTarget.parse(job.reply).reference as Partial<ConversationReference>;
     const inConversation = (logic: (context: TurnContext) => Promise<void>) => deps.adapter.continueConversationAsync(deps.appId, reference, logic);
     const canUpdate = reference.channelId !== 'emulator';
     let id = canUpdate ? (await deps.deliveries.placeholderSoon(delivery))?.id : undefined;
@@ -92,5 +112,28 @@ export function teamsReplySink(deps: TeamsSinkDeps): SinkFactory {
         });
       },
     };
+  };
+}
+
+function teamsPosts({ adapter, appId, pool, chartLink, quickchartUrl }: TeamsOutboxDeps): ChannelPoster {
+  return {
+    async post(to, answer) {
+      const reference = await loadConversationReference(pool, to.channel);
+      if (!reference) throw new ChannelGoneError(`no stored Teams conversation ${to.channel}`);
+      const chart = await chartForCard(answer, chartLink, quickchartUrl);
+      let id: string | undefined;
+      try {
+        await adapter.continueConversationAsync(appId, reference, async (context) => {
+          const sent = await context.sendActivity({ type: 'message', text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))] });
+          id = sent?.id;
+        });
+      } catch (error) {
+        const status = (error as { statusCode?: number }).statusCode;
+        if (status === 403 || status === 404) throw new ChannelGoneError(`Teams answered ${status} for conversation ${to.channel}`);
+        throw error;
+      }
+      // the connector may answer without an id; the post still happened
+      return id ?? '';
+    },
   };
 }

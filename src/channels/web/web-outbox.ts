@@ -1,3 +1,4 @@
+// The playground's outbox (see core/platform.ts): replies only, no digests.
 // The worker's side of a playground answer: the answer is already kept on
 // the delivery row (the worker saves it before delivering), so the sink only
 // tells the waiting receiver, in whatever process holds the page's stream,
@@ -6,10 +7,10 @@ import type pg from 'pg';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
 import { notifyJobEvent } from '../../jobs/job-events.js';
-import type { SinkFactory } from '../../jobs/answer-worker.js';
+import type { JobOutbox } from '../../jobs/answer-worker.js';
 
-export function webReplySink(pool: pg.Pool, logger: Logger): SinkFactory {
-  return async (job) => {
+export function webOutbox(pool: pg.Pool, logger: Logger): JobOutbox {
+  const replies: JobOutbox['replies'] = async (job) => {
     const tell = (event: Parameters<typeof notifyJobEvent>[1]) => notifyJobEvent(pool, event).catch((error) => logger.debug(`jobs: notify ${job.key}: ${describeError(error)}`));
     return {
       progress: (step) => void tell({ key: job.key, step }),
@@ -22,4 +23,5 @@ export function webReplySink(pool: pg.Pool, logger: Logger): SinkFactory {
       },
     };
   };
+  return { replies };
 }

@@ -1,0 +1,273 @@
+// Everything the bot sends to Slack (the platform seam's Outbox, see
+// core/platform.ts), with the client of the workspace it goes to.
+//
+// Replies: the placeholder in the thread shows the step being run and is then
+// replaced by the answer (chat.update); the rest of a long answer follows as
+// replies and the chart PNG is uploaded into the thread (files.uploadV2). Each
+// of those is a recorded step, so a retried job (after a crash or a failed
+// call) finishes the reply instead of repeating it. Whatever fails, the thread
+// gets a sentence, never silence.
+//
+// Digest posts: each carries message metadata with the digest's key
+// (subscription and period), so that a post whose reply was lost (a crash, a
+// timeout) can be found again in the channel's history instead of being posted
+// twice. A channel that is gone (bot removed, archived, app uninstalled) is
+// reported as such, so the scheduler disables the subscription.
+import { createHash } from 'node:crypto';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import type { Logger } from '../../core/logger.js';
+import { describeError } from '../../core/errors.js';
+import { ChannelGoneError, HistoryUnavailableError, type ChannelPoster, type DigestKey, type PostTarget, type ReplySink } from '../../core/platform.js';
+import { renderChart } from '../../charts/render.js';
+import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
+import type { AnswerJob } from '../../jobs/answer-job.js';
+import type { JobOutbox } from '../../jobs/answer-worker.js';
+import { renderAnswerMessages } from './render-blocks.js';
+import { exportSourceOf } from '../../export/csv-export.js';
+import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';
+
+export const WORKING = ':hourglass_flowing_sand: Working on it…';
+
+export interface SlackOutboxDeps {
+  clients: SlackClients;
+  deliveries: Deliveries;
+  logger: Logger;
+  quickchartUrl?: string;
+  /** answers with a table get a "Download CSV" button when on */
+  exports?: boolean;
+}
+
+/** What placing a placeholder needs: the workspace's client and the delivery rows. */
+export interface PlaceholderDeps {
+  client: WebClient;
+  deliveries: Deliveries;
+  logger: Logger;
+}
+
+/** A Slack answer job's reply target: the thread, and the workspace (and enterprise) whose token reaches it. */
+export const slackReplyTarget = z.object({
+  platform: z.literal('slack'),
+  channel: z.string(),
+  threadTs: z.string(),
+  userId: z.string().optional(),
+  workspace: z.string().optional(),
+  enterprise: z.string().optional(),
+});
+export type SlackReplyTarget = z.infer<typeof slackReplyTarget>;
+
+/** Slack's error code (msg_too_long, invalid_blocks, …) when the Web API said one. */
+export function slackErrorCode(error: unknown): string {
+  return (error as { data?: { error?: string } }).data?.error ?? describeError(error);
+}
+
+/** The metadata every placeholder carries: which delivery it belongs to, so a worker can find it again. */
+export const PLACEHOLDER_EVENT = 'datadesk_placeholder';
+
+/**
+ * The placeholder message of a delivery: the one recorded, or a new one. When
+ * the receiver and a worker both post one at once, the first recorded wins and
+ * the other is deleted.
+ */
+export async function placeholderFor(deps: PlaceholderDeps, key: string, channel: string, threadTs: string, text: string, recorded?: string): Promise<string> {
+  if (recorded) return recorded;
+  const posted = await deps.client.chat.postMessage({ channel, thread_ts: threadTs, text, metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } } });
+  const winner = (await deps.deliveries.claimPlaceholder(key, { ts: posted.ts! }))?.ts ?? posted.ts!;
+  if (winner !== posted.ts) await deps.client.chat.delete({ channel, ts: posted.ts! }).catch(() => undefined);
+  return winner;
+}
+
+/**
+ * A placeholder posted for this delivery but never recorded: the process that
+ * posted it died in between. Found in the thread by its metadata (needs the
+ * history scopes), so the answer replaces it instead of leaving it to say
+ * "Working on it…" for good.
+ */
+async function orphanedPlaceholder(deps: PlaceholderDeps, key: string, channel: string, threadTs: string): Promise<string | undefined> {
+  try {
+    const replies = await deps.client.conversations.replies({ channel, ts: threadTs, include_all_metadata: true, limit: 200 });
+    const mine = replies.messages?.find((m) => m.metadata?.event_type === PLACEHOLDER_EVENT && (m.metadata.event_payload as { key?: string } | undefined)?.key === key);
+    if (!mine?.ts) return undefined;
+    return (await deps.deliveries.claimPlaceholder(key, { ts: mine.ts }))?.ts;
+  } catch (error) {
+    deps.logger.debug(`slack: could not look for an earlier placeholder of ${key} (${slackErrorCode(error)})`);
+    return undefined;
+  }
+}
+
+/** A delivery's chart file name: the same at every attempt, so a retry can find an upload a dead worker finished. */
+export const chartFileName = (key: string) => `chart-${createHash('sha256').update(key).digest('hex').slice(0, 12)}.png`;
+
+/** Whether the thread has the bot's file of this name (a failed lookup says no: the chart is then uploaded). */
+async function fileInThread(client: WebClient, channel: string, threadTs: string, name: string): Promise<boolean> {
+  try {
+    const replies = await client.conversations.replies({ channel, ts: threadTs, limit: 200 });
+    return Boolean(replies.messages?.some((m) => (m.files ?? []).some((f) => f.name === name)));
+  } catch {
+    return false;
+  }
+}
+
+export function slackOutbox(deps: SlackOutboxDeps): JobOutbox {
+  return { replies: slackReplies(deps), posts: slackPosts(deps.clients, deps.quickchartUrl) };
+}
+
+function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
+  return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
+    const { channel, threadTs, workspace, enterprise } = slackReplyTarget.parse(job.reply);
+    const { logger } = deps;
+    const client = await deps.clients.forWorkspace(workspace, enterprise);
+    const placing = { client, deliveries: deps.deliveries, logger };
+    const recorded = (await deps.deliveries.placeholderSoon(delivery))?.ts ?? (await orphanedPlaceholder(placing, job.key, channel, threadTs));
+    const ts = await placeholderFor(placing, job.key, channel, threadTs, WORKING, recorded);
+    // a question that waited in line said so; now it is being answered
+    if (recorded && !delivery.steps.length) await client.chat.update({ channel, ts, text: WORKING }).catch(() => undefined);
+    let lastUpdate = 0;
+    let updating: Promise<unknown> = Promise.resolve();
+    const post = (text: string, blocks?: unknown[]) => client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: blocks as never });
+
+    return {
+      progress: (step) => {
+        // a few progress edits, not one per step: Slack rate-limits chat.update
+        if (Date.now() - lastUpdate < 1_000) return;
+        lastUpdate = Date.now();
+        updating = client.chat.update({ channel, ts, text: `:hourglass_flowing_sand: ${step}…` }).catch(() => undefined);
+      },
+      deliver: async (answer, steps) => {
+        await updating;
+        const [first, ...rest] = renderAnswerMessages(answer, { exportKey: deps.exports && exportSourceOf(answer) ? job.key : undefined });
+        if (!steps.done('answer')) {
+          try {
+            await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
+          } catch (error) {
+            // never silence: the placeholder would say "Reading the schema…" for good; post the answer as a new reply
+            logger.warn(`slack: chat.update of the answer failed (${slackErrorCode(error)}); posting it as a new reply`);
+            await post(first.text, first.blocks);
+          }
+          await steps.record('answer');
+        }
+        for (const [i, m] of rest.entries()) {
+          if (steps.done(`more:${i + 1}`)) continue;
+          await post(m.text, m.blocks);
+          await steps.record(`more:${i + 1}`);
+        }
+        if (answer.kind === 'result' && answer.chart && !steps.done('chart')) {
+          // the file is named for its delivery, and its upload recorded as begun before it starts: a worker that died
+          // between the upload and the record left the file in the thread, where the next attempt finds it
+          const filename = chartFileName(job.key);
+          if (steps.done('chart:started') && (await fileInThread(client, channel, threadTs, filename))) {
+            logger.debug(`slack: the chart of ${job.key} is in the thread already; not uploaded again`);
+          } else {
+            await steps.record('chart:started');
+            try {
+              const png = await renderChart(answer.chart, deps.quickchartUrl);
+              await client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: png, filename, title: answer.chart.title });
+            } catch (error) {
+              logger.warn(`slack: chart upload failed: ${describeError(error)}`);
+              await post(':warning: The chart could not be attached this time; the numbers above are complete.');
+            }
+          }
+          await steps.record('chart');
+        }
+      },
+      giveUp: async (message) => {
+        await client.chat.update({ channel, ts, text: `:warning: ${message}` }).catch(() => post(`:warning: ${message}`));
+      },
+    };
+  };
+}
+
+/** The event type of the message metadata on every Slack digest post. */
+export const DIGEST_EVENT_TYPE = 'datadesk_digest';
+
+/** The metadata a Slack digest post carries (chat.postMessage `metadata`). */
+export function digestMetadata(key: DigestKey): { event_type: string; event_payload: { subscription_id: number; period_end: string } } {
+  return { event_type: DIGEST_EVENT_TYPE, event_payload: { subscription_id: key.subscriptionId, period_end: key.periodEnd.toISOString() } };
+}
+
+const SLACK_GONE = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'account_inactive', 'team_access_not_granted', 'token_revoked']);
+const SLACK_NO_HISTORY = new Set(['missing_scope', 'not_allowed_token_type', 'no_permission']);
+/** how far back (in messages after the period's end) a lost post is looked for */
+const HISTORY_PAGES = 5;
+const HISTORY_PAGE_SIZE = 200;
+
+const slackCode = (error: unknown) => (error as { data?: { error?: string } }).data?.error;
+
+async function slackCall<T>(to: PostTarget, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const code = slackCode(error);
+    if (code && SLACK_GONE.has(code)) throw new ChannelGoneError(`Slack says ${code} for channel ${to.channel}`);
+    throw error;
+  }
+}
+
+/** The client of the target's workspace; an uninstalled workspace's channel is gone. */
+async function clientOf(clients: SlackClients, to: PostTarget): Promise<WebClient> {
+  try {
+    return await clients.forWorkspace(to.workspace, to.enterprise_id);
+  } catch (error) {
+    if (error instanceof WorkspaceNotInstalledError) throw new ChannelGoneError(error.message);
+    throw error;
+  }
+}
+
+interface HistoryMessage {
+  ts?: string;
+  thread_ts?: string;
+  metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
+}
+
+function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoster {
+  return {
+    async post(to, answer, key) {
+      const client = await clientOf(clients, to);
+      const [first] = renderAnswerMessages(answer);
+      const res = await slackCall(to, () => client.chat.postMessage({ channel: to.channel, text: first.text, blocks: first.blocks, metadata: digestMetadata(key) }));
+      if (!res.ts) throw new Error('Slack answered chat.postMessage without a ts');
+      return res.ts;
+    },
+    async postRest(to, answer, postId, done, posted) {
+      const client = await clientOf(clients, to);
+      const rest = renderAnswerMessages(answer).slice(1);
+      for (let i = done; i < rest.length; i++) {
+        await slackCall(to, () => client.chat.postMessage({ channel: to.channel, thread_ts: postId, text: rest[i].text, blocks: rest[i].blocks }));
+        await posted(i + 1);
+      }
+    },
+    chartIsSeparate: (answer) => answer.kind === 'result' && Boolean(answer.chart),
+    async uploadChart(to, answer, postId) {
+      if (answer.kind !== 'result' || !answer.chart) return;
+      const chart = answer.chart;
+      const client = await clientOf(clients, to);
+      const file = await renderChart(chart, quickchartUrl);
+      await slackCall(to, () => client.files.uploadV2({ channel_id: to.channel, thread_ts: postId, file, filename: 'digest.png', title: chart.title }));
+    },
+    async findPost(to, key) {
+      const client = await clientOf(clients, to);
+      const periodEnd = key.periodEnd.toISOString();
+      let cursor: string | undefined;
+      for (let page = 0; page < HISTORY_PAGES; page++) {
+        let res;
+        try {
+          res = await slackCall(to, () => client.conversations.history({
+            channel: to.channel, oldest: (key.periodEnd.getTime() / 1000).toFixed(6), inclusive: true, include_all_metadata: true, limit: HISTORY_PAGE_SIZE, cursor,
+          }));
+        } catch (error) {
+          const code = slackCode(error);
+          if (code && SLACK_NO_HISTORY.has(code)) throw new HistoryUnavailableError(`Slack says ${code} for conversations.history (the app needs channels:history and groups:history)`);
+          throw error;
+        }
+        const found = (res.messages as HistoryMessage[] | undefined)?.find((m) =>
+          m.metadata?.event_type === DIGEST_EVENT_TYPE
+          && Number(m.metadata.event_payload?.subscription_id) === key.subscriptionId
+          && m.metadata.event_payload?.period_end === periodEnd);
+        if (found?.ts) return found.ts;
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!res.has_more || !cursor) return undefined;
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// The platform seam. The one list of platforms, and the one outbound interface
+// each chat platform implements (src/channels/<platform>/<platform>-outbox.ts):
+// what a worker needs to show a question's progress and its answer, and what a
+// digest run needs to post into a channel. Code outside src/channels never
+// names a platform: it reads these lists and calls an Outbox.
+import type { Answer } from './answer.js';
+
+/** Chat platforms: they post into channels and run digests. */
+export const CHAT_PLATFORMS = ['slack', 'teams'] as const;
+export type ChatPlatform = (typeof CHAT_PLATFORMS)[number];
+
+/** Platforms whose questions are answered as jobs (each has its own queue): the chat platforms and the playground. */
+export const REPLY_PLATFORMS = [...CHAT_PLATFORMS, 'web'] as const;
+export type ReplyPlatform = (typeof REPLY_PLATFORMS)[number];
+
+/** Every place a question can come from: the reply platforms and the terminal. */
+export const PLATFORMS = [...REPLY_PLATFORMS, 'cli'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+export const isChatPlatform = (p: string): p is ChatPlatform => (CHAT_PLATFORMS as readonly string[]).includes(p);
+
+/** How a person subscribes a digest on each chat platform (the guide says it in their words). */
+export const DIGEST_COMMAND: Record<ChatPlatform, string> = { slack: '/datadesk digest', teams: 'digest' };
+
+/**
+ * Whose data a question is part of: a Slack workspace (team id), a Teams tenant, or undefined (the playground,
+ * the terminal and a single-workspace install that never said). Thread memory, feedback, verified pairs, exports,
+ * digests and rate limits are kept per workspace, so two workspaces of one running app never see each other's.
+ */
+export type Workspace = string | undefined;
+
+/** A thread on some platform, as the neutral code knows it: an id for memory, the channel, the workspace. */
+export interface ThreadRef {
+  platform: Platform;
+  /** stable across the thread's messages (thread memory is keyed by it); includes the workspace */
+  threadId: string;
+  channel?: string;
+  workspace?: string;
+}
+
+/** Reply steps a retry must not repeat (posting a second message, uploading the chart again). */
+export interface StepLog {
+  done(step: string): boolean;
+  record(step: string): Promise<void>;
+}
+
+/** How a platform shows one question's progress and its answer (made per job by a platform's Outbox). */
+export interface ReplySink {
+  /** the current step on the placeholder ("Reading the schema"); best effort, rate-limited by the sink */
+  progress(step: string): void;
+  /** the answer in place of the placeholder, skipping steps a previous attempt finished */
+  deliver(answer: Answer, steps: StepLog): Promise<void>;
+  /** every attempt failed: say so where the asker looks */
+  giveUp(message: string): Promise<void>;
+}
+
+/** The channel a digest posts into, and whose it is (a digest subscription row is one). */
+export interface PostTarget {
+  channel: string;
+  workspace?: string | null;
+  /** the Slack enterprise of an org-wide install, when there is one */
+  enterprise_id?: string | null;
+}
+
+/** The identity of one digest post: which subscription, which period. */
+export interface DigestKey {
+  subscriptionId: number;
+  periodEnd: Date;
+}
+
+/** Posting into a channel, in steps the digest runner records one by one (so a retry redoes only what is missing). */
+export interface ChannelPoster {
+  /** Posts the answer (its first message); returns the post's id (Slack ts, Teams activity id). */
+  post(to: PostTarget, answer: Answer, key: DigestKey): Promise<string>;
+  /**
+   * Posts the rest of a long answer in the post's thread, from continuation number `done` on,
+   * calling `posted(n)` after the n-th one. Absent: the answer is always one message.
+   */
+  postRest?(to: PostTarget, answer: Answer, postId: string, done: number, posted: (n: number) => Promise<void>): Promise<void>;
+  /** Whether the chart is a separate upload for this answer (else it is part of the post or there is none). */
+  chartIsSeparate?(answer: Answer): boolean;
+  /** Uploads the answer's chart into the post's thread. */
+  uploadChart?(to: PostTarget, answer: Answer, postId: string): Promise<void>;
+  /**
+   * Looks for an earlier post of this key in the channel (made at or after the period's end); its id, or
+   * undefined. Absent: the platform cannot tell. Throws HistoryUnavailableError when the history cannot be read.
+   */
+  findPost?(to: PostTarget, key: DigestKey): Promise<string | undefined>;
+}
+
+/** The channel is gone (bot removed, archived, deleted, app uninstalled): the digest is disabled, not retried. */
+export class ChannelGoneError extends Error {}
+
+/** The history of the channel cannot be read (a missing scope): a lost post cannot be looked for. */
+export class HistoryUnavailableError extends Error {}
+
+/**
+ * Everything a platform sends: replies to questions (a ReplySink per job; `job` and `delivery` are the
+ * answer job and its delivery row) and, for chat platforms, digest posts.
+ */
+export interface Outbox<Job = unknown, Delivery = unknown> {
+  replies(job: Job, delivery: Delivery): Promise<ReplySink>;
+  posts?: ChannelPoster;
+}
