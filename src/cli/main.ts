@@ -12,6 +12,7 @@ import { registerDb } from './commands/db.js';
 import { registerEval } from './commands/eval.js';
 import { registerSql } from './commands/sql.js';
 import { registerTeams } from './commands/teams.js';
+import { registerSlack } from './commands/slack.js';
 import { registerGenerate } from './commands/generate.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerServe } from './commands/serve.js';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerEval(program);
   registerSql(program);
   registerTeams(program);
+  registerSlack(program);
   program.addHelpText('after', () => `\nAll commands:\n${listCommands(program).map((line) => `  ${line}`).join('\n')}\n`);
   return program;
 }

@@ -22,7 +22,7 @@ export function registerVerified(program: Command): void {
     .action(async (opts: { json?: boolean }) => {
       const pairs = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).list());
       if (opts.json) process.stdout.write(JSON.stringify(pairs, null, 2) + '\n');
-      else for (const p of pairs) process.stdout.write(`#${p.id} [${p.source}${p.added_by ? ` by ${p.added_by}` : ''}] ${p.question}\n    ${oneLine(p.sql)}\n`);
+      else for (const p of pairs) process.stdout.write(`#${p.id} [${p.source}${p.added_by ? ` by ${p.added_by}` : ''}${p.workspace ? `, workspace ${p.workspace} only` : ''}] ${p.question}\n    ${oneLine(p.sql)}\n`);
     });
   verified
     .command('add')

@@ -179,6 +179,6 @@ describe('one app, two Slack workspaces', () => {
     const retry = slack.calls.find((c) => c.method === 'chat.update' && c.at > refused.at && c.args.ts === refused.args.ts && c.args.text === refused.args.text)!;
     expect(retry.at - refused.at).toBeGreaterThanOrEqual(1_000);
     expect(textOf(answer)).toContain('Burglaries in 2019');
-    await pollUntil(async () => (await jobs.deliveries.get(`slack:event:EvWs${seq}`))?.status === 'answered');
+    await pollUntil(async () => ((await jobs.deliveries.get(`slack:event:EvWs${seq}`))?.status === 'answered' ? true : undefined), 10_000, 'the answer recorded');
   }, 60_000);
 });

@@ -26,6 +26,8 @@ let connector: FakeConnector;
 let llm: FakeLlm;
 const servers: RunningServer[] = [];
 const runtimes: Jobs[] = [];
+/** the running bot's job runtime */
+const jobs = () => runtimes.at(-1)!;
 
 async function botServer(options: { appId?: string; withLlm?: boolean; curators?: string[]; perMinute?: number; allowedTenants?: string[] } = {}) {
   const verified = options.curators ? new VerifiedStore(db.pool) : undefined;
@@ -117,6 +119,21 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     const { rows } = await db.pool.query('SELECT conversation_type, team_id, reference FROM conversation_references WHERE conversation_id = $1', [m.conversationId]);
     expect(rows[0]).toMatchObject({ conversation_type: 'channel', team_id: '19:team@thread.tacv2' });
     expect(rows[0].reference.serviceUrl).toBe(connector.serviceUrl);
+  });
+
+  it('with TEAMS_ALLOWED_TENANTS, another tenant gets one sentence and nothing is queued; the allowed tenant\'s questions are its own', async () => {
+    const server = await botServer({ allowedTenants: ['tenant-1'] });
+    const other = channelMessage('How many crimes were reported in 2019?');
+    const foreign = { ...other.activity, conversation: { ...other.activity.conversation, tenantId: 'tenant-9' }, channelData: { ...other.activity.channelData, tenant: { id: 'tenant-9' } } };
+    expect((await post(server, foreign)).status).toBe(200);
+    const refused = await connector.waitFor((c) => c.conversationId === other.conversationId && typeof c.activity.text === 'string');
+    expect(refused.activity.text).toBe('Data Desk is not enabled for your organization; ask the person who runs it to add your tenant or workspace.');
+    expect(await jobs().deliveries.get(`teams:activity:${other.id}`)).toBeUndefined();
+    const mine = channelMessage('How many crimes were reported in 2019?');
+    await post(server, mine.activity);
+    await connector.waitFor((c) => c.verb === 'update' && c.conversationId === mine.conversationId && Boolean(cardOf(c)));
+    const row = await jobs().deliveries.get(`teams:activity:${mine.id}`);
+    expect(row).toMatchObject({ workspace: 'tenant-1', status: 'answered' });
   });
 
   it('clarification: Action.Submit buttons, the choice in `value`, then the answer', async () => {

@@ -1,0 +1,41 @@
+// datadesk slack installs|rekey: the workspaces that installed the app through
+// "Add to Slack" (SLACK_CLIENT_ID), and re-sealing their tokens after a key
+// rotation (put the new key first in SLACK_TOKEN_KEYS, run rekey, then drop
+// the old key).
+import type { Command } from 'commander';
+import { UserError } from '../../core/errors.js';
+import { PgInstallationStore } from '../../channels/slack/installation-store.js';
+import { parseSealingKeys } from '../../channels/slack/token-seal.js';
+import type { Config } from '../../config/env.js';
+import { commandContext, withDatabase } from '../context.js';
+
+function tokenKeys(config: Config): string {
+  const oauth = config.slack?.oauth;
+  if (!oauth) throw new UserError('Slack installs are off: set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_TOKEN_KEYS (a single SLACK_BOT_TOKEN keeps no installations).');
+  return oauth.tokenKeys;
+}
+
+export function registerSlack(program: Command): void {
+  const slack = program.command('slack').description('Slack installs from many workspaces (SLACK_CLIENT_ID)');
+  slack
+    .command('installs')
+    .description('the workspaces (and org-wide enterprises) that installed the app, newest last')
+    .action(async () => {
+      const ctx = commandContext();
+      const keys = parseSealingKeys(tokenKeys(ctx.config));
+      const installs = await withDatabase(ctx, (db) => new PgInstallationStore(db.write, keys).list());
+      if (!installs.length) process.stdout.write('No workspace has installed the app yet (send an admin to /slack/install).\n');
+      for (const i of installs) {
+        process.stdout.write(`${i.installKey}  ${i.teamName ?? ''}${i.enterpriseId && i.enterpriseId !== i.installKey ? ` (enterprise ${i.enterpriseId})` : ''}  installed ${i.installedAt.toISOString()}\n`);
+      }
+    });
+  slack
+    .command('rekey')
+    .description('re-seal every installation with the first key of SLACK_TOKEN_KEYS (after a rotation)')
+    .action(async () => {
+      const ctx = commandContext();
+      const keys = parseSealingKeys(tokenKeys(ctx.config));
+      const n = await withDatabase(ctx, (db) => new PgInstallationStore(db.write, keys).rekey());
+      process.stdout.write(`${n} installation${n === 1 ? '' : 's'} re-sealed with key "${keys[0].id}"; the other keys in SLACK_TOKEN_KEYS can be dropped now.\n`);
+    });
+}
