@@ -19,6 +19,7 @@ import { startFakeConnector, type FakeConnector, type ConnectorCall } from '../.
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
+import { pollUntil } from '../../helpers/wait.js';
 import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
 
 let db: TestDatabase;
@@ -132,8 +133,12 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     const mine = channelMessage('How many crimes were reported in 2019?');
     await post(server, mine.activity);
     await connector.waitFor((c) => c.verb === 'update' && c.conversationId === mine.conversationId && Boolean(cardOf(c)));
-    const row = await jobs().deliveries.get(`teams:activity:${mine.id}`);
-    expect(row).toMatchObject({ workspace: 'tenant-1', status: 'answered' });
+    // the card is sent before the delivery is marked answered
+    const row = await pollUntil(async () => {
+      const r = await jobs().deliveries.get(`teams:activity:${mine.id}`);
+      return r?.status === 'answered' ? r : undefined;
+    }, 10_000, 'the delivery answered');
+    expect(row.workspace).toBe('tenant-1');
   });
 
   it('clarification: Action.Submit buttons, the choice in `value`, then the answer', async () => {

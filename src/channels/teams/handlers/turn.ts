@@ -1,0 +1,97 @@
+// What every Teams handler gets: the turn as the neutral code knows it (who,
+// which workspace and thread, the card value of a click), the gate for
+// questions, and the one way to queue a question: admit the delivery once,
+// show typing and "on it" (or its place in line), which the worker replaces.
+import { ActivityTypes, TurnContext } from 'botbuilder';
+import type pg from 'pg';
+import type { DataDesk, InboundMessage } from '../../../agents/desk.js';
+import type { Logger } from '../../../core/logger.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/errors.js';
+import type { AnswerJob } from '../../../jobs/answer-job.js';
+import type { Deliveries } from '../../../jobs/deliveries.js';
+import type { AnswerQueue } from '../../../jobs/queue.js';
+import type { VerifiedStore } from '../../../knowledge/verified-store.js';
+import { admit, inLineText, type Gate } from '../../inbox.js';
+import { ON_IT, teamsPlaceholder, type TeamsReplyTarget } from '../teams-outbox.js';
+
+export interface TeamsBotDeps {
+  /** asked only which clarification a conversation waits for */
+  desk: Pick<DataDesk, 'pendingChoice'>;
+  queue: AnswerQueue;
+  deliveries: Deliveries;
+  pool: pg.Pool;
+  logger: Logger;
+  /** the tenant allow-list (TEAMS_ALLOWED_TENANTS) and the rate limits, per tenant */
+  gate: Gate;
+  /** time zone of digest schedules that name none */
+  defaultTimezone: string;
+  /** where 👍/👎 on answer cards are kept, and whose 👍 makes a question verified */
+  feedback?: { verified: VerifiedStore; curators: string[] };
+}
+
+/** What the card buttons send back (Action.Submit data in `value`): a clarification choice, feedback or a follow-up. */
+export interface CardValue {
+  datadesk?: string;
+  term?: string;
+  option?: string;
+  key?: string;
+  verdict?: string;
+  /** a suggested follow-up's question, and the plan it asks */
+  text?: string;
+  plan?: unknown;
+}
+
+export interface TeamsTurn {
+  context: TurnContext;
+  userId?: string;
+  /** the tenant */
+  workspace?: string;
+  /** the message as the desk reads it, without its text */
+  message: Omit<InboundMessage, 'text'>;
+  value?: CardValue;
+}
+
+/** The tenant (organization) an activity came from: Teams' workspace. */
+export function tenantOf(activity: TurnContext['activity']): string | undefined {
+  return activity.conversation?.tenantId ?? (activity.channelData as { tenant?: { id?: string } } | undefined)?.tenant?.id ?? undefined;
+}
+
+export function turnOf(context: TurnContext): TeamsTurn {
+  const activity = context.activity;
+  const userId = activity.from?.aadObjectId ?? activity.from?.id;
+  const workspace = tenantOf(activity);
+  const threadId = workspace ? `teams:${workspace}:${activity.conversation.id}` : `teams:${activity.conversation.id}`;
+  return {
+    context, userId, workspace, value: activity.value as CardValue | undefined,
+    message: { platform: 'teams', threadId, channel: activity.conversation.id, workspace, userId },
+  };
+}
+
+/** A question (typed, or a follow-up click) or a digest command passes the allow-lists and rate limits; false: the person was told why not. */
+export async function admitted(deps: Pick<TeamsBotDeps, 'gate'>, turn: TeamsTurn): Promise<boolean> {
+  const verdict = admit(deps.gate, { workspace: turn.workspace, channel: turn.context.activity.conversation.id, userId: turn.userId ?? 'unknown' });
+  if (!verdict.go && verdict.tellUser) await turn.context.sendActivity(verdict.tellUser);
+  return verdict.go;
+}
+
+/** Queues the question and shows it: typing, then "on it" (or its place in line), which the worker replaces. */
+export async function enqueueTurn(deps: TeamsBotDeps, context: TurnContext, key: string, message: InboundMessage, action: AnswerJob['action'] = { type: 'answer' }): Promise<void> {
+  const reference = TurnContext.getConversationReference(context.activity) as Record<string, unknown>;
+  let queued: boolean;
+  try {
+    const reply: TeamsReplyTarget = { platform: 'teams', conversationId: context.activity.conversation.id, reference };
+    queued = await deps.queue.enqueue({ key, message, action, reply });
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    await context.sendActivity(DATABASE_UNAVAILABLE_MESSAGE);
+    return;
+  }
+  if (!queued) {
+    deps.logger.debug(`teams: ${key} was delivered before; not answered twice`);
+    return;
+  }
+  await context.sendActivity({ type: ActivityTypes.Typing });
+  const ahead = await deps.deliveries.aheadOf(key);
+  const row = await deps.deliveries.get(key);
+  if (!row?.placeholder) await teamsPlaceholder(context, deps.deliveries, key, inLineText(ahead) ?? ON_IT);
+}
