@@ -1,7 +1,7 @@
 // The number check of a model's narration on results of 100 to 10,000 rows:
 // median time per check (it was quadratic: about 6 s at 1,000 rows).
 import { uncheckedNumbers } from '../agents/sql/narrator.js';
-import type { QueryResult } from '../agents/sql/execute.js';
+import type { QueryResult } from '../core/result-shape.js';
 import { median } from './stats.js';
 
 export function narrationBench(): void {

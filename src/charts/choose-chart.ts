@@ -1,8 +1,8 @@
 // A chart from a result's shape: time series -> line, category counts -> bar,
 // two value columns -> grouped bar, a single value -> none.
 import type { ChartSpec } from '../core/answer.js';
-import type { QueryResult } from '../agents/sql/execute.js';
-import { humanize, shapeOf } from '../agents/sql/narrator.js';
+import type { QueryResult } from '../core/result-shape.js';
+import { humanize, shapeOf } from '../core/result-shape.js';
 
 export function chooseChart(r: QueryResult, title: string): ChartSpec | undefined {
   const shape = shapeOf(r);

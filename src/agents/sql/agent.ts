@@ -12,7 +12,7 @@ import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/er
 import { QueryTimeoutError, QueryTooBigError } from '../../db/read-only.js';
 import { LlmError } from '../../llm/client.js';
 import { glossary, option } from '../../knowledge/glossary.js';
-import type { QueryResult } from './execute.js';
+import type { QueryResult } from '../../core/result-shape.js';
 import { introspectSchema, type SchemaInfo } from './schema.js';
 import type { SqlAgentDeps, SqlNodeName, SqlState } from './state.js';
 import { generateNode } from './nodes/generate-node.js';
@@ -20,7 +20,7 @@ import { runNode } from './nodes/run-node.js';
 import { schemaNode } from './nodes/schema-node.js';
 import { synthesizeNode } from './nodes/synthesize-node.js';
 import { validateNode } from './nodes/validate-node.js';
-import type { PlanContext } from './plan-path.js';
+import type { PlanContext } from './plan-types.js';
 import { withDeadline } from '../../llm/deadline.js';
 import type pg from 'pg';
 

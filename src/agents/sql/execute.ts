@@ -5,6 +5,7 @@
 // display cap, and the true total counted by moving the cursor to the end.
 import pg from 'pg';
 import type { Cell } from '../../core/answer.js';
+import type { QueryResult } from '../../core/result-shape.js';
 import { checkSql } from '../../db/sql-guard.js';
 import { DatabaseUnavailableError } from '../../db/errors.js';
 import { QueryTimeoutError, QueryTooBigError, withReadOnly } from '../../db/read-only.js';
@@ -39,12 +40,6 @@ export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs
   }
 }
 
-export interface QueryResult {
-  columns: string[];
-  rows: Cell[][];
-  rowCount: number;
-  truncated: boolean;
-}
 
 const toCell = (v: unknown): Cell => {
   if (v === null || v === undefined) return null;

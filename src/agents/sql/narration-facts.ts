@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import type { Cell } from '../../core/answer.js';
 import { withReadOnly } from '../../db/read-only.js';
-import type { QueryResult } from './execute.js';
+import type { QueryResult } from '../../core/result-shape.js';
 
 /** A numeric column's facts over every row of a result. */
 export interface ColumnFacts {

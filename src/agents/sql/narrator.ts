@@ -3,14 +3,8 @@
 // fails, and when an LLM narration fails the number check.
 import type { Cell } from '../../core/answer.js';
 import { fmtNumber } from '../../core/format.js';
-import type { QueryResult } from './execute.js';
+import { humanize, isNum, shapeOf, TIME_COLUMN, type QueryResult } from '../../core/result-shape.js';
 import { shownValue } from '../../core/inert-text.js';
-
-export type Shape = 'empty' | 'single' | 'series' | 'ranking' | 'comparison' | 'table';
-
-export const TIME_COLUMN = /^(year|month|day|date|week|hour|iso_weekday|weekday|quarter|time|period)$/i;
-
-export const humanize = (column: string) => column.replace(/_pct$/, ' (%)').replace(/_/g, ' ');
 
 export function fmtCell(v: Cell, column = ''): string {
   // years, hours and months are labels, not quantities: no thousands separator
@@ -18,19 +12,6 @@ export function fmtCell(v: Cell, column = ''): string {
   if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : fmtNumber(v, Math.abs(v) < 10 ? 2 : 1);
   if (v === null) return 'none';
   return shownValue(String(v));
-}
-
-const isNum = (v: Cell) => typeof v === 'number';
-
-export function shapeOf(r: QueryResult): Shape {
-  if (r.rowCount === 0) return 'empty';
-  if (r.rowCount === 1) return 'single';
-  const numericCols = r.columns.map((_, i) => r.rows.every((row) => row[i] === null || isNum(row[i])));
-  const valueCols = numericCols.filter(Boolean).length;
-  if (valueCols === 0) return 'table';
-  if (TIME_COLUMN.test(r.columns[0]) && numericCols.slice(1).some(Boolean)) return 'series';
-  if (!numericCols[0] && numericCols.slice(1).some(Boolean)) return r.rowCount === 2 ? 'comparison' : 'ranking';
-  return 'table';
 }
 
 function firstValueColumn(r: QueryResult): number {

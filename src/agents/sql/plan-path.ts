@@ -10,19 +10,11 @@ import { applyChoice, askAbout, chosenOption, glossaryTerm } from './glossary-ch
 import { compilePlan, PlanCompileError } from '../../plan/compile.js';
 import { understoodAs, type NarrationContext } from '../../plan/narrate.js';
 import { parsePlan, QueryPlan } from '../../plan/query-plan.js';
-import { readInThread, type ReadContext } from '../../plan/reader.js';
+import { readInThread } from '../../plan/reader.js';
 import { resolvedQuestion } from '../../plan/read/describe.js';
 import { checkPlan } from './plan-check.js';
 import type { SqlState } from './state.js';
-
-export interface PlanContext extends ReadContext {
-  areaNames: ReadonlyMap<number, string>;
-}
-
-export type PlanOutcome =
-  | { kind: 'compiled'; plan: QueryPlan; sql: string }
-  | { kind: 'asked' }
-  | { kind: 'unread'; understood: string[]; unplaced: string[]; suggestion: string };
+import type { PlanContext, PlanOutcome } from './plan-types.js';
 
 export const narrationContext = (ctx: PlanContext, choices: Record<string, string>): NarrationContext => ({
   areaNames: ctx.areaNames, dataFrom: ctx.earliestDate, dataTo: ctx.latestDate, choices,

@@ -7,10 +7,10 @@ import type { GraphState } from '../../core/graph.js';
 import type { Logger } from '../../core/logger.js';
 import type { LlmClient } from '../../llm/client.js';
 import type { ThreadMemory, ThreadState } from '../../memory/thread-memory.js';
-import type { QueryResult } from './execute.js';
+import type { QueryResult } from '../../core/result-shape.js';
 import type { SchemaInfo } from './schema.js';
 import type { QueryPlan } from '../../plan/query-plan.js';
-import type { PlanContext, PlanOutcome } from './plan-path.js';
+import type { PlanContext, PlanOutcome } from './plan-types.js';
 
 export interface SqlAgentDeps {
   /** the app's pool: schema introspection and the SQL our own code writes (verified queries) */

@@ -3,7 +3,7 @@
 // the rows), and an invented number is caught even in a large result.
 import { describe, expect, it } from 'vitest';
 import { uncheckedNumbers } from '../../../src/agents/sql/narrator.js';
-import type { QueryResult } from '../../../src/agents/sql/execute.js';
+import type { QueryResult } from '../../../src/core/result-shape.js';
 
 const result = (columns: string[], rows: (string | number | null)[][]): QueryResult => ({ columns, rows, rowCount: rows.length, truncated: false });
 
