@@ -8,11 +8,23 @@ import { DataDesk } from './desk.js';
 import { VerifiedStore } from '../knowledge/verified-store.js';
 
 export function createDesk(config: Config, db: Database, logger: Logger): { desk: DataDesk; memory: ThreadMemory } {
-  const memory = new ThreadMemory(createKeyv<ThreadState>(config.threadMemoryUrl ?? db.write, 'thread'), config.threadMemoryTtlHours * 3_600_000);
+  const memory = new ThreadMemory(
+    createKeyv<ThreadState>(config.threadMemoryUrl ?? db.write, 'thread'),
+    config.threadMemoryTtlHours * 3_600_000,
+  );
   const desk = new DataDesk({
-    readPool: db.read, writePool: db.write, reader: db.reader, readerProblem: db.readerProblem, maxResultBytes: config.reader.maxResultBytes,
-    logger, memory, llm: llmFromConfig(config), answerDeadlineMs: config.answerDeadlineMs,
-    statementTimeoutMs: config.statementTimeoutMs, displayRows: config.sqlDisplayRows, glossaryDefaults: config.glossaryDefaults,
+    readPool: db.read,
+    writePool: db.write,
+    reader: db.reader,
+    readerProblem: db.readerProblem,
+    maxResultBytes: config.reader.maxResultBytes,
+    logger,
+    memory,
+    llm: llmFromConfig(config),
+    answerDeadlineMs: config.answerDeadlineMs,
+    statementTimeoutMs: config.statementTimeoutMs,
+    displayRows: config.sqlDisplayRows,
+    glossaryDefaults: config.glossaryDefaults,
     verified: new VerifiedStore(db.write),
   });
   return { desk, memory };

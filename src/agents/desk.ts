@@ -64,7 +64,13 @@ export class DataDesk {
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       this.deps.logger.warn(`desk: ${(error as Error).message}`);
-      return makeAnswer({ kind: 'error', route: message.kind === 'backtest' ? 'backtest' : 'sql', trace: [], retryable: true, message: DATABASE_UNAVAILABLE_MESSAGE });
+      return makeAnswer({
+        kind: 'error',
+        route: message.kind === 'backtest' ? 'backtest' : 'sql',
+        trace: [],
+        retryable: true,
+        message: DATABASE_UNAVAILABLE_MESSAGE,
+      });
     }
   }
 
@@ -86,37 +92,67 @@ export class DataDesk {
     let tokens = 0;
     switch (routed) {
       case 'help':
-        answer = makeAnswer({ kind: 'result', route: 'help', trace: [gate], headline: 'What I can do', narration: guideFor(message.platform), sql: [], assumptions: [], notes: [] });
+        answer = makeAnswer({
+          kind: 'result',
+          route: 'help',
+          trace: [gate],
+          headline: 'What I can do',
+          narration: guideFor(message.platform),
+          sql: [],
+          assumptions: [],
+          notes: [],
+        });
         break;
       case 'refuse_write':
         answer = makeAnswer({
-          kind: 'refusal', route: 'reject', trace: [gate],
+          kind: 'refusal',
+          route: 'reject',
+          trace: [gate],
           reason: 'I only read data; I never change, add or delete it.',
           alternatives: ['Ask a question about the data instead, e.g. "How many thefts were reported in 2019?"'],
         });
         break;
       case 'reject':
         answer = makeAnswer({
-          kind: 'refusal', route: 'reject', trace: [gate],
-          reason: 'That is outside what I know: I answer questions about Chicago crime data and run backtests of A-share trading strategies.',
+          kind: 'refusal',
+          route: 'reject',
+          trace: [gate],
+          reason:
+            'That is outside what I know: I answer questions about Chicago crime data and run backtests of A-share trading strategies.',
           alternatives: ['Say "help" for example questions'],
         });
         break;
       case 'backtest': {
         if (/^\s*help\s*$/i.test(text)) {
-          answer = makeAnswer({ kind: 'result', route: 'backtest', trace: [gate], headline: 'Backtest rule syntax', narration: RULE_SYNTAX_HELP, sql: [], assumptions: [], notes: [] });
+          answer = makeAnswer({
+            kind: 'result',
+            route: 'backtest',
+            trace: [gate],
+            headline: 'Backtest rule syntax',
+            narration: RULE_SYNTAX_HELP,
+            sql: [],
+            assumptions: [],
+            notes: [],
+          });
           break;
         }
         // the same deadline as a crime question's model calls: a hung model held a backtest for 244 s
         const llm = this.deps.llm ? withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) : undefined;
-        const outcome = await runBacktest(text, { pool: this.deps.readPool, statementTimeoutMs: this.deps.statementTimeoutMs, logger: this.deps.logger, llm }, progress);
+        const outcome = await runBacktest(
+          text,
+          { pool: this.deps.readPool, statementTimeoutMs: this.deps.statementTimeoutMs, logger: this.deps.logger, llm },
+          progress,
+        );
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
         sql = outcome.answer.kind === 'result' ? outcome.answer.sql.join(';\n') : undefined;
         rowCount = outcome.result?.candidates.length;
         break;
       }
       case 'sql': {
-        const outcome = await this.sql.ask({ question: text, threadId: message.threadId, plan: message.plan, workspace: message.workspace }, progress);
+        const outcome = await this.sql.ask(
+          { question: text, threadId: message.threadId, plan: message.plan, workspace: message.workspace },
+          progress,
+        );
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
         ({ sql, tokens } = outcome);
         rowCount = outcome.result?.rowCount;
@@ -127,7 +163,11 @@ export class DataDesk {
       // a click on the choice is checked against the person who asked
       await this.deps.memory.update(message.threadId, (s) => s.pending && (s.pending.userId = message.userId));
     }
-    await recordQuestion(this.deps.writePool, { ...message, question: text, thread: message.threadId, answer, sql, rowCount, tokens }, this.deps.logger);
+    await recordQuestion(
+      this.deps.writePool,
+      { ...message, question: text, thread: message.threadId, answer, sql, rowCount, tokens },
+      this.deps.logger,
+    );
     return answer;
   }
 
@@ -139,10 +179,19 @@ export class DataDesk {
   /** A clarification choice from a button or card action. */
   async choose(message: Omit<InboundMessage, 'text'>, term: string, optionId: string, progress?: ProgressReporter): Promise<Answer> {
     const outcome = await this.sql.choose(message.threadId, term, optionId, progress, message.workspace);
-    await recordQuestion(this.deps.writePool, {
-      ...message, question: `(choice ${term}=${optionId})`, thread: message.threadId, answer: outcome.answer, sql: outcome.sql,
-      rowCount: outcome.result?.rowCount, tokens: outcome.tokens,
-    }, this.deps.logger);
+    await recordQuestion(
+      this.deps.writePool,
+      {
+        ...message,
+        question: `(choice ${term}=${optionId})`,
+        thread: message.threadId,
+        answer: outcome.answer,
+        sql: outcome.sql,
+        rowCount: outcome.result?.rowCount,
+        tokens: outcome.tokens,
+      },
+      this.deps.logger,
+    );
     return outcome.answer;
   }
 }

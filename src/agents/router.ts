@@ -91,11 +91,19 @@ function vocab(): Vocabulary {
   if (!vocabulary) {
     const model = JSON.parse(readFileSync(fixturePath('knowledge', 'semantic-model.json'), 'utf8')) as GateVocabulary;
     const crimeTypes = Object.fromEntries(Object.entries(model.types).map(([t, v]) => [t, [v.one, v.many, ...v.words]]));
-    const locations = Object.entries(model.locations).filter(([k, v]) => !k.startsWith('_') && typeof v !== 'string').map(([, v]) => (v as { words: string[] }).words);
+    const locations = Object.entries(model.locations)
+      .filter(([k, v]) => !k.startsWith('_') && typeof v !== 'string')
+      .map(([, v]) => (v as { words: string[] }).words);
     const domain = model.gate;
     const cues = JSON.parse(readFileSync(fixturePath('knowledge', 'out-of-domain.json'), 'utf8')) as RefusalCues;
-    const literals = (groups: Record<string, string[]>) => Object.entries(groups).flatMap(([k, v]) => [k, ...v]).map((w) => escapeLiteral(w.toLowerCase()));
-    const fragments = (groups: Record<string, string[]>) => Object.entries(groups).filter(([k]) => !k.startsWith('_')).flatMap(([, v]) => v);
+    const literals = (groups: Record<string, string[]>) =>
+      Object.entries(groups)
+        .flatMap(([k, v]) => [k, ...v])
+        .map((w) => escapeLiteral(w.toLowerCase()));
+    const fragments = (groups: Record<string, string[]>) =>
+      Object.entries(groups)
+        .filter(([k]) => !k.startsWith('_'))
+        .flatMap(([, v]) => v);
     vocabulary = {
       crime: wordsRegex([...literals(crimeTypes), ...domain.crime, ...domain.data]),
       columns: wordsRegex(domain.columns),
@@ -104,7 +112,11 @@ function vocab(): Vocabulary {
       places: wordsRegex([...domain.places, ...locations.flat().map(escapeLiteral)]),
       always: wordsRegex(fragments(cues.always)),
       offTopic: wordsRegex(fragments(cues.offTopic)),
-      typeWords: new Set(Object.entries(crimeTypes).flatMap(([k, v]) => [k.toLowerCase(), ...v]).filter((w) => /^[a-z]{6,}$/.test(w))),
+      typeWords: new Set(
+        Object.entries(crimeTypes)
+          .flatMap(([k, v]) => [k.toLowerCase(), ...v])
+          .filter((w) => /^[a-z]{6,}$/.test(w)),
+      ),
     };
   }
   return vocabulary;

@@ -20,13 +20,31 @@ export interface AuditEntry {
 export async function recordQuestion(pool: pg.Pool, entry: AuditEntry, logger: Logger): Promise<void> {
   const nodeMs: Record<string, number> = {};
   for (const step of entry.answer.trace) nodeMs[step.node] = Math.round(((nodeMs[step.node] ?? 0) + step.ms) * 100) / 100;
-  const status = entry.answer.kind === 'result' ? 'answered' : entry.answer.kind === 'clarify' ? 'clarify' : entry.answer.kind === 'refusal' ? 'rejected' : 'error';
+  const status =
+    entry.answer.kind === 'result'
+      ? 'answered'
+      : entry.answer.kind === 'clarify'
+        ? 'clarify'
+        : entry.answer.kind === 'refusal'
+          ? 'rejected'
+          : 'error';
   try {
     await pool.query(
       `INSERT INTO audit_log (platform, channel, user_id, thread, question, route, status, sql, row_count, node_ms, tokens)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [entry.platform, entry.channel ?? null, entry.userId ?? null, entry.thread ?? null, entry.question, entry.answer.route, status,
-        entry.sql ?? null, entry.rowCount ?? null, JSON.stringify(nodeMs), entry.tokens],
+      [
+        entry.platform,
+        entry.channel ?? null,
+        entry.userId ?? null,
+        entry.thread ?? null,
+        entry.question,
+        entry.answer.route,
+        status,
+        entry.sql ?? null,
+        entry.rowCount ?? null,
+        JSON.stringify(nodeMs),
+        entry.tokens,
+      ],
     );
   } catch (error) {
     logger.warn(`audit log: ${(error as Error).message}`);

@@ -23,8 +23,13 @@ import type { TickerBars } from './run-spec.js';
 import { dayText, daysFromCivil } from './days.js';
 
 export const BAR_COLUMN: Record<Field, string> = {
-  OPEN: 'opening_price', CLOSE: 'closing_price', HIGH: 'highest_price', LOW: 'lowest_price',
-  VOLUME: 'volume_traded', AMOUNT: 'amount_traded', PERCENTAGE_CHANGE: 'percentage_change',
+  OPEN: 'opening_price',
+  CLOSE: 'closing_price',
+  HIGH: 'highest_price',
+  LOW: 'lowest_price',
+  VOLUME: 'volume_traded',
+  AMOUNT: 'amount_traded',
+  PERCENTAGE_CHANGE: 'percentage_change',
 };
 
 /** One exchange table in memory. */
@@ -56,11 +61,16 @@ export interface CacheStats {
 }
 const stats: CacheStats = { hits: 0, loads: 0, columnLoads: 0 };
 
-export function barCacheStats(): CacheStats & { tables: { exchange: string; version: string; rows: number; columns: Field[]; bytes: number }[] } {
+export function barCacheStats(): CacheStats & {
+  tables: { exchange: string; version: string; rows: number; columns: Field[]; bytes: number }[];
+} {
   return {
     ...stats,
     tables: [...tables.values()].map((t) => ({
-      exchange: t.exchange, version: t.version, rows: t.rows, columns: [...t.columns.keys()],
+      exchange: t.exchange,
+      version: t.version,
+      rows: t.rows,
+      columns: [...t.columns.keys()],
       bytes: t.days.byteLength + t.starts.byteLength + [...t.columns.values()].reduce((s, c) => s + c.byteLength, 0),
     })),
   };
@@ -168,7 +178,10 @@ async function loadTable(client: pg.PoolClient, exchange: string, version: strin
   if (row !== rows) throw new Error(`${exchange}: ${row} rows read, ${rows} counted`);
   starts.push(rows);
   return {
-    exchange, version, rows, codes,
+    exchange,
+    version,
+    rows,
+    codes,
     index: new Map(codes.map((c, i) => [c, i])),
     starts: Int32Array.from(starts),
     days,
@@ -179,7 +192,9 @@ async function loadTable(client: pg.PoolClient, exchange: string, version: strin
 async function loadColumns(client: pg.PoolClient, table: MarketTable, fields: Field[]): Promise<void> {
   const columns = fields.map(() => sharedFloat64(table.rows));
   const cols = fields.map((f) => BAR_COLUMN[f]).join(', ');
-  const stream = client.query(copyTo(`COPY (SELECT ${cols} FROM ${checkedTable(table.exchange)} ORDER BY stock_code, trade_date) TO STDOUT`));
+  const stream = client.query(
+    copyTo(`COPY (SELECT ${cols} FROM ${checkedTable(table.exchange)} ORDER BY stock_code, trade_date) TO STDOUT`),
+  );
   let row = 0;
   await readCopyRows(stream as AsyncIterable<Buffer>, (line, from, to) => {
     if (row >= table.rows) throw new Error(`${table.exchange}: more rows than counted (${table.rows})`);
@@ -322,7 +337,14 @@ function lowerBound(days: Int32Array, lo: number, hi: number, day: number): numb
  * A ticker over rows [from, to) of a cached table: its columns are views of the
  * shared ones (no copy), its dates are made on first read.
  */
-export function cachedTicker(table: MarketTable, code: string, name: string, fields: readonly Field[], from: number, to: number): TickerBars {
+export function cachedTicker(
+  table: MarketTable,
+  code: string,
+  name: string,
+  fields: readonly Field[],
+  from: number,
+  to: number,
+): TickerBars {
   const bars = {} as Bars;
   for (const f of fields) {
     const col = table.columns.get(f);

@@ -10,7 +10,11 @@ export interface BarFile {
   bars: Bars;
 }
 
-async function readTable(file: string, required: string[], optional: string[] = []): Promise<{ line: number; get: (c: string) => string | undefined }[]> {
+async function readTable(
+  file: string,
+  required: string[],
+  optional: string[] = [],
+): Promise<{ line: number; get: (c: string) => string | undefined }[]> {
   const rows: { line: number; get: (c: string) => string | undefined }[] = [];
   let header: string[] | undefined;
   try {
@@ -19,7 +23,10 @@ async function readTable(file: string, required: string[], optional: string[] = 
       if (!header) {
         header = r.fields.map((h) => h.trim().toLowerCase());
         const missing = required.filter((c) => !header!.includes(c));
-        if (missing.length) throw new UserError(`${file}: the header lacks ${missing.join(', ')} (expected ${[...required, ...optional.map((o) => `[${o}]`)].join(',')})`);
+        if (missing.length)
+          throw new UserError(
+            `${file}: the header lacks ${missing.join(', ')} (expected ${[...required, ...optional.map((o) => `[${o}]`)].join(',')})`,
+          );
         continue;
       }
       const fields = r.fields;
@@ -36,9 +43,12 @@ async function readTable(file: string, required: string[], optional: string[] = 
 
 function checkDates(file: string, dates: { line: number; date: string }[]): void {
   for (let i = 0; i < dates.length; i++) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(dates[i].date)) throw new UserError(`${file} line ${dates[i].line}: "${dates[i].date}" is not a date YYYY-MM-DD`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(dates[i].date))
+      throw new UserError(`${file} line ${dates[i].line}: "${dates[i].date}" is not a date YYYY-MM-DD`);
     if (i > 0 && dates[i].date <= dates[i - 1].date) {
-      throw new UserError(`${file} line ${dates[i].line}: ${dates[i].date} does not come after ${dates[i - 1].date}; bars must be strictly ordered by date`);
+      throw new UserError(
+        `${file} line ${dates[i].line}: ${dates[i].date} does not come after ${dates[i - 1].date}; bars must be strictly ordered by date`,
+      );
     }
   }
 }
@@ -46,7 +56,10 @@ function checkDates(file: string, dates: { line: number; date: string }[]): void
 export async function readBarFile(file: string): Promise<BarFile> {
   const rows = await readTable(file, ['date', 'open', 'high', 'low', 'close', 'volume'], ['amount']);
   if (!rows.length) throw new UserError(`${file} has no bars`);
-  checkDates(file, rows.map((r) => ({ line: r.line, date: (r.get('date') ?? '').trim() })));
+  checkDates(
+    file,
+    rows.map((r) => ({ line: r.line, date: (r.get('date') ?? '').trim() })),
+  );
   const n = rows.length;
   const col = (name: string, required: boolean) => {
     const out = new Float64Array(n);
@@ -69,8 +82,13 @@ export async function readBarFile(file: string): Promise<BarFile> {
   return {
     dates: rows.map((r) => r.get('date')!.trim()),
     bars: {
-      OPEN: col('open', true), HIGH: col('high', true), LOW: col('low', true), CLOSE: close,
-      VOLUME: col('volume', true), AMOUNT: col('amount', false), PERCENTAGE_CHANGE: pct,
+      OPEN: col('open', true),
+      HIGH: col('high', true),
+      LOW: col('low', true),
+      CLOSE: close,
+      VOLUME: col('volume', true),
+      AMOUNT: col('amount', false),
+      PERCENTAGE_CHANGE: pct,
     },
   };
 }
@@ -84,7 +102,8 @@ export async function readSignalFile(file: string, dates: string[]): Promise<{ b
     if (!(raw in BOOL)) throw new UserError(`${file} line ${r.line}: ${c} "${raw}" is not 0/1 or true/false`);
     return BOOL[raw];
   };
-  if (rows.length !== dates.length) throw new UserError(`${file} has ${rows.length} days but the bars file has ${dates.length}; give one signal row per bar`);
+  if (rows.length !== dates.length)
+    throw new UserError(`${file} has ${rows.length} days but the bars file has ${dates.length}; give one signal row per bar`);
   rows.forEach((r, i) => {
     const d = (r.get('date') ?? '').trim();
     if (d !== dates[i]) throw new UserError(`${file} line ${r.line}: date ${d} does not match the bars' day ${i + 1} (${dates[i]})`);

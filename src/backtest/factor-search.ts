@@ -28,7 +28,9 @@ function build(): MiniSearch<Doc> {
     lib.rules.map((r) => {
       const f = lib.factor(r.factor)!;
       return {
-        id: r.id, side: r.side, factor: f.id,
+        id: r.id,
+        side: r.side,
+        factor: f.id,
         names: [f.id.replace(/_/g, ' '), f.name, ...f.aliases].join(' '),
         rule: `${r.description} ${r.id.replace(/_/g, ' ')}`,
         about: f.description,
@@ -56,12 +58,42 @@ export function factorNamed(text: string, factorId: string): boolean {
 }
 
 // Words of a request that say nothing about the indicator ("buy when ... is ...").
-const STOP_WORDS = new Set(['buy', 'sell', 'when', 'the', 'a', 'an', 'is', 'are', 'on', 'of', 'it', 'its', 'and', 'then', 'if', 'to', 'at', 'in', 'for', 'with', 'by', 'as', 'after', 'once', 'stock', 'shares']);
+const STOP_WORDS = new Set([
+  'buy',
+  'sell',
+  'when',
+  'the',
+  'a',
+  'an',
+  'is',
+  'are',
+  'on',
+  'of',
+  'it',
+  'its',
+  'and',
+  'then',
+  'if',
+  'to',
+  'at',
+  'in',
+  'for',
+  'with',
+  'by',
+  'as',
+  'after',
+  'once',
+  'stock',
+  'shares',
+]);
 
 export function searchRules(text: string, side?: 'buy' | 'sell', limit = 5): RuleMatch[] {
   index ??= build();
   const lib = loadLibrary();
-  const query = text.split(/\s+/).filter((w) => !STOP_WORDS.has(w.toLowerCase().replace(/[^a-z]/g, ''))).join(' ');
+  const query = text
+    .split(/\s+/)
+    .filter((w) => !STOP_WORDS.has(w.toLowerCase().replace(/[^a-z]/g, '')))
+    .join(' ');
   return index
     .search(query, side ? { filter: (r) => r.side === side } : {})
     .slice(0, limit)

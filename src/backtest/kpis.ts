@@ -3,7 +3,13 @@
 import type { SimulationResult } from './simulator.js';
 
 export const KPI_NAMES = [
-  'return_ratio', 'max_drawdown', 'volatility', 'sharpe_ratio', 'win_rate', 'profit_loss_ratio', 'calmar_ratio',
+  'return_ratio',
+  'max_drawdown',
+  'volatility',
+  'sharpe_ratio',
+  'win_rate',
+  'profit_loss_ratio',
+  'calmar_ratio',
 ] as const;
 export type KpiName = (typeof KPI_NAMES)[number];
 export type Kpis = Record<KpiName, number | null>;
@@ -53,8 +59,7 @@ export function computeKpis({ equity, trades }: SimulationResult): Kpis {
   const wins = trades.filter((t) => t.pnl > 0);
   const losses = trades.filter((t) => t.pnl < 0);
   const winRate = trades.length ? wins.length / trades.length : NaN;
-  const plRatio =
-    wins.length && losses.length ? meanOf(wins.map((t) => t.pnl)) / Math.abs(meanOf(losses.map((t) => t.pnl))) : NaN;
+  const plRatio = wins.length && losses.length ? meanOf(wins.map((t) => t.pnl)) / Math.abs(meanOf(losses.map((t) => t.pnl))) : NaN;
   const annualReturn = n > 0 ? (equity[n] / c0) ** (DAYS_PER_YEAR / n) - 1 : NaN;
   const calmar = mdd !== 0 ? annualReturn / mdd : NaN;
   return {

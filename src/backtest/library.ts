@@ -60,7 +60,8 @@ export function resolveParams(factor: Factor, given: Record<string, number> = {}
         `${factor.id} has no parameter "${name}"${factor.params.length ? ` (it takes ${factor.params.map((x) => x.name).join(', ')})` : ' (it takes none)'}`,
       );
     }
-    if (!Number.isInteger(value) || value < p.min) throw new UserError(`${factor.id} parameter ${name} must be a whole number of at least ${p.min}, not ${value}`);
+    if (!Number.isInteger(value) || value < p.min)
+      throw new UserError(`${factor.id} parameter ${name} must be a whole number of at least ${p.min}, not ${value}`);
     values[name] = value;
   }
   return values;

@@ -25,13 +25,27 @@ export class RuleSyntaxError extends Error {
 }
 
 const KPI_WORDS: Record<string, KpiName> = {
-  return: 'return_ratio', returns: 'return_ratio', return_ratio: 'return_ratio', profit: 'return_ratio',
-  drawdown: 'max_drawdown', max_drawdown: 'max_drawdown', mdd: 'max_drawdown', maxdd: 'max_drawdown',
-  volatility: 'volatility', vol: 'volatility',
-  sharpe: 'sharpe_ratio', sharpe_ratio: 'sharpe_ratio',
-  winrate: 'win_rate', win_rate: 'win_rate', win: 'win_rate',
-  plr: 'profit_loss_ratio', profit_loss: 'profit_loss_ratio', profit_loss_ratio: 'profit_loss_ratio', pl: 'profit_loss_ratio',
-  calmar: 'calmar_ratio', calmar_ratio: 'calmar_ratio',
+  return: 'return_ratio',
+  returns: 'return_ratio',
+  return_ratio: 'return_ratio',
+  profit: 'return_ratio',
+  drawdown: 'max_drawdown',
+  max_drawdown: 'max_drawdown',
+  mdd: 'max_drawdown',
+  maxdd: 'max_drawdown',
+  volatility: 'volatility',
+  vol: 'volatility',
+  sharpe: 'sharpe_ratio',
+  sharpe_ratio: 'sharpe_ratio',
+  winrate: 'win_rate',
+  win_rate: 'win_rate',
+  win: 'win_rate',
+  plr: 'profit_loss_ratio',
+  profit_loss: 'profit_loss_ratio',
+  profit_loss_ratio: 'profit_loss_ratio',
+  pl: 'profit_loss_ratio',
+  calmar: 'calmar_ratio',
+  calmar_ratio: 'calmar_ratio',
 };
 
 /** Does this text look like rule syntax (rather than a sentence for the LLM)? */
@@ -98,10 +112,7 @@ function factorNames(): string[] {
 function findFactor(name: string): Factor | undefined {
   const lib = loadLibrary();
   const upper = name.toUpperCase();
-  return (
-    lib.factor(upper) ??
-    lib.factors.find((f) => f.aliases.some((a) => a.toUpperCase().replace(/[\s-]+/g, '_') === upper))
-  );
+  return lib.factor(upper) ?? lib.factors.find((f) => f.aliases.some((a) => a.toUpperCase().replace(/[\s-]+/g, '_') === upper));
 }
 
 const TERM = /^([A-Za-z_][A-Za-z0-9_%]*)\s*(?:\(([^()]*)\))?/;
@@ -126,15 +137,21 @@ function parseTerm(text: string, at: number, ctx: Ctx): { ref: FactorRef; factor
       if (!paramName || !factor.params.some((p) => p.name === paramName)) {
         throw new RuleSyntaxError(
           `${factor.id} takes ${factor.params.length ? `the parameters ${factor.params.map((p) => p.name).join(', ')}` : 'no parameters'}`,
-          argAt, ctx.input,
+          argAt,
+          ctx.input,
         );
       }
       const values = valueText.split('|').map((v) => Number(v.trim()));
-      if (values.some((v) => !Number.isInteger(v))) throw new RuleSyntaxError(`"${valueText}" is not a whole number (or numbers separated by |)`, argAt, ctx.input);
+      if (values.some((v) => !Number.isInteger(v)))
+        throw new RuleSyntaxError(`"${valueText}" is not a whole number (or numbers separated by |)`, argAt, ctx.input);
       if (values.length > 1) {
         const varied = { factor: factor.id, param: paramName, candidates: values };
         if (ctx.varied && JSON.stringify(ctx.varied) !== JSON.stringify(varied)) {
-          throw new RuleSyntaxError('only one parameter of one factor can be varied (the same list everywhere it appears)', argAt, ctx.input);
+          throw new RuleSyntaxError(
+            'only one parameter of one factor can be varied (the same list everywhere it appears)',
+            argAt,
+            ctx.input,
+          );
         }
         ctx.varied = varied;
         params[paramName] = values[0];
@@ -144,7 +161,9 @@ function parseTerm(text: string, at: number, ctx: Ctx): { ref: FactorRef; factor
   const rest = text.slice(m[0].length);
   return {
     ref: Object.keys(params).length ? { factor: factor.id, params } : { factor: factor.id },
-    factor, rest: rest.trim(), restAt: at + m[0].length + (rest.length - rest.trimStart().length),
+    factor,
+    rest: rest.trim(),
+    restAt: at + m[0].length + (rest.length - rest.trimStart().length),
   };
 }
 
@@ -155,7 +174,8 @@ function parseCondition(text: string, at: number, ctx: Ctx): Condition {
     try {
       compileExpression(code);
     } catch (error) {
-      if (error instanceof ExpressionError) throw new RuleSyntaxError(error.message.split(' at position')[0], at + error.position, ctx.input);
+      if (error instanceof ExpressionError)
+        throw new RuleSyntaxError(error.message.split(' at position')[0], at + error.position, ctx.input);
       throw error;
     }
     return { type: 'expression', code };
@@ -175,7 +195,12 @@ function parseCondition(text: string, at: number, ctx: Ctx): Condition {
     return { type: 'cross', left: left.ref, direction: cross[1].toLowerCase() as 'above' | 'below', right: right.ref };
   }
   const cmp = /^(>=|<=|>|<)\s*/.exec(left.rest);
-  if (!cmp) throw new RuleSyntaxError(`expected >, <, >=, <= or "crosses above/below" after ${left.factor.id}, found "${left.rest.split(/\s/)[0]}"`, left.restAt, ctx.input);
+  if (!cmp)
+    throw new RuleSyntaxError(
+      `expected >, <, >=, <= or "crosses above/below" after ${left.factor.id}, found "${left.rest.split(/\s/)[0]}"`,
+      left.restAt,
+      ctx.input,
+    );
   const afterOp = left.rest.slice(cmp[0].length);
   const afterAt = left.restAt + cmp[0].length;
   const num = /^-?\d+(\.\d+)?(?=\s*$)/.exec(afterOp);
@@ -218,7 +243,11 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   const defaults: string[] = [];
 
   // header: [compare] tickers [window]
-  const tokens = [...header.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => ({ text: m[1] ?? m[2], at: m.index! + 1, quoted: m[1] !== undefined }));
+  const tokens = [...header.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => ({
+    text: m[1] ?? m[2],
+    at: m.index! + 1,
+    quoted: m[1] !== undefined,
+  }));
   let compare = false;
   const tickers: string[] = [];
   let window: { start: string; end: string } | undefined;
@@ -238,8 +267,18 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       window = w;
       continue;
     }
-    if (/^\d{4}-/.test(tok.text)) throw new RuleSyntaxError(`"${tok.text}" is not a window; write 2022-01-01..2023-12-31, 2021, 2020..2022 or 2024-03..2024-09`, tok.at, input);
-    tickers.push(...tok.text.split(',').map((t) => t.trim()).filter(Boolean));
+    if (/^\d{4}-/.test(tok.text))
+      throw new RuleSyntaxError(
+        `"${tok.text}" is not a window; write 2022-01-01..2023-12-31, 2021, 2020..2022 or 2024-03..2024-09`,
+        tok.at,
+        input,
+      );
+    tickers.push(
+      ...tok.text
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    );
   }
   if (!tickers.length) throw new RuleSyntaxError('name a ticker first, e.g. "600519 2022 buy: ..."', 1, input);
   if (!window) defaults.push('window: all available data');
@@ -268,25 +307,33 @@ export function parseRuleSyntax(input: string): ParsedRequest {
     }
     if (s.key === 'kpi') {
       const word = s.text.toLowerCase().replace(/[\s-]+/g, '_');
-      kpi = KPI_WORDS[word] ?? (KPI_NAMES as readonly string[]).find((k) => k === word) as KpiName | undefined;
-      if (!kpi) throw new RuleSyntaxError(`unknown KPI "${s.text}"; one of: return, drawdown, volatility, sharpe, winrate, plr, calmar`, s.at, input);
+      kpi = KPI_WORDS[word] ?? ((KPI_NAMES as readonly string[]).find((k) => k === word) as KpiName | undefined);
+      if (!kpi)
+        throw new RuleSyntaxError(
+          `unknown KPI "${s.text}"; one of: return, drawdown, volatility, sharpe, winrate, plr, calmar`,
+          s.at,
+          input,
+        );
       continue;
     }
     if (s.key === 'capital') {
       const n = Number(s.text.replace(/[,_]/g, ''));
-      if (!Number.isFinite(n) || n <= 0) throw new RuleSyntaxError(`capital must be a positive amount of yuan, not "${s.text}"`, s.at, input);
+      if (!Number.isFinite(n) || n <= 0)
+        throw new RuleSyntaxError(`capital must be a positive amount of yuan, not "${s.text}"`, s.at, input);
       capital = n;
       continue;
     }
     if (s.key === 'sizing') {
       const v = s.text.toLowerCase();
-      if (v !== 'lots' && v !== 'shares') throw new RuleSyntaxError(`sizing is "lots" (whole lots of 100, the default) or "shares"`, s.at, input);
+      if (v !== 'lots' && v !== 'shares')
+        throw new RuleSyntaxError(`sizing is "lots" (whole lots of 100, the default) or "shares"`, s.at, input);
       sizing = v;
     }
   }
   if (!strategies.length) throw new RuleSyntaxError('no "buy:" conditions', input.length, input);
   for (const s of strategies) {
-    if (!s.buy.length) throw new RuleSyntaxError(`strategy ${s.name} has no "buy:" conditions`, input.indexOf(`strategy ${s.name}`) + 1, input);
+    if (!s.buy.length)
+      throw new RuleSyntaxError(`strategy ${s.name} has no "buy:" conditions`, input.indexOf(`strategy ${s.name}`) + 1, input);
     if (!s.sell.length) defaults.push(`strategy ${s.name} has no sell rule: it holds until the last day`);
   }
 
@@ -305,7 +352,13 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   if (!capital) defaults.push('capital: 1,000,000 yuan');
   return {
     spec: {
-      task, tickers, ...(window ?? {}), strategies, kpi, capital: capital ?? 1_000_000, sizing: sizing ?? 'lots',
+      task,
+      tickers,
+      ...(window ?? {}),
+      strategies,
+      kpi,
+      capital: capital ?? 1_000_000,
+      sizing: sizing ?? 'lots',
       ...(ctx.varied ? { parameter: ctx.varied } : {}),
     },
     defaults,

@@ -72,10 +72,14 @@ export function simulateCandidate(spec: StrategySpec, ticker: EngineBars, strate
   // the buy and sell conditions share their common subexpressions on these bars
   const memo: Memo = new Map();
   return simulate({
-    dates: ticker.dates, open: ticker.bars.OPEN, close: ticker.bars.CLOSE,
+    dates: ticker.dates,
+    open: ticker.bars.OPEN,
+    close: ticker.bars.CLOSE,
     // several buy (sell) conditions combine by intersection; no sell condition never sells
-    buy: signal(buyCodes, ticker, n, memo), sell: signal(sellCodes, ticker, n, memo),
-    capital: spec.capital, sizing: spec.sizing,
+    buy: signal(buyCodes, ticker, n, memo),
+    sell: signal(sellCodes, ticker, n, memo),
+    capital: spec.capital,
+    sizing: spec.sizing,
   });
 }
 
@@ -104,7 +108,12 @@ export function planCandidates(spec: StrategySpec, tickers: readonly Pick<Ticker
     case 'ticker_selection':
       return tickers.map((t, i) => ({ label: `${t.code} ${t.name}`, ticker: i, strategy: 0 }));
     case 'parameter_confirmation':
-      return spec.parameter!.candidates.map((v) => ({ label: `${spec.parameter!.factor}.${spec.parameter!.param} = ${v}`, ticker: 0, strategy: 0, paramValue: v }));
+      return spec.parameter!.candidates.map((v) => ({
+        label: `${spec.parameter!.factor}.${spec.parameter!.param} = ${v}`,
+        ticker: 0,
+        strategy: 0,
+        paramValue: v,
+      }));
     case 'strategy_selection':
       return spec.strategies.map((s, i) => ({ label: `strategy ${s.name}`, ticker: 0, strategy: i }));
   }
@@ -115,7 +124,12 @@ function runOne(spec: StrategySpec, tickers: TickerBars[], plan: CandidatePlan):
   const strategy = spec.strategies[plan.strategy];
   const simulation = simulateCandidate(spec, ticker, strategy, plan.paramValue);
   return {
-    label: plan.label, ticker, strategy, paramValue: plan.paramValue, simulation, kpis: computeKpis(simulation),
+    label: plan.label,
+    ticker,
+    strategy,
+    paramValue: plan.paramValue,
+    simulation,
+    kpis: computeKpis(simulation),
     ...candidateRules(spec, strategy, plan.paramValue),
   };
 }
@@ -123,7 +137,14 @@ function runOne(spec: StrategySpec, tickers: TickerBars[], plan: CandidatePlan):
 /** The whole spec on this thread (see run-threaded.ts for the same off the event loop). */
 export function runSpec(spec: StrategySpec, tickers: TickerBars[]): SpecResult {
   const candidates = planCandidates(spec, tickers).map((plan) => runOne(spec, tickers, plan));
-  return { candidates, kpi: spec.kpi, ranking: rankIndices(candidates.map((c) => c.kpis[spec.kpi]), spec.kpi) };
+  return {
+    candidates,
+    kpi: spec.kpi,
+    ranking: rankIndices(
+      candidates.map((c) => c.kpis[spec.kpi]),
+      spec.kpi,
+    ),
+  };
 }
 
 /** Equity of buying at the first open with the same sizing and holding to the last close. */
@@ -131,5 +152,13 @@ export function buyAndHold(ticker: TickerBars, capital: number, sizing: Strategy
   const n = ticker.dates.length;
   const buy = new Array<boolean>(n).fill(false);
   buy[0] = true;
-  return simulate({ dates: ticker.dates, open: ticker.bars.OPEN, close: ticker.bars.CLOSE, buy, sell: new Array(n).fill(false), capital, sizing }).equity;
+  return simulate({
+    dates: ticker.dates,
+    open: ticker.bars.OPEN,
+    close: ticker.bars.CLOSE,
+    buy,
+    sell: new Array(n).fill(false),
+    capital,
+    sizing,
+  }).equity;
 }

@@ -11,8 +11,13 @@ import { KPI_NAMES, type Kpis } from './kpis.js';
 import { rankIndices } from './ranking.js';
 import { sharedLocation, type MarketTable } from './bar-cache.js';
 import {
-  candidateRules, planCandidates, simulateCandidate,
-  type Candidate, type CandidatePlan, type SpecResult, type TickerBars,
+  candidateRules,
+  planCandidates,
+  simulateCandidate,
+  type Candidate,
+  type CandidatePlan,
+  type SpecResult,
+  type TickerBars,
 } from './run-spec.js';
 import type { SimulationResult } from './simulator.js';
 import type { StrategySpec } from './spec.js';
@@ -110,19 +115,32 @@ export async function runSpecThreaded(spec: StrategySpec, tickers: TickerBars[])
       if (!rules.has(ruleKey)) rules.set(ruleKey, candidateRules(spec, strategy, plan.paramValue));
       const r = rules.get(ruleKey)!;
       const c = {
-        label: plan.label, ticker: tickers[plan.ticker], strategy, paramValue: plan.paramValue,
-        kpis: kpisAt(out, j), buyRules: r.buyRules, sellRules: r.sellRules,
+        label: plan.label,
+        ticker: tickers[plan.ticker],
+        strategy,
+        paramValue: plan.paramValue,
+        kpis: kpisAt(out, j),
+        buyRules: r.buyRules,
+        sellRules: r.sellRules,
       } as Candidate;
       if (out.simulations) c.simulation = out.simulations[j];
       else lazySimulation(c, spec);
       candidates.push(c);
     }
   }
-  const ranking = rankIndices(candidates.map((c) => c.kpis[spec.kpi]), spec.kpi);
+  const ranking = rankIndices(
+    candidates.map((c) => c.kpis[spec.kpi]),
+    spec.kpi,
+  );
   if (!full) {
     // the runs an answer shows, off the event loop as well
     const shown = ranking.slice(0, FULL_RUNS);
-    const runs = await evaluatePlans(spec, source, shown.map((k) => plans[k]), true);
+    const runs = await evaluatePlans(
+      spec,
+      source,
+      shown.map((k) => plans[k]),
+      true,
+    );
     const simulations = runs.flatMap((r) => r.simulations!);
     shown.forEach((k, j) => (candidates[k].simulation = simulations[j]));
   }

@@ -53,8 +53,13 @@ export function simulate(input: SimulationInput): SimulationResult {
     const price = input.close[t];
     cash += shares * price;
     trades.push({
-      buy_date: input.dates[entry], buy_price: entryPrice, sell_date: input.dates[t], sell_price: price,
-      shares, pnl: shares * (price - entryPrice), forced,
+      buy_date: input.dates[entry],
+      buy_price: entryPrice,
+      sell_date: input.dates[t],
+      sell_price: price,
+      shares,
+      pnl: shares * (price - entryPrice),
+      forced,
     });
     shares = 0;
     entry = -1;

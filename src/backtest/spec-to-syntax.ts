@@ -5,8 +5,13 @@ import { loadLibrary } from './library.js';
 import { ALL_TICKERS, type Condition, type FactorRef, type StrategySpec } from './spec.js';
 
 const KPI_WORD: Record<StrategySpec['kpi'], string> = {
-  return_ratio: 'return', max_drawdown: 'drawdown', volatility: 'volatility', sharpe_ratio: 'sharpe',
-  win_rate: 'winrate', profit_loss_ratio: 'plr', calmar_ratio: 'calmar',
+  return_ratio: 'return',
+  max_drawdown: 'drawdown',
+  volatility: 'volatility',
+  sharpe_ratio: 'sharpe',
+  win_rate: 'winrate',
+  profit_loss_ratio: 'plr',
+  calmar_ratio: 'calmar',
 };
 
 function term(ref: FactorRef, parameter: StrategySpec['parameter']): string {
@@ -35,7 +40,12 @@ export function conditionSyntax(c: Condition, parameter?: StrategySpec['paramete
 }
 
 export function specToSyntax(spec: StrategySpec): string {
-  const tickers = spec.tickers[0] === ALL_TICKERS ? 'compare all' : spec.task === 'ticker_selection' ? `compare ${spec.tickers.join(',')}` : spec.tickers[0];
+  const tickers =
+    spec.tickers[0] === ALL_TICKERS
+      ? 'compare all'
+      : spec.task === 'ticker_selection'
+        ? `compare ${spec.tickers.join(',')}`
+        : spec.tickers[0];
   const window = spec.start && spec.end ? `${spec.start}..${spec.end}` : '';
   const strategies = spec.strategies.map((s) => {
     const body = [`buy: ${s.buy.map((c) => conditionSyntax(c, spec.parameter)).join(' and ')}`];

@@ -64,12 +64,17 @@ export function checkSpec(spec: StrategySpec): string[] {
   const { task, tickers, strategies } = spec;
   const everyTicker = tickers.length === 1 && tickers[0] === ALL_TICKERS;
   if (everyTicker && task !== 'ticker_selection') problems.push('"all" tickers only makes sense for ticker selection (compare all ...)');
-  if (task === 'ticker_selection' && tickers.length < 2 && !everyTicker) problems.push('ticker selection needs at least two tickers to compare');
-  if (task !== 'ticker_selection' && tickers.length > 1) problems.push(`${task.replace('_', ' ')} runs on one ticker; ${tickers.length} were given`);
+  if (task === 'ticker_selection' && tickers.length < 2 && !everyTicker)
+    problems.push('ticker selection needs at least two tickers to compare');
+  if (task !== 'ticker_selection' && tickers.length > 1)
+    problems.push(`${task.replace('_', ' ')} runs on one ticker; ${tickers.length} were given`);
   if (task === 'strategy_selection' && strategies.length < 2) problems.push('strategy selection needs at least two strategies (A, B, ...)');
-  if (task !== 'strategy_selection' && strategies.length > 1) problems.push(`${task.replace('_', ' ')} runs one strategy; ${strategies.length} were given`);
-  if (task === 'parameter_confirmation' && !spec.parameter) problems.push('parameter confirmation needs the parameter to vary and its candidate values');
-  if (task !== 'parameter_confirmation' && spec.parameter) problems.push('candidate parameter values only make sense for parameter confirmation');
+  if (task !== 'strategy_selection' && strategies.length > 1)
+    problems.push(`${task.replace('_', ' ')} runs one strategy; ${strategies.length} were given`);
+  if (task === 'parameter_confirmation' && !spec.parameter)
+    problems.push('parameter confirmation needs the parameter to vary and its candidate values');
+  if (task !== 'parameter_confirmation' && spec.parameter)
+    problems.push('candidate parameter values only make sense for parameter confirmation');
   if (spec.start && spec.end && spec.start > spec.end) problems.push(`the window starts (${spec.start}) after it ends (${spec.end})`);
   if (spec.parameter) {
     const f = lib.factor(spec.parameter.factor);
@@ -129,9 +134,7 @@ export function conditionCode(c: Condition, override?: Override): string {
     case 'cross': {
       const a = `(${refCode(c.left, override)})`;
       const b = `(${refCode(c.right, override)})`;
-      return c.direction === 'above'
-        ? `${a} > ${b} && DELAY(${a},1) <= DELAY(${b},1)`
-        : `${a} < ${b} && DELAY(${a},1) >= DELAY(${b},1)`;
+      return c.direction === 'above' ? `${a} > ${b} && DELAY(${a},1) <= DELAY(${b},1)` : `${a} < ${b} && DELAY(${a},1) >= DELAY(${b},1)`;
     }
     case 'event':
       return `(${refCode(c.event, override)}) > 0`;
@@ -145,7 +148,9 @@ export function conditionLabel(c: Condition, override?: Override): string {
   switch (c.type) {
     case 'rule': {
       const rule = loadLibrary().rules.find((r) => r.id === c.rule.toUpperCase());
-      return rule ? `${refLabel({ factor: rule.factor, params: rule.params }, override)} ${rule.op} ${rule.threshold} (${rule.id})` : c.rule;
+      return rule
+        ? `${refLabel({ factor: rule.factor, params: rule.params }, override)} ${rule.op} ${rule.threshold} (${rule.id})`
+        : c.rule;
     }
     case 'compare':
       return `${refLabel(c.left, override)} ${c.op} ${typeof c.right === 'number' ? c.right : refLabel(c.right, override)}`;

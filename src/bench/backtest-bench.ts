@@ -35,7 +35,9 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /** What the event loop went through while `work` ran: its delay, and a /healthz polled every 20 ms. */
-async function watchLoop<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; loopP99: number; loopMax: number; healthP99: number; healthMax: number; polls: number }> {
+async function watchLoop<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; ms: number; loopP99: number; loopMax: number; healthP99: number; healthMax: number; polls: number }> {
   const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
@@ -46,10 +48,12 @@ async function watchLoop<T>(work: () => Promise<T>): Promise<{ value: T; ms: num
     while (polling) {
       const t = performance.now();
       await new Promise<void>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          })
+          .on('error', reject);
       });
       latencies.push(performance.now() - t);
       await new Promise((r) => setTimeout(r, 20));
@@ -65,9 +69,13 @@ async function watchLoop<T>(work: () => Promise<T>): Promise<{ value: T; ms: num
     await new Promise((r) => setTimeout(r, 30));
     histogram.disable();
     return {
-      value, ms,
-      loopP99: histogram.percentile(99) / 1e6, loopMax: histogram.max / 1e6,
-      healthP99: quantile(latencies, 0.99), healthMax: Math.max(...latencies), polls: latencies.length,
+      value,
+      ms,
+      loopP99: histogram.percentile(99) / 1e6,
+      loopMax: histogram.max / 1e6,
+      healthP99: quantile(latencies, 0.99),
+      healthMax: Math.max(...latencies),
+      polls: latencies.length,
     };
   } finally {
     polling = false;
@@ -95,7 +103,13 @@ export async function loadStocksIfEmpty(pool: pg.Pool, tickers: number): Promise
   const t = performance.now();
   const generated = await generateStocks({ tickers, from: '2020-01-02', to: '2025-09-30', seed: 1, outDir: dir });
   for (const exchange of Object.keys(EXCHANGES) as Exchange[]) {
-    await ingestCsv({ pool, file: generated.files[exchange], spec: stockSpec(exchange), source: stockCsvSource, rejectsPath: `${generated.files[exchange]}.rejects` });
+    await ingestCsv({
+      pool,
+      file: generated.files[exchange],
+      spec: stockSpec(exchange),
+      source: stockCsvSource,
+      rejectsPath: `${generated.files[exchange]}.rejects`,
+    });
   }
   rmSync(dir, { recursive: true, force: true });
   console.log(`loaded ${tickers} tickers of synthetic bars in ${seconds(performance.now() - t)}`);
@@ -125,7 +139,9 @@ export async function backtestBench(config: Config, logger: Logger, tickers: num
       times.push(performance.now() - t);
       sharpe = result.candidates[0].kpis.sharpe_ratio;
     }
-    console.log(`one backtest, ${bars.dates.length} days, 2 buy + 1 sell conditions, all 7 KPIs: median ${median(times).toFixed(2)} ms over 50 runs (Sharpe ${sharpe?.toFixed(4)})`);
+    console.log(
+      `one backtest, ${bars.dates.length} days, 2 buy + 1 sell conditions, all 7 KPIs: median ${median(times).toFixed(2)} ms over 50 runs (Sharpe ${sharpe?.toFixed(4)})`,
+    );
 
     // 2. ticker selection over the whole market
     const before = process.memoryUsage();
@@ -133,8 +149,10 @@ export async function backtestBench(config: Config, logger: Logger, tickers: num
     if (legacy) await legacyRuns(db.pool);
     else await agentRuns(db.pool, logger);
     const after = process.memoryUsage();
-    console.log(`memory after: RSS ${mib(after.rss)}, heap used ${mib(after.heapUsed)}` +
-      (legacy ? '' : `; bar cache ${mib(barCacheStats().tables.reduce((s, t) => s + t.bytes, 0))} (shared, counted in RSS)`));
+    console.log(
+      `memory after: RSS ${mib(after.rss)}, heap used ${mib(after.heapUsed)}` +
+        (legacy ? '' : `; bar cache ${mib(barCacheStats().tables.reduce((s, t) => s + t.bytes, 0))} (shared, counted in RSS)`),
+    );
   } finally {
     await destroyWorkerPool();
     await db.close();
@@ -146,7 +164,9 @@ async function agentRuns(pool: pg.Pool, logger: Logger): Promise<void> {
   console.log(`ticker selection over all tickers through the agent (fetch included), engine on ${poolSize()} worker threads:`);
   const first = await watchLoop(() => runBacktest(`compare all ${STRATEGY}`, deps));
   const cache = barCacheStats();
-  const loaded = cache.tables.length ? `; the cache loaded ${cache.tables.map((t) => `${t.exchange} ${t.rows.toLocaleString('en-US')} rows`).join(', ')}` : '';
+  const loaded = cache.tables.length
+    ? `; the cache loaded ${cache.tables.map((t) => `${t.exchange} ${t.rows.toLocaleString('en-US')} rows`).join(', ')}`
+    : '';
   console.log(`  first run (cache empty): ${seconds(first.ms)} (${describe(first.value)}${loaded})`);
   console.log(`    ${loopFigures(first)}`);
   const runs: number[] = [];
@@ -161,7 +181,9 @@ async function agentRuns(pool: pg.Pool, logger: Logger): Promise<void> {
     loop.healthMax = Math.max(loop.healthMax, last.healthMax);
     loop.polls += last.polls;
   }
-  console.log(`  next runs (from the cache): median ${seconds(median(runs))} over 3 runs (${runs.map(seconds).join(', ')}; last: ${describe(last.value)})`);
+  console.log(
+    `  next runs (from the cache): median ${seconds(median(runs))} over 3 runs (${runs.map(seconds).join(', ')}; last: ${describe(last.value)})`,
+  );
   console.log(`    worst of the 3: ${loopFigures(loop)}`);
 }
 
@@ -188,7 +210,9 @@ async function legacyRuns(pool: pg.Pool): Promise<void> {
       }
     });
     runs.push(w.ms);
-    console.log(`  run ${i + 1}: ${seconds(w.ms)} (${w.value.n} tickers; fetch ${seconds(w.value.fetched)}, engine ${seconds(w.value.engine)}; best ${w.value.best}); ${loopFigures(w)}`);
+    console.log(
+      `  run ${i + 1}: ${seconds(w.ms)} (${w.value.n} tickers; fetch ${seconds(w.value.fetched)}, engine ${seconds(w.value.engine)}; best ${w.value.best}); ${loopFigures(w)}`,
+    );
   }
   console.log(`  median ${seconds(median(runs))} over 3 runs`);
 }

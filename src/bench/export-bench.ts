@@ -32,7 +32,9 @@ export async function exportBench(config: Config, logger: Logger, rows: number):
     clearInterval(sampler);
     const seconds = (performance.now() - started) / 1000;
     const mb = (n: number) => `${Math.round(n / 1_048_576)} MB`;
-    console.log(`export: ${(lines - 1).toLocaleString('en-US')} rows (limit ${rows.toLocaleString('en-US')}), ${mb(bytes)} of CSV in ${seconds.toFixed(1)} s (${Math.round((lines - 1) / seconds).toLocaleString('en-US')} rows/s); RSS ${mb(before)} before, peak ${mb(peak)}`);
+    console.log(
+      `export: ${(lines - 1).toLocaleString('en-US')} rows (limit ${rows.toLocaleString('en-US')}), ${mb(bytes)} of CSV in ${seconds.toFixed(1)} s (${Math.round((lines - 1) / seconds).toLocaleString('en-US')} rows/s); RSS ${mb(before)} before, peak ${mb(peak)}`,
+    );
   } finally {
     await bench.close();
   }

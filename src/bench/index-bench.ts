@@ -15,10 +15,15 @@ export function readNamedQueries(file: string): { name: string; sql: string }[] 
     .slice(1)
     .map((block) => {
       const [name, ...rest] = block.split('\n');
-      return { name: name.trim(), sql: rest.filter((l) => !l.startsWith('--')).join('\n').trim() };
+      return {
+        name: name.trim(),
+        sql: rest
+          .filter((l) => !l.startsWith('--'))
+          .join('\n')
+          .trim(),
+      };
     });
 }
-
 
 export async function indexBench(config: Config, logger: Logger): Promise<void> {
   const db = await openBenchDatabase(config, logger, false);

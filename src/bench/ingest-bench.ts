@@ -53,13 +53,24 @@ export async function ingestBench(config: Config, logger: Logger, rows: number, 
     t = performance.now();
     await db.pool.query(`VACUUM (ANALYZE) ${tablesChangedByLoad('crimes').join(', ')}`);
     console.log(`vacuum (analyze) of crimes and its rollups: ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    const sizes = await db.pool.query(`SELECT c.relname AS name, c.reltuples::bigint AS rows, pg_total_relation_size(c.oid) AS bytes FROM pg_class c WHERE c.relname = ANY($1) ORDER BY bytes DESC`, [ROLLUPS.map((r) => r.table)]);
+    const sizes = await db.pool.query(
+      `SELECT c.relname AS name, c.reltuples::bigint AS rows, pg_total_relation_size(c.oid) AS bytes FROM pg_class c WHERE c.relname = ANY($1) ORDER BY bytes DESC`,
+      [ROLLUPS.map((r) => r.table)],
+    );
     const totalMb = sizes.rows.reduce((a, r) => a + Number(r.bytes), 0) / 2 ** 20;
-    console.log(`rollups on disk (with indexes): ${totalMb.toFixed(0)} MiB; ${sizes.rows.map((r) => `${r.name} ${fmt(Number(r.rows))} rows ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`);
+    console.log(
+      `rollups on disk (with indexes): ${totalMb.toFixed(0)} MiB; ${sizes.rows.map((r) => `${r.name} ${fmt(Number(r.rows))} rows ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`,
+    );
     await syncBench(db.pool, file);
     if (rerun) {
       t = performance.now();
-      const second = await ingestCsv({ pool: db.pool, file, spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath: `${file}.rejects.csv` });
+      const second = await ingestCsv({
+        pool: db.pool,
+        file,
+        spec: CRIMES_SPEC,
+        source: portalCsvSource,
+        rejectsPath: `${file}.rejects.csv`,
+      });
       const s = (performance.now() - t) / 1000;
       console.log(
         `ingest again (same file): ${fmt(second.inserted)} loaded, ${fmt(second.updated)} updated, ${fmt(second.unchanged)} unchanged in ` +
@@ -90,7 +101,9 @@ export async function ingestDamagedBench(config: Config, logger: Logger, rows: n
   const damagedFile = path.join(os.tmpdir(), `datadesk-bench-crimes-${rows}-damaged.csv`);
   let t = performance.now();
   await generateCrimes({ rows, seed: 1, out: clean });
-  console.log(`generate: ${fmt(rows)} rows, ${(statSync(clean).size / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `generate: ${fmt(rows)} rows, ${(statSync(clean).size / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
   t = performance.now();
   const damaged = await damageCsv({ input: clean, output: damagedFile, every: 100 });
   console.log(
@@ -100,7 +113,10 @@ export async function ingestDamagedBench(config: Config, logger: Logger, rows: n
 
   const db = await openBenchDatabase(config, logger, true);
   try {
-    for (const [label, file] of [['clean', clean], ['damaged', damagedFile]] as const) {
+    for (const [label, file] of [
+      ['clean', clean],
+      ['damaged', damagedFile],
+    ] as const) {
       await db.pool.query('TRUNCATE crimes');
       const rejectsPath = `${file}.rejects.csv`;
       rmSync(rejectsPath, { force: true });
@@ -140,5 +156,7 @@ async function checkRejects(rejectsPath: string, damaged: { line: number; kind: 
     else wrong++;
   }
   console.log(`rejects by damage: ${[...byKind].map(([k, n]) => `${k} ${fmt(n)}`).join(', ')}`);
-  console.log(`rejects on the damaged line with its damage named: ${expected.size === 0 && wrong === 0 ? 'all' : `no (${expected.size} damaged lines not rejected, ${wrong} other rejects)`}`);
+  console.log(
+    `rejects on the damaged line with its damage named: ${expected.size === 0 && wrong === 0 ? 'all' : `no (${expected.size} damaged lines not rejected, ${wrong} other rejects)`}`,
+  );
 }

@@ -55,8 +55,11 @@ async function startSlackStub() {
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const method = (req.url ?? '').replace(/^\/api\//, '').split('?')[0];
-      const args: Record<string, string> = (req.headers['content-type'] ?? '').includes('json') ? JSON.parse(body || '{}') : Object.fromEntries(new URLSearchParams(body));
-      const ok = (o: Record<string, unknown> = {}) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...o }));
+      const args: Record<string, string> = (req.headers['content-type'] ?? '').includes('json')
+        ? JSON.parse(body || '{}')
+        : Object.fromEntries(new URLSearchParams(body));
+      const ok = (o: Record<string, unknown> = {}) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...o }));
       if (method === 'chat.postMessage') {
         const ts = `1900000000.${String(++seq).padStart(6, '0')}`;
         if (args.thread_ts) {
@@ -78,20 +81,28 @@ async function startSlackStub() {
       }
       if (method === 'conversations.replies') {
         const live = [...(threads.get(args.ts)?.placeholders ?? [])];
-        return ok({ messages: live.map((ts) => ({ type: 'message', ts, thread_ts: args.ts, metadata: metadataOf.get(ts) })), has_more: false });
+        return ok({
+          messages: live.map((ts) => ({ type: 'message', ts, thread_ts: args.ts, metadata: metadataOf.get(ts) })),
+          has_more: false,
+        });
       }
       if (method === 'chat.delete') {
         threads.get(threadOfTs.get(args.ts) ?? '')?.placeholders.delete(args.ts);
         return ok();
       }
-      if (method === 'files.getUploadURLExternal') return ok({ upload_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/upload`, file_id: `F${++seq}` });
+      if (method === 'files.getUploadURLExternal')
+        return ok({ upload_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/upload`, file_id: `F${++seq}` });
       if (method === 'files.completeUploadExternal') return ok({ files: [] });
       if (method === 'upload') return res.writeHead(200).end('OK');
       return ok({ user_id: 'UBOT', bot_id: 'B', team_id: 'T' });
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`, threads, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`,
+    threads,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 interface Bot {
@@ -100,7 +111,10 @@ interface Bot {
 }
 
 function startServe(env: Record<string, string>): Promise<Bot> {
-  const child = spawn(process.execPath, [path.join(packageRoot, 'dist', 'cli', 'main.js'), 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(packageRoot, 'dist', 'cli', 'main.js'), 'serve'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
@@ -121,7 +135,10 @@ function startServe(env: Record<string, string>): Promise<Bot> {
 
 const signed = (body: string) => {
   const ts = Math.floor(Date.now() / 1000);
-  return { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}` };
+  return {
+    'x-slack-request-timestamp': String(ts),
+    'x-slack-signature': `v0=${createHmac('sha256', SECRET).update(`v0:${ts}:${body}`).digest('hex')}`,
+  };
 };
 
 async function timedPost(url: string, body: string, type: string): Promise<number> {
@@ -143,7 +160,11 @@ async function ensureCrimes(pool: pg.Pool, rows: number): Promise<void> {
   console.log(`loaded ${rows.toLocaleString('en-US')} synthetic crimes`);
 }
 
-export async function loadBench(config: Config, logger: Logger, o: { events: number; tickers: number; concurrency: number; busy?: number }): Promise<void> {
+export async function loadBench(
+  config: Config,
+  logger: Logger,
+  o: { events: number; tickers: number; concurrency: number; busy?: number },
+): Promise<void> {
   const bench = await openBenchDatabase(config, logger, false);
   await ensureCrimes(bench.pool, 200_000);
   await loadStocksIfEmpty(bench.pool, o.tickers);
@@ -151,9 +172,20 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
   await bench.close();
   const slack = await startSlackStub();
   const env = {
-    DATABASE_URL: benchUrl.toString(), DATADESK_ALLOW_SUPERUSER: 'true', DEMO_DATA: 'off', HOST: '127.0.0.1', PORT: '0', SOCRATA_SCHEDULE: 'off', LOG_LEVEL: 'info',
-    SLACK_BOT_TOKEN: 'xoxb-load', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.url, THREAD_MEMORY_URL: '',
-    RATE_LIMIT_USER_PER_MINUTE: '10000', RATE_LIMIT_CHANNEL_PER_MINUTE: '10000', DATADESK_HOME: path.join(os.tmpdir(), 'datadesk-load-home'),
+    DATABASE_URL: benchUrl.toString(),
+    DATADESK_ALLOW_SUPERUSER: 'true',
+    DEMO_DATA: 'off',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SOCRATA_SCHEDULE: 'off',
+    LOG_LEVEL: 'info',
+    SLACK_BOT_TOKEN: 'xoxb-load',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.url,
+    THREAD_MEMORY_URL: '',
+    RATE_LIMIT_USER_PER_MINUTE: '10000',
+    RATE_LIMIT_CHANNEL_PER_MINUTE: '10000',
+    DATADESK_HOME: path.join(os.tmpdir(), 'datadesk-load-home'),
     // fairness is measured under the shipped per-channel cap; otherwise the cap is lifted to measure throughput
     ...(o.busy === undefined ? { ANSWERING_PER_CHANNEL: '100' } : {}),
   };
@@ -175,10 +207,15 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
   });
   const acks: number[] = [];
   // --busy s: that share of the mentions in one channel (C0), interleaved with the rest over four quiet ones
-  const channelOf = (i: number) => (o.busy === undefined ? `C${(i + 1) % 5}` : (i * 7919) % 1000 < o.busy * 1000 ? 'C0' : `C${1 + (i % 4)}`);
+  const channelOf = (i: number) =>
+    o.busy === undefined ? `C${(i + 1) % 5}` : (i * 7919) % 1000 < o.busy * 1000 ? 'C0' : `C${1 + (i % 4)}`;
   const events = Array.from({ length: o.events }, (_, i) => ({
-    id: `EvLoad${Date.now()}x${i}`, ts: `1800${String(Date.now()).slice(-6)}.${String(i).padStart(6, '0')}`, user: `U${i % 100}`, twice: i % 10 === 0,
-    channel: channelOf(i), sentAt: 0,
+    id: `EvLoad${Date.now()}x${i}`,
+    ts: `1800${String(Date.now()).slice(-6)}.${String(i).padStart(6, '0')}`,
+    user: `U${i % 100}`,
+    twice: i % 10 === 0,
+    channel: channelOf(i),
+    sentAt: 0,
   }));
   const started = performance.now();
   let killedAt = '';
@@ -186,7 +223,15 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
   const failures = new Map<string, number>();
   try {
     // the whole-market backtest, while the questions arrive
-    const backtest = new URLSearchParams({ command: '/backtest', text: `compare all ${STRATEGY}`, user_id: 'UBT', channel_id: 'CBT', team_id: 'T', response_url: 'http://127.0.0.1:1/r', trigger_id: `t${Date.now()}` }).toString();
+    const backtest = new URLSearchParams({
+      command: '/backtest',
+      text: `compare all ${STRATEGY}`,
+      user_id: 'UBT',
+      channel_id: 'CBT',
+      team_id: 'T',
+      response_url: 'http://127.0.0.1:1/r',
+      trigger_id: `t${Date.now()}`,
+    }).toString();
     acks.push(await timedPost(bots[0].url, backtest, 'application/x-www-form-urlencoded'));
     let next = 0;
     const send = async () => {
@@ -198,8 +243,21 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
           bots[1].child.kill('SIGKILL');
           bots[1] = await startServe(env);
         }
-        const body = JSON.stringify({ type: 'event_callback', event_id: e.id, team_id: 'T', api_app_id: 'A', event_time: 1,
-          event: { type: 'app_mention', user: e.user, channel: e.channel, text: `<@UBOT> ${QUESTIONS[next % QUESTIONS.length]}`, ts: e.ts, event_ts: e.ts } });
+        const body = JSON.stringify({
+          type: 'event_callback',
+          event_id: e.id,
+          team_id: 'T',
+          api_app_id: 'A',
+          event_time: 1,
+          event: {
+            type: 'app_mention',
+            user: e.user,
+            channel: e.channel,
+            text: `<@UBOT> ${QUESTIONS[next % QUESTIONS.length]}`,
+            ts: e.ts,
+            event_ts: e.ts,
+          },
+        });
         const targets = e.twice ? [0, 1] : [next % 2];
         // a delivery that fails (the killed process) is retried, as Slack retries, at whichever process is up then
         const deliver = async (i: number) => {
@@ -220,23 +278,37 @@ export async function loadBench(config: Config, logger: Logger, o: { events: num
     };
     await Promise.all(Array.from({ length: o.concurrency }, send));
     const deadline = Date.now() + 180_000;
-    while (Date.now() < deadline && events.some((e) => !(slack.threads.get(e.ts)?.answers ?? 0))) await new Promise((r) => setTimeout(r, 200));
+    while (Date.now() < deadline && events.some((e) => !(slack.threads.get(e.ts)?.answers ?? 0)))
+      await new Promise((r) => setTimeout(r, 200));
     const seconds = (lastAnswerAt(slack.threads) - started) / 1000;
     await new Promise((r) => setTimeout(r, 2_000)); // time for a second answer, were there one
     const answered = events.filter((e) => (slack.threads.get(e.ts)?.answers ?? 0) > 0).length;
     const duplicates = events.filter((e) => (slack.threads.get(e.ts)?.answers ?? 0) > 1).length;
     const strayPlaceholders = events.filter((e) => (slack.threads.get(e.ts)?.placeholders.size ?? 0) > 1).length;
     const backtestThread = [...slack.threads.entries()].find(([ts]) => !events.some((e) => e.ts === ts));
-    console.log(`load: ${o.events} Slack mentions (${events.filter((e) => e.twice).length} delivered to both processes at once), ${o.concurrency} in flight, plus one whole-market /backtest (${o.tickers} tickers); one process killed with SIGKILL ${killedAt} and restarted`);
+    console.log(
+      `load: ${o.events} Slack mentions (${events.filter((e) => e.twice).length} delivered to both processes at once), ${o.concurrency} in flight, plus one whole-market /backtest (${o.tickers} tickers); one process killed with SIGKILL ${killedAt} and restarted`,
+    );
     if (failures.size) console.log(`failed deliveries: ${[...failures].map(([why, n]) => `${n} × ${why}`).join('; ')}`);
-    console.log(`ack: p50 ${quantile(acks, 0.5).toFixed(1)} ms, p99 ${quantile(acks, 0.99).toFixed(1)} ms, max ${Math.max(...acks).toFixed(0)} ms (${acks.length} requests; ${retried} deliveries failed and were retried)`);
-    console.log(`/healthz of both processes during the run: p99 ${quantile(health, 0.99).toFixed(1)} ms, max ${Math.max(...health).toFixed(0)} ms (${health.length} polls)`);
+    console.log(
+      `ack: p50 ${quantile(acks, 0.5).toFixed(1)} ms, p99 ${quantile(acks, 0.99).toFixed(1)} ms, max ${Math.max(...acks).toFixed(0)} ms (${acks.length} requests; ${retried} deliveries failed and were retried)`,
+    );
+    console.log(
+      `/healthz of both processes during the run: p99 ${quantile(health, 0.99).toFixed(1)} ms, max ${Math.max(...health).toFixed(0)} ms (${health.length} polls)`,
+    );
     // from the mention's delivery to its first answer: in the busy channel and in the quiet ones (--busy), or in all
-    const wait = (of: (e: (typeof events)[number]) => boolean) => events.filter((e) => of(e) && slack.threads.get(e.ts)?.answeredAt).map((e) => slack.threads.get(e.ts)!.answeredAt! - e.sentAt);
-    const line = (xs: number[]) => `${xs.length} answers, p50 ${(quantile(xs, 0.5) / 1000).toFixed(2)} s, p99 ${(quantile(xs, 0.99) / 1000).toFixed(2)} s`;
-    if (o.busy !== undefined) console.log(`wait for an answer (ANSWERING_PER_CHANNEL at its default): busy channel ${line(wait((e) => e.channel === 'C0'))}; quiet channels ${line(wait((e) => e.channel !== 'C0'))}`);
+    const wait = (of: (e: (typeof events)[number]) => boolean) =>
+      events.filter((e) => of(e) && slack.threads.get(e.ts)?.answeredAt).map((e) => slack.threads.get(e.ts)!.answeredAt! - e.sentAt);
+    const line = (xs: number[]) =>
+      `${xs.length} answers, p50 ${(quantile(xs, 0.5) / 1000).toFixed(2)} s, p99 ${(quantile(xs, 0.99) / 1000).toFixed(2)} s`;
+    if (o.busy !== undefined)
+      console.log(
+        `wait for an answer (ANSWERING_PER_CHANNEL at its default): busy channel ${line(wait((e) => e.channel === 'C0'))}; quiet channels ${line(wait((e) => e.channel !== 'C0'))}`,
+      );
     else console.log(`wait for an answer (per-channel cap lifted): ${line(wait(() => true))}`);
-    console.log(`answered ${answered} of ${o.events} in ${seconds.toFixed(1)} s (${(answered / seconds).toFixed(1)} answers/s); duplicates ${duplicates}; threads with a stray placeholder ${strayPlaceholders}; missing ${o.events - answered}; whole-market backtest ${backtestThread?.[1].answers ? 'answered' : 'NOT answered'}`);
+    console.log(
+      `answered ${answered} of ${o.events} in ${seconds.toFixed(1)} s (${(answered / seconds).toFixed(1)} answers/s); duplicates ${duplicates}; threads with a stray placeholder ${strayPlaceholders}; missing ${o.events - answered}; whole-market backtest ${backtestThread?.[1].answers ? 'answered' : 'NOT answered'}`,
+    );
   } finally {
     polling = false;
     await Promise.all(pollers);

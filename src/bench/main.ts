@@ -15,7 +15,9 @@ import { exportBench } from './export-bench.js';
 const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
 program
   .command('ingest')
-  .description('generate and load crime rows (default 8.5M, the real size) with their rollups; rows/s, total time, rollup sizes, a 10,000-row sync')
+  .description(
+    'generate and load crime rows (default 8.5M, the real size) with their rollups; rows/s, total time, rollup sizes, a 10,000-row sync',
+  )
   .option('--rows <n>', 'rows to generate and load', positiveInt, 8_500_000)
   .option('--no-rerun', 'skip loading the same file a second time')
   .option('--no-rollups', 'load with the rollup triggers off, then count the rollups afresh (for comparison)')
@@ -41,7 +43,9 @@ program
 
 program
   .command('backtest')
-  .description('one 1,395-day backtest (engine, median); ticker selection over all tickers (agent, with fetch): first and cached runs, event-loop delay, RSS')
+  .description(
+    'one 1,395-day backtest (engine, median); ticker selection over all tickers (agent, with fetch): first and cached runs, event-loop delay, RSS',
+  )
   .option('--tickers <n>', 'tickers to load into the benchmark database when it has none', positiveInt, 5_401)
   .option('--legacy', 'the whole-market runs as before the worker threads and the bar cache, for comparison')
   .action(async (opts: { tickers: number; legacy?: boolean }) => {
@@ -51,7 +55,9 @@ program
 
 program
   .command('sql')
-  .description('relevance gate latency, validate/run/narrate time of the benchmark SQL, and the plan answers from rollups and from crimes, one at a time and --concurrent at once (after `ingest --rows N`)')
+  .description(
+    'relevance gate latency, validate/run/narrate time of the benchmark SQL, and the plan answers from rollups and from crimes, one at a time and --concurrent at once (after `ingest --rows N`)',
+  )
   .option('--rows <n>', 'the crimes the benchmark database must hold (load them with `ingest --rows N`)', positiveInt)
   .option('--concurrent <n>', 'plan questions asked at once', positiveInt, 200)
   .action(async (opts: { rows?: number; concurrent: number }) => {
@@ -61,15 +67,21 @@ program
 
 program
   .command('load')
-  .description('two serve processes under N Slack mentions (some delivered twice) and one whole-market backtest, one killed mid-run: ack and /healthz p99, answers/s, duplicates, missing')
+  .description(
+    'two serve processes under N Slack mentions (some delivered twice) and one whole-market backtest, one killed mid-run: ack and /healthz p99, answers/s, duplicates, missing',
+  )
   .option('--events <n>', 'Slack mentions to send', positiveInt, 200)
   .option('--concurrency <n>', 'mentions in flight at once', positiveInt, 16)
   .option('--tickers <n>', 'tickers to load into the benchmark database when it has none', positiveInt, 5_401)
-  .option('--busy <share>', 'put this share of the mentions (0-1) in one channel, keep the per-channel cap, and print the busy and the quiet channels\' waits', (v) => {
-    const share = Number(v);
-    if (!(share > 0 && share < 1)) throw new Error(`--busy takes a share between 0 and 1, not "${v}"`);
-    return share;
-  })
+  .option(
+    '--busy <share>',
+    "put this share of the mentions (0-1) in one channel, keep the per-channel cap, and print the busy and the quiet channels' waits",
+    (v) => {
+      const share = Number(v);
+      if (!(share > 0 && share < 1)) throw new Error(`--busy takes a share between 0 and 1, not "${v}"`);
+      return share;
+    },
+  )
   .action(async (opts: { events: number; concurrency: number; tickers: number; busy?: number }) => {
     const config = loadConfigFromProcess();
     await loadBench(config, createLogger(config.logLevel), opts);

@@ -51,17 +51,30 @@ export async function planBench(config: Config, logger: Logger, benchUrl: string
       rollupsUsed.set(from, (rollupsUsed.get(from) ?? 0) + 1);
       slow.push({ id: p.id, ms: a.ms, from });
     }
-    console.log(`plan questions: ${plans.length} of the benchmark's read by the offline reader; answered from ${[...rollupsUsed].map(([t, n]) => `${t} ${n}`).join(', ')}`);
+    console.log(
+      `plan questions: ${plans.length} of the benchmark's read by the offline reader; answered from ${[...rollupsUsed].map(([t, n]) => `${t} ${n}`).join(', ')}`,
+    );
     console.log(`query time (median of ${RUNS} per question) | p50 ms | p90 ms | p99 ms | max ms`);
-    console.log(`  as compiled (rollups where they hold) | ${ms(fast, 0.5)} | ${ms(fast, 0.9)} | ${ms(fast, 0.99)} | ${Math.max(...fast).toFixed(1)}`);
-    console.log(`  all from crimes                       | ${ms(raw, 0.5)} | ${ms(raw, 0.9)} | ${ms(raw, 0.99)} | ${Math.max(...raw).toFixed(1)}`);
-    console.log(`  slowest as compiled: ${slow.sort((x, y) => y.ms - x.ms).slice(0, 5).map((s) => `${s.id} ${s.ms.toFixed(0)} ms (${s.from})`).join(', ')}`);
+    console.log(
+      `  as compiled (rollups where they hold) | ${ms(fast, 0.5)} | ${ms(fast, 0.9)} | ${ms(fast, 0.99)} | ${Math.max(...fast).toFixed(1)}`,
+    );
+    console.log(
+      `  all from crimes                       | ${ms(raw, 0.5)} | ${ms(raw, 0.9)} | ${ms(raw, 0.99)} | ${Math.max(...raw).toFixed(1)}`,
+    );
+    console.log(
+      `  slowest as compiled: ${slow
+        .sort((x, y) => y.ms - x.ms)
+        .slice(0, 5)
+        .map((s) => `${s.id} ${s.ms.toFixed(0)} ms (${s.from})`)
+        .join(', ')}`,
+    );
     console.log('  the rows were identical both ways for every question');
 
     // whole answers, as a worker gives them (no model: the reader's plans)
     const { desk, memory } = createDesk({ ...config, databaseUrl: benchUrl }, db, logger);
     try {
-      const ask = (question: string, thread: string) => desk.answer({ platform: 'cli', threadId: `bench:${thread}`, text: question, kind: 'question' });
+      const ask = (question: string, thread: string) =>
+        desk.answer({ platform: 'cli', threadId: `bench:${thread}`, text: question, kind: 'question' });
       for (const p of plans) await ask(p.question, `warm-${p.id}`);
       const whole: number[] = [];
       for (const [i, p] of plans.entries()) {
@@ -69,7 +82,9 @@ export async function planBench(config: Config, logger: Logger, benchUrl: string
         if (answer.kind === 'error') throw new Error(`${p.id}: ${answer.message}`);
         whole.push(t);
       }
-      console.log(`whole answer, one at a time (${plans.length} questions): p50 ${ms(whole, 0.5)} ms, p99 ${ms(whole, 0.99)} ms, max ${Math.max(...whole).toFixed(1)} ms`);
+      console.log(
+        `whole answer, one at a time (${plans.length} questions): p50 ${ms(whole, 0.5)} ms, p99 ${ms(whole, 0.99)} ms, max ${Math.max(...whole).toFixed(1)} ms`,
+      );
 
       // many people at once, each in its own thread, the questions mixed: all queued at once, and answered
       // as a worker answers jobs, at most WORKER_CONCURRENCY at a time (the latency includes the wait)
@@ -78,15 +93,19 @@ export async function planBench(config: Config, logger: Logger, benchUrl: string
       let errors = 0;
       let next = 0;
       const started = performance.now();
-      await Promise.all(Array.from({ length: slots }, async () => {
-        for (let i = next++; i < concurrent; i = next++) {
-          const answer = await ask(plans[i % plans.length].question, `many-${i}`);
-          if (answer.kind === 'error') errors++;
-          latencies.push(performance.now() - started);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: slots }, async () => {
+          for (let i = next++; i < concurrent; i = next++) {
+            const answer = await ask(plans[i % plans.length].question, `many-${i}`);
+            if (answer.kind === 'error') errors++;
+            latencies.push(performance.now() - started);
+          }
+        }),
+      );
       const wall = (performance.now() - started) / 1000;
-      console.log(`${concurrent} mixed questions at once (one worker, ${slots} answering at a time, reader pool of ${config.reader.poolSize}): ${(concurrent / wall).toFixed(1)} answers/s, p50 ${ms(latencies, 0.5)} ms, p99 ${ms(latencies, 0.99)} ms, ${errors} errors`);
+      console.log(
+        `${concurrent} mixed questions at once (one worker, ${slots} answering at a time, reader pool of ${config.reader.poolSize}): ${(concurrent / wall).toFixed(1)} answers/s, p50 ${ms(latencies, 0.5)} ms, p99 ${ms(latencies, 0.99)} ms, ${errors} errors`,
+      );
     } finally {
       await memory.close();
     }

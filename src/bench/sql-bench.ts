@@ -15,7 +15,6 @@ import { planBench } from './plan-bench.js';
 import { readNamedQueries } from './index-bench.js';
 import { fixturePath } from '../core/paths.js';
 
-
 export async function sqlBench(config: Config, logger: Logger, opts: { rows?: number; concurrent: number }): Promise<void> {
   const items = loadBenchmark();
   // gate: warm once, then time every question many times
@@ -28,14 +27,18 @@ export async function sqlBench(config: Config, logger: Logger, opts: { rows?: nu
       gate.push((performance.now() - t) * 1000);
     }
   }
-  console.log(`relevance gate over ${items.length} questions x 200: median ${quantile(gate, 0.5).toFixed(1)} µs, p99 ${quantile(gate, 0.99).toFixed(1)} µs, max ${Math.max(...gate).toFixed(0)} µs`);
+  console.log(
+    `relevance gate over ${items.length} questions x 200: median ${quantile(gate, 0.5).toFixed(1)} µs, p99 ${quantile(gate, 0.99).toFixed(1)} µs, max ${Math.max(...gate).toFixed(0)} µs`,
+  );
 
   const db = await openBenchDatabase(config, logger, false);
   try {
     const { rows } = await db.pool.query('SELECT count(*) AS n FROM crimes');
     const n = Number(rows[0].n);
     if (opts.rows !== undefined && n < opts.rows) {
-      throw new Error(`the benchmark database holds ${n.toLocaleString('en-US')} crimes, fewer than ${opts.rows.toLocaleString('en-US')}: load them first with npm run bench -- ingest --rows ${opts.rows}`);
+      throw new Error(
+        `the benchmark database holds ${n.toLocaleString('en-US')} crimes, fewer than ${opts.rows.toLocaleString('en-US')}: load them first with npm run bench -- ingest --rows ${opts.rows}`,
+      );
     }
     console.log(`crimes: ${n.toLocaleString('en-US')} rows`);
     let t = performance.now();
@@ -58,7 +61,21 @@ export async function sqlBench(config: Config, logger: Logger, opts: { rows?: nu
     console.log('tier | n | validate median ms | run median ms | run p90 ms | narrate median ms');
     for (const tier of ['easy', 'medium', 'hard']) {
       const of = per.filter((p) => p.tier === tier);
-      console.log(`${tier} | ${of.length} | ${quantile(of.map((p) => p.validate), 0.5).toFixed(1)} | ${quantile(of.map((p) => p.run), 0.5).toFixed(0)} | ${quantile(of.map((p) => p.run), 0.9).toFixed(0)} | ${quantile(of.map((p) => p.narrate), 0.5).toFixed(2)}`);
+      console.log(
+        `${tier} | ${of.length} | ${quantile(
+          of.map((p) => p.validate),
+          0.5,
+        ).toFixed(1)} | ${quantile(
+          of.map((p) => p.run),
+          0.5,
+        ).toFixed(0)} | ${quantile(
+          of.map((p) => p.run),
+          0.9,
+        ).toFixed(0)} | ${quantile(
+          of.map((p) => p.narrate),
+          0.5,
+        ).toFixed(2)}`,
+      );
     }
     const slowest = [...per].sort((a, b) => b.run - a.run).slice(0, 5);
     console.log(`slowest runs: ${slowest.map((p) => `${p.id} ${(p.run / 1000).toFixed(2)} s`).join(', ')}`);
@@ -66,7 +83,10 @@ export async function sqlBench(config: Config, logger: Logger, opts: { rows?: nu
     console.log(`heavy shapes (fixtures/benchmarks/heavy-shapes.sql), statement timeout ${config.statementTimeoutMs / 1000} s:`);
     for (const q of readNamedQueries(fixturePath('benchmarks', 'heavy-shapes.sql'))) {
       t = performance.now();
-      const outcome = await runSql(db.pool, q.sql, config.statementTimeoutMs).then(() => 'ok', (e: Error) => e.message);
+      const outcome = await runSql(db.pool, q.sql, config.statementTimeoutMs).then(
+        () => 'ok',
+        (e: Error) => e.message,
+      );
       console.log(`  ${q.name}: ${((performance.now() - t) / 1000).toFixed(2)} s${outcome === 'ok' ? '' : ` (${outcome})`}`);
     }
   } finally {

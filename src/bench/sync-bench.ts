@@ -23,11 +23,21 @@ function firstBytes(file: string, bytes: number): string {
   }
 }
 
-async function syncBatch(pool: pg.Pool, loadedFile: string, sample: number): Promise<{ seconds: number; inserted: number; updated: number }> {
-  const { rows: [{ max }] } = await pool.query<{ max: number }>('SELECT max(id) AS max FROM crimes');
-  const { rows: stored } = await pool.query<{ id: number }>(`SELECT id FROM crimes TABLESAMPLE SYSTEM (1) REPEATABLE (${sample}) LIMIT ${SYNC_ROWS / 2}`);
+async function syncBatch(
+  pool: pg.Pool,
+  loadedFile: string,
+  sample: number,
+): Promise<{ seconds: number; inserted: number; updated: number }> {
+  const {
+    rows: [{ max }],
+  } = await pool.query<{ max: number }>('SELECT max(id) AS max FROM crimes');
+  const { rows: stored } = await pool.query<{ id: number }>(
+    `SELECT id FROM crimes TABLESAMPLE SYSTEM (1) REPEATABLE (${sample}) LIMIT ${SYNC_ROWS / 2}`,
+  );
   // the loaded file's first lines, re-keyed: new ids for half, stored ids (another type, updated now) for the rest
-  const lines = firstBytes(loadedFile, 8 << 20).split('\n').slice(0, SYNC_ROWS + 1);
+  const lines = firstBytes(loadedFile, 8 << 20)
+    .split('\n')
+    .slice(0, SYNC_ROWS + 1);
   const batch = lines.slice(1).map((line, i) => {
     const rest = line.slice(line.indexOf(','));
     if (i < SYNC_ROWS / 2) return `${max + 1 + i}${rest}`;

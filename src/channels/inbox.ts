@@ -23,11 +23,14 @@ export interface Asker {
 
 export type GateVerdict = { go: true } | { go: false; tellUser?: string };
 
-export const NOT_THIS_WORKSPACE = 'Data Desk is not enabled for your organization; ask the person who runs it to add your tenant or workspace.';
+export const NOT_THIS_WORKSPACE =
+  'Data Desk is not enabled for your organization; ask the person who runs it to add your tenant or workspace.';
 
 /** Whether the bot answers this workspace at all (every click and command asks; questions ask admit, which includes it). */
 export function workspaceAllowed(gate: Pick<Gate, 'allowedWorkspaces'>, workspace: string | undefined): GateVerdict {
-  return !gate.allowedWorkspaces.length || (workspace && gate.allowedWorkspaces.includes(workspace)) ? { go: true } : { go: false, tellUser: NOT_THIS_WORKSPACE };
+  return !gate.allowedWorkspaces.length || (workspace && gate.allowedWorkspaces.includes(workspace))
+    ? { go: true }
+    : { go: false, tellUser: NOT_THIS_WORKSPACE };
 }
 
 /** A question: the allow-lists, then the rate limits. */

@@ -52,7 +52,9 @@ export function configuredPlatforms(o: PlatformOptions): Platforms {
     const installer = config.slack.oauth
       ? createSlackInstaller({ oauth: config.slack.oauth, pool, logger, clientOptions, redirectUri: o.slackRedirectUri })
       : undefined;
-    const clients = installer ? installedClients(installer.store, clientOptions) : singleTokenClients(new WebClient(config.slack.botToken, clientOptions));
+    const clients = installer
+      ? installedClients(installer.store, clientOptions)
+      : singleTokenClients(new WebClient(config.slack.botToken, clientOptions));
     platforms.slack = { clients, installer };
     const outbox = slackOutbox({ clients, deliveries, logger, quickchartUrl: config.quickchartUrl, exports });
     platforms.outboxes.slack = outbox;
@@ -61,7 +63,16 @@ export function configuredPlatforms(o: PlatformOptions): Platforms {
   if (o.teams) {
     const adapter = createTeamsAdapter(o.teams, logger);
     platforms.teams = { adapter, appId: o.teams.appId };
-    const outbox = teamsOutbox({ adapter, appId: o.teams.appId, pool, deliveries, chartLink: o.chartLink, logger, quickchartUrl: config.quickchartUrl, exportLink: o.exportLink });
+    const outbox = teamsOutbox({
+      adapter,
+      appId: o.teams.appId,
+      pool,
+      deliveries,
+      chartLink: o.chartLink,
+      logger,
+      quickchartUrl: config.quickchartUrl,
+      exportLink: o.exportLink,
+    });
     platforms.outboxes.teams = outbox;
     platforms.posters.teams = outbox.posts;
   }

@@ -10,6 +10,10 @@ export function alignedTable(t: AnswerTable, options: { maxRows?: number; maxCel
   const rows = t.rows.slice(0, options.maxRows ?? t.rows.length).map((r) => r.map((c) => clip(cellText(c))));
   const header = t.columns.map(clip);
   const widths = header.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }

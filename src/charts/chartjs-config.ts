@@ -35,7 +35,8 @@ export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): Ch
   const hasRight = right.length > 0;
   // A drawdown (all values <= 0) hangs from the top in the upper third, clear of the equity lines.
   const rightValues = right.flatMap((s) => s.values).filter((v): v is number => v !== null);
-  const hangingMin = rightValues.length && rightValues.every((v) => v <= 0) ? Math.floor((Math.min(...rightValues) * 3) / 10) * 10 || -10 : undefined;
+  const hangingMin =
+    rightValues.length && rightValues.every((v) => v <= 0) ? Math.floor((Math.min(...rightValues) * 3) / 10) * 10 || -10 : undefined;
   const type = spec.kind === 'line' ? 'line' : 'bar';
   return {
     type,
@@ -65,8 +66,14 @@ export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): Ch
       },
       scales: {
         x: { ticks: { maxTicksLimit: card ? 8 : 10, autoSkip: true, ...ink, ...small }, ...grid },
-        y: { title: { display: Boolean(spec.yLabel), text: spec.yLabel ?? '', ...ink }, position: 'left', ticks: { ...ink, ...small }, ...grid },
-        ...(hasRight ? {
+        y: {
+          title: { display: Boolean(spec.yLabel), text: spec.yLabel ?? '', ...ink },
+          position: 'left',
+          ticks: { ...ink, ...small },
+          ...grid,
+        },
+        ...(hasRight
+          ? {
               y2: {
                 title: { display: Boolean(spec.y2Label), text: spec.y2Label ?? '', ...ink },
                 position: 'right',
@@ -75,7 +82,8 @@ export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): Ch
                 grid: { drawOnChartArea: false, ...(card ? { color: CARD_INKS.grid } : {}) },
                 ...(hangingMin !== undefined ? { min: hangingMin, max: 0 } : {}),
               },
-            } : {}),
+            }
+          : {}),
       },
     },
   } as ChartConfiguration;

@@ -18,7 +18,12 @@ export function chooseChart(r: QueryResult, title: string): ChartSpec | undefine
     kind: shape === 'series' ? 'line' : valueCols.length > 1 ? 'grouped-bar' : 'bar',
     title,
     labels: rows.map((row) => String(row[0])),
-    series: valueCols.map(({ c, i }) => ({ name: humanize(c), values: rows.map((row) => row[i] as number | null), axis: 'left' as const, fill: false })),
+    series: valueCols.map(({ c, i }) => ({
+      name: humanize(c),
+      values: rows.map((row) => row[i] as number | null),
+      axis: 'left' as const,
+      fill: false,
+    })),
     yLabel: valueCols.length === 1 ? humanize(valueCols[0].c) : undefined,
   };
 }

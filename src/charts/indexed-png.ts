@@ -76,7 +76,7 @@ export function encodeIndexedPng(rgba: Uint8ClampedArray | Uint8Array, width: nu
         const [pr, pg, pb] = palette[i];
         // weighted for the eye: green counts most, blue least
         const d = 3 * (r - pr) ** 2 + 4 * (g - pg) ** 2 + 2 * (b - pb) ** 2;
-        if (d < best) (best = d), (index = i);
+        if (d < best) ((best = d), (index = i));
       }
       cache.set(key, index);
     }

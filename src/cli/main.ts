@@ -48,7 +48,13 @@ export function buildProgram(): Command {
   registerSql(program);
   registerTeams(program);
   registerSlack(program);
-  program.addHelpText('after', () => `\nAll commands:\n${listCommands(program).map((line) => `  ${line}`).join('\n')}\n`);
+  program.addHelpText(
+    'after',
+    () =>
+      `\nAll commands:\n${listCommands(program)
+        .map((line) => `  ${line}`)
+        .join('\n')}\n`,
+  );
   return program;
 }
 
@@ -66,7 +72,9 @@ export async function main(argv: string[]): Promise<number> {
     const message = error instanceof Error ? error.message : String(error);
     if (isDatabaseUnavailable(error)) {
       // PostgreSQL went away mid-command (a crash, a restart): what was committed stays, and the commands are idempotent
-      process.stderr.write(`datadesk: PostgreSQL went away during the command (${message}). What was committed is kept; run the same command again once it is back.\n`);
+      process.stderr.write(
+        `datadesk: PostgreSQL went away during the command (${message}). What was committed is kept; run the same command again once it is back.\n`,
+      );
       return 1;
     }
     process.stderr.write(`datadesk: unexpected error: ${message}\n`);

@@ -8,20 +8,33 @@ import { parseGlossaryDefaults } from '../knowledge/glossary.js';
 import { parseSealingKeys } from '../channels/slack/token-seal.js';
 
 /** A comma-separated setting as a list, blanks dropped. */
-const list = (v: string | undefined) => (v ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
 
 /** The bot scopes an OAuth install asks for: manifests/slack/manifest.yml's (a test compares the two). */
-export const SLACK_BOT_SCOPES = ['app_mentions:read', 'channels:history', 'groups:history', 'chat:write', 'commands', 'files:write', 'im:history', 'mpim:history', 'reactions:read'];
+export const SLACK_BOT_SCOPES = [
+  'app_mentions:read',
+  'channels:history',
+  'groups:history',
+  'chat:write',
+  'commands',
+  'files:write',
+  'im:history',
+  'mpim:history',
+  'reactions:read',
+];
 
 const optionalString = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-const postgresUrl = optionalString.refine(
-  (v) => v === undefined || /^postgres(ql)?:\/\//.test(v),
-  { message: 'expected a PostgreSQL URL such as postgres://user@host:5432/dbname' },
-);
+const postgresUrl = optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
+  message: 'expected a PostgreSQL URL such as postgres://user@host:5432/dbname',
+});
 
 const httpUrl = optionalString.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), {
   message: 'expected an http:// or https:// URL',
@@ -91,8 +104,12 @@ const schema = z.object({
     .transform((v) => v ?? 'false')
     .pipe(z.enum(['true', 'false'], { message: 'expected true or false' })),
   READER_POOL_SIZE: integer(3, 1, 100),
-  READER_WORK_MEM: optionalString.transform((v) => v ?? '32MB').refine((v) => /^\d+(kB|MB|GB)$/.test(v), { message: 'expected a PostgreSQL memory size such as 32MB' }),
-  READER_TEMP_FILE_LIMIT: optionalString.transform((v) => v ?? '512MB').refine((v) => /^\d+(kB|MB|GB)$/.test(v), { message: 'expected a PostgreSQL memory size such as 512MB' }),
+  READER_WORK_MEM: optionalString
+    .transform((v) => v ?? '32MB')
+    .refine((v) => /^\d+(kB|MB|GB)$/.test(v), { message: 'expected a PostgreSQL memory size such as 32MB' }),
+  READER_TEMP_FILE_LIMIT: optionalString
+    .transform((v) => v ?? '512MB')
+    .refine((v) => /^\d+(kB|MB|GB)$/.test(v), { message: 'expected a PostgreSQL memory size such as 512MB' }),
   SQL_MAX_RESULT_BYTES: integer(32 * 1024 * 1024, 65_536, 2 ** 31 - 1),
   SQL_DISPLAY_ROWS: integer(20, 1, 1_000),
   THREAD_MEMORY_URL: optionalString.refine((v) => v === undefined || v === 'memory' || /^rediss?:\/\//.test(v), {
@@ -101,9 +118,13 @@ const schema = z.object({
   THREAD_MEMORY_TTL_HOURS: integer(168, 1, 24 * 365),
   GLOSSARY_DEFAULTS: optionalString,
   QUICKCHART_URL: httpUrl,
-  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), { message: 'expected a bot token starting with xoxb-' }),
+  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {
+    message: 'expected a bot token starting with xoxb-',
+  }),
   SLACK_SIGNING_SECRET: optionalString,
-  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), { message: 'expected an app-level token starting with xapp- (Socket Mode)' }),
+  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), {
+    message: 'expected an app-level token starting with xapp- (Socket Mode)',
+  }),
   SLACK_API_URL: httpUrl,
   SLACK_ALLOWED_CHANNELS: optionalString,
   // installs from many workspaces ("Add to Slack", src/channels/slack/slack-install.ts) instead of one SLACK_BOT_TOKEN
@@ -120,9 +141,7 @@ const schema = z.object({
     .transform((v) => v ?? 'MultiTenant')
     .pipe(z.enum(['MultiTenant', 'SingleTenant', 'UserAssignedMSI'], { message: 'expected MultiTenant, SingleTenant or UserAssignedMSI' })),
   // Teams without a bot registration, for the Bot Framework Emulator (loopback HOST only; see src/channels/teams/teams-mode.ts)
-  TEAMS_LOCAL: optionalString
-    .transform((v) => v ?? 'false')
-    .pipe(z.enum(['true', 'false'], { message: 'expected true or false' })),
+  TEAMS_LOCAL: optionalString.transform((v) => v ?? 'false').pipe(z.enum(['true', 'false'], { message: 'expected true or false' })),
   TEAMS_ALLOWED_TENANTS: optionalString,
   TEAMS_PRIVACY_URL: httpsUrl,
   TEAMS_TERMS_URL: httpsUrl,
@@ -202,7 +221,11 @@ export interface Config {
    * when not given: serve and worker refuse that (teamsCredentialProblem), `teams package` needs only the id.
    */
   teams?: {
-    appId: string; appPassword: string; tenantId: string; appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI'; local: boolean;
+    appId: string;
+    appPassword: string;
+    tenantId: string;
+    appType: 'MultiTenant' | 'SingleTenant' | 'UserAssignedMSI';
+    local: boolean;
     /** tenant ids the bot answers; empty: any tenant that installs it */
     allowedTenants: string[];
   };
@@ -241,9 +264,7 @@ const DEFAULT_SOCRATA_SCHEDULE = '0 4 * * 1';
 export function loadConfig(env: RawEnv): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const e = parsed.data;
   const problems: string[] = [];
@@ -263,11 +284,16 @@ export function loadConfig(env: RawEnv): Config {
     problems.push('SLACK_SIGNING_SECRET: required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)');
   }
   if (e.SLACK_CLIENT_ID) {
-    if (e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: unset it with SLACK_CLIENT_ID (OAuth installs keep one token per workspace); use one or the other');
+    if (e.SLACK_BOT_TOKEN)
+      problems.push('SLACK_BOT_TOKEN: unset it with SLACK_CLIENT_ID (OAuth installs keep one token per workspace); use one or the other');
     if (!e.SLACK_CLIENT_SECRET) problems.push('SLACK_CLIENT_SECRET: required with SLACK_CLIENT_ID (Basic Information -> App Credentials)');
     if (!e.SLACK_SIGNING_SECRET) problems.push('SLACK_SIGNING_SECRET: required with SLACK_CLIENT_ID (installs receive events over HTTP)');
-    if (e.SLACK_APP_TOKEN) problems.push('SLACK_APP_TOKEN: Socket Mode apps cannot be distributed to other workspaces; unset it with SLACK_CLIENT_ID');
-    if (!e.SLACK_TOKEN_KEYS) problems.push('SLACK_TOKEN_KEYS: required with SLACK_CLIENT_ID, to seal the workspaces\' tokens at rest (e.g. k1:$(openssl rand -base64 32))');
+    if (e.SLACK_APP_TOKEN)
+      problems.push('SLACK_APP_TOKEN: Socket Mode apps cannot be distributed to other workspaces; unset it with SLACK_CLIENT_ID');
+    if (!e.SLACK_TOKEN_KEYS)
+      problems.push(
+        "SLACK_TOKEN_KEYS: required with SLACK_CLIENT_ID, to seal the workspaces' tokens at rest (e.g. k1:$(openssl rand -base64 32))",
+      );
     else {
       try {
         parseSealingKeys(e.SLACK_TOKEN_KEYS);
@@ -283,18 +309,24 @@ export function loadConfig(env: RawEnv): Config {
   if (e.MICROSOFT_APP_ID && e.MICROSOFT_APP_TYPE === 'SingleTenant' && !e.MICROSOFT_APP_TENANT_ID) {
     problems.push('MICROSOFT_APP_TENANT_ID: required for a SingleTenant bot');
   }
-  const allowedHosts = (e.PLAYGROUND_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const allowedHosts = (e.PLAYGROUND_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
   const badHost = allowedHosts.find((h) => !/^([a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/.test(h));
-  if (badHost) problems.push(`PLAYGROUND_ALLOWED_HOSTS: "${badHost}" is not a host name; expected names or addresses without scheme or port, e.g. datadesk.example.com,10.0.0.5`);
+  if (badHost)
+    problems.push(
+      `PLAYGROUND_ALLOWED_HOSTS: "${badHost}" is not a host name; expected names or addresses without scheme or port, e.g. datadesk.example.com,10.0.0.5`,
+    );
   if ((e.SLACK_SIGNING_SECRET || e.SLACK_APP_TOKEN) && !e.SLACK_BOT_TOKEN && !e.SLACK_CLIENT_ID) {
-    problems.push('SLACK_BOT_TOKEN: required when other SLACK_* settings are given (xoxb-...), or SLACK_CLIENT_ID for installs from many workspaces');
+    problems.push(
+      'SLACK_BOT_TOKEN: required when other SLACK_* settings are given (xoxb-...), or SLACK_CLIENT_ID for installs from many workspaces',
+    );
   }
   if (problems.length) throw new ConfigError(problems);
 
   const socrataSchedule =
-    e.SOCRATA_SCHEDULE === 'off'
-      ? undefined
-      : (e.SOCRATA_SCHEDULE ?? (e.DATABASE_URL ? DEFAULT_SOCRATA_SCHEDULE : undefined));
+    e.SOCRATA_SCHEDULE === 'off' ? undefined : (e.SOCRATA_SCHEDULE ?? (e.DATABASE_URL ? DEFAULT_SOCRATA_SCHEDULE : undefined));
 
   return {
     databaseUrl: e.DATABASE_URL,
@@ -318,26 +350,42 @@ export function loadConfig(env: RawEnv): Config {
     answerDeadlineMs: e.ANSWER_DEADLINE_MS,
     sqlDisplayRows: e.SQL_DISPLAY_ROWS,
     allowSuperuser: e.DATADESK_ALLOW_SUPERUSER === 'true',
-    reader: { poolSize: e.READER_POOL_SIZE, workMem: e.READER_WORK_MEM, tempFileLimit: e.READER_TEMP_FILE_LIMIT, maxResultBytes: e.SQL_MAX_RESULT_BYTES },
+    reader: {
+      poolSize: e.READER_POOL_SIZE,
+      workMem: e.READER_WORK_MEM,
+      tempFileLimit: e.READER_TEMP_FILE_LIMIT,
+      maxResultBytes: e.SQL_MAX_RESULT_BYTES,
+    },
     threadMemoryUrl: e.THREAD_MEMORY_URL,
     threadMemoryTtlHours: e.THREAD_MEMORY_TTL_HOURS,
     glossaryDefaults,
     quickchartUrl: e.QUICKCHART_URL,
-    slack: e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID
-      ? {
-          botToken: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL,
-          allowedChannels: list(e.SLACK_ALLOWED_CHANNELS),
-          oauth: e.SLACK_CLIENT_ID
-            ? {
-                clientId: e.SLACK_CLIENT_ID, clientSecret: e.SLACK_CLIENT_SECRET!, tokenKeys: e.SLACK_TOKEN_KEYS!, authorizeUrl: e.SLACK_AUTHORIZE_URL,
-                scopes: e.SLACK_SCOPES ? list(e.SLACK_SCOPES) : SLACK_BOT_SCOPES,
-              }
-            : undefined,
-        }
-      : undefined,
+    slack:
+      e.SLACK_BOT_TOKEN || e.SLACK_CLIENT_ID
+        ? {
+            botToken: e.SLACK_BOT_TOKEN,
+            signingSecret: e.SLACK_SIGNING_SECRET,
+            appToken: e.SLACK_APP_TOKEN,
+            apiUrl: e.SLACK_API_URL,
+            allowedChannels: list(e.SLACK_ALLOWED_CHANNELS),
+            oauth: e.SLACK_CLIENT_ID
+              ? {
+                  clientId: e.SLACK_CLIENT_ID,
+                  clientSecret: e.SLACK_CLIENT_SECRET!,
+                  tokenKeys: e.SLACK_TOKEN_KEYS!,
+                  authorizeUrl: e.SLACK_AUTHORIZE_URL,
+                  scopes: e.SLACK_SCOPES ? list(e.SLACK_SCOPES) : SLACK_BOT_SCOPES,
+                }
+              : undefined,
+          }
+        : undefined,
     teams: e.MICROSOFT_APP_ID
       ? {
-          appId: e.MICROSOFT_APP_ID, appPassword: e.MICROSOFT_APP_PASSWORD ?? '', tenantId: e.MICROSOFT_APP_TENANT_ID ?? '', appType: e.MICROSOFT_APP_TYPE, local: false,
+          appId: e.MICROSOFT_APP_ID,
+          appPassword: e.MICROSOFT_APP_PASSWORD ?? '',
+          tenantId: e.MICROSOFT_APP_TENANT_ID ?? '',
+          appType: e.MICROSOFT_APP_TYPE,
+          local: false,
           allowedTenants: list(e.TEAMS_ALLOWED_TENANTS),
         }
       : e.TEAMS_LOCAL === 'true'

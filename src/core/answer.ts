@@ -74,7 +74,9 @@ export const answerSchema = z.discriminatedUnion('kind', [
      * compared with 2018?", never the fragment "compare with 2018"), and for a plan answer the plan and its key.
      * Memory, feedback, verified pairs, exports and digests keep this.
      */
-    resolved: z.object({ question: z.string(), plan: z.record(z.string(), z.unknown()).optional(), planKey: z.string().optional() }).optional(),
+    resolved: z
+      .object({ question: z.string(), plan: z.record(z.string(), z.unknown()).optional(), planKey: z.string().optional() })
+      .optional(),
   }),
   z.object({
     kind: z.literal('clarify'),
@@ -129,7 +131,10 @@ export async function timed<T>(trace: TraceStep[], node: string, work: () => Pro
  */
 export function narrationAfterHeadline(answer: { headline: string; narration: string }): string {
   if (!answer.narration.startsWith(answer.headline)) return answer.narration;
-  return answer.narration.slice(answer.headline.length).replace(/^[\s.,;:]+/, '').trim();
+  return answer.narration
+    .slice(answer.headline.length)
+    .replace(/^[\s.,;:]+/, '')
+    .trim();
 }
 
 /** Tables up to this many rows (24 hours, 12 months, 7 weekdays, 22 districts) are shown whole: an axis is never cut. */

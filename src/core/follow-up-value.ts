@@ -17,7 +17,8 @@ export function decodeFollowUp(value: string): FollowUpValue {
   if (value.startsWith('{')) {
     try {
       const v = JSON.parse(value) as { t?: unknown; p?: unknown };
-      if (typeof v.t === 'string' && v.p && typeof v.p === 'object' && !Array.isArray(v.p)) return { text: v.t, plan: v.p as Record<string, unknown> };
+      if (typeof v.t === 'string' && v.p && typeof v.p === 'object' && !Array.isArray(v.p))
+        return { text: v.t, plan: v.p as Record<string, unknown> };
     } catch {
       // not ours: read as text
     }

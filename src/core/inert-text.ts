@@ -10,7 +10,8 @@
 // it must stop and the real sentences it must let through.
 
 /** Top-level domains a link is written with; "e.g.", "a.m." and "St." end in none of them. */
-const TLD = '(?:com|net|org|io|example|info|biz|co|xyz|gov|edu|ru|cn|app|dev|me|ly|link|site|online|top|us|uk|de|fr|ai|gg|tv|cc|ws|sh|to|gl|page|click|zip|mov)';
+const TLD =
+  '(?:com|net|org|io|example|info|biz|co|xyz|gov|edu|ru|cn|app|dev|me|ly|link|site|online|top|us|uk|de|fr|ai|gg|tv|cc|ws|sh|to|gl|page|click|zip|mov)';
 /** A dot, as written or disguised: ".", "[.]", "(.)", "[dot]", "(dot)", " dot ". */
 const DOT = '(?:\\s*(?:\\.|\\[\\.\\]|\\(\\.\\)|\\[dot\\]|\\(dot\\))\\s*|\\s+dot\\s+)';
 
@@ -22,8 +23,14 @@ const CHECKS: [RegExp, string][] = [
   [/\b\d{3}[-.\s]\d{3}[-.\s]\d{4}\b/, 'a phone number'],
   [/<[!@#][^>]*>|(?:^|\s)@(?:channel|here|everyone|[A-Za-z0-9_.-]+\b)/i, 'a mention'],
   [/\bverified\b|✓|✅|✔|:white_check_mark:|:heavy_check_mark:/i, 'a badge'],
-  [/\b(?:click|tap|log ?in|sign ?in|re-?authenticate|verify (?:your|the) account|password|credentials|api key|token|visit|go to|contact (?:us|support)|call us|download|install|enter your|reply with|send (?:your|us|it|them)|forward (?:this|it)|scan the|open the attachment|run this|ignore (?:the|all|previous|these|those)|keep access)\b/i, 'an instruction'],
-  [/\b(?:eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)\b/i, 'numbers in words'],
+  [
+    /\b(?:click|tap|log ?in|sign ?in|re-?authenticate|verify (?:your|the) account|password|credentials|api key|token|visit|go to|contact (?:us|support)|call us|download|install|enter your|reply with|send (?:your|us|it|them)|forward (?:this|it)|scan the|open the attachment|run this|ignore (?:the|all|previous|these|those)|keep access)\b/i,
+    'an instruction',
+  ],
+  [
+    /\b(?:eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)\b/i,
+    'numbers in words',
+  ],
   [/[*_~`]{2,}|(?:^|\s)#{1,6}\s|(?:^|\s)>\s|<\/?[a-z][^>]*>/im, 'markup'],
   [/^\s*[{[]|[{[]\s*"|\bselect\b[\s\S]*\bfrom\b/i, 'data or SQL, not sentences'],
 ];

@@ -76,9 +76,7 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(config: Config, logger: Logger, options: OpenOptions = {}): Promise<Database> {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await startEmbeddedPostgres(config.home, config.embeddedPgPort, logger);
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.home, config.embeddedPgPort, logger);
   const url = config.databaseUrl ?? embedded!.url;
   const write = createPool({ connectionString: url, max: 10, options: APP_SEARCH_PATH }, 'app', logger);
   let reader: pg.Pool | undefined;
@@ -92,14 +90,18 @@ export async function openDatabase(config: Config, logger: Logger, options: Open
           `PASSWORD '…'; CREATE DATABASE datadesk OWNER datadesk) and use that, or set DATADESK_ALLOW_SUPERUSER=true to run anyway.`,
       );
     }
-    if (rights.superuser && options.refuseSuperuser) logger.warn(`PostgreSQL: the app logs in as the superuser ${rights.user} (DATADESK_ALLOW_SUPERUSER); model-written SQL still runs as the reader login`);
+    if (rights.superuser && options.refuseSuperuser)
+      logger.warn(
+        `PostgreSQL: the app logs in as the superuser ${rights.user} (DATADESK_ALLOW_SUPERUSER); model-written SQL still runs as the reader login`,
+      );
     if (options.migrate !== false) {
       const applied = await migrate(write);
       if (applied.length) logger.info(`PostgreSQL: applied migrations ${applied.join(', ')}`);
     }
-    const access = options.migrate === false
-      ? { problem: 'the reader login is set up after the migrations, which this command does not run' }
-      : await openReader(config, logger, url, embedded?.adminUrl, rights.user);
+    const access =
+      options.migrate === false
+        ? { problem: 'the reader login is set up after the migrations, which this command does not run' }
+        : await openReader(config, logger, url, embedded?.adminUrl, rights.user);
     reader = access.pool;
     if (access.problem && options.migrate !== false) logger.warn(`PostgreSQL: model-written SQL is off: ${access.problem}`);
     return {
@@ -141,11 +143,16 @@ async function openReader(
     const setupClient = new pg.Client({ connectionString: adminUrl ?? appUrl, options: APP_SEARCH_PATH });
     await setupClient.connect();
     try {
-      const limits = { statementTimeoutMs: config.statementTimeoutMs, workMem: config.reader.workMem, tempFileLimit: config.reader.tempFileLimit };
+      const limits = {
+        statementTimeoutMs: config.statementTimeoutMs,
+        workMem: config.reader.workMem,
+        tempFileLimit: config.reader.tempFileLimit,
+      };
       const setup = await ensureReaderRole(setupClient, limits, logger, appUser);
       if (!setup) {
         return {
-          problem: `the app's login ${appUser} may not create roles, and READ_DATABASE_URL is not set. ` +
+          problem:
+            `the app's login ${appUser} may not create roles, and READ_DATABASE_URL is not set. ` +
             'Give READ_DATABASE_URL a read-only login (SELECT on the data tables only), or let the app create one (ALTER ROLE … CREATEROLE). Verified questions still work.',
         };
       }

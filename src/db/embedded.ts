@@ -44,11 +44,7 @@ function runningPort(dataDir: string): number | undefined {
   return Number.isInteger(port) ? port : undefined;
 }
 
-export async function startEmbeddedPostgres(
-  home: string,
-  port: number,
-  logger: Logger,
-): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(home: string, port: number, logger: Logger): Promise<EmbeddedServer> {
   const dataDir = path.resolve(home, 'pg');
   const urlFor = (p: number, db: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${p}/${db}`;
 
@@ -146,7 +142,9 @@ async function ensureAppLogin(adminUrl: string, home: string): Promise<string> {
   await client.connect();
   try {
     const exists = (await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [APP_ROLE])).rowCount === 1;
-    await client.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${APP_ROLE} WITH LOGIN NOSUPERUSER NOCREATEROLE NOCREATEDB PASSWORD '${password}'`);
+    await client.query(
+      `${exists ? 'ALTER' : 'CREATE'} ROLE ${APP_ROLE} WITH LOGIN NOSUPERUSER NOCREATEROLE NOCREATEDB PASSWORD '${password}'`,
+    );
     await client.query(`ALTER DATABASE ${DATABASE} OWNER TO ${APP_ROLE}`);
     // migration 005 makes the app a member of the old NOLOGIN group; only a superuser may grant it
     await client.query(`DO $$ BEGIN CREATE ROLE datadesk_reader NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`);
@@ -161,7 +159,9 @@ async function ensureAppLogin(adminUrl: string, home: string): Promise<string> {
       [APP_ROLE],
     );
     for (const o of owned.rows) await client.query(`ALTER ${o.kind} ${o.name} OWNER TO ${APP_ROLE}`);
-    await client.query(`DO $$ BEGIN IF to_regnamespace('datadesk_app') IS NOT NULL THEN ALTER SCHEMA datadesk_app OWNER TO ${APP_ROLE}; END IF; END $$`);
+    await client.query(
+      `DO $$ BEGIN IF to_regnamespace('datadesk_app') IS NOT NULL THEN ALTER SCHEMA datadesk_app OWNER TO ${APP_ROLE}; END IF; END $$`,
+    );
   } finally {
     await client.end();
   }

@@ -15,10 +15,9 @@ const STOCK_TABLES = ['shanghai_stock_exchange', 'shenzhen_stock_exchange', 'bei
  * 8.5M rows takes a second), an exact count on small or not yet analysed ones.
  */
 async function approximateRows(pool: pg.Pool, table: string): Promise<number> {
-  const { rows } = await pool.query<{ n: number }>(
-    `SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = $1::regclass`,
-    [table],
-  );
+  const { rows } = await pool.query<{ n: number }>(`SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = $1::regclass`, [
+    table,
+  ]);
   if (rows[0].n > 100_000) return rows[0].n;
   const exact = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
   return exact.rows[0].n;
@@ -41,7 +40,12 @@ export async function dataFreshness(pool: pg.Pool): Promise<DataFreshness> {
   const marks = await pool.query<{ source: string }>(`SELECT source FROM ingest_state WHERE source IN ('demo:crimes', 'demo:stocks')`);
   const synthetic = new Set(marks.rows.map((r) => r.source));
   return {
-    crimes: { rows: crimesRows, earliest: rows[0].crimes_earliest, latest: rows[0].crimes_latest, synthetic: crimesRows > 0 && synthetic.has('demo:crimes') },
+    crimes: {
+      rows: crimesRows,
+      earliest: rows[0].crimes_earliest,
+      latest: rows[0].crimes_latest,
+      synthetic: crimesRows > 0 && synthetic.has('demo:crimes'),
+    },
     stocks: { rows: stockRows, latest: rows[0].stock_latest, synthetic: stockRows > 0 && synthetic.has('demo:stocks') },
   };
 }
@@ -60,5 +64,5 @@ export function syntheticData(pool: pg.Pool): Promise<{ crimes: boolean; stocks:
   return value;
 }
 
-export const SYNTHETIC_CRIMES_NOTE = 'Demo data: these crimes are generated for trying the bot, not the city\'s records.';
+export const SYNTHETIC_CRIMES_NOTE = "Demo data: these crimes are generated for trying the bot, not the city's records.";
 export const SYNTHETIC_PRICES_NOTE = 'demo data: the company names are real, the prices are generated';

@@ -32,7 +32,8 @@ export async function hardenDatabase(adminUrl: string, appUrl: string, limits: P
   }
   try {
     const rights = await loginRights(client);
-    if (!rights.superuser) throw new UserError(`--admin-url logs in as ${rights.user}, which is not a superuser: only a superuser can take these steps.`);
+    if (!rights.superuser)
+      throw new UserError(`--admin-url logs in as ${rights.user}, which is not a superuser: only a superuser can take these steps.`);
     const role = readerRoleName(database);
     if ((await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount !== 1) {
       throw new UserError(`There is no reader login ${role} in ${database} yet: start the bot once (it creates it), then run this again.`);
@@ -45,7 +46,10 @@ export async function hardenDatabase(adminUrl: string, appUrl: string, limits: P
     const after = await missingWalls(client, role, limits);
     const done = before.filter((m) => !after.includes(m));
     return {
-      database, role, owner: owner || rights.user, done: done.length ? done : [],
+      database,
+      role,
+      owner: owner || rights.user,
+      done: done.length ? done : [],
       already: before.length ? [] : [`temp_file_limit on ${role}`, `EXECUTE on ${revoked} built-ins kept from PUBLIC`],
     };
   } catch (error) {

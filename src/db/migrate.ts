@@ -46,9 +46,7 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
       checksum   text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const { rows } = await client.query<{ version: string; checksum: string }>(
-      'SELECT version, checksum FROM schema_migrations',
-    );
+    const { rows } = await client.query<{ version: string; checksum: string }>('SELECT version, checksum FROM schema_migrations');
     const applied = new Map(rows.map((r) => [r.version, r.checksum]));
     const appliedNow: string[] = [];
     for (const m of migrations) {

@@ -31,7 +31,8 @@ interface PlanNode {
 const COLLECTING = /\b(array_agg|string_agg|json_agg|jsonb_agg|json_object_agg|jsonb_object_agg|xmlagg)\s*\(/i;
 const HOLDING = new Set(['Sort', 'Incremental Sort', 'Hash', 'Materialize']);
 
-const about = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(1)} billion` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} million` : Math.round(n).toLocaleString('en-US'));
+const about = (n: number) =>
+  n >= 1e9 ? `${(n / 1e9).toFixed(1)} billion` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} million` : Math.round(n).toLocaleString('en-US');
 
 /** Why the plan (EXPLAIN (VERBOSE, FORMAT JSON)'s output) is over budget, or undefined. */
 export function planBudgetProblem(explained: unknown, budget: PlanBudget = DEFAULT_PLAN_BUDGET): string | undefined {

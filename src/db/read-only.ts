@@ -56,11 +56,7 @@ function socketOf(client: pg.PoolClient): NodeJS.EventEmitter & { destroy(error?
 
 const GRACE_MS = 2_000;
 
-export async function withReadOnly<T>(
-  pool: pg.Pool,
-  options: ReadOnlyOptions,
-  work: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
+export async function withReadOnly<T>(pool: pg.Pool, options: ReadOnlyOptions, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();

@@ -58,13 +58,27 @@ interface LoginRights {
 }
 
 export async function loginRights(client: pg.Pool | pg.ClientBase): Promise<LoginRights> {
-  const { rows } = await client.query<{ user: string; superuser: boolean; createrole: boolean; createdb: boolean; database: string; version: string }>(
+  const { rows } = await client.query<{
+    user: string;
+    superuser: boolean;
+    createrole: boolean;
+    createdb: boolean;
+    database: string;
+    version: string;
+  }>(
     `SELECT current_user AS user, rolsuper AS superuser, rolcreaterole AS createrole, rolcreatedb AS createdb, current_database() AS database,
             current_setting('server_version_num') AS version
      FROM pg_roles WHERE rolname = current_user`,
   );
   const r = rows[0];
-  return { user: r.user, superuser: r.superuser, createRole: r.createrole, createDb: r.createdb, database: r.database, serverVersion: Number(r.version) };
+  return {
+    user: r.user,
+    superuser: r.superuser,
+    createRole: r.createrole,
+    createDb: r.createdb,
+    database: r.database,
+    serverVersion: Number(r.version),
+  };
 }
 
 /**
@@ -96,11 +110,14 @@ export async function ensureReaderRole(
     const createDb = !exists || rights.superuser || rights.createDb ? ' NOCREATEDB' : '';
     const attributes = `LOGIN NOINHERIT${createDb} NOCREATEROLE CONNECTION LIMIT 50${rights.superuser ? ' NOSUPERUSER NOREPLICATION NOBYPASSRLS' : ''}`;
     await client.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${ident(role)} WITH ${attributes} PASSWORD ${literal(password)}`);
-    if (!stored.rowCount) await client.query('INSERT INTO datadesk_app.reader_login (role_name, password) VALUES ($1, $2)', [role, password]);
+    if (!stored.rowCount)
+      await client.query('INSERT INTO datadesk_app.reader_login (role_name, password) VALUES ($1, $2)', [role, password]);
 
     // a member of nothing: no inherited or SET-able rights from any other role
     const memberships = await client.query<{ name: string }>(
-      'SELECT r.rolname AS name FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = $1)', [role]);
+      'SELECT r.rolname AS name FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = $1)',
+      [role],
+    );
     for (const m of memberships.rows) await client.query(`REVOKE ${ident(m.name)} FROM ${ident(role)}`);
 
     const settings: [string, string][] = [
@@ -121,7 +138,9 @@ export async function ensureReaderRole(
     await client.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${ident(role)}`);
     const tables = [...sqlAllowList().relations.keys()];
     const present = await client.query<{ name: string }>(
-      `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY($1)`, [tables]);
+      `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = ANY($1)`,
+      [tables],
+    );
     if (present.rowCount) await client.query(`GRANT SELECT ON ${present.rows.map((r) => ident(r.name)).join(', ')} TO ${ident(role)}`);
     await client.query(`REVOKE ALL ON SCHEMA datadesk_app FROM ${ident(role)}`);
 
@@ -151,7 +170,10 @@ export async function missingWalls(client: pg.ClientBase, role: string, limits: 
   );
   const missing: string[] = [];
   if (!rows[0].temp) missing.push(`temp_file_limit (${limits.tempFileLimit}) on ${role}`);
-  if (rows[0].public_fns > 0) missing.push(`REVOKE EXECUTE from PUBLIC on ${rows[0].public_fns} built-ins (set_config, ts_stat, query_to_xml*, lo_*, pg_read_*, advisory locks …)`);
+  if (rows[0].public_fns > 0)
+    missing.push(
+      `REVOKE EXECUTE from PUBLIC on ${rows[0].public_fns} built-ins (set_config, ts_stat, query_to_xml*, lo_*, pg_read_*, advisory locks …)`,
+    );
   return missing;
 }
 
@@ -167,18 +189,29 @@ export async function revokeDangerousFunctions(client: pg.ClientBase, owner: str
 
 /** What is wrong with a login meant for model-written SQL, or undefined when it is a proper reader. */
 export async function readerProblems(client: pg.ClientBase): Promise<string | undefined> {
-  const { rows } = await client.query<{ user: string; session: string; superuser: boolean; createrole: boolean; bypassrls: boolean; members: number; app: boolean; writes: boolean }>(
-    `SELECT current_user AS user, session_user AS session, r.rolsuper AS superuser, r.rolcreaterole AS createrole, r.rolbypassrls AS bypassrls,
+  const { rows } = await client
+    .query<{
+      user: string;
+      session: string;
+      superuser: boolean;
+      createrole: boolean;
+      bypassrls: boolean;
+      members: number;
+      app: boolean;
+      writes: boolean;
+    }>(
+      `SELECT current_user AS user, session_user AS session, r.rolsuper AS superuser, r.rolcreaterole AS createrole, r.rolbypassrls AS bypassrls,
             (SELECT count(*) FROM pg_auth_members m WHERE m.member = r.oid)::int AS members,
             coalesce(has_schema_privilege(current_user, 'datadesk_app', 'USAGE'), false) AS app,
             EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'm')
                     AND (has_table_privilege(c.oid, 'INSERT') OR has_table_privilege(c.oid, 'UPDATE') OR has_table_privilege(c.oid, 'DELETE') OR has_table_privilege(c.oid, 'TRUNCATE'))) AS writes
      FROM pg_roles r WHERE r.rolname = current_user`,
-  ).catch(async (error) => {
-    // has_schema_privilege raises when the schema does not exist (a replica of another database)
-    if ((error as { code?: string }).code !== '3F000') throw error;
-    return { rows: [] };
-  });
+    )
+    .catch(async (error) => {
+      // has_schema_privilege raises when the schema does not exist (a replica of another database)
+      if ((error as { code?: string }).code !== '3F000') throw error;
+      return { rows: [] };
+    });
   const r = rows[0];
   if (!r) return undefined;
   const problems: string[] = [];

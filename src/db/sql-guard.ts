@@ -27,39 +27,86 @@ export type GuardReason =
 
 export type GuardVerdict =
   /** statement: the one statement's own text, without a trailing ";" or a comment after it */
-  | { ok: true; tables: string[]; statement: string }
-  | { ok: false; reason: GuardReason; message: string };
+  { ok: true; tables: string[]; statement: string } | { ok: false; reason: GuardReason; message: string };
 
 const WRITE_NODES: Record<string, string> = {
-  InsertStmt: 'INSERT', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE',
+  InsertStmt: 'INSERT',
+  UpdateStmt: 'UPDATE',
+  DeleteStmt: 'DELETE',
+  MergeStmt: 'MERGE',
 };
 
 /** Statement node names -> the words a reader knows. */
 function statementWord(node: string): string {
   const known: Record<string, string> = {
-    ...WRITE_NODES, CreateStmt: 'CREATE TABLE', DropStmt: 'DROP', AlterTableStmt: 'ALTER TABLE', TruncateStmt: 'TRUNCATE',
-    GrantStmt: 'GRANT', GrantRoleStmt: 'GRANT', CopyStmt: 'COPY', VariableSetStmt: 'SET', VariableShowStmt: 'SHOW',
-    TransactionStmt: 'a transaction command', DoStmt: 'DO', CallStmt: 'CALL', ExplainStmt: 'EXPLAIN', VacuumStmt: 'VACUUM',
-    CreateTableAsStmt: 'CREATE TABLE AS', ViewStmt: 'CREATE VIEW', CreateFunctionStmt: 'CREATE FUNCTION', IndexStmt: 'CREATE INDEX',
-    LockStmt: 'LOCK', NotifyStmt: 'NOTIFY', ListenStmt: 'LISTEN', PrepareStmt: 'PREPARE', ExecuteStmt: 'EXECUTE',
-    DeclareCursorStmt: 'DECLARE CURSOR', RuleStmt: 'CREATE RULE', CreateRoleStmt: 'CREATE ROLE', AlterRoleStmt: 'ALTER ROLE',
-    RenameStmt: 'ALTER ... RENAME', CreateSchemaStmt: 'CREATE SCHEMA', CreateExtensionStmt: 'CREATE EXTENSION', DiscardStmt: 'DISCARD',
-    CheckPointStmt: 'CHECKPOINT', ReindexStmt: 'REINDEX', ClusterStmt: 'CLUSTER', RefreshMatViewStmt: 'REFRESH MATERIALIZED VIEW',
-    CommentStmt: 'COMMENT', LoadStmt: 'LOAD', VariableResetStmt: 'RESET', DeallocateStmt: 'DEALLOCATE', FetchStmt: 'FETCH',
-    ClosePortalStmt: 'CLOSE', CreateTrigStmt: 'CREATE TRIGGER', AlterSystemStmt: 'ALTER SYSTEM', SecLabelStmt: 'SECURITY LABEL',
+    ...WRITE_NODES,
+    CreateStmt: 'CREATE TABLE',
+    DropStmt: 'DROP',
+    AlterTableStmt: 'ALTER TABLE',
+    TruncateStmt: 'TRUNCATE',
+    GrantStmt: 'GRANT',
+    GrantRoleStmt: 'GRANT',
+    CopyStmt: 'COPY',
+    VariableSetStmt: 'SET',
+    VariableShowStmt: 'SHOW',
+    TransactionStmt: 'a transaction command',
+    DoStmt: 'DO',
+    CallStmt: 'CALL',
+    ExplainStmt: 'EXPLAIN',
+    VacuumStmt: 'VACUUM',
+    CreateTableAsStmt: 'CREATE TABLE AS',
+    ViewStmt: 'CREATE VIEW',
+    CreateFunctionStmt: 'CREATE FUNCTION',
+    IndexStmt: 'CREATE INDEX',
+    LockStmt: 'LOCK',
+    NotifyStmt: 'NOTIFY',
+    ListenStmt: 'LISTEN',
+    PrepareStmt: 'PREPARE',
+    ExecuteStmt: 'EXECUTE',
+    DeclareCursorStmt: 'DECLARE CURSOR',
+    RuleStmt: 'CREATE RULE',
+    CreateRoleStmt: 'CREATE ROLE',
+    AlterRoleStmt: 'ALTER ROLE',
+    RenameStmt: 'ALTER ... RENAME',
+    CreateSchemaStmt: 'CREATE SCHEMA',
+    CreateExtensionStmt: 'CREATE EXTENSION',
+    DiscardStmt: 'DISCARD',
+    CheckPointStmt: 'CHECKPOINT',
+    ReindexStmt: 'REINDEX',
+    ClusterStmt: 'CLUSTER',
+    RefreshMatViewStmt: 'REFRESH MATERIALIZED VIEW',
+    CommentStmt: 'COMMENT',
+    LoadStmt: 'LOAD',
+    VariableResetStmt: 'RESET',
+    DeallocateStmt: 'DEALLOCATE',
+    FetchStmt: 'FETCH',
+    ClosePortalStmt: 'CLOSE',
+    CreateTrigStmt: 'CREATE TRIGGER',
+    AlterSystemStmt: 'ALTER SYSTEM',
+    SecLabelStmt: 'SECURITY LABEL',
   };
   return known[node] ?? node.replace(/Stmt$/, '').toUpperCase();
 }
 
 /** Parse-node names -> the words a reader knows, for refusals of constructs. */
 const CONSTRUCT_WORDS: Record<string, string> = {
-  ParamRef: 'a $n parameter', XmlExpr: 'an XML function', XmlSerialize: 'XMLSERIALIZE', RangeTableFunc: 'XMLTABLE',
-  RangeTableSample: 'TABLESAMPLE', ColumnDef: 'a column definition list', CTESearchClause: 'SEARCH in WITH RECURSIVE',
-  CTECycleClause: 'CYCLE in WITH RECURSIVE', JsonObjectConstructor: 'a JSON constructor', JsonArrayConstructor: 'a JSON constructor',
+  ParamRef: 'a $n parameter',
+  XmlExpr: 'an XML function',
+  XmlSerialize: 'XMLSERIALIZE',
+  RangeTableFunc: 'XMLTABLE',
+  RangeTableSample: 'TABLESAMPLE',
+  ColumnDef: 'a column definition list',
+  CTESearchClause: 'SEARCH in WITH RECURSIVE',
+  CTECycleClause: 'CYCLE in WITH RECURSIVE',
+  JsonObjectConstructor: 'a JSON constructor',
+  JsonArrayConstructor: 'a JSON constructor',
 };
 
 class Refusal extends Error {
-  constructor(readonly reason: GuardReason, message: string) {
+  constructor(
+    readonly reason: GuardReason,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -227,10 +274,15 @@ class GuardWalk {
   }
 
   private node(type: string, v: Json, visible: ReadonlySet<string>): void {
-    if (WRITE_NODES[type]) throw new Refusal('data_modifying', `The query contains ${WRITE_NODES[type]}: only reading is allowed, also inside WITH.`);
-    if (type.endsWith('Stmt') && type !== 'SelectStmt') throw new Refusal('not_select', `The query contains ${statementWord(type)}: only SELECT is allowed.`);
+    if (WRITE_NODES[type])
+      throw new Refusal('data_modifying', `The query contains ${WRITE_NODES[type]}: only reading is allowed, also inside WITH.`);
+    if (type.endsWith('Stmt') && type !== 'SelectStmt')
+      throw new Refusal('not_select', `The query contains ${statementWord(type)}: only SELECT is allowed.`);
     if (!this.allow.nodeTypes.has(type)) {
-      throw new Refusal('forbidden_construct', `The query uses ${CONSTRUCT_WORDS[type] ?? type}, which is not allowed in a question's query.`);
+      throw new Refusal(
+        'forbidden_construct',
+        `The query uses ${CONSTRUCT_WORDS[type] ?? type}, which is not allowed in a question's query.`,
+      );
     }
     switch (type) {
       case 'SelectStmt':
@@ -254,7 +306,9 @@ class GuardWalk {
         break;
       case 'SQLValueFunction':
         if (!this.allow.currentValues.has(String(v.op))) {
-          const word = String(v.op).replace(/^SVFOP_/, '').toLowerCase();
+          const word = String(v.op)
+            .replace(/^SVFOP_/, '')
+            .toLowerCase();
           throw new Refusal('forbidden_function', `The query asks for ${word}, which is about the server, not the data.`);
         }
         break;
@@ -264,7 +318,10 @@ class GuardWalk {
       case 'A_Indirection':
         for (const step of (v.indirection as Json[]) ?? []) {
           if (!step.A_Indices) {
-            throw new Refusal('forbidden_function', `The query uses field selection (${step.String ? `.${str(step)}` : '.*'}) on an expression: that form can call functions and is not allowed.`);
+            throw new Refusal(
+              'forbidden_function',
+              `The query uses field selection (${step.String ? `.${str(step)}` : '.*'}) on an expression: that form can call functions and is not allowed.`,
+            );
           }
         }
         break;
@@ -278,7 +335,10 @@ class GuardWalk {
     const shown = [r.catalogname, schema, rel].filter(Boolean).join('.');
     if (r.catalogname || (schema && schema !== 'public')) {
       const catalog = schema === 'pg_catalog' || schema === 'information_schema' || schema?.startsWith('pg_');
-      throw new Refusal(catalog ? 'system_catalog' : 'forbidden_table', `The query reads ${shown}: only the data tables are available (${dataTables(this.allow)}).`);
+      throw new Refusal(
+        catalog ? 'system_catalog' : 'forbidden_table',
+        `The query reads ${shown}: only the data tables are available (${dataTables(this.allow)}).`,
+      );
     }
     if (!schema && visible.has(rel)) return; // a CTE in scope
     if (this.allow.relations.has(rel)) {
@@ -286,7 +346,10 @@ class GuardWalk {
       return;
     }
     if (rel.startsWith('pg_') || rel.startsWith('information_schema')) {
-      throw new Refusal('system_catalog', `The query reads the system catalog ${rel}: only the data tables are available (${dataTables(this.allow)}).`);
+      throw new Refusal(
+        'system_catalog',
+        `The query reads the system catalog ${rel}: only the data tables are available (${dataTables(this.allow)}).`,
+      );
     }
     throw new Refusal('forbidden_table', `The query reads ${shown}, which is not available: the tables are ${dataTables(this.allow)}.`);
   }
@@ -295,7 +358,10 @@ class GuardWalk {
     const name = parts.at(-1) ?? '';
     const schema = parts.length > 1 ? parts.slice(0, -1).join('.') : undefined;
     if ((schema && schema !== 'pg_catalog') || !this.allow.functions.has(name)) {
-      throw new Refusal('forbidden_function', `The query calls ${parts.join('.')}(), which is not on the list of allowed functions (aggregates, window, math, string, date and time functions).`);
+      throw new Refusal(
+        'forbidden_function',
+        `The query calls ${parts.join('.')}(), which is not on the list of allowed functions (aggregates, window, math, string, date and time functions).`,
+      );
     }
   }
 
@@ -303,7 +369,10 @@ class GuardWalk {
     const name = parts.at(-1) ?? '';
     const schema = parts.length > 1 ? parts.slice(0, -1).join('.') : undefined;
     if ((schema && schema !== 'pg_catalog') || !this.allow.types.has(name)) {
-      throw new Refusal('forbidden_function', `The query casts to ${parts.join('.')}, which is not allowed: casts may go to numbers, text, dates, times, intervals and booleans.`);
+      throw new Refusal(
+        'forbidden_function',
+        `The query casts to ${parts.join('.')}, which is not allowed: casts may go to numbers, text, dates, times, intervals and booleans.`,
+      );
     }
   }
 
@@ -319,12 +388,19 @@ class GuardWalk {
   private columnRef(c: Json): void {
     const fields = c.fields as Json[];
     if (fields.length < 2 || fields.at(-1)!.A_Star) {
-      if (fields.length > 3) throw new Refusal('forbidden_table', 'The query names a column through a database: only the data tables of this database are available.');
+      if (fields.length > 3)
+        throw new Refusal(
+          'forbidden_table',
+          'The query names a column through a database: only the data tables of this database are available.',
+        );
       return;
     }
     const names = fields.map(str);
     if (names.length > 3 || (names.length === 3 && names[0] !== 'public')) {
-      throw new Refusal('forbidden_table', `The query names ${names.join('.')}: only the data tables are available (${dataTables(this.allow)}).`);
+      throw new Refusal(
+        'forbidden_table',
+        `The query names ${names.join('.')}: only the data tables are available (${dataTables(this.allow)}).`,
+      );
     }
     const range = names.at(-2)!;
     const column = names.at(-1)!;
@@ -332,7 +408,10 @@ class GuardWalk {
       throw new Refusal('forbidden_construct', `The query refers to ${range}.${column}, but nothing in its FROM is called ${range}.`);
     }
     if (!this.ranges.has(range, column) && !this.allow.functions.has(column)) {
-      throw new Refusal('forbidden_function', `The query refers to ${range}.${column}, but ${range} has no column ${column} (PostgreSQL would read it as a call of the function ${column}).`);
+      throw new Refusal(
+        'forbidden_function',
+        `The query refers to ${range}.${column}, but ${range} has no column ${column} (PostgreSQL would read it as a call of the function ${column}).`,
+      );
     }
   }
 }
@@ -345,11 +424,20 @@ export async function checkSql(sql: string): Promise<GuardVerdict> {
   } catch (error) {
     const e = error as Error & { sqlDetails?: { cursorPosition?: number } };
     const at = e.sqlDetails?.cursorPosition;
-    return { ok: false, reason: 'parse_error', message: `PostgreSQL cannot parse the query: ${e.message}${at !== undefined ? ` (at character ${at + 1})` : ''}.` };
+    return {
+      ok: false,
+      reason: 'parse_error',
+      message: `PostgreSQL cannot parse the query: ${e.message}${at !== undefined ? ` (at character ${at + 1})` : ''}.`,
+    };
   }
   const stmts = tree.stmts ?? [];
   if (stmts.length === 0) return { ok: false, reason: 'empty', message: 'The query has no statement.' };
-  if (stmts.length > 1) return { ok: false, reason: 'multiple_statements', message: `The query has ${stmts.length} statements: exactly one SELECT is allowed.` };
+  if (stmts.length > 1)
+    return {
+      ok: false,
+      reason: 'multiple_statements',
+      message: `The query has ${stmts.length} statements: exactly one SELECT is allowed.`,
+    };
   const [kind] = Object.keys(stmts[0].stmt);
   if (kind !== 'SelectStmt') {
     return WRITE_NODES[kind]

@@ -16,7 +16,8 @@ import { fmtKpi, KPI_LABELS } from '../agents/backtest/narrate.js';
 import type { Subscription } from './subscriptions.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
-const change = (now: number, before: number) => (before === 0 ? (now === 0 ? 'no change' : 'new') : `${now >= before ? 'up' : 'down'} ${fmtPercent(Math.abs(now / before - 1), 1)}`);
+const change = (now: number, before: number) =>
+  before === 0 ? (now === 0 ? 'no change' : 'new') : `${now >= before ? 'up' : 'down'} ${fmtPercent(Math.abs(now / before - 1), 1)}`;
 const signed = (x: number) => `${x > 0 ? '+' : ''}${n(x)}`;
 
 export interface Period {
@@ -28,7 +29,8 @@ export interface Period {
 const LOCAL = (param: string) => `(${param}::timestamptz AT TIME ZONE 'America/Chicago')`;
 
 /** The calendar day of an instant in a time zone, YYYY-MM-DD (en-CA writes dates that way). */
-export const dayIn = (timeZone: string) => (d: Date) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
+export const dayIn = (timeZone: string) => (d: Date) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
 
 /**
  * The crime digest of a period. Its label is in the subscription's own time zone: an evening schedule's
@@ -37,7 +39,8 @@ export const dayIn = (timeZone: string) => (d: Date) => new Intl.DateTimeFormat(
 export async function crimeDigest(pool: pg.Pool, period: Period, timeZone = 'America/Chicago'): Promise<Answer> {
   const started = performance.now();
   const lengthMs = period.end.getTime() - period.start.getTime();
-  const latest = (await pool.query<{ latest: Date | null }>(`SELECT max(date) AT TIME ZONE 'America/Chicago' AS latest FROM crimes`)).rows[0].latest;
+  const latest = (await pool.query<{ latest: Date | null }>(`SELECT max(date) AT TIME ZONE 'America/Chicago' AS latest FROM crimes`))
+    .rows[0].latest;
   if (!latest) {
     return makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: 'The crime digest has no data to report yet.' });
   }
@@ -75,25 +78,54 @@ export async function crimeDigest(pool: pg.Pool, period: Period, timeZone = 'Ame
 
   const day = dayIn(timeZone);
   const label = `${day(start)} to ${day(new Date(end.getTime() - 1))}`;
-  const movers = [...types].sort((a, b) => Math.abs(b.cur - b.prev) - Math.abs(a.cur - a.prev) || a.primary_type.localeCompare(b.primary_type)).slice(0, 2);
+  const movers = [...types]
+    .sort((a, b) => Math.abs(b.cur - b.prev) - Math.abs(a.cur - a.prev) || a.primary_type.localeCompare(b.primary_type))
+    .slice(0, 2);
   const narration = [
     `${n(totals.cur)} crimes from ${label}, ${change(totals.cur, totals.prev)} on the period before (${n(totals.prev)}) and ${change(totals.cur, totals.ly)} on the same period a year earlier (${n(totals.ly)}).`,
-    types.length ? `Most common: ${types.slice(0, 3).map((t) => `${t.primary_type} (${n(t.cur)})`).join(', ')}.` : '',
+    types.length
+      ? `Most common: ${types
+          .slice(0, 3)
+          .map((t) => `${t.primary_type} (${n(t.cur)})`)
+          .join(', ')}.`
+      : '',
     movers.length ? `Biggest movers: ${movers.map((t) => `${t.primary_type} ${signed(t.cur - t.prev)}`).join(', ')}.` : '',
     areas.length ? `Community areas that changed most: ${areas.map((a) => `${a.name} ${signed(a.delta)}`).join(', ')}.` : '',
     totals.arrest_pct !== null ? `Arrest rate: ${Number(totals.arrest_pct).toFixed(2)}%.` : '',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
   const top = types.slice(0, 8);
   return makeAnswer({
-    kind: 'result', route: 'sql',
+    kind: 'result',
+    route: 'sql',
     trace: [{ node: 'digest', ms: Math.round(performance.now() - started) }],
     headline: `Crime digest, ${label}: ${n(totals.cur)} crimes (${change(totals.cur, totals.prev)})`,
     narration,
-    sql: [totalsSql, typesSql, areasSql].map((s) => s.replace(/\$1/g, `'${params[0]}'`).replace(/\$2/g, `'${params[1]}'`).replace(/\$3/g, String(params[2])).replace(/\n\s+/g, '\n  ').trim()),
-    table: { columns: ['primary type', 'this period', 'period before', 'change'], rows: top.map((t) => [t.primary_type, t.cur, t.prev, signed(t.cur - t.prev)]), rowCount: types.length, truncated: types.length > top.length },
+    sql: [totalsSql, typesSql, areasSql].map((s) =>
+      s
+        .replace(/\$1/g, `'${params[0]}'`)
+        .replace(/\$2/g, `'${params[1]}'`)
+        .replace(/\$3/g, String(params[2]))
+        .replace(/\n\s+/g, '\n  ')
+        .trim(),
+    ),
+    table: {
+      columns: ['primary type', 'this period', 'period before', 'change'],
+      rows: top.map((t) => [t.primary_type, t.cur, t.prev, signed(t.cur - t.prev)]),
+      rowCount: types.length,
+      truncated: types.length > top.length,
+    },
     chart: top.length
-      ? { kind: 'grouped-bar', title: `Crimes by type, ${label} vs the period before`, labels: top.map((t) => t.primary_type),
-          series: [{ name: 'this period', values: top.map((t) => t.cur), axis: 'left', fill: false }, { name: 'period before', values: top.map((t) => t.prev), axis: 'left', fill: false }] }
+      ? {
+          kind: 'grouped-bar',
+          title: `Crimes by type, ${label} vs the period before`,
+          labels: top.map((t) => t.primary_type),
+          series: [
+            { name: 'this period', values: top.map((t) => t.cur), axis: 'left', fill: false },
+            { name: 'period before', values: top.map((t) => t.prev), axis: 'left', fill: false },
+          ],
+        }
       : undefined,
     assumptions: [`period: ${label} (${timeZone})${end.getTime() < period.end.getTime() ? ', moved back to the latest data' : ''}`],
     notes: [],
@@ -104,17 +136,35 @@ export async function crimeDigest(pool: pg.Pool, period: Period, timeZone = 'Ame
 export async function questionDigest(desk: DataDesk, sub: Subscription, period: Period): Promise<Answer> {
   const answer = await desk.answer({ platform: sub.platform, threadId: `digest:${sub.id}`, channel: sub.channel, text: sub.topic ?? '' });
   if (answer.kind !== 'result') return answer;
-  return { ...answer, headline: `Saved question "${sub.topic}": ${answer.headline}`, notes: [...answer.notes, `Digest for ${dayIn(sub.timezone)(period.start)} to ${dayIn(sub.timezone)(new Date(period.end.getTime() - 1))}.`] };
+  return {
+    ...answer,
+    headline: `Saved question "${sub.topic}": ${answer.headline}`,
+    notes: [
+      ...answer.notes,
+      `Digest for ${dayIn(sub.timezone)(period.start)} to ${dayIn(sub.timezone)(new Date(period.end.getTime() - 1))}.`,
+    ],
+  };
 }
 
 /** A saved strategy re-run; returns the answer and the KPIs to remember for next time. */
-export async function backtestWatch(deps: BacktestDeps, sub: Subscription): Promise<{ answer: Answer; state?: Record<string, number | null> }> {
+export async function backtestWatch(
+  deps: BacktestDeps,
+  sub: Subscription,
+): Promise<{ answer: Answer; state?: Record<string, number | null> }> {
   const outcome = await runBacktest(sub.topic ?? '', deps);
   if (outcome.answer.kind !== 'result' || !outcome.result) return { answer: outcome.answer };
   const best = outcome.result.candidates[outcome.result.ranking[0]];
   const before = (sub.last_state ?? {}) as Record<string, number | null>;
-  const changes = KPI_NAMES.filter((k) => typeof before[k] === 'number' && best.kpis[k] !== null && before[k] !== best.kpis[k])
-    .map((k) => `${KPI_LABELS[k]} ${fmtKpi(k, before[k] as number)} → ${fmtKpi(k, best.kpis[k])}`);
-  const note = Object.keys(before).length ? (changes.length ? `Since last time: ${changes.join('; ')}.` : 'No change since last time.') : 'First run of this watch.';
-  return { answer: { ...outcome.answer, headline: `Backtest watch: ${outcome.answer.headline}`, notes: [...outcome.answer.notes, note] }, state: { ...best.kpis } };
+  const changes = KPI_NAMES.filter((k) => typeof before[k] === 'number' && best.kpis[k] !== null && before[k] !== best.kpis[k]).map(
+    (k) => `${KPI_LABELS[k]} ${fmtKpi(k, before[k] as number)} → ${fmtKpi(k, best.kpis[k])}`,
+  );
+  const note = Object.keys(before).length
+    ? changes.length
+      ? `Since last time: ${changes.join('; ')}.`
+      : 'No change since last time.'
+    : 'First run of this watch.';
+  return {
+    answer: { ...outcome.answer, headline: `Backtest watch: ${outcome.answer.headline}`, notes: [...outcome.answer.notes, note] },
+    state: { ...best.kpis },
+  };
 }

@@ -16,7 +16,18 @@ export interface DigestDeps {
   deliver: Partial<Record<Platform, ChannelPoster>>;
 }
 
-export function digestDeps(config: Config, db: Database, desk: DataDesk, logger: Logger, posters: Partial<Record<Platform, ChannelPoster>>): DigestDeps {
-  const content = digestContent(db.read, desk, { pool: db.read, statementTimeoutMs: config.statementTimeoutMs, logger, llm: llmFromConfig(config) });
+export function digestDeps(
+  config: Config,
+  db: Database,
+  desk: DataDesk,
+  logger: Logger,
+  posters: Partial<Record<Platform, ChannelPoster>>,
+): DigestDeps {
+  const content = digestContent(db.read, desk, {
+    pool: db.read,
+    statementTimeoutMs: config.statementTimeoutMs,
+    logger,
+    llm: llmFromConfig(config),
+  });
   return { content, deliver: posters };
 }

@@ -24,7 +24,12 @@ interface DigestJob {
 /** What the scheduler calls instead of running a claimed period itself. */
 export function digestDispatch(boss: PgBoss): (sub: Subscription, runId: number, period: Period) => Promise<void> {
   return async (sub, runId, period) => {
-    await boss.send(digestQueue(sub.platform), { subscriptionId: sub.id, runId, start: period.start.toISOString(), end: period.end.toISOString() } satisfies DigestJob);
+    await boss.send(digestQueue(sub.platform), {
+      subscriptionId: sub.id,
+      runId,
+      start: period.start.toISOString(),
+      end: period.end.toISOString(),
+    } satisfies DigestJob);
   };
 }
 
@@ -47,6 +52,7 @@ export async function workDigests(boss: PgBoss, deps: RunDeps & { logger: Logger
 /** pg-boss queues of digests: a failed run is retried every 30 s for a while, then its row says why. */
 export async function ensureDigestQueues(boss: PgBoss, pool: pg.Pool): Promise<void> {
   await oneAtATime(pool, async () => {
-    for (const platform of CHAT_PLATFORMS) await ensureQueue(boss, digestQueue(platform), { retryLimit: 10, retryDelay: 30, expireInSeconds: 900 });
+    for (const platform of CHAT_PLATFORMS)
+      await ensureQueue(boss, digestQueue(platform), { retryLimit: 10, retryDelay: 30, expireInSeconds: 900 });
   });
 }

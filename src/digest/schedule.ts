@@ -26,7 +26,8 @@ function checkTimezone(tz: string): string {
 
 function parseTime(t: string | undefined): [number, number] {
   const m = /^(\d{1,2}):(\d{2})$/.exec(t ?? '');
-  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new UserError(`"${t ?? ''}" is not a time of day: write it as HH:MM, e.g. 09:00.`);
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59)
+    throw new UserError(`"${t ?? ''}" is not a time of day: write it as HH:MM, e.g. 09:00.`);
   return [Number(m[1]), Number(m[2])];
 }
 
@@ -53,17 +54,21 @@ export function parseSchedule(text: string, defaultTimezone: string): ParsedSche
     label = `every ${day[0].toUpperCase()}${day.slice(1)} at ${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
   } else if (kind === 'monthly') {
     const day = Number(words.shift());
-    if (!Number.isInteger(day) || day < 1 || day > 28) throw new UserError('monthly needs a day of the month from 1 to 28 (every month has it), e.g. "monthly 1 09:00".');
+    if (!Number.isInteger(day) || day < 1 || day > 28)
+      throw new UserError('monthly needs a day of the month from 1 to 28 (every month has it), e.g. "monthly 1 09:00".');
     const [h, m] = parseTime(words.shift());
     cron = `${m} ${h} ${day} * *`;
     label = `monthly on day ${day} at ${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
   } else if (kind === 'cron') {
     const fields = words.splice(0, 5);
-    if (fields.length < 5) throw new UserError('cron needs five fields: minute hour day-of-month month day-of-week, e.g. "cron 0 9 * * 1-5".');
+    if (fields.length < 5)
+      throw new UserError('cron needs five fields: minute hour day-of-month month day-of-week, e.g. "cron 0 9 * * 1-5".');
     cron = fields.join(' ');
     label = `cron "${cron}"`;
   } else {
-    throw new UserError(`"${kind}" is not a schedule: start with daily, weekly, monthly or cron, e.g. "weekly monday 09:00 America/Chicago".`);
+    throw new UserError(
+      `"${kind}" is not a schedule: start with daily, weekly, monthly or cron, e.g. "weekly monday 09:00 America/Chicago".`,
+    );
   }
   const timezone = takeTimezone(words, defaultTimezone);
   let job: Cron;

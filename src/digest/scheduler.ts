@@ -111,7 +111,10 @@ const warnedNoHistory = new WeakSet<Logger>();
  */
 export async function runDigest(d: RunDeps, sub: Subscription, runId: number, period: Period): Promise<RunOutcome> {
   const configured = d.deliver[sub.platform];
-  if (!configured) throw new PlatformNotConfiguredError(`this process has no ${sub.platform} connection: digest run ${runId} is left to a process that has one`);
+  if (!configured)
+    throw new PlatformNotConfiguredError(
+      `this process has no ${sub.platform} connection: digest run ${runId} is left to a process that has one`,
+    );
   const deliver: Deliver = configured;
   const now = d.now ?? (() => new Date());
   const sleep = d.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -125,7 +128,10 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
   d.clients?.add(c);
   let broken = false;
   try {
-    const { rows: locked } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, ($2::bigint % 2147483647)::int) AS ok', [RUN_LOCK_KEY, runId]);
+    const { rows: locked } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, ($2::bigint % 2147483647)::int) AS ok', [
+      RUN_LOCK_KEY,
+      runId,
+    ]);
     if (!locked[0].ok) return 'busy';
     try {
       return await steps();
@@ -143,10 +149,13 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
 
   async function steps(): Promise<RunOutcome> {
     const { rows } = await c.query<RunRow>(
-      'SELECT subscription_id, status, answer, state, message_id, parts_posted, chart_uploaded, post_in_flight FROM digest_runs WHERE id = $1', [runId]);
+      'SELECT subscription_id, status, answer, state, message_id, parts_posted, chart_uploaded, post_in_flight FROM digest_runs WHERE id = $1',
+      [runId],
+    );
     const row = rows[0];
     if (!row) throw new Error(`digest run ${runId} does not exist`);
-    if (row.subscription_id !== sub.id) throw new Error(`digest run ${runId} belongs to subscription #${row.subscription_id}, not #${sub.id}`);
+    if (row.subscription_id !== sub.id)
+      throw new Error(`digest run ${runId} belongs to subscription #${row.subscription_id}, not #${sub.id}`);
     if (row.status !== 'claimed') return 'done';
     // the claim is ours now (a takeover, a job on another process); this also renews the lease
     await c.query('UPDATE digest_runs SET claimed_by = $2, claimed_at = $3 WHERE id = $1', [runId, name, now()]);
@@ -173,8 +182,12 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
         return 'failed';
       }
       chartToUpload = Boolean(deliver.uploadChart && deliver.chartIsSeparate?.(answer));
-      await c.query('UPDATE digest_runs SET answer = $2, state = $3, chart_uploaded = $4 WHERE id = $1',
-        [runId, JSON.stringify(answer), state === null ? null : JSON.stringify(state), chartToUpload ? false : null]);
+      await c.query('UPDATE digest_runs SET answer = $2, state = $3, chart_uploaded = $4 WHERE id = $1', [
+        runId,
+        JSON.stringify(answer),
+        state === null ? null : JSON.stringify(state),
+        chartToUpload ? false : null,
+      ]);
     }
 
     // step 2: the post, looked for first whenever an earlier attempt may have made it
@@ -183,13 +196,21 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
     if (messageId === null && row.post_in_flight && !deliver.findPost) {
       // an earlier runner died during the post, and this platform has no history to look in: posting again could
       // put the digest in the channel twice, so the period ends here, said in its row
-      const why = 'the runner stopped during the post; not posted again (this platform has no history to check, and a second post would be a duplicate)';
-      await c.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2, error = $3, post_in_flight = false WHERE id = $1`, [runId, now(), why]);
+      const why =
+        'the runner stopped during the post; not posted again (this platform has no history to check, and a second post would be a duplicate)';
+      await c.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2, error = $3, post_in_flight = false WHERE id = $1`, [
+        runId,
+        now(),
+        why,
+      ]);
       d.logger.warn(`digests: #${sub.id} for ${period.end.toISOString()}: ${why}`);
       return 'posted';
     }
     for (let attempt = 1; messageId === null; attempt++) {
-      const { rows: counted } = await c.query<{ attempts: number }>('UPDATE digest_runs SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts', [runId]);
+      const { rows: counted } = await c.query<{ attempts: number }>(
+        'UPDATE digest_runs SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts',
+        [runId],
+      );
       const triedBefore = counted[0].attempts > 1;
       try {
         if (triedBefore && deliver.findPost) {
@@ -198,7 +219,9 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
             messageId = earlier;
             found = true;
             await c.query('UPDATE digest_runs SET message_id = $2, found_in_history = true WHERE id = $1', [runId, earlier]);
-            d.logger.warn(`digests: #${sub.id} for ${period.end.toISOString()} was already posted (${earlier}); recorded, not posted again`);
+            d.logger.warn(
+              `digests: #${sub.id} for ${period.end.toISOString()} was already posted (${earlier}); recorded, not posted again`,
+            );
             break;
           }
         }
@@ -246,10 +269,12 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
     // step 3: the rest of a long answer, in the post's thread
     if (deliver.postRest) {
       let done = row.parts_posted;
-      await retried('continuation', () => deliver.postRest!(sub, answer!, messageId!, done, async (n) => {
-        done = n;
-        await c.query('UPDATE digest_runs SET parts_posted = $2 WHERE id = $1', [runId, n]);
-      }));
+      await retried('continuation', () =>
+        deliver.postRest!(sub, answer!, messageId!, done, async (n) => {
+          done = n;
+          await c.query('UPDATE digest_runs SET parts_posted = $2 WHERE id = $1', [runId, n]);
+        }),
+      );
     }
     // step 4: the chart, retried on its own
     if (chartToUpload && deliver.uploadChart && !channelGone) {
@@ -261,7 +286,11 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
     // step 5: done; the state to remember goes with it
     await c.query('BEGIN');
     try {
-      await c.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2, error = $3 WHERE id = $1`, [runId, now(), problems.length ? problems.join('; ') : null]);
+      await c.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2, error = $3 WHERE id = $1`, [
+        runId,
+        now(),
+        problems.length ? problems.join('; ') : null,
+      ]);
       if (state) await c.query('UPDATE digest_subscriptions SET last_state = $2 WHERE id = $1', [sub.id, JSON.stringify(state)]);
       await c.query('COMMIT');
     } catch (error) {
@@ -339,7 +368,10 @@ export class DigestScheduler {
     const client = held ?? (await this.o.pool.connect());
     try {
       for (const p of missing) {
-        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LEADER_LOCK_KEY, platformLockKey(p)]);
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [
+          LEADER_LOCK_KEY,
+          platformLockKey(p),
+        ]);
         if (rows[0].ok) {
           this.led.add(p);
           this.o.logger.info(`digests: ${this.name} schedules the ${p} digests`);
@@ -380,7 +412,10 @@ export class DigestScheduler {
       const now = this.now();
       const subscriptions = (await enabledSubscriptions(this.o.pool)).filter((s) => led.includes(s.platform));
       for (const sub of subscriptions) {
-        const { rows } = await this.o.pool.query<{ last: Date | null }>('SELECT max(period_end) AS last FROM digest_runs WHERE subscription_id = $1', [sub.id]);
+        const { rows } = await this.o.pool.query<{ last: Date | null }>(
+          'SELECT max(period_end) AS last FROM digest_runs WHERE subscription_id = $1',
+          [sub.id],
+        );
         const after = new Date(Math.max(rows[0].last?.getTime() ?? 0, sub.created_at.getTime()));
         for (const end of firesBetween(sub.cron, sub.timezone, after, now)) {
           const start = previousFire(sub.cron, sub.timezone, end);

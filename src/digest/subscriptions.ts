@@ -47,7 +47,12 @@ export async function disableSubscription(pool: pg.Pool, id: number, reason: str
  * Stops the digests of a workspace that removed the app (or, for an org-wide install, of every workspace of its
  * enterprise); returns how many. Nothing is deleted: a reinstall can turn them on again.
  */
-export async function disableWorkspaceDigests(pool: pg.Pool, platform: Subscription['platform'], where: { workspace?: string; enterprise?: string }, reason: string): Promise<number> {
+export async function disableWorkspaceDigests(
+  pool: pg.Pool,
+  platform: Subscription['platform'],
+  where: { workspace?: string; enterprise?: string },
+  reason: string,
+): Promise<number> {
   if (!where.workspace && !where.enterprise) return 0;
   const { rowCount } = await pool.query(
     `UPDATE digest_subscriptions SET enabled = false, disabled_reason = $4
@@ -78,7 +83,8 @@ export async function digestCommand(pool: pg.Pool, text: string, ctx: CommandCon
     return 'Digests post a summary here on a schedule. `digest weekly monday 09:00 America/Chicago` (the crime digest), `digest daily 08:00 How many thefts were reported in 2019?` (a saved question), `digest weekly friday 17:00 600519 buy: RSI(14) < 30 sell: RSI(14) > 70` (a backtest watch), `digest list`, `digest off ID`. Cron works too: `digest cron 0 9 * * 1-5 UTC`.';
   }
   if (/^list$/i.test(verb)) {
-    const { rows } = await pool.query<Subscription>(`SELECT * FROM digest_subscriptions WHERE platform = $1 AND channel = $2 AND coalesce(workspace, '') = coalesce($3, '') AND enabled ORDER BY id`,
+    const { rows } = await pool.query<Subscription>(
+      `SELECT * FROM digest_subscriptions WHERE platform = $1 AND channel = $2 AND coalesce(workspace, '') = coalesce($3, '') AND enabled ORDER BY id`,
       [ctx.platform, ctx.channel, ctx.workspace ?? null],
     );
     return rows.length ? `Digests in this channel:\n${rows.map(describe).join('\n')}` : 'No digests in this channel yet.';
@@ -101,9 +107,20 @@ export async function digestCommand(pool: pg.Pool, text: string, ctx: CommandCon
   const { rows } = await pool.query<{ id: number }>(
     `INSERT INTO digest_subscriptions (platform, channel, created_by, cron, timezone, kind, topic, workspace, enterprise_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (platform, coalesce(workspace, ''), channel, cron, timezone, kind, coalesce(topic, '')) WHERE enabled DO NOTHING RETURNING id`,
-    [ctx.platform, ctx.channel, ctx.userId ?? null, schedule.cron, schedule.timezone, kind, topic, ctx.workspace ?? null, ctx.enterprise ?? null],
+    [
+      ctx.platform,
+      ctx.channel,
+      ctx.userId ?? null,
+      schedule.cron,
+      schedule.timezone,
+      kind,
+      topic,
+      ctx.workspace ?? null,
+      ctx.enterprise ?? null,
+    ],
   );
-  const what = kind === 'crime' ? 'the crime digest' : kind === 'question' ? `"${schedule.topic}"` : `a backtest watch of \`${schedule.topic}\``;
+  const what =
+    kind === 'crime' ? 'the crime digest' : kind === 'question' ? `"${schedule.topic}"` : `a backtest watch of \`${schedule.topic}\``;
   if (!rows[0]) {
     const { rows: existing } = await pool.query<{ id: number }>(
       `SELECT id FROM digest_subscriptions WHERE enabled AND platform = $1 AND channel = $2 AND cron = $3 AND timezone = $4 AND kind = $5

@@ -65,21 +65,30 @@ export function factorsOf(spec: StrategySpec): string[] {
   return [...ids].sort();
 }
 
-interface Listing { code: string; first: string; last: string }
+interface Listing {
+  code: string;
+  first: string;
+  last: string;
+}
 
 async function tradingDates(pool: pg.Pool, code: string): Promise<string[]> {
   const { rows } = await pool.query<{ d: string }>(
     `SELECT trade_date::text AS d FROM (SELECT trade_date FROM shanghai_stock_exchange WHERE stock_code = $1
        UNION ALL SELECT trade_date FROM shenzhen_stock_exchange WHERE stock_code = $1
-       UNION ALL SELECT trade_date FROM beijing_stock_exchange WHERE stock_code = $1) x ORDER BY 1`, [code]);
+       UNION ALL SELECT trade_date FROM beijing_stock_exchange WHERE stock_code = $1) x ORDER BY 1`,
+    [code],
+  );
   return rows.map((r) => r.d);
 }
 
 export async function generateTasks(pool: pg.Pool, perFamily: number, seed: number): Promise<EvalTask[]> {
   const random = new Random(seed);
   const { rows: listings } = await pool.query<Listing>(
-    `SELECT stock_code AS code, first_date::text AS first, last_date::text AS last FROM stock_listings WHERE bars >= $1 ORDER BY stock_code`, [MIN_WINDOW + 20]);
-  if (listings.length < 5) throw new Error(`the evaluation needs at least 5 tickers with ${MIN_WINDOW + 20} bars; found ${listings.length}`);
+    `SELECT stock_code AS code, first_date::text AS first, last_date::text AS last FROM stock_listings WHERE bars >= $1 ORDER BY stock_code`,
+    [MIN_WINDOW + 20],
+  );
+  if (listings.length < 5)
+    throw new Error(`the evaluation needs at least 5 tickers with ${MIN_WINDOW + 20} bars; found ${listings.length}`);
   const tasks: EvalTask[] = [];
   for (const family of TASKS) {
     for (let k = 0; k < perFamily; k++) {
@@ -96,12 +105,17 @@ export async function generateTasks(pool: pg.Pool, perFamily: number, seed: numb
         while (picked.size < count) picked.add(eligible[random.int(0, eligible.length - 1)].code);
         tickers = [anchor.code, ...picked];
       }
-      const strategy = (name: string) => ({ name, buy: pickRules(random, 'buy', random.int(1, 4)), sell: pickRules(random, 'sell', random.int(1, 4)) });
+      const strategy = (name: string) => ({
+        name,
+        buy: pickRules(random, 'buy', random.int(1, 4)),
+        sell: pickRules(random, 'sell', random.int(1, 4)),
+      });
       const strategies = family === 'strategy_selection' ? ['A', 'B', 'C'].slice(0, random.int(2, 3)).map(strategy) : [strategy('A')];
       let parameter: StrategySpec['parameter'];
       if (family === 'parameter_confirmation') {
         const lib = loadLibrary();
-        const withParams = strategies[0].buy.map((c) => (c.type === 'compare' ? c.left : c.type === 'event' ? c.event : undefined))
+        const withParams = strategies[0].buy
+          .map((c) => (c.type === 'compare' ? c.left : c.type === 'event' ? c.event : undefined))
           .filter((r) => r && lib.factor(r.factor)!.params.length);
         const ref = withParams[0] ?? { factor: 'RSI', params: { n: 14 } };
         if (!withParams.length) strategies[0].buy.push({ type: 'compare', left: ref, op: '<', right: 30 });
@@ -112,8 +126,15 @@ export async function generateTasks(pool: pg.Pool, perFamily: number, seed: numb
         parameter = { factor: factor.id, param: p.name, candidates: candidates.length >= 2 ? candidates : [base, base + 1] };
       }
       const spec: StrategySpec = {
-        task: family, tickers, start, end, strategies, kpi: KPI_NAMES[random.int(0, KPI_NAMES.length - 1)],
-        capital: 1_000_000, sizing: 'lots', ...(parameter ? { parameter } : {}),
+        task: family,
+        tickers,
+        start,
+        end,
+        strategies,
+        kpi: KPI_NAMES[random.int(0, KPI_NAMES.length - 1)],
+        capital: 1_000_000,
+        sizing: 'lots',
+        ...(parameter ? { parameter } : {}),
       };
       tasks.push({ id: `${family}-${k + 1}`, family, spec, text: specToSyntax(spec) });
     }
@@ -135,7 +156,9 @@ export async function phraseTasks(tasks: EvalTask[], llm: LlmClient): Promise<vo
 function fields(spec: StrategySpec) {
   const set = new Set<string>();
   const overrides = spec.parameter ? spec.parameter.candidates.map((value) => ({ ...spec.parameter!, value })) : [undefined];
-  for (const s of spec.strategies) for (const c of [...s.buy, ...s.sell]) for (const o of overrides) compileExpression(conditionCode(c, o)).fields.forEach((f) => set.add(f));
+  for (const s of spec.strategies)
+    for (const c of [...s.buy, ...s.sell])
+      for (const o of overrides) compileExpression(conditionCode(c, o)).fields.forEach((f) => set.add(f));
   return [...set] as never[];
 }
 
@@ -144,7 +167,8 @@ async function truthOf(task: EvalTask, deps: BacktestDeps): Promise<SpecResult> 
   return runSpec(task.spec, data.tickers);
 }
 
-const close = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)));
+const close = (a: number | null, b: number | null) =>
+  a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
 export async function scoreTask(task: EvalTask, deps: BacktestDeps): Promise<EvalOutcome> {
   const truth = await truthOf(task, deps);
@@ -194,14 +218,18 @@ export async function evaluateBacktests(deps: BacktestDeps & { logger: Logger },
   }
   const ok = outcomes.filter((o) => o.correct).length;
   lines.push(`all | ${outcomes.length} | ${ok} | ${((100 * ok) / Math.max(1, outcomes.length)).toFixed(1)}%`);
-  let tp = 0, predicted = 0, actual = 0;
+  let tp = 0,
+    predicted = 0,
+    actual = 0;
   for (const o of outcomes) {
     const truth = new Set(o.truthFactors);
     tp += o.agentFactors.filter((f) => truth.has(f)).length;
     predicted += o.agentFactors.length;
     actual += o.truthFactors.length;
   }
-  lines.push(`indicator retrieval: precision ${((100 * tp) / Math.max(1, predicted)).toFixed(1)}%, recall ${((100 * tp) / Math.max(1, actual)).toFixed(1)}%`);
+  lines.push(
+    `indicator retrieval: precision ${((100 * tp) / Math.max(1, predicted)).toFixed(1)}%, recall ${((100 * tp) / Math.max(1, actual)).toFixed(1)}%`,
+  );
   const reasons = new Map<string, number>();
   for (const o of outcomes) if (o.failure) reasons.set(o.failure, (reasons.get(o.failure) ?? 0) + 1);
   if (reasons.size) {

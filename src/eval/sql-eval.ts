@@ -51,7 +51,8 @@ export function loadBenchmark(file = fixturePath('benchmarks', 'crime-100.jsonl'
     .filter(({ line }) => line.trim())
     .map(({ line, n }) => {
       const parsed = itemSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(`${name}.jsonl line ${n}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new Error(`${name}.jsonl line ${n}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       return { ...parsed.data, file: name };
     });
 }
@@ -158,7 +159,15 @@ export async function evaluateSql(
       if (item.clarifications) await deps.memory.update(threadId, (s) => Object.assign(s.clarifications, item.clarifications));
       outcome = await deps.agent.ask({ question: item.question, threadId });
     } catch (error) {
-      outcomes.push({ item, status: 'error', valid: false, strict: false, relaxed: false, failure: `error: ${message(error)}`, ms: performance.now() - started });
+      outcomes.push({
+        item,
+        status: 'error',
+        valid: false,
+        strict: false,
+        relaxed: false,
+        failure: `error: ${message(error)}`,
+        ms: performance.now() - started,
+      });
       continue;
     }
     const ms = performance.now() - started;
@@ -173,7 +182,15 @@ export async function evaluateSql(
       gold = await runSql(deps.pool, item.sql, deps.statementTimeoutMs, 10_000);
     } catch (error) {
       // a broken gold query is the benchmark's fault: counted as an error, never as a wrong answer
-      outcomes.push({ item, status: 'error', valid: true, strict: false, relaxed: false, failure: `gold query failed: ${message(error)}`, ms });
+      outcomes.push({
+        item,
+        status: 'error',
+        valid: true,
+        strict: false,
+        relaxed: false,
+        failure: `gold query failed: ${message(error)}`,
+        ms,
+      });
       continue;
     }
     // what the user saw: the rows the answer was built from and its true row count, not a re-run of its SQL
@@ -182,7 +199,15 @@ export async function evaluateSql(
       try {
         pred = await runSql(deps.pool, outcome.sql, deps.statementTimeoutMs, 10_000);
       } catch (error) {
-        outcomes.push({ item, status: 'error', valid: true, strict: false, relaxed: false, failure: `the answer's query failed on re-run: ${message(error)}`, ms });
+        outcomes.push({
+          item,
+          status: 'error',
+          valid: true,
+          strict: false,
+          relaxed: false,
+          failure: `the answer's query failed on re-run: ${message(error)}`,
+          ms,
+        });
         continue;
       }
     }
@@ -205,7 +230,10 @@ export async function evaluateSql(
         system: 'You grade answers strictly.',
         user: renderPrompt('eval-judge-narration', {
           question: item.question,
-          gold: gold.rows.slice(0, 20).map((r) => r.join(' | ')).join('\n'),
+          gold: gold.rows
+            .slice(0, 20)
+            .map((r) => r.join(' | '))
+            .join('\n'),
           answer: a.narration,
         }),
         schema: judgeSchema,
@@ -236,13 +264,30 @@ export interface OutcomeCounts {
 export function countOutcomes(outcomes: ItemOutcome[]): OutcomeCounts[] {
   const count = (file: string, tier: string, of: ItemOutcome[]): OutcomeCounts => {
     const n = (s: OutcomeStatus) => of.filter((o) => o.status === s).length;
-    return { file, tier, questions: of.length, answered: n('right') + n('wrong'), right: n('right'), wrong: n('wrong'), refused: n('refused'), asked: n('asked'), errors: n('error') };
+    return {
+      file,
+      tier,
+      questions: of.length,
+      answered: n('right') + n('wrong'),
+      right: n('right'),
+      wrong: n('wrong'),
+      refused: n('refused'),
+      asked: n('asked'),
+      errors: n('error'),
+    };
   };
   const files = [...new Set(outcomes.map((o) => o.item.file ?? 'benchmark'))];
   const rows: OutcomeCounts[] = [];
   for (const file of files) {
     const inFile = outcomes.filter((o) => (o.item.file ?? 'benchmark') === file);
-    for (const tier of TIERS) rows.push(count(file, tier, inFile.filter((o) => o.item.tier === tier)));
+    for (const tier of TIERS)
+      rows.push(
+        count(
+          file,
+          tier,
+          inFile.filter((o) => o.item.tier === tier),
+        ),
+      );
     rows.push(count(file, 'all', inFile));
   }
   rows.push(count('all', 'all', outcomes));
@@ -279,7 +324,8 @@ function report(outcomes: ItemOutcome[], llm: LlmClient | undefined): SqlEvalRep
   for (const o of outcomes) if (o.failure) reasons.set(o.failure, [...(reasons.get(o.failure) ?? []), o.item.id]);
   if (reasons.size) {
     lines.push('failures:');
-    for (const [reason, ids] of [...reasons].sort((a, b) => b[1].length - a[1].length)) lines.push(`  ${ids.length} x ${reason}: ${ids.join(', ')}`);
+    for (const [reason, ids] of [...reasons].sort((a, b) => b[1].length - a[1].length))
+      lines.push(`  ${ids.length} x ${reason}: ${ids.join(', ')}`);
   }
   return { lines, outcomes, counts };
 }

@@ -54,9 +54,11 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 async function defusedSelect(client: pg.PoolClient, sql: string, limit: number): Promise<string> {
   const probe = await client.query(`SELECT * FROM (${sql}\n) AS answer LIMIT 0`);
   const cols = probe.fields.map((_, i) => `c${i}`);
-  const list = probe.fields.map((f, i) => (TEXT_TYPES.has(f.dataTypeID)
-    ? `CASE WHEN left(answer.c${i}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || answer.c${i} ELSE answer.c${i} END AS ${ident(f.name)}`
-    : `answer.c${i} AS ${ident(f.name)}`));
+  const list = probe.fields.map((f, i) =>
+    TEXT_TYPES.has(f.dataTypeID)
+      ? `CASE WHEN left(answer.c${i}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || answer.c${i} ELSE answer.c${i} END AS ${ident(f.name)}`
+      : `answer.c${i} AS ${ident(f.name)}`,
+  );
   return `SELECT ${list.join(', ')} FROM (${sql}\n) AS answer(${cols.join(', ')}) LIMIT ${limit}`;
 }
 
@@ -65,7 +67,11 @@ async function defusedSelect(client: pg.PoolClient, sql: string, limit: number):
  * the writer: a refusal (ExportRefused) comes before the first byte, so the
  * caller can still answer with an error instead of half a file.
  */
-export async function prepareCsvExport(settings: ExportSettings, source: ExportSource, signal?: AbortSignal): Promise<(out: Writable) => Promise<void>> {
+export async function prepareCsvExport(
+  settings: ExportSettings,
+  source: ExportSource,
+  signal?: AbortSignal,
+): Promise<(out: Writable) => Promise<void>> {
   if (source.kind === 'rows') {
     return async (out) => {
       out.write([source.columns, ...source.rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n');
@@ -87,7 +93,9 @@ export async function prepareCsvExport(settings: ExportSettings, source: ExportS
 
 /** Writes the CSV to `out`; see prepareCsvExport. */
 export async function writeCsvExport(settings: ExportSettings, source: ExportSource, out: Writable): Promise<void> {
-  await (await prepareCsvExport(settings, source))(out);
+  await (
+    await prepareCsvExport(settings, source)
+  )(out);
 }
 
 export class ExportTooBig extends Error {}

@@ -16,10 +16,23 @@ function refuse(res: http.ServerResponse, status: number, error: string): void {
 }
 
 /** `who`: the person asking (their address or link), for the per-person limit of the export gate. */
-export async function sendCsvExport(res: http.ServerResponse, answer: Answer | null | undefined, settings: ExportSettings | undefined, logger: Logger, who = 'anyone'): Promise<void> {
+export async function sendCsvExport(
+  res: http.ServerResponse,
+  answer: Answer | null | undefined,
+  settings: ExportSettings | undefined,
+  logger: Logger,
+  who = 'anyone',
+): Promise<void> {
   const source = answer ? exportSourceOf(answer) : undefined;
   if (!answer || !source || !settings) return refuse(res, 404, NOT_FOUND);
-  const name = answer.kind === 'result' ? answer.headline.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) : '';
+  const name =
+    answer.kind === 'result'
+      ? answer.headline
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '')
+          .slice(0, 60)
+      : '';
   const ticket = settings.gate?.enter(who) ?? { release: () => undefined };
   if ('busy' in ticket) {
     res.setHeader('retry-after', String(ticket.retryAfterS));
@@ -33,8 +46,11 @@ export async function sendCsvExport(res: http.ServerResponse, answer: Answer | n
   try {
     const write = await prepareCsvExport(settings, source, gone.signal);
     res.writeHead(200, {
-      'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="datadesk-${name || 'answer'}.csv"`,
-      'cache-control': 'no-store', 'x-row-limit': String(settings.rowLimit), 'x-content-type-options': 'nosniff',
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="datadesk-${name || 'answer'}.csv"`,
+      'cache-control': 'no-store',
+      'x-row-limit': String(settings.rowLimit),
+      'x-content-type-options': 'nosniff',
     });
     await write(res);
   } catch (error) {

@@ -33,47 +33,84 @@ export interface FeedbackOutcome {
   message: string;
 }
 
-export async function recordFeedback(pool: pg.Pool, deliveries: Deliveries, verified: VerifiedStore, input: FeedbackInput): Promise<FeedbackOutcome> {
+export async function recordFeedback(
+  pool: pg.Pool,
+  deliveries: Deliveries,
+  verified: VerifiedStore,
+  input: FeedbackInput,
+): Promise<FeedbackOutcome> {
   const delivery = await deliveries.get(input.deliveryKey);
-  if (!delivery?.answer) throw new UserError('That answer is no longer kept (answers are kept for 3 days), so the feedback could not be stored.');
+  if (!delivery?.answer)
+    throw new UserError('That answer is no longer kept (answers are kept for 3 days), so the feedback could not be stored.');
   // a key from another workspace (a forged card value, a shared channel) is not this person's to judge
-  if ((delivery.workspace ?? undefined) !== input.workspace) throw new UserError('That answer was given in another workspace; feedback on it is theirs.');
+  if ((delivery.workspace ?? undefined) !== input.workspace)
+    throw new UserError('That answer was given in another workspace; feedback on it is theirs.');
   const workspace = delivery.workspace ?? undefined;
   const answer = delivery.answer;
   const sql = answer.kind === 'result' && answer.route === 'sql' && answer.sql.length === 1 ? answer.sql[0] : null;
   const resolved = answer.kind === 'result' ? answer.resolved : undefined;
   const question = resolved?.question ?? (answer.kind === 'result' && answer.route === 'sql' ? null : delivery.question);
   // the verdict before this one (the CTE reads the table as it was): the same again is a retry, said nothing to
-  const { rows: [stored] } = await pool.query<{ before: Verdict | null }>(
+  const {
+    rows: [stored],
+  } = await pool.query<{ before: Verdict | null }>(
     `WITH prior AS (SELECT verdict FROM feedback WHERE delivery_key = $1 AND user_id = $3)
      INSERT INTO feedback (delivery_key, platform, user_id, verdict, question, asked, sql, plan, workspace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      ON CONFLICT (delivery_key, user_id) DO UPDATE SET verdict = excluded.verdict,
        created_at = CASE WHEN feedback.verdict = excluded.verdict THEN feedback.created_at ELSE now() END
      RETURNING (SELECT verdict FROM prior) AS before`,
-    [input.deliveryKey, input.platform, input.userId, input.verdict, question, delivery.question, sql, resolved?.plan ? JSON.stringify(resolved.plan) : null, workspace ?? null],
+    [
+      input.deliveryKey,
+      input.platform,
+      input.userId,
+      input.verdict,
+      question,
+      delivery.question,
+      sql,
+      resolved?.plan ? JSON.stringify(resolved.plan) : null,
+      workspace ?? null,
+    ],
   );
   if (stored?.before === input.verdict) return { repeated: true, message: 'Thanks: that verdict was noted already.' };
-  if (input.verdict === 'down') return { message: 'Thanks: noted as a wrong or unhelpful answer. A curator will look at it (datadesk feedback).' };
+  if (input.verdict === 'down')
+    return { message: 'Thanks: noted as a wrong or unhelpful answer. A curator will look at it (datadesk feedback).' };
   if (!input.curator || !sql) return { message: 'Thanks: noted as a good answer.' };
   if (!resolved) {
-    return { message: 'Thanks: noted as a good answer. It answered a follow-up whose full question is not known, so it was not made a verified question: ask it as one whole question and 👍 that answer.' };
+    return {
+      message:
+        'Thanks: noted as a good answer. It answered a follow-up whose full question is not known, so it was not made a verified question: ask it as one whole question and 👍 that answer.',
+    };
   }
   const addedBy = `${input.platform}:${input.userId}`;
   let outcome;
   if (resolved.plan && resolved.planKey) {
-    outcome = await verified.add({ question: resolved.question, sql, source: 'feedback', addedBy, workspace, plan: { key: resolved.planKey, plan: resolved.plan, choices: {} } });
+    outcome = await verified.add({
+      question: resolved.question,
+      sql,
+      source: 'feedback',
+      addedBy,
+      workspace,
+      plan: { key: resolved.planKey, plan: resolved.plan, choices: {} },
+    });
   } else {
     // model-written SQL must answer from the data: a constant (SELECT 41, or SELECT 41 FROM crimes) answers nothing
     const verdict = await checkSql(sql);
     if (!verdict.ok || !verdict.tables.length || !(await answersFromData(verdict.statement))) {
-      return { message: 'Thanks: noted as a good answer. Its query does not answer from the data (a constant), so it was not made a verified question.' };
+      return {
+        message:
+          'Thanks: noted as a good answer. Its query does not answer from the data (a constant), so it was not made a verified question.',
+      };
     }
     outcome = await verified.add({ question: resolved.question, sql, source: 'feedback', addedBy, workspace });
   }
   if (!outcome.added) {
-    return { message: `Thanks: noted as a good answer. "${resolved.question}" is verified already (#${outcome.id}); the pair is kept as it is (an operator changes pairs with datadesk verified).` };
+    return {
+      message: `Thanks: noted as a good answer. "${resolved.question}" is verified already (#${outcome.id}); the pair is kept as it is (an operator changes pairs with datadesk verified).`,
+    };
   }
-  const how = resolved.plan ? 'asked in any words that mean the same, it is answered as verified' : 'asked again in these words, it is answered with this query';
+  const how = resolved.plan
+    ? 'asked in any words that mean the same, it is answered as verified'
+    : 'asked again in these words, it is answered with this query';
   return { promoted: outcome.id, message: `Thanks: "${resolved.question}" is now a verified question (#${outcome.id}); ${how}.` };
 }
 

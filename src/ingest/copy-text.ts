@@ -2,9 +2,7 @@
 export type CopyValue = string | number | boolean | null | undefined;
 
 function escapeText(value: string): string {
-  return /[\\\t\n\r]/.test(value)
-    ? value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r')
-    : value;
+  return /[\\\t\n\r]/.test(value) ? value.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r') : value;
 }
 
 /**

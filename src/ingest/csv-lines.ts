@@ -115,7 +115,7 @@ function invalidUtf8Damage(bytes: Buffer): string {
 
 /** Where the first byte that does not start a well-formed UTF-8 sequence is (Unicode table 3-7), or -1. */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i];
     if (b < 0x80) {
       i++;
@@ -125,11 +125,11 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
     let lo = 0x80;
     let hi = 0xbf;
     if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b === 0xe0) (need = 2), (lo = 0xa0);
-    else if (b === 0xed) (need = 2), (hi = 0x9f);
+    else if (b === 0xe0) ((need = 2), (lo = 0xa0));
+    else if (b === 0xed) ((need = 2), (hi = 0x9f));
     else if (b >= 0xe1 && b <= 0xef) need = 2;
-    else if (b === 0xf0) (need = 3), (lo = 0x90);
-    else if (b === 0xf4) (need = 3), (hi = 0x8f);
+    else if (b === 0xf0) ((need = 3), (lo = 0x90));
+    else if (b === 0xf4) ((need = 3), (hi = 0x8f));
     else if (b >= 0xf1 && b <= 0xf3) need = 3;
     else return i;
     for (let k = 1; k <= need; k++) {

@@ -23,8 +23,7 @@ export const MAX_RECORD_LINES = 8;
 export const MAX_SPILL_CHARS = 64 * 1024;
 
 export type CsvRecord =
-  | { line: number; fields: string[]; raw: string; error?: undefined }
-  | { line: number; fields?: undefined; raw: string; error: string };
+  { line: number; fields: string[]; raw: string; error?: undefined } | { line: number; fields?: undefined; raw: string; error: string };
 
 export interface CsvReadProgress {
   bytesRead: number;
@@ -94,7 +93,7 @@ function scan(text: string, state: ScanState): void {
       }
     } else if (c === 44) state.atFieldStart = true;
     else {
-      if (c === 34 && state.atFieldStart) (state.inQuoted = true), (state.openedAt = i);
+      if (c === 34 && state.atFieldStart) ((state.inQuoted = true), (state.openedAt = i));
       state.atFieldStart = false;
     }
   }

@@ -45,7 +45,11 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
     const file = path.join(dir, 'crimes.csv');
     await generateCrimes({ rows: config.demoCrimeRows, seed: DEMO_SEED, out: file, onProgress: percent('generate') });
     const summary = await ingestCsv({
-      pool, file, spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath: `${file}.rejects.csv`,
+      pool,
+      file,
+      spec: CRIMES_SPEC,
+      source: portalCsvSource,
+      rejectsPath: `${file}.rejects.csv`,
       onProgress: percent('load'),
     });
     rmSync(file);
@@ -68,7 +72,11 @@ export async function ensureDemoData(pool: pg.Pool, config: Config, logger: Logg
     for (const exchange of Object.keys(EXCHANGES) as Exchange[]) {
       const file = generated.files[exchange];
       const summary = await ingestCsv({
-        pool, file, spec: stockSpec(exchange), source: stockCsvSource, rejectsPath: `${file}.rejects.csv`,
+        pool,
+        file,
+        spec: stockSpec(exchange),
+        source: stockCsvSource,
+        rejectsPath: `${file}.rejects.csv`,
       });
       bars += summary.inserted;
       rmSync(file);
@@ -95,6 +103,8 @@ async function markSynthetic(pool: pg.Pool, dataset: 'crimes' | 'stocks', comple
 
 /** A demo load that was started and never finished (an older marker has no "complete": it was written after the load). */
 async function interrupted(pool: pg.Pool, dataset: 'crimes' | 'stocks'): Promise<boolean> {
-  const { rows } = await pool.query<{ cursor: { complete?: boolean } }>('SELECT cursor FROM ingest_state WHERE source = $1', [`demo:${dataset}`]);
+  const { rows } = await pool.query<{ cursor: { complete?: boolean } }>('SELECT cursor FROM ingest_state WHERE source = $1', [
+    `demo:${dataset}`,
+  ]);
   return rows[0]?.cursor?.complete === false;
 }

@@ -66,10 +66,7 @@ export class BatchUpserter {
    * runs `alsoInTransaction` before committing, so that a caller can record its
    * progress atomically with the rows.
    */
-  async write(
-    lines: readonly string[],
-    alsoInTransaction?: (client: pg.PoolClient | pg.Client) => Promise<void>,
-  ): Promise<BatchCounts> {
+  async write(lines: readonly string[], alsoInTransaction?: (client: pg.PoolClient | pg.Client) => Promise<void>): Promise<BatchCounts> {
     const cols = [...this.spec.columns.map(ident), '_line'].join(', ');
     await this.client.query('BEGIN');
     try {

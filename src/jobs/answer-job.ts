@@ -20,7 +20,10 @@ const inboundSchema = z.object({
   userId: z.string().optional(),
   kind: z.enum(['question', 'backtest']).optional(),
   /** a follow-up button's plan (checked again by the agent); a few KB at most */
-  plan: z.record(z.string(), z.unknown()).refine((p) => JSON.stringify(p).length <= 8_000, 'a plan of at most 8,000 characters').optional(),
+  plan: z
+    .record(z.string(), z.unknown())
+    .refine((p) => JSON.stringify(p).length <= 8_000, 'a plan of at most 8,000 characters')
+    .optional(),
 });
 
 /**

@@ -114,11 +114,19 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
           [worker],
         );
         for (const platform of new Set(orphans.map((r) => r.platform))) {
-          await deps.queue.failJobs(tx, platform, orphans.filter((r) => r.platform === platform).map((r) => r.job_id), `worker ${worker} stopped mid-answer`);
+          await deps.queue.failJobs(
+            tx,
+            platform,
+            orphans.filter((r) => r.platform === platform).map((r) => r.job_id),
+            `worker ${worker} stopped mid-answer`,
+          );
         }
         return orphans;
       });
-      if (rows.length) logger.warn(`jobs: worker ${worker} stopped mid-answer; ${rows.length} question${rows.length === 1 ? '' : 's'} handed to the next worker`);
+      if (rows.length)
+        logger.warn(
+          `jobs: worker ${worker} stopped mid-answer; ${rows.length} question${rows.length === 1 ? '' : 's'} handed to the next worker`,
+        );
       moved += rows.length;
     }
     return moved;
@@ -129,7 +137,10 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
     let moved = 0;
     for (const job of await deps.queue.unstartedJobs(deps.unstartedAfterSeconds ?? 30)) {
       const failed = await inTransaction(deps.pool, async (tx) => {
-        const { rowCount } = await tx.query(`SELECT 1 FROM deliveries WHERE key = $1 AND job_id = $2 AND status = 'queued' FOR UPDATE`, [job.key, job.id]);
+        const { rowCount } = await tx.query(`SELECT 1 FROM deliveries WHERE key = $1 AND job_id = $2 AND status = 'queued' FOR UPDATE`, [
+          job.key,
+          job.id,
+        ]);
         if (rowCount) await deps.queue.failJobs(tx, job.platform, [job.id], 'fetched by a worker that never started it');
         return rowCount ?? 0;
       });

@@ -154,14 +154,17 @@ export class Deliveries {
       if (!d) return { go: false, why: 'gone' };
       if (d.job_id !== jobId) return { go: false, why: 'stale' };
       if (d.status === 'answered' || d.status === 'failed') return { go: false, why: 'done' };
-      if (d.status === 'answering' && d.worker_id !== worker && (await isAlive(client, d.worker_id))) return { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
+      if (d.status === 'answering' && d.worker_id !== worker && (await isAlive(client, d.worker_id)))
+        return { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
       const { rows: busy } = await client.query<{ by_user: string; by_channel: string }>(
         `SELECT count(*) FILTER (WHERE user_id = $2) AS by_user, count(*) FILTER (WHERE channel = $3) AS by_channel
          FROM deliveries WHERE status = 'answering' AND key <> $1`,
         [key, d.user_id, d.channel],
       );
-      if (d.user_id && Number(busy[0].by_user) >= limits.perUser) return { go: false, why: 'wait', reason: 'the asker has a question being answered' };
-      if (d.channel && Number(busy[0].by_channel) >= limits.perChannel) return { go: false, why: 'wait', reason: 'the channel is at its limit' };
+      if (d.user_id && Number(busy[0].by_user) >= limits.perUser)
+        return { go: false, why: 'wait', reason: 'the asker has a question being answered' };
+      if (d.channel && Number(busy[0].by_channel) >= limits.perChannel)
+        return { go: false, why: 'wait', reason: 'the channel is at its limit' };
       const { rows: taken } = await client.query<DeliveryRow>(
         `UPDATE deliveries SET status = 'answering', worker_id = $2, started_at = now(), attempts = attempts + 1 WHERE key = $1 RETURNING *`,
         [key, worker],
@@ -185,7 +188,10 @@ export class Deliveries {
 
   /** Gives a question back to the queue after this worker's attempt failed (the job's retry takes it up). */
   async release(key: string, worker: string): Promise<void> {
-    await this.pool.query(`UPDATE deliveries SET status = 'queued', worker_id = NULL WHERE key = $1 AND worker_id = $2 AND status = 'answering'`, [key, worker]);
+    await this.pool.query(
+      `UPDATE deliveries SET status = 'queued', worker_id = NULL WHERE key = $1 AND worker_id = $2 AND status = 'answering'`,
+      [key, worker],
+    );
   }
 
   /** Points the question at a newer job (a deferral). */

@@ -56,7 +56,18 @@ export class AnswerQueue {
     const jobId = randomUUID();
     // a question nobody admitted is rolled back whole: its key stays free for the platform's retry
     const admitted = await inTransaction(this.pool, async (tx) => {
-      if (!(await Deliveries.admit(tx, { key: data.key, jobId, platform: data.message.platform, workspace: data.message.workspace, channel: data.message.channel, userId: data.message.userId, question: data.message.text }))) return false;
+      if (
+        !(await Deliveries.admit(tx, {
+          key: data.key,
+          jobId,
+          platform: data.message.platform,
+          workspace: data.message.workspace,
+          channel: data.message.channel,
+          userId: data.message.userId,
+          question: data.message.text,
+        }))
+      )
+        return false;
       await this.boss.send(answerQueue(data.reply.platform), data, { id: jobId, db: asDb(tx) });
       return true;
     });
@@ -121,7 +132,9 @@ export class AnswerQueue {
 
   /** Stops fetching; waits up to `timeoutMs` for answers in progress (their jobs are retried elsewhere if cut off). */
   async stop(timeoutMs = 20_000): Promise<void> {
-    await this.boss.stop({ graceful: true, wait: true, close: false, timeout: timeoutMs }).catch((error) => this.logger.warn(`jobs: stopping: ${describeError(error)}`));
+    await this.boss
+      .stop({ graceful: true, wait: true, close: false, timeout: timeoutMs })
+      .catch((error) => this.logger.warn(`jobs: stopping: ${describeError(error)}`));
   }
 }
 

@@ -50,13 +50,27 @@ export async function startJobs(o: JobsOptions): Promise<Jobs> {
     identity = new WorkerIdentity(o.pool, o.logger);
     const number = await identity.current();
     workers = await startAnswerWorkers({
-      queue, pool: o.pool, desk: o.desk, identity, outboxes: o.outboxes, logger: o.logger, concurrency: o.settings.concurrency,
-      limits: { perUser: o.settings.perUser, perChannel: o.settings.perChannel }, reapEveryMs: o.reapEveryMs, unstartedAfterSeconds: o.unstartedAfterSeconds,
+      queue,
+      pool: o.pool,
+      desk: o.desk,
+      identity,
+      outboxes: o.outboxes,
+      logger: o.logger,
+      concurrency: o.settings.concurrency,
+      limits: { perUser: o.settings.perUser, perChannel: o.settings.perChannel },
+      reapEveryMs: o.reapEveryMs,
+      unstartedAfterSeconds: o.unstartedAfterSeconds,
     });
-    o.logger.info(`Worker ${number}: answering ${Object.keys(o.outboxes).join(', ')} questions, ${o.settings.concurrency} at a time per platform`);
+    o.logger.info(
+      `Worker ${number}: answering ${Object.keys(o.outboxes).join(', ')} questions, ${o.settings.concurrency} at a time per platform`,
+    );
   }
   return {
-    queue, deliveries, events, workers, identity,
+    queue,
+    deliveries,
+    events,
+    workers,
+    identity,
     stop: async () => {
       await workers?.stop();
       await queue.stop();

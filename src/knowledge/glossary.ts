@@ -31,17 +31,29 @@ export function termsIn(question: string): GlossaryTerm[] {
 export const isAmbiguous = (t: GlossaryTerm) => (t.options?.length ?? 0) > 1;
 
 export function option(termId: string, optionId: string): GlossaryOption | undefined {
-  return glossary().find((t) => t.id === termId)?.options?.find((o) => o.id === optionId);
+  return glossary()
+    .find((t) => t.id === termId)
+    ?.options?.find((o) => o.id === optionId);
 }
 
 /** "night=22-06,weekend=sat_sun" -> {night: "22-06", ...}; unknown terms or options are errors. */
 export function parseGlossaryDefaults(text: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const pair of (text ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of (text ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [term, opt] = pair.split('=').map((s) => s.trim());
     if (!option(term, opt)) {
       const t = glossary().find((x) => x.id === term);
-      throw new Error(t?.options ? `${term} has no option "${opt}" (options: ${t.options.map((o) => o.id).join(', ')})` : `"${term}" is not an ambiguous glossary term (terms: ${glossary().filter(isAmbiguous).map((x) => x.id).join(', ')})`);
+      throw new Error(
+        t?.options
+          ? `${term} has no option "${opt}" (options: ${t.options.map((o) => o.id).join(', ')})`
+          : `"${term}" is not an ambiguous glossary term (terms: ${glossary()
+              .filter(isAmbiguous)
+              .map((x) => x.id)
+              .join(', ')})`,
+      );
     }
     out[term] = opt;
   }

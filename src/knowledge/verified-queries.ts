@@ -12,17 +12,23 @@ import { compilePlan } from '../plan/compile.js';
 import { parsePlan, type QueryPlan } from '../plan/query-plan.js';
 import { readQuestion, type ReadContext } from '../plan/reader.js';
 
-const verifiedSchema = z.object({
-  id: z.string(),
-  question: z.string(),
-  paraphrases: z.array(z.string()),
-  /** the glossary terms its plan rests on (documentation; the reader finds them) */
-  terms: z.array(z.string()).optional(),
-}).strict();
+const verifiedSchema = z
+  .object({
+    id: z.string(),
+    question: z.string(),
+    paraphrases: z.array(z.string()),
+    /** the glossary terms its plan rests on (documentation; the reader finds them) */
+    terms: z.array(z.string()).optional(),
+  })
+  .strict();
 export type VerifiedQuery = z.infer<typeof verifiedSchema>;
 
-const STOP_WORDS = new Set(('a an the is are was were be been of in on at to for from by with and or what which who how ' +
-  'when where why do does did there their it its this that these those me my i you your we our can could would should please tell show give').split(' '));
+const STOP_WORDS = new Set(
+  (
+    'a an the is are was were be been of in on at to for from by with and or what which who how ' +
+    'when where why do does did there their it its this that these those me my i you your we our can could would should please tell show give'
+  ).split(' '),
+);
 
 let all: VerifiedQuery[] | undefined;
 let index: MiniSearch<{ id: string; text: string }> | undefined;
@@ -52,17 +58,27 @@ export function similarVerified(question: string, k = 4): VerifiedMatch[] {
     index.addAll(verifiedQueries().map((v) => ({ id: v.id, text: [v.question, ...v.paraphrases].join(' ') })));
   }
   const byId = new Map(verifiedQueries().map((v) => [v.id, v]));
-  return index.search(question).slice(0, k).map((hit) => ({ query: byId.get(hit.id as string)!, score: hit.score }));
+  return index
+    .search(question)
+    .slice(0, k)
+    .map((hit) => ({ query: byId.get(hit.id as string)!, score: hit.score }));
 }
 
 /** The plan a fixture question reads to, with the glossary choices it needs (given ones, else each term's first option). */
-export function fixturePlan(v: VerifiedQuery, ctx: ReadContext, choices: Record<string, string> = {}): { plan: QueryPlan; choices: Record<string, string> } | undefined {
+export function fixturePlan(
+  v: VerifiedQuery,
+  ctx: ReadContext,
+  choices: Record<string, string> = {},
+): { plan: QueryPlan; choices: Record<string, string> } | undefined {
   const reading = readQuestion(v.question, ctx);
   if (!reading.ok) return undefined;
   const used: Record<string, string> = {};
   for (const term of reading.terms) used[term] = choices[term] ?? firstOption(term);
   const plan = parsePlan(reading.plan);
-  return { plan: used.calendar_day === 'day_of_year' ? { ...plan, groupBy: plan.groupBy.map((d) => (d === 'date' ? 'day_of_year' : d)) } : plan, choices: used };
+  return {
+    plan: used.calendar_day === 'day_of_year' ? { ...plan, groupBy: plan.groupBy.map((d) => (d === 'date' ? 'day_of_year' : d)) } : plan,
+    choices: used,
+  };
 }
 
 /**

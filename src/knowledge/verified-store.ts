@@ -41,7 +41,10 @@ export interface VerifiedPair {
  */
 export function normalizeQuestion(question: string): string {
   // the reader's own folding (tokens.ts), so "the same words" means one thing everywhere
-  return foldText(question).toLowerCase().replace(/[^\p{L}\p{N}%]+/gu, ' ').trim();
+  return foldText(question)
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}%]+/gu, ' ')
+    .trim();
 }
 
 export interface AddOutcome {
@@ -76,7 +79,14 @@ export class VerifiedStore {
     const pairs = verifiedQueries().flatMap((v) => {
       const read = fixturePlan(v, ctx);
       if (!read || Object.keys(read.choices).length) return [];
-      return [{ question: resolvedQuestion(read.plan, ctx), key: planKey(read.plan, {}), plan: read.plan, sql: compilePlan(read.plan, {}, { rollups: false }).sql }];
+      return [
+        {
+          question: resolvedQuestion(read.plan, ctx),
+          key: planKey(read.plan, {}),
+          plan: read.plan,
+          sql: compilePlan(read.plan, {}, { rollups: false }).sql,
+        },
+      ];
     });
     // one statement for all of them: it runs on each process's first question
     const { rowCount } = await this.pool.query(
@@ -94,9 +104,12 @@ export class VerifiedStore {
   private async refresh(): Promise<void> {
     if (!this.seeded) await this.seed();
     const { rows } = await this.pool.query<{ v: string }>(
-      `SELECT count(*) || ':' || coalesce(max(greatest(created_at, replaced_at))::text, '') AS v FROM verified_queries`);
+      `SELECT count(*) || ':' || coalesce(max(greatest(created_at, replaced_at))::text, '') AS v FROM verified_queries`,
+    );
     if (rows[0].v === this.version) return;
-    const { rows: all } = await this.pool.query<VerifiedPair & { normalized: string | null }>(`SELECT ${COLUMNS}, normalized FROM verified_queries ORDER BY id`);
+    const { rows: all } = await this.pool.query<VerifiedPair & { normalized: string | null }>(
+      `SELECT ${COLUMNS}, normalized FROM verified_queries ORDER BY id`,
+    );
     this.byPlan = new Map(all.filter((p) => p.plan_key).map((p) => [slot(p.workspace, p.plan_key!), p]));
     this.byQuestion = new Map(all.filter((p) => p.normalized).map((p) => [slot(p.workspace, p.normalized!), p]));
     this.version = rows[0].v;
@@ -121,7 +134,12 @@ export class VerifiedStore {
    */
   async similar(question: string, workspace?: string, k = 2, minOverlap = 0.35): Promise<VerifiedPair[]> {
     await this.refresh();
-    const words = (q: string) => new Set(normalizeQuestion(q).split(' ').filter((w) => w.length > 2));
+    const words = (q: string) =>
+      new Set(
+        normalizeQuestion(q)
+          .split(' ')
+          .filter((w) => w.length > 2),
+      );
     const asked = words(question);
     const visible = (p: VerifiedPair) => p.workspace === null || p.workspace === (workspace ?? null);
     return [...this.byQuestion.values(), ...[...this.byPlan.values()].filter((p) => p.source !== 'fixture')]
@@ -147,8 +165,12 @@ export class VerifiedStore {
    * pair for the same plan or question is kept as it was (added: false) unless `replace` (an operator).
    */
   async add(pair: {
-    question: string; sql: string; source: 'feedback' | 'cli'; addedBy?: string;
-    plan?: { key: string; plan: unknown; choices: Record<string, string> }; replace?: boolean;
+    question: string;
+    sql: string;
+    source: 'feedback' | 'cli';
+    addedBy?: string;
+    plan?: { key: string; plan: unknown; choices: Record<string, string> };
+    replace?: boolean;
     /** the workspace it answers in (a curator's 👍); absent: every workspace (an operator's) */
     workspace?: string;
   }): Promise<AddOutcome> {
@@ -161,11 +183,23 @@ export class VerifiedStore {
     const { rows } = await this.pool.query<{ id: string }>(
       `INSERT INTO verified_queries (question, ${key}, plan, choices, sql, source, added_by, workspace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (workspace, ${key}) WHERE ${key} IS NOT NULL ${onConflict} RETURNING id::text`,
-      [pair.question, value, pair.plan ? JSON.stringify(pair.plan.plan) : null, pair.plan ? JSON.stringify(pair.plan.choices) : null, pair.sql, pair.source, pair.addedBy ?? null, pair.workspace ?? null],
+      [
+        pair.question,
+        value,
+        pair.plan ? JSON.stringify(pair.plan.plan) : null,
+        pair.plan ? JSON.stringify(pair.plan.choices) : null,
+        pair.sql,
+        pair.source,
+        pair.addedBy ?? null,
+        pair.workspace ?? null,
+      ],
     );
     this.version = '';
     if (rows[0]) return { id: rows[0].id, added: true };
-    const existing = await this.pool.query<{ id: string }>(`SELECT id::text FROM verified_queries WHERE ${key} = $1 AND workspace IS NOT DISTINCT FROM $2`, [value, pair.workspace ?? null]);
+    const existing = await this.pool.query<{ id: string }>(
+      `SELECT id::text FROM verified_queries WHERE ${key} = $1 AND workspace IS NOT DISTINCT FROM $2`,
+      [value, pair.workspace ?? null],
+    );
     return { id: existing.rows[0].id, added: false };
   }
 

@@ -32,7 +32,10 @@ export interface ChatRequest {
 }
 
 export class LlmError extends Error {
-  constructor(message: string, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
     super(message);
     this.name = 'LlmError';
   }
@@ -46,7 +49,6 @@ export interface LlmClient {
 
 /** Rough token estimate (4 characters a token) for reserving budget before a call. */
 const estimateTokens = (text: string) => Math.ceil(text.length / 4) + 256;
-
 
 // loaded when a client is made: a process with no model configured (`datadesk ask` offline) skips its ~60 ms
 const loadOpenAi = (): typeof OpenAI => createRequire(import.meta.url)('openai') as typeof OpenAI;
@@ -84,12 +86,14 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       return { text: response.choices[0]?.message?.content ?? '', usage };
     } catch (error) {
       if (error instanceof ReplyTooBigError || (error as { cause?: unknown }).cause instanceof ReplyTooBigError) {
-        throw new LlmError(error instanceof ReplyTooBigError ? error.message : ((error as { cause: Error }).cause.message), false);
+        throw new LlmError(error instanceof ReplyTooBigError ? error.message : (error as { cause: Error }).cause.message, false);
       }
       if (error instanceof OpenAiClient.APIError) {
         const status = error.status;
         throw new LlmError(
-          status ? `the LLM service answered HTTP ${status}${status === 401 ? ' (check LLM_API_KEY)' : ''}` : 'the LLM service could not be reached',
+          status
+            ? `the LLM service answered HTTP ${status}${status === 401 ? ' (check LLM_API_KEY)' : ''}`
+            : 'the LLM service could not be reached',
           status === undefined || status === 429 || status >= 500,
         );
       }
@@ -101,16 +105,27 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
   return {
     model: settings.model,
     async chatText({ system, user }) {
-      return complete([{ role: 'system', content: system }, { role: 'user', content: user }], false);
+      return complete(
+        [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        false,
+      );
     },
     async chatJson({ system, user, schema }) {
-      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: system }, { role: 'user', content: user }];
+      const messages: OpenAI.ChatCompletionMessageParam[] = [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ];
       const first = await complete(messages, true);
       const usage = { ...first.usage };
       const attempt = (text: string) => {
         try {
           const parsed = schema.safeParse(extractJson(text));
-          return parsed.success ? { value: parsed.data } : { problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+          return parsed.success
+            ? { value: parsed.data }
+            : { problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
         } catch (error) {
           return { problem: `not valid JSON (${(error as Error).message})` };
         }
@@ -119,7 +134,10 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       if ('value' in firstTry) return { value: firstTry.value as never, usage };
       // one repair round with the exact problem
       messages.push({ role: 'assistant', content: first.text });
-      messages.push({ role: 'user', content: `That reply was invalid: ${firstTry.problem}. Answer again with the corrected JSON object only.` });
+      messages.push({
+        role: 'user',
+        content: `That reply was invalid: ${firstTry.problem}. Answer again with the corrected JSON object only.`,
+      });
       const second = await complete(messages, true);
       usage.promptTokens += second.usage.promptTokens;
       usage.completionTokens += second.usage.completionTokens;

@@ -44,7 +44,10 @@ export class RateLimiter {
         entry.tokens = actual;
       };
     });
-    this.chain = turn.then(() => undefined, () => undefined);
+    this.chain = turn.then(
+      () => undefined,
+      () => undefined,
+    );
     return turn;
   }
 }

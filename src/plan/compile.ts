@@ -22,7 +22,8 @@ export class PlanCompileError extends Error {}
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const list = (values: (string | number)[]) => values.map((v) => (typeof v === 'number' ? String(v) : quote(v))).join(', ');
-const inList = (column: string, values: (string | number)[]) => (values.length === 1 ? `${column} = ${list(values)}` : `${column} IN (${list(values)})`);
+const inList = (column: string, values: (string | number)[]) =>
+  values.length === 1 ? `${column} = ${list(values)}` : `${column} IN (${list(values)})`;
 
 /** A whole number of calendar years, as the `year` column can say it. */
 function wholeYears(t: TimeRange): [number, number] | undefined {
@@ -48,7 +49,10 @@ function hoursCondition(from: number, to: number): string {
 class Conditions {
   readonly assumptions: string[] = [];
   /** `yearColumn`: whole years as `year = N`; false: as a date range (see compilePlan) */
-  constructor(private readonly choices: Record<string, string>, private readonly yearColumn = true) {}
+  constructor(
+    private readonly choices: Record<string, string>,
+    private readonly yearColumn = true,
+  ) {}
 
   /** An assumption the SQL makes that is not a glossary choice. */
   note(assumption: string): void {
@@ -68,7 +72,8 @@ class Conditions {
     if (f.types) where.push(inList('primary_type', f.types));
     if (f.category === 'property') where.push(inList('primary_type', typeCategory('property')));
     if (f.category === 'violent') where.push(this.glossary('violent_crime').sql);
-    if (f.descriptions) where.push(`(${f.descriptions.map((d) => `description ILIKE ${quote(`%${d.replace(/[\\%_]/g, '\\$&')}%`)}`).join(' OR ')})`);
+    if (f.descriptions)
+      where.push(`(${f.descriptions.map((d) => `description ILIKE ${quote(`%${d.replace(/[\\%_]/g, '\\$&')}%`)}`).join(' OR ')})`);
     if (f.locations) where.push(inList('location_description', f.locations));
     if (f.time) where.push(timeCondition(f.time, this.yearColumn));
     if (f.months) where.push(`extract(month FROM date) IN (${list(f.months)})`);
@@ -101,7 +106,10 @@ interface Source {
 
 const CRIMES: Source = { table: 'crimes', grouped: 'count(*)', total: 'count(*)', matching: (c) => `count(*) FILTER (WHERE ${c})` };
 const fromRollup = (r: Rollup): Source => ({
-  table: r.table, grouped: 'sum(n)', total: 'coalesce(sum(n), 0)', matching: (c) => `coalesce(sum(n) FILTER (WHERE ${c}), 0)`,
+  table: r.table,
+  grouped: 'sum(n)',
+  total: 'coalesce(sum(n), 0)',
+  matching: (c) => `coalesce(sum(n) FILTER (WHERE ${c}), 0)`,
 });
 
 const whereClause = (conds: string[]) => (conds.length ? `\nWHERE ${conds.join('\n  AND ')}` : '');
@@ -109,7 +117,8 @@ const whereClause = (conds: string[]) => (conds.length ? `\nWHERE ${conds.join('
 /** The period an unbounded calendar axis spans: the data's own first and last day. */
 const DATA_FROM = '(SELECT min(date)::date FROM crimes)';
 const DATA_TO = '(SELECT max(date)::date + 1 FROM crimes)';
-const bounds = (t: TimeRange | undefined): [string, string] => (t ? [`${quote(t.from)}::date`, `${quote(t.to)}::date`] : [DATA_FROM, DATA_TO]);
+const bounds = (t: TimeRange | undefined): [string, string] =>
+  t ? [`${quote(t.from)}::date`, `${quote(t.to)}::date`] : [DATA_FROM, DATA_TO];
 
 interface Axis {
   /** the key computed from a crime row */
@@ -148,45 +157,68 @@ function axis(d: Dimension, f: Filters, everyPlace = false): Axis {
       return {
         key: "date_trunc('month', date)::date",
         members: `generate_series(date_trunc('month', ${from}), ${to} - 1, interval '1 month')::date`,
-        label: (k) => `to_char(${k}, '${oneYear ? 'FMMonth' : 'FMMonth YYYY'}')`, name: 'month', ordered: true,
+        label: (k) => `to_char(${k}, '${oneYear ? 'FMMonth' : 'FMMonth YYYY'}')`,
+        name: 'month',
+        ordered: true,
       };
     }
     case 'month_of_year':
       return {
         key: 'extract(month FROM date)::int',
         members: f.months ? `unnest(ARRAY[${list(f.months)}])` : 'generate_series(1, 12)',
-        label: (k) => `to_char(make_date(2000, ${k}, 1), 'FMMonth')`, name: 'month', ordered: true,
+        label: (k) => `to_char(make_date(2000, ${k}, 1), 'FMMonth')`,
+        name: 'month',
+        ordered: true,
       };
     case 'weekday':
       return {
         key: 'extract(isodow FROM date)::int',
         members: f.weekdays ? `unnest(ARRAY[${list(f.weekdays)}])` : 'generate_series(1, 7)',
         // 2024-01-01 was a Monday: day k of that week is ISO weekday k
-        label: (k) => `to_char(make_date(2024, 1, ${k}), 'FMDay')`, name: 'weekday', ordered: true,
+        label: (k) => `to_char(make_date(2024, 1, ${k}), 'FMDay')`,
+        name: 'weekday',
+        ordered: true,
       };
     case 'hour': {
       const hours = f.hours ? hourList(f.hours.from, f.hours.to) : undefined;
       return {
         key: 'extract(hour FROM date)::int',
         members: hours && !f.night ? `unnest(ARRAY[${list(hours)}])` : f.night ? undefined : 'generate_series(0, 23)',
-        label: (k) => k, name: 'hour', ordered: true,
+        label: (k) => k,
+        name: 'hour',
+        ordered: true,
       };
     }
     case 'date':
-      return { key: 'date::date', members: `generate_series(${from}, ${to} - 1, interval '1 day')::date`, label: (k) => k, name: 'day', ordered: true };
+      return {
+        key: 'date::date',
+        members: `generate_series(${from}, ${to} - 1, interval '1 day')::date`,
+        label: (k) => k,
+        name: 'day',
+        ordered: true,
+      };
     case 'day_of_year':
       return { key: "to_char(date, 'MM-DD')", label: (k) => k, name: 'day_of_year', ordered: true };
     case 'community_area':
       // for the fewest: every area, those with no incident as 0, unless another place filter narrows the question
       return {
-        key: 'community_area', label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`, name: 'community_area', ordered: false,
+        key: 'community_area',
+        label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`,
+        name: 'community_area',
+        ordered: false,
         ...(wholePlaces ? { membersQuery: 'SELECT community_area AS k1 FROM community_areas' } : {}),
       };
     case 'district':
     case 'ward': {
       const listed = (semanticModel() as unknown as { place_axes: Record<string, number[]> }).place_axes[d];
       // for the fewest: the listed members and any other found (district 31, the airports), unless another place narrows
-      return { key: d, label: (k) => k, name: d, ordered: false, ...(!wholePlaces ? {} : { membersQuery: `SELECT unnest(ARRAY[${list(listed)}]) AS k1 UNION SELECT k1 FROM counts` }) };
+      return {
+        key: d,
+        label: (k) => k,
+        name: d,
+        ordered: false,
+        ...(!wholePlaces ? {} : { membersQuery: `SELECT unnest(ARRAY[${list(listed)}]) AS k1 UNION SELECT k1 FROM counts` }),
+      };
     }
     case 'type':
       return { key: 'primary_type', label: (k) => k, name: 'primary_type', ordered: false };
@@ -215,11 +247,16 @@ function hourList(from: number, to: number): number[] {
 
 const measureName = (m: Measure): string => {
   switch (m.kind) {
-    case 'count': return 'incidents';
-    case 'distinct': return `${m.of}s`;
-    case 'share': return 'share_pct';
-    case 'average_per': return `average_per_${m.per}`;
-    case 'percentile_per': return m.p === 0.5 ? `median_per_${m.per}` : `p${Math.round(m.p * 100)}_per_${m.per}`;
+    case 'count':
+      return 'incidents';
+    case 'distinct':
+      return `${m.of}s`;
+    case 'share':
+      return 'share_pct';
+    case 'average_per':
+      return `average_per_${m.per}`;
+    case 'percentile_per':
+      return m.p === 0.5 ? `median_per_${m.per}` : `p${Math.round(m.p * 100)}_per_${m.per}`;
   }
 };
 
@@ -242,7 +279,8 @@ export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {
   const where = c.of(plan.filters);
   let sql: string;
   if (plan.compareWith) sql = compileComparison(plan, c, s);
-  else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per') sql = compilePerGroup(plan, plan.measure, c, where, s);
+  else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per')
+    sql = compilePerGroup(plan, plan.measure, c, where, s);
   else if (plan.groupBy.length === 0) sql = compileTotal(plan, c, where, s);
   else sql = compileGrouped(plan, c, where, options.everyPlace ?? plan.top?.order === 'asc', s);
   return { sql, assumptions: [...new Set(c.assumptions)], ...(rollup ? { rollup: rollup.table } : {}) };
@@ -277,10 +315,14 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
   const nullable = axes.filter((a) => !a.ordered && a.key !== 'primary_type').map((a) => a.name.replace(/_/g, ' '));
   if (nullable.length) c.note(`incidents with no recorded ${nullable.join(' or ')} are left out`);
   const counts = `counts AS (\n  SELECT ${axes.map((a, i) => `${a.key} AS ${keys[i]}`).join(', ')},\n         ${values.join(',\n         ')}\n  FROM ${s.table}${whereClause([...where, ...unknown]).replace(/\n/g, '\n  ')}\n  GROUP BY ${keys.map((_, i) => i + 1).join(', ')}\n)`;
-  const axisCtes = axes.map((a, i) => `axis${i + 1} AS (${a.membersQuery ? a.membersQuery.replace(/\bk1\b/g, keys[i]) : `SELECT ${a.members ? `${a.members} AS ${keys[i]}` : `DISTINCT ${keys[i]} FROM counts`}`})`);
-  const outputs = m.kind === 'share'
-    ? ['counts.share_pct', 'coalesce(counts.matching, 0) AS matching', 'coalesce(counts.incidents, 0) AS incidents']
-    : [`coalesce(counts.${measureName(m)}, 0) AS ${measureName(m)}`];
+  const axisCtes = axes.map(
+    (a, i) =>
+      `axis${i + 1} AS (${a.membersQuery ? a.membersQuery.replace(/\bk1\b/g, keys[i]) : `SELECT ${a.members ? `${a.members} AS ${keys[i]}` : `DISTINCT ${keys[i]} FROM counts`}`})`,
+  );
+  const outputs =
+    m.kind === 'share'
+      ? ['counts.share_pct', 'coalesce(counts.matching, 0) AS matching', 'coalesce(counts.incidents, 0) AS incidents']
+      : [`coalesce(counts.${measureName(m)}, 0) AS ${measureName(m)}`];
   const labels = axes.map((a, i) => `${a.label(`axis${i + 1}.${keys[i]}`)} AS ${a.name}`);
   const from = axes.map((_, i) => `axis${i + 1}`).join(' CROSS JOIN ');
   const join = `LEFT JOIN counts ON ${keys.map((k, i) => `counts.${k} = axis${i + 1}.${k}`).join(' AND ')}`;
@@ -315,13 +357,19 @@ function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>
     return `WITH periods AS (\n  SELECT generate_series(date_trunc('${trunc}', ${from}), ${to} - 1, interval '1 ${step}')::date AS ${key}\n), counts AS (\n  SELECT date_trunc('${trunc}', date)::date AS ${key}, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY 1\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM periods\nLEFT JOIN counts USING (${key})${narrow.length ? `\nWHERE ${narrow.join(' AND ')}` : ''}`;
   };
   switch (m.per) {
-    case 'day': return calendar('day', 'day', 'day');
-    case 'month': return calendar('month', 'month', 'month');
-    case 'year': return calendar('year', 'year', 'year');
+    case 'day':
+      return calendar('day', 'day', 'day');
+    case 'month':
+      return calendar('month', 'month', 'month');
+    case 'year':
+      return calendar('year', 'year', 'year');
     case 'block': {
       const counts = `SELECT block, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY block`;
       // the glossary's per-block question is about averages; a percentile is taken over the blocks where it happened
-      const overIncidents = m.kind === 'percentile_per' ? (c.note('over the blocks with at least one incident'), true) : c.glossary('per_block_average').id === 'blocks_with_incidents';
+      const overIncidents =
+        m.kind === 'percentile_per'
+          ? (c.note('over the blocks with at least one incident'), true)
+          : c.glossary('per_block_average').id === 'blocks_with_incidents';
       if (overIncidents) return `SELECT ${agg('n')} AS ${name}\nFROM (\n  ${counts}\n) per_block`;
       return `WITH counts AS (\n  ${counts}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT block FROM ${s.table}) blocks\nLEFT JOIN counts USING (block)`;
     }
@@ -347,7 +395,8 @@ export function periodLabel(t: TimeRange): string {
 
 function compileComparison(plan: QueryPlan, c: Conditions, s: Source): string {
   const current = plan.filters.time;
-  if (!current || plan.groupBy.length || plan.measure.kind !== 'count') throw new PlanCompileError('a comparison needs a count over a period, without grouping');
+  if (!current || plan.groupBy.length || plan.measure.kind !== 'count')
+    throw new PlanCompileError('a comparison needs a count over a period, without grouping');
   const rest = c.of({ ...plan.filters, time: undefined });
   const a = timeCondition(current);
   const b = timeCondition(plan.compareWith!);

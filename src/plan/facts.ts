@@ -52,15 +52,25 @@ SELECT count(*)::int AS groups,
 FROM ro`;
 }
 
-export async function groupFacts(pool: pg.Pool, plan: QueryPlan, choices: Record<string, string>, cutValue: number | null, statementTimeoutMs: number): Promise<GroupFacts> {
+export async function groupFacts(
+  pool: pg.Pool,
+  plan: QueryPlan,
+  choices: Record<string, string>,
+  cutValue: number | null,
+  statementTimeoutMs: number,
+): Promise<GroupFacts> {
   const sql = factsSql(plan, choices);
   const { rows } = await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(sql, [cutValue]));
   const r = rows[0] as Record<string, unknown>;
   const extreme = (value: unknown, labels: unknown, count: unknown) =>
     value === null ? undefined : { value: Number(value), labels: (labels as Cell[][] | null) ?? [], count: Number(count) };
   return {
-    groups: Number(r.groups), valued: Number(r.valued), total: Number(r.total),
-    highest: extreme(r.hi, r.hi_labels, r.hi_n), lowest: extreme(r.lo, r.lo_labels, r.lo_n), zeros: Number(r.zeros),
+    groups: Number(r.groups),
+    valued: Number(r.valued),
+    total: Number(r.total),
+    highest: extreme(r.hi, r.hi_labels, r.hi_n),
+    lowest: extreme(r.lo, r.lo_labels, r.lo_n),
+    zeros: Number(r.zeros),
     ...(plan.top && cutValue !== null ? { atCut: Number(r.at_cut) } : {}),
   };
 }

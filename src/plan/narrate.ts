@@ -23,7 +23,8 @@ export interface NarrationContext {
   choices: Record<string, string>;
 }
 
-const joinWords = (items: string[], word = 'and') => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${word} ${items.at(-1)}`);
+const joinWords = (items: string[], word = 'and') =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${word} ${items.at(-1)}`;
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
 
@@ -37,9 +38,23 @@ function choiceLabel(term: string, ctx: NarrationContext): string {
 export function subject(plan: QueryPlan, ctx: NarrationContext): string {
   const f = plan.filters;
   const model = semanticModel();
-  let what = f.types ? joinWords(f.types.map(typePlural)) : f.category === 'property' ? model.categories.property.label : f.category === 'violent' ? `violent crimes (${option('violent_crime', ctx.choices.violent_crime ?? '')?.label ?? 'as defined'})` : model.all_crimes.many;
-  if (f.descriptions) what += ` described as ${joinWords(f.descriptions.map((d) => `"${d.toLowerCase()}"`), 'or')}`;
-  if (f.locations) what += ` at ${joinWords(f.locations.map((l) => model.locations[l]?.label ?? l.toLowerCase()), 'or')}`;
+  let what = f.types
+    ? joinWords(f.types.map(typePlural))
+    : f.category === 'property'
+      ? model.categories.property.label
+      : f.category === 'violent'
+        ? `violent crimes (${option('violent_crime', ctx.choices.violent_crime ?? '')?.label ?? 'as defined'})`
+        : model.all_crimes.many;
+  if (f.descriptions)
+    what += ` described as ${joinWords(
+      f.descriptions.map((d) => `"${d.toLowerCase()}"`),
+      'or',
+    )}`;
+  if (f.locations)
+    what += ` at ${joinWords(
+      f.locations.map((l) => model.locations[l]?.label ?? l.toLowerCase()),
+      'or',
+    )}`;
   if (f.arrest !== undefined) what += f.arrest ? ' with an arrest' : ' without an arrest';
   if (f.domestic !== undefined) what += f.domestic ? ' (domestic)' : ' (not domestic)';
   return what;
@@ -54,8 +69,20 @@ export function when(plan: QueryPlan, ctx: NarrationContext): string {
     const phrase = /^\d{4}-\d{2}-\d{2}$/.test(label) ? `on ${label}` : label.includes(' to ') ? `from ${label}` : `in ${label}`;
     parts.push(f.time.said && !f.time.said.includes(label) ? `${phrase} (${f.time.said})` : phrase);
   }
-  if (f.months) parts.push(`in ${joinWords(f.months.map((m) => titleCase(monthName(m))), 'or')}`);
-  if (f.weekdays) parts.push(`on ${joinWords(f.weekdays.map((d) => titleCase(weekdaysName(d))), 'or')}`);
+  if (f.months)
+    parts.push(
+      `in ${joinWords(
+        f.months.map((m) => titleCase(monthName(m))),
+        'or',
+      )}`,
+    );
+  if (f.weekdays)
+    parts.push(
+      `on ${joinWords(
+        f.weekdays.map((d) => titleCase(weekdaysName(d))),
+        'or',
+      )}`,
+    );
   if (f.weekend) parts.push(`on ${choiceLabel('weekend', ctx).replace(/^weekend/, 'weekends')}`);
   if (f.hours) parts.push(`between ${hh(f.hours.from)} and ${hh(f.hours.to)}`);
   if (f.night) parts.push(`at ${choiceLabel('night', ctx)}`);
@@ -66,7 +93,13 @@ export function when(plan: QueryPlan, ctx: NarrationContext): string {
 export function where(plan: QueryPlan, ctx: NarrationContext): string {
   const f = plan.filters;
   const parts: string[] = [];
-  if (f.areas) parts.push(`in ${joinWords(f.areas.map((a) => ctx.areaNames.get(a) ?? `community area ${a}`), 'or')}`);
+  if (f.areas)
+    parts.push(
+      `in ${joinWords(
+        f.areas.map((a) => ctx.areaNames.get(a) ?? `community area ${a}`),
+        'or',
+      )}`,
+    );
   if (f.districts) parts.push(`in district${f.districts.length > 1 ? 's' : ''} ${joinWords(f.districts.map(String), 'or')}`);
   if (f.wards) parts.push(`in ward${f.wards.length > 1 ? 's' : ''} ${joinWords(f.wards.map(String), 'or')}`);
   if (f.beats) parts.push(`on beat${f.beats.length > 1 ? 's' : ''} ${joinWords(f.beats.map(String), 'or')}`);
@@ -78,14 +111,18 @@ function measurePhrase(plan: QueryPlan, ctx: NarrationContext): string {
   const m = plan.measure;
   const s = subject(plan, ctx);
   switch (m.kind) {
-    case 'count': return s;
-    case 'distinct': return `${DIMENSION_WORDS[m.of].many} with ${s}`;
+    case 'count':
+      return s;
+    case 'distinct':
+      return `${DIMENSION_WORDS[m.of].many} with ${s}`;
     case 'share': {
       const part = subject({ ...plan, filters: m.part } as QueryPlan, ctx).replace(/^crimes ?/, '');
       return `share of ${s} ${part ? part.replace(/^with /, 'with ') : ''}`.trim();
     }
-    case 'average_per': return `average ${s} per ${PER_WORDS[m.per]}${m.per === 'block' ? ` (${choiceLabel('per_block_average', ctx)})` : ''}`;
-    case 'percentile_per': return `${m.p === 0.5 ? 'median' : `${Math.round(m.p * 100)}th percentile of`} ${s} per ${PER_WORDS[m.per]}`;
+    case 'average_per':
+      return `average ${s} per ${PER_WORDS[m.per]}${m.per === 'block' ? ` (${choiceLabel('per_block_average', ctx)})` : ''}`;
+    case 'percentile_per':
+      return `${m.p === 0.5 ? 'median' : `${Math.round(m.p * 100)}th percentile of`} ${s} per ${PER_WORDS[m.per]}`;
   }
 }
 
@@ -96,7 +133,14 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
   if (w) parts.push(w);
   parts.push(where(plan, ctx));
   if (plan.groupBy.length) parts.push(`by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}`);
-  if (plan.top) parts.push(plan.top.n === 1 ? (plan.top.order === 'desc' ? 'the most' : 'the fewest') : `${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`);
+  if (plan.top)
+    parts.push(
+      plan.top.n === 1
+        ? plan.top.order === 'desc'
+          ? 'the most'
+          : 'the fewest'
+        : `${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`,
+    );
   if (plan.compareWith) parts.push(`compared with ${periodLabel(plan.compareWith)}`);
   return parts;
 }
@@ -109,7 +153,8 @@ export function title(plan: QueryPlan, ctx: NarrationContext): string {
 }
 
 const num = (v: Cell): number => (typeof v === 'number' ? v : Number(v));
-const show = (v: Cell, pct = false) => (v === null ? 'no value' : pct ? `${fmtNumber(num(v), 2)}%` : Number.isInteger(num(v)) ? fmtInt(num(v)) : fmtNumber(num(v)));
+const show = (v: Cell, pct = false) =>
+  v === null ? 'no value' : pct ? `${fmtNumber(num(v), 2)}%` : Number.isInteger(num(v)) ? fmtInt(num(v)) : fmtNumber(num(v));
 
 export interface PlanRows {
   columns: string[];
@@ -122,14 +167,26 @@ export interface PlanRows {
  * database (facts.ts); without them (a caller with no database) they are computed from the rows given,
  * which must then be all of them.
  */
-export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationContext, facts?: GroupFacts): { headline: string; narration: string } {
+export function narratePlan(
+  plan: QueryPlan,
+  result: PlanRows,
+  ctx: NarrationContext,
+  facts?: GroupFacts,
+): { headline: string; narration: string } {
   const head = title(plan, ctx);
   const m = plan.measure;
   const pct = m.kind === 'share';
   const range = ctx.dataFrom && ctx.dataTo ? `; the data runs from ${ctx.dataFrom} to ${ctx.dataTo}` : '';
   if (plan.compareWith) {
     const [, a, , b, change] = result.rows[0];
-    const dir = change === null ? '' : num(change) > 0 ? `${fmtNumber(num(change), 1)}% more than` : num(change) < 0 ? `${fmtNumber(-num(change), 1)}% fewer than` : 'the same as';
+    const dir =
+      change === null
+        ? ''
+        : num(change) > 0
+          ? `${fmtNumber(num(change), 1)}% more than`
+          : num(change) < 0
+            ? `${fmtNumber(-num(change), 1)}% fewer than`
+            : 'the same as';
     // the narration goes on from the headline in a sentence of its own (renderers show the headline above it)
     const text = `${head}: ${show(a)}. ${dir ? `That is ${dir} in ${periodLabel(plan.compareWith)} (${show(b)})` : `${periodLabel(plan.compareWith)} had ${show(b)}`}.`;
     return { headline: `${head}: ${show(a)}`, narration: text };
@@ -137,7 +194,10 @@ export function narratePlan(plan: QueryPlan, result: PlanRows, ctx: NarrationCon
   if (!plan.groupBy.length) {
     const value = result.rows[0]?.[0] ?? null;
     if ((value === null || num(value) === 0) && m.kind !== 'share') {
-      return { headline: `${head}: 0`, narration: `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.` };
+      return {
+        headline: `${head}: 0`,
+        narration: `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`,
+      };
     }
     const detail = pct && result.rows[0] ? ` (${show(result.rows[0][1])} of ${show(result.rows[0][2])})` : '';
     // the whole answer is its headline: renderers show it once
@@ -176,8 +236,11 @@ function factsOfRows(plan: QueryPlan, r: PlanRows): GroupFacts {
     return { value, labels: tied.slice(0, TIE_NAMES + 1).map((row) => row.slice(0, at)), count: tied.length };
   };
   return {
-    groups: r.rows.length, valued: valued.length, total: values.reduce((a, b) => a + b, 0),
-    highest: extreme(values.length ? Math.max(...values) : undefined), lowest: extreme(values.length ? Math.min(...values) : undefined),
+    groups: r.rows.length,
+    valued: valued.length,
+    total: values.reduce((a, b) => a + b, 0),
+    highest: extreme(values.length ? Math.max(...values) : undefined),
+    lowest: extreme(values.length ? Math.min(...values) : undefined),
     zeros: values.filter((v) => v === 0).length,
   };
 }
@@ -192,7 +255,11 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   if (!facts.valued || !facts.highest || !facts.lowest || (!pct && facts.total === 0)) {
     return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
   }
-  const label = (row: Cell[]) => row.slice(0, labels).map((v, i) => labelOf(plan.groupBy[i], v)).join(', ');
+  const label = (row: Cell[]) =>
+    row
+      .slice(0, labels)
+      .map((v, i) => labelOf(plan.groupBy[i], v))
+      .join(', ');
   const say = (word: string, e: NonNullable<GroupFacts['highest']>) => {
     const who = e.labels.map(label);
     return e.count > 1
@@ -227,7 +294,10 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
     const last = rows.at(-1)!;
     const a = num(first[valueAt]);
     const b = num(last[valueAt]);
-    if (a !== 0) sentences.push(`From ${label(first)} to ${label(last)}: ${show(a, pct)} to ${show(b, pct)} (${b >= a ? '+' : ''}${fmtNumber(((b - a) / a) * 100, 1)}%).`);
+    if (a !== 0)
+      sentences.push(
+        `From ${label(first)} to ${label(last)}: ${show(a, pct)} to ${show(b, pct)} (${b >= a ? '+' : ''}${fmtNumber(((b - a) / a) * 100, 1)}%).`,
+      );
   }
   return sentences.join(' ');
 }

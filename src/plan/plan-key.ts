@@ -7,7 +7,9 @@ import type { QueryPlan } from './query-plan.js';
 
 /** The glossary terms a plan's meaning depends on: their choices are part of its identity. */
 const TERMS_OF_PLAN = (plan: QueryPlan): string[] => [
-  ...(plan.filters.category === 'violent' || (plan.measure.kind === 'share' && plan.measure.part.category === 'violent') ? ['violent_crime'] : []),
+  ...(plan.filters.category === 'violent' || (plan.measure.kind === 'share' && plan.measure.part.category === 'violent')
+    ? ['violent_crime']
+    : []),
   ...(plan.filters.weekend || (plan.measure.kind === 'share' && plan.measure.part.weekend) ? ['weekend'] : []),
   ...(plan.filters.night || (plan.measure.kind === 'share' && plan.measure.part.night) ? ['night'] : []),
   ...(plan.measure.kind === 'average_per' && plan.measure.per === 'block' ? ['per_block_average'] : []),

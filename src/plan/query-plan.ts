@@ -8,8 +8,20 @@ import { z } from 'zod';
 
 /** What a result can be grouped by. Calendar and cyclic ones are compiled complete (empty members as 0). */
 export const DIMENSIONS = [
-  'year', 'month', 'month_of_year', 'weekday', 'hour', 'date', 'day_of_year',
-  'community_area', 'district', 'ward', 'beat', 'block', 'type', 'location',
+  'year',
+  'month',
+  'month_of_year',
+  'weekday',
+  'hour',
+  'date',
+  'day_of_year',
+  'community_area',
+  'district',
+  'ward',
+  'beat',
+  'block',
+  'type',
+  'location',
 ] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
@@ -28,39 +40,49 @@ export const TimeRange = z.object({
 });
 export type TimeRange = z.infer<typeof TimeRange>;
 
-export const Filters = z.object({
-  /** exact primary_type values */
-  types: z.array(z.string()).min(1).optional(),
-  /** a category of types: violent comes from the glossary choice, property is fixed */
-  category: z.enum(['violent', 'property']).optional(),
-  /** words the description contains (case-insensitive) */
-  descriptions: z.array(z.string()).min(1).optional(),
-  /** exact location_description values */
-  locations: z.array(z.string()).min(1).optional(),
-  time: TimeRange.optional(),
-  /** ISO weekdays, 1 = Monday */
-  weekdays: z.array(z.number().int().min(1).max(7)).min(1).optional(),
-  /** the glossary's weekend (its choice says whether Friday evening counts) */
-  weekend: z.boolean().optional(),
-  /** hours [from, to), wrapping past midnight when from > to ("after 10pm" = 22..24) */
-  hours: z.object({ from: z.number().int().min(0).max(23), to: z.number().int().min(1).max(24) }).optional(),
-  /** the glossary's night (its choice gives the hours) */
-  night: z.boolean().optional(),
-  /** months of the year, 1 = January (summer = 6, 7, 8) */
-  months: z.array(z.number().int().min(1).max(12)).min(1).optional(),
-  areas: z.array(z.number().int().min(1).max(77)).min(1).optional(),
-  districts: z.array(z.number().int().min(1).max(31)).min(1).optional(),
-  wards: z.array(z.number().int().min(1).max(50)).min(1).optional(),
-  beats: z.array(z.number().int().min(100).max(2600)).min(1).optional(),
-  /** exact block values such as 052XX W HURON ST */
-  blocks: z.array(z.string()).min(1).optional(),
-  arrest: z.boolean().optional(),
-  domestic: z.boolean().optional(),
-}).strict();
+export const Filters = z
+  .object({
+    /** exact primary_type values */
+    types: z.array(z.string()).min(1).optional(),
+    /** a category of types: violent comes from the glossary choice, property is fixed */
+    category: z.enum(['violent', 'property']).optional(),
+    /** words the description contains (case-insensitive) */
+    descriptions: z.array(z.string()).min(1).optional(),
+    /** exact location_description values */
+    locations: z.array(z.string()).min(1).optional(),
+    time: TimeRange.optional(),
+    /** ISO weekdays, 1 = Monday */
+    weekdays: z.array(z.number().int().min(1).max(7)).min(1).optional(),
+    /** the glossary's weekend (its choice says whether Friday evening counts) */
+    weekend: z.boolean().optional(),
+    /** hours [from, to), wrapping past midnight when from > to ("after 10pm" = 22..24) */
+    hours: z.object({ from: z.number().int().min(0).max(23), to: z.number().int().min(1).max(24) }).optional(),
+    /** the glossary's night (its choice gives the hours) */
+    night: z.boolean().optional(),
+    /** months of the year, 1 = January (summer = 6, 7, 8) */
+    months: z.array(z.number().int().min(1).max(12)).min(1).optional(),
+    areas: z.array(z.number().int().min(1).max(77)).min(1).optional(),
+    districts: z.array(z.number().int().min(1).max(31)).min(1).optional(),
+    wards: z.array(z.number().int().min(1).max(50)).min(1).optional(),
+    beats: z.array(z.number().int().min(100).max(2600)).min(1).optional(),
+    /** exact block values such as 052XX W HURON ST */
+    blocks: z.array(z.string()).min(1).optional(),
+    arrest: z.boolean().optional(),
+    domestic: z.boolean().optional(),
+  })
+  .strict();
 export type Filters = z.infer<typeof Filters>;
 
 /** The part a share is taken of: "share of thefts that led to an arrest" = part {arrest: true}. */
-export const SharePart = Filters.pick({ types: true, category: true, locations: true, arrest: true, domestic: true, night: true, weekend: true });
+export const SharePart = Filters.pick({
+  types: true,
+  category: true,
+  locations: true,
+  arrest: true,
+  domestic: true,
+  night: true,
+  weekend: true,
+});
 
 export const Measure = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('count') }),
@@ -74,22 +96,24 @@ export const Measure = z.discriminatedUnion('kind', [
 ]);
 export type Measure = z.infer<typeof Measure>;
 
-export const QueryPlan = z.object({
-  measure: Measure,
-  filters: Filters.default({}),
-  groupBy: z.array(z.enum(DIMENSIONS)).max(2).default([]),
-  /** the first n groups by the measure (desc: the most), ties broken by label */
-  top: z.object({ n: z.number().int().min(1).max(1000), order: z.enum(['desc', 'asc']) }).optional(),
-  /**
-   * how the groups are listed when no top is asked: by the measure (a ranking: "most first", "which districts had
-   * the most") or along the axis (time, cycles, names). Default: time and cycles along the axis, counts by the measure,
-   * shares along the axis (a table of rates is read per group).
-   */
-  order: z.enum(['measure', 'axis']).optional(),
-  /** the same measure over a second period, side by side with the change in percent */
-  compareWith: TimeRange.optional(),
-  chart: z.enum(['auto', 'line', 'bar', 'none']).default('auto'),
-}).strict();
+export const QueryPlan = z
+  .object({
+    measure: Measure,
+    filters: Filters.default({}),
+    groupBy: z.array(z.enum(DIMENSIONS)).max(2).default([]),
+    /** the first n groups by the measure (desc: the most), ties broken by label */
+    top: z.object({ n: z.number().int().min(1).max(1000), order: z.enum(['desc', 'asc']) }).optional(),
+    /**
+     * how the groups are listed when no top is asked: by the measure (a ranking: "most first", "which districts had
+     * the most") or along the axis (time, cycles, names). Default: time and cycles along the axis, counts by the measure,
+     * shares along the axis (a table of rates is read per group).
+     */
+    order: z.enum(['measure', 'axis']).optional(),
+    /** the same measure over a second period, side by side with the change in percent */
+    compareWith: TimeRange.optional(),
+    chart: z.enum(['auto', 'line', 'bar', 'none']).default('auto'),
+  })
+  .strict();
 export type QueryPlan = z.infer<typeof QueryPlan>;
 /** What a caller writes: defaults may be left out. */
 export type QueryPlanInput = z.input<typeof QueryPlan>;

@@ -49,7 +49,10 @@ export type ThreadReading = Reading & {
  */
 export function readInThread(text: string, last: QueryPlan | null | undefined, ctx: ReadContext): ThreadReading {
   const work = new Work(scan(text, ctx));
-  const edits = work.live().filter((p) => p.kind !== 'followUp').map((p) => p.text);
+  const edits = work
+    .live()
+    .filter((p) => p.kind !== 'followUp')
+    .map((p) => p.text);
   if (last !== undefined && isFragment(work) && edits.length) {
     if (last === null) return { ok: false, understood: edits, unplaced: [], suggestion: 'Ask it as one whole question', edit: true, edits };
     const { plan, terms } = editPlan(work, last);
@@ -62,7 +65,12 @@ function conclude(work: Work, plan: QueryPlan | undefined, terms: string[], ctx:
   if (plan && work.bad.size === 0 && work.problems.length === 0) {
     return { ok: true, plan, understood: planPhrases(plan, ctx), terms };
   }
-  const understood = plan ? planPhrases(plan, ctx) : work.live().filter((p) => p.kind !== 'followUp').map((p) => p.text);
+  const understood = plan
+    ? planPhrases(plan, ctx)
+    : work
+        .live()
+        .filter((p) => p.kind !== 'followUp')
+        .map((p) => p.text);
   const unplaced = work.unplacedPhrases();
   const why = work.problems.find((p) => p !== NOTHING);
   const suggestion = `${why ? `${capitalise(why)}. ` : ''}${plan && understood.length ? `Try: ${planQuestion(plan, ctx)}` : FALLBACK}`;

@@ -31,8 +31,13 @@ const DIMENSION_NEEDS: Record<Dimension, { column?: string; facet?: TimeFacet }>
 };
 
 const DISTINCT_NEEDS: Record<Extract<Measure, { kind: 'distinct' }>['of'], string> = {
-  block: 'block', beat: 'beat', community_area: 'community_area', district: 'district', ward: 'ward',
-  type: 'primary_type', location: 'location_description',
+  block: 'block',
+  beat: 'beat',
+  community_area: 'community_area',
+  district: 'district',
+  ward: 'ward',
+  type: 'primary_type',
+  location: 'location_description',
 };
 
 class Needs implements PlanNeeds {

@@ -23,7 +23,16 @@ export const DIMENSION_WORDS: Record<Dimension, { one: string; many: string; by:
 };
 
 /** The unit of an average or a percentile "per ...". */
-export const PER_WORDS: Record<string, string> = { day: 'day', month: 'month', year: 'year', block: 'block', community_area: 'community area', district: 'district', ward: 'ward', beat: 'beat' };
+export const PER_WORDS: Record<string, string> = {
+  day: 'day',
+  month: 'month',
+  year: 'year',
+  block: 'block',
+  community_area: 'community area',
+  district: 'district',
+  ward: 'ward',
+  beat: 'beat',
+};
 
 /** "january" for 1 (lower case: the reader's own words). */
 export const monthName = (m: number): string => semanticModel().months[String(m)][0];

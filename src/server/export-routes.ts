@@ -19,9 +19,16 @@ export function exportHosts(config: Config): string[] {
 }
 
 const refuse = (res: Parameters<Route>[1], status: number, error: string, headers: Record<string, string> = {}) =>
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }).end(JSON.stringify({ error }));
+  res
+    .writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
+    .end(JSON.stringify({ error }));
 
-export function exportRoutes(deliveries: Deliveries, settings: ExportSettings, logger: Logger, access: { hosts: string[]; perMinute: number }): Route {
+export function exportRoutes(
+  deliveries: Deliveries,
+  settings: ExportSettings,
+  logger: Logger,
+  access: { hosts: string[]; perMinute: number },
+): Route {
   const limiter = new RateLimiter(access.perMinute);
   return async (req, res) => {
     const match = /^\/exports\/([0-9a-f]{32})\.csv$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
@@ -34,7 +41,9 @@ export function exportRoutes(deliveries: Deliveries, settings: ExportSettings, l
     const who = req.socket.remoteAddress ?? 'unknown';
     const wait = limiter.take(who);
     if (wait > 0) {
-      refuse(res, 429, `Too many downloads: at most ${access.perMinute} a minute. Try again in ${wait} s.`, { 'retry-after': String(wait) });
+      refuse(res, 429, `Too many downloads: at most ${access.perMinute} a minute. Try again in ${wait} s.`, {
+        'retry-after': String(wait),
+      });
       return true;
     }
     const row = await deliveries.byExportToken(match[1]);

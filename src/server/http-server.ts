@@ -59,8 +59,14 @@ export async function startHttpServer(host: string, port: number, routes: Route[
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       // the usual first-run stumble: say which setting moves it
-      if (error.code === 'EADDRINUSE') reject(new UserError(`Port ${port} on ${host} is taken by another program: stop it, or set PORT to a free port (e.g. PORT=${port + 1} npm start).`));
-      else if (error.code === 'EACCES') reject(new UserError(`Port ${port} on ${host} needs privileges this user lacks: set PORT to 1024 or above.`));
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new UserError(
+            `Port ${port} on ${host} is taken by another program: stop it, or set PORT to a free port (e.g. PORT=${port + 1} npm start).`,
+          ),
+        );
+      else if (error.code === 'EACCES')
+        reject(new UserError(`Port ${port} on ${host} needs privileges this user lacks: set PORT to 1024 or above.`));
       else reject(error);
     });
     server.listen(port, host, () => resolve());

@@ -21,14 +21,36 @@ import { pollUntil } from '../helpers/wait.js';
 
 const jsonl = <T>(name: string): T[] => {
   const file = fixturePath('benchmarks', name);
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as T)
+    : [];
 };
-const BENCHMARK = [...jsonl<{ question: string }>('crime-100.jsonl'), ...jsonl<{ question: string }>('crime-chat-40.jsonl')].map((q) => q.question);
+const BENCHMARK = [...jsonl<{ question: string }>('crime-100.jsonl'), ...jsonl<{ question: string }>('crime-chat-40.jsonl')].map(
+  (q) => q.question,
+);
 /** What people type after an answer: the follow-up buttons' phrases and the usual edits. */
-const FRAGMENTS = ['only arrests', 'and in 2021?', 'by month', 'top 10', 'compare with 2018', 'what about burglaries?', 'by year', 'in englewood?', 'citywide', 'by district instead'];
+const FRAGMENTS = [
+  'only arrests',
+  'and in 2021?',
+  'by month',
+  'top 10',
+  'compare with 2018',
+  'what about burglaries?',
+  'by year',
+  'in englewood?',
+  'citywide',
+  'by district instead',
+];
 
 /** Every ambiguous term settled by the workspace, so no question stops to ask and histories differ only in what was asked. */
-const DEFAULTS = Object.fromEntries(glossary().filter((t) => t.options?.length).map((t) => [t.id, t.options![0].id]));
+const DEFAULTS = Object.fromEntries(
+  glossary()
+    .filter((t) => t.options?.length)
+    .map((t) => [t.id, t.options![0].id]),
+);
 
 /** A small deterministic generator (mulberry32), so a failing history can be replayed. */
 function random(seed: number): () => number {
@@ -42,9 +64,17 @@ function random(seed: number): () => number {
 }
 
 /** What a person compares: the numbers and the words. */
-const seen = (a: Answer) => a.kind === 'result'
-  ? { kind: a.kind, headline: a.headline, narration: a.narration, understood: a.understood, rows: a.table?.rows, rowCount: a.table?.rowCount }
-  : { kind: a.kind, text: a.kind === 'refusal' ? a.reason : a.kind === 'error' ? a.message : a.question };
+const seen = (a: Answer) =>
+  a.kind === 'result'
+    ? {
+        kind: a.kind,
+        headline: a.headline,
+        narration: a.narration,
+        understood: a.understood,
+        rows: a.table?.rows,
+        rowCount: a.table?.rowCount,
+      }
+    : { kind: a.kind, text: a.kind === 'refusal' ? a.reason : a.kind === 'error' ? a.message : a.question };
 
 const data = crimeDatabase(6_000);
 
@@ -65,7 +95,10 @@ describe('a complete question inherits nothing from its thread', () => {
       for (let k = 0, n = 1 + Math.floor(next() * 3); k < n; k++) history.push(next() < 0.6 ? pick(FRAGMENTS) : pick(complete));
       for (const h of history) await desk.answer({ platform: 'cli', threadId: thread, text: h });
       const after = seen(await desk.answer({ platform: 'cli', threadId: thread, text: question }));
-      if (JSON.stringify(after) !== JSON.stringify(fresh)) differing.push(`${history.join(' / ')} / ${question}\n  fresh: ${JSON.stringify(fresh).slice(0, 200)}\n  after: ${JSON.stringify(after).slice(0, 200)}`);
+      if (JSON.stringify(after) !== JSON.stringify(fresh))
+        differing.push(
+          `${history.join(' / ')} / ${question}\n  fresh: ${JSON.stringify(fresh).slice(0, 200)}\n  after: ${JSON.stringify(after).slice(0, 200)}`,
+        );
     }
     expect(differing).toEqual([]);
   }, 240_000);
@@ -76,8 +109,14 @@ describe('a complete question inherits nothing from its thread', () => {
     await ask('How many crimes happened in Englewood in 2022?');
     expect(await ask('only arrests')).toMatchObject({ kind: 'result', understood: ['crimes with an arrest', 'in 2022', 'in Englewood'] });
     // complete: citywide, no arrest filter, whatever came before
-    expect(await ask('Compare assaults in 2019 and 2020')).toMatchObject({ kind: 'result', understood: ['assaults', 'in 2020', 'all of Chicago', 'compared with 2019'] });
-    expect(await ask('Top 5 crime types in 2018')).toMatchObject({ kind: 'result', understood: ['crimes', 'in 2018', 'all of Chicago', 'by crime type', 'top 5'] });
+    expect(await ask('Compare assaults in 2019 and 2020')).toMatchObject({
+      kind: 'result',
+      understood: ['assaults', 'in 2020', 'all of Chicago', 'compared with 2019'],
+    });
+    expect(await ask('Top 5 crime types in 2018')).toMatchObject({
+      kind: 'result',
+      understood: ['crimes', 'in 2018', 'all of Chicago', 'by crime type', 'top 5'],
+    });
   });
 });
 
@@ -92,7 +131,12 @@ describe('feedback keeps what was meant', () => {
   afterAll(async () => jobs?.stop());
 
   const ask = async (key: string, thread: string, text: string) => {
-    await jobs.queue.enqueue({ key, message: { platform: 'web', threadId: thread, channel: 'playground', text }, action: { type: 'answer' }, reply: { platform: 'web' } });
+    await jobs.queue.enqueue({
+      key,
+      message: { platform: 'web', threadId: thread, channel: 'playground', text },
+      action: { type: 'answer' },
+      reply: { platform: 'web' },
+    });
     return pollUntil(async () => (await jobs.deliveries.get(key))?.answer ?? undefined, 20_000, `the answer to ${key}`);
   };
 
@@ -100,7 +144,13 @@ describe('feedback keeps what was meant', () => {
     await ask('c:1', 'web:c-t1', 'How many thefts were reported in 2019?');
     const edited = await ask('c:2', 'web:c-t1', 'compare with 2018');
     expect(edited).toMatchObject({ kind: 'result', resolved: { question: 'How many thefts were reported in 2019 compared with 2018?' } });
-    const up = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:2', platform: 'web', userId: 'curator', verdict: 'up', curator: true });
+    const up = await recordFeedback(data.db.pool, jobs.deliveries, store, {
+      deliveryKey: 'c:2',
+      platform: 'web',
+      userId: 'curator',
+      verdict: 'up',
+      curator: true,
+    });
     expect(up.message).toMatch(/^Thanks: "How many thefts were reported in 2019 compared with 2018\?" is now a verified question/);
     // the same fragment after an unrelated question in a new thread: its own meaning, not verified
     await ask('c:3', 'web:c-t2', 'How many homicides were there in 2020?');
@@ -113,15 +163,35 @@ describe('feedback keeps what was meant', () => {
     // nothing keeps the fragment's words as a question
     const questions = (await store.list()).map((p) => p.question);
     expect(questions).not.toContain('compare with 2018');
-    await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:4', platform: 'web', userId: 'someone', verdict: 'down', curator: false });
-    expect((await downVotes(data.db.pool))[0]).toMatchObject({ question: 'How many homicides were reported in 2020 compared with 2018?', asked: 'compare with 2018' });
+    await recordFeedback(data.db.pool, jobs.deliveries, store, {
+      deliveryKey: 'c:4',
+      platform: 'web',
+      userId: 'someone',
+      verdict: 'down',
+      curator: false,
+    });
+    expect((await downVotes(data.db.pool))[0]).toMatchObject({
+      question: 'How many homicides were reported in 2020 compared with 2018?',
+      asked: 'compare with 2018',
+    });
   });
 
   it("the README's question cannot be hijacked: a combining accent reads as the same plan, and a 👍 keeps the shipped pair", async () => {
-    const truth = (await data.db.pool.query(`SELECT count(*)::int AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
+    const truth = (await data.db.pool.query(`SELECT count(*)::int AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0]
+      .n;
     const accented = await ask('c:8', 'web:c-t6', 'How many thefts\u0301 were reported in 2019?');
-    expect(accented).toMatchObject({ kind: 'result', table: { rows: [[truth]] }, verified: expect.stringMatching(/the examples Data Desk ships with/) });
-    const up = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:8', platform: 'web', userId: 'attacker', verdict: 'up', curator: true });
+    expect(accented).toMatchObject({
+      kind: 'result',
+      table: { rows: [[truth]] },
+      verified: expect.stringMatching(/the examples Data Desk ships with/),
+    });
+    const up = await recordFeedback(data.db.pool, jobs.deliveries, store, {
+      deliveryKey: 'c:8',
+      platform: 'web',
+      userId: 'attacker',
+      verdict: 'up',
+      curator: true,
+    });
     expect(up.promoted).toBeUndefined();
     expect(up.message).toMatch(/is verified already \(#\d+\); the pair is kept as it is/);
     const again = await ask('c:9', 'web:c-t7', 'How many thefts were reported in 2019?');
@@ -130,9 +200,21 @@ describe('feedback keeps what was meant', () => {
 
   it('a 👍 never replaces a pair: a second curator on the same plan keeps the first', async () => {
     await ask('c:6', 'web:c-t4', 'How many robberies were reported in 2018?');
-    const first = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:6', platform: 'web', userId: 'first', verdict: 'up', curator: true });
+    const first = await recordFeedback(data.db.pool, jobs.deliveries, store, {
+      deliveryKey: 'c:6',
+      platform: 'web',
+      userId: 'first',
+      verdict: 'up',
+      curator: true,
+    });
     await ask('c:7', 'web:c-t5', 'number of robberies in 2018');
-    const second = await recordFeedback(data.db.pool, jobs.deliveries, store, { deliveryKey: 'c:7', platform: 'web', userId: 'second', verdict: 'up', curator: true });
+    const second = await recordFeedback(data.db.pool, jobs.deliveries, store, {
+      deliveryKey: 'c:7',
+      platform: 'web',
+      userId: 'second',
+      verdict: 'up',
+      curator: true,
+    });
     expect(second.promoted).toBeUndefined();
     expect(second.message).toMatch(new RegExp(`verified already \\(#${first.promoted}\\)`));
   });

@@ -12,8 +12,13 @@ const low = close.map((c, t) => Math.min(c, open[t]) - 0.2 - 0.05 * (t % 4));
 const volume = close.map((_, t) => 1000 + 100 * (t % 7));
 const amount = volume.map((v, t) => v * close[t]);
 const bars: Bars = {
-  OPEN: Float64Array.from(open), CLOSE: Float64Array.from(close), HIGH: Float64Array.from(high), LOW: Float64Array.from(low),
-  VOLUME: Float64Array.from(volume), AMOUNT: Float64Array.from(amount), PERCENTAGE_CHANGE: new Float64Array(N),
+  OPEN: Float64Array.from(open),
+  CLOSE: Float64Array.from(close),
+  HIGH: Float64Array.from(high),
+  LOW: Float64Array.from(low),
+  VOLUME: Float64Array.from(volume),
+  AMOUNT: Float64Array.from(amount),
+  PERCENTAGE_CHANGE: new Float64Array(N),
 };
 const T = N - 1;
 
@@ -27,14 +32,28 @@ const V1: F = (t) => volume[t - 1];
 const A1: F = (t) => amount[t - 1];
 const R1: F = (t) => C1(t) / C2(t) - 1;
 const range = (n: number, t: number) => Array.from({ length: n }, (_, i) => t - n + 1 + i);
-const ma = (f: F, n: number): F => (t) => range(n, t).reduce((s, i) => s + f(i), 0) / n;
-const sum = (f: F, n: number): F => (t) => range(n, t).reduce((s, i) => s + f(i), 0);
-const sd = (f: F, n: number): F => (t) => {
-  const m = ma(f, n)(t);
-  return Math.sqrt(range(n, t).reduce((s, i) => s + (f(i) - m) ** 2, 0) / (n - 1));
-};
-const hhv = (f: F, n: number): F => (t) => Math.max(...range(n, t).map(f));
-const llv = (f: F, n: number): F => (t) => Math.min(...range(n, t).map(f));
+const ma =
+  (f: F, n: number): F =>
+  (t) =>
+    range(n, t).reduce((s, i) => s + f(i), 0) / n;
+const sum =
+  (f: F, n: number): F =>
+  (t) =>
+    range(n, t).reduce((s, i) => s + f(i), 0);
+const sd =
+  (f: F, n: number): F =>
+  (t) => {
+    const m = ma(f, n)(t);
+    return Math.sqrt(range(n, t).reduce((s, i) => s + (f(i) - m) ** 2, 0) / (n - 1));
+  };
+const hhv =
+  (f: F, n: number): F =>
+  (t) =>
+    Math.max(...range(n, t).map(f));
+const llv =
+  (f: F, n: number): F =>
+  (t) =>
+    Math.min(...range(n, t).map(f));
 /** recursive smoothing seeded at day `first` (where f is first defined) */
 const smooth = (f: F, w: number, first: number): F => {
   const memo = new Map<number, number>();
@@ -55,22 +74,28 @@ const K = sma3(rsv, 3, 1, 9);
 const D = sma3(K, 3, 1, 9);
 const tp: F = (t) => (H1(t) + L1(t) + C1(t)) / 3;
 const bbi: F = (t) => (ma(C1, 3)(t) + ma(C1, 6)(t) + ma(C1, 12)(t) + ma(C1, 24)(t)) / 4;
-const slope = (f: F, n: number): F => (t) => {
-  const xs = range(n, 0).map((_, i) => i);
-  const ys = range(n, t).map(f);
-  const mx = (n - 1) / 2;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  return xs.reduce((s, x, i) => s + (x - mx) * (ys[i] - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
-};
-const skew = (f: F, n: number): F => (t) => {
-  const ys = range(n, t).map(f);
-  const m = ys.reduce((a, b) => a + b, 0) / n;
-  const m2 = ys.reduce((s, y) => s + (y - m) ** 2, 0) / n;
-  const m3 = ys.reduce((s, y) => s + (y - m) ** 3, 0) / n;
-  return (Math.sqrt(n * (n - 1)) / (n - 2)) * (m3 / m2 ** 1.5);
-};
-const cross = (a: F, b: F, up: boolean): F => (t) =>
-  Number(up ? a(t) > b(t) && a(t - 1) <= b(t - 1) : a(t) < b(t) && a(t - 1) >= b(t - 1));
+const slope =
+  (f: F, n: number): F =>
+  (t) => {
+    const xs = range(n, 0).map((_, i) => i);
+    const ys = range(n, t).map(f);
+    const mx = (n - 1) / 2;
+    const my = ys.reduce((a, b) => a + b, 0) / n;
+    return xs.reduce((s, x, i) => s + (x - mx) * (ys[i] - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
+  };
+const skew =
+  (f: F, n: number): F =>
+  (t) => {
+    const ys = range(n, t).map(f);
+    const m = ys.reduce((a, b) => a + b, 0) / n;
+    const m2 = ys.reduce((s, y) => s + (y - m) ** 2, 0) / n;
+    const m3 = ys.reduce((s, y) => s + (y - m) ** 3, 0) / n;
+    return (Math.sqrt(n * (n - 1)) / (n - 2)) * (m3 / m2 ** 1.5);
+  };
+const cross =
+  (a: F, b: F, up: boolean): F =>
+  (t) =>
+    Number(up ? a(t) > b(t) && a(t - 1) <= b(t - 1) : a(t) < b(t) && a(t - 1) >= b(t - 1));
 
 /** The expected value of each factor at day T, with default parameters. */
 const expectedAt = (T: number): Record<string, number> => ({
@@ -87,7 +112,10 @@ const expectedAt = (T: number): Record<string, number> => ({
   BIAS: ((C1(T) - ma(C1, 6)(T)) / ma(C1, 6)(T)) * 100,
   RSI: (sma3((t) => Math.max(C1(t) - C2(t), 0), 14, 1, 2)(T) / sma3((t) => Math.abs(C1(t) - C2(t)), 14, 1, 2)(T)) * 100,
   PSY: (sum((t) => Number(C1(t) > C2(t)), 12)(T) / 12) * 100,
-  CMO: ((sum((t) => Math.max(C1(t) - C2(t), 0), 20)(T) - sum((t) => Math.max(C2(t) - C1(t), 0), 20)(T)) / sum((t) => Math.abs(C1(t) - C2(t)), 20)(T)) * 100,
+  CMO:
+    ((sum((t) => Math.max(C1(t) - C2(t), 0), 20)(T) - sum((t) => Math.max(C2(t) - C1(t), 0), 20)(T)) /
+      sum((t) => Math.abs(C1(t) - C2(t)), 20)(T)) *
+    100,
   TRIX: (() => {
     const e3 = ema(ema(ema(C1, 12, 1), 12, 1), 12, 1);
     return (e3(T) / e3(T - 1) - 1) * 100;
@@ -165,7 +193,10 @@ describe('factor library', () => {
     }
     if (factor.kind === 'event') {
       // the series crosses: the check above saw the event fire at least once
-      expect(DAYS.some((day) => values[day] === 1), `${id} fires in days ${DAYS[0]}..${T}`).toBe(true);
+      expect(
+        DAYS.some((day) => values[day] === 1),
+        `${id} fires in days ${DAYS[0]}..${T}`,
+      ).toBe(true);
     }
   });
 
@@ -185,7 +216,7 @@ describe('factor library', () => {
 });
 
 describe('no look-ahead, as a property of every factor', () => {
-  it('changing the bars after day t (and day t\'s close, high, low, volume) never changes any factor value up to t', () => {
+  it("changing the bars after day t (and day t's close, high, low, volume) never changes any factor value up to t", () => {
     for (const t of [30, 61, 75]) {
       const spoiled: Bars = Object.fromEntries(
         Object.entries(bars).map(([field, series]) => [

@@ -14,14 +14,26 @@ const errorOf = (input: string) => {
 
 describe('rule syntax', () => {
   it('parses the metrics example of the issue', () => {
-    const { spec, defaults } = parseRuleSyntax('600519 2022-01-01..2023-12-31 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe');
+    const { spec, defaults } = parseRuleSyntax(
+      '600519 2022-01-01..2023-12-31 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe',
+    );
     expect(spec).toEqual({
-      task: 'metrics', tickers: ['600519'], start: '2022-01-01', end: '2023-12-31', kpi: 'sharpe_ratio', capital: 1_000_000, sizing: 'lots',
-      strategies: [{
-        name: 'A',
-        buy: [{ type: 'cross', left: { factor: 'MA', params: { n: 5 } }, direction: 'above', right: { factor: 'MA', params: { n: 20 } } }],
-        sell: [{ type: 'compare', left: { factor: 'RSI', params: { n: 14 } }, op: '>', right: 70 }],
-      }],
+      task: 'metrics',
+      tickers: ['600519'],
+      start: '2022-01-01',
+      end: '2023-12-31',
+      kpi: 'sharpe_ratio',
+      capital: 1_000_000,
+      sizing: 'lots',
+      strategies: [
+        {
+          name: 'A',
+          buy: [
+            { type: 'cross', left: { factor: 'MA', params: { n: 5 } }, direction: 'above', right: { factor: 'MA', params: { n: 20 } } },
+          ],
+          sell: [{ type: 'compare', left: { factor: 'RSI', params: { n: 14 } }, op: '>', right: 70 }],
+        },
+      ],
     });
     expect(defaults).toEqual(['sizing: whole lots of 100 shares', 'capital: 1,000,000 yuan']);
     expect(checkSpec(spec)).toEqual([]);
@@ -33,12 +45,23 @@ describe('rule syntax', () => {
 
   it('parses ticker selection with a year window', () => {
     const { spec } = parseRuleSyntax('compare 000001,600036,601318 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: return');
-    expect(spec).toMatchObject({ task: 'ticker_selection', tickers: ['000001', '600036', '601318'], start: '2021-01-01', end: '2021-12-31', kpi: 'return_ratio' });
+    expect(spec).toMatchObject({
+      task: 'ticker_selection',
+      tickers: ['000001', '600036', '601318'],
+      start: '2021-01-01',
+      end: '2021-12-31',
+      kpi: 'return_ratio',
+    });
   });
 
   it('turns a | list of values into parameter confirmation', () => {
     const { spec } = parseRuleSyntax('600519 2020..2022 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: calmar');
-    expect(spec).toMatchObject({ task: 'parameter_confirmation', parameter: { factor: 'RSI', param: 'n', candidates: [6, 14, 24] }, start: '2020-01-01', end: '2022-12-31' });
+    expect(spec).toMatchObject({
+      task: 'parameter_confirmation',
+      parameter: { factor: 'RSI', param: 'n', candidates: [6, 14, 24] },
+      start: '2020-01-01',
+      end: '2022-12-31',
+    });
     expect(checkSpec(spec)).toEqual([]);
     expect(conditionLabel(spec.strategies[0].buy[0], { factor: 'RSI', param: 'n', value: 24 })).toBe('RSI(24) < 30');
   });
@@ -58,28 +81,46 @@ describe('rule syntax', () => {
 
   it('accepts aliases and named parameters', () => {
     const { spec } = parseRuleSyntax('600519 buy: macd(fast=10, slow=30) > 0 sell: boll > 1');
-    expect(spec.strategies[0].buy[0]).toEqual({ type: 'compare', left: { factor: 'MACD_DIF', params: { fast: 10, slow: 30 } }, op: '>', right: 0 });
+    expect(spec.strategies[0].buy[0]).toEqual({
+      type: 'compare',
+      left: { factor: 'MACD_DIF', params: { fast: 10, slow: 30 } },
+      op: '>',
+      right: 0,
+    });
     expect(spec.strategies[0].sell[0]).toMatchObject({ left: { factor: 'BOLL_PCTB' } });
   });
 
   it('points at the bad token and suggests the closest names', () => {
     expect(errorOf('600519 2021 buy: RSX(14) < 30')).toEqual({ detail: 'unknown factor "RSX"; closest: RSI, PSY, ROC', position: 18 });
-    expect(errorOf('600519 2021 buy: RSI(14) << 30')).toEqual({ detail: 'expected a factor such as RSI(14) or MA(20), found "<"', position: 27 });
-    expect(errorOf('600519 2021 buy: RSI(14) 30')).toEqual({ detail: 'expected >, <, >=, <= or "crosses above/below" after RSI, found "30"', position: 26 });
+    expect(errorOf('600519 2021 buy: RSI(14) << 30')).toEqual({
+      detail: 'expected a factor such as RSI(14) or MA(20), found "<"',
+      position: 27,
+    });
+    expect(errorOf('600519 2021 buy: RSI(14) 30')).toEqual({
+      detail: 'expected >, <, >=, <= or "crosses above/below" after RSI, found "30"',
+      position: 26,
+    });
     expect(errorOf('600519 2021 buy: RSI(k=3) < 30')).toEqual({ detail: 'RSI takes the parameters n', position: 22 });
-    expect(errorOf('600519 2021 buy: RSI(14) < 30 kpi: alpha')?.detail).toBe('unknown KPI "alpha"; one of: return, drawdown, volatility, sharpe, winrate, plr, calmar');
+    expect(errorOf('600519 2021 buy: RSI(14) < 30 kpi: alpha')?.detail).toBe(
+      'unknown KPI "alpha"; one of: return, drawdown, volatility, sharpe, winrate, plr, calmar',
+    );
     expect(errorOf('600519 2021-13-01..2021-12-31 buy: RSI(14) < 30')?.detail).toBe('2021-13-01 is not a real date');
     expect(errorOf('buy: RSI(14) < 30')?.detail).toBe('name a ticker first, e.g. "600519 2022 buy: ..."');
     expect(errorOf('600519 2021 buy: {CLOSE > OPEN}')?.detail).toMatch(/^look-ahead: CLOSE of day t/);
-    expect(errorOf('600519 buy: RSI(6|14) < 30 sell: MA(5|10) > 1')?.detail).toBe('only one parameter of one factor can be varied (the same list everywhere it appears)');
+    expect(errorOf('600519 buy: RSI(6|14) < 30 sell: MA(5|10) > 1')?.detail).toBe(
+      'only one parameter of one factor can be varied (the same list everywhere it appears)',
+    );
     expect(errorOf('600519 buy: RSI(14)')?.detail).toBe('RSI needs a comparison, e.g. RSI > 0');
   });
 
   it('says what it assumed', () => {
     const { defaults } = parseRuleSyntax('600519 buy: RSI(14) < 30');
     expect(defaults).toEqual([
-      'window: all available data', 'strategy A has no sell rule: it holds until the last day', 'kpi: sharpe ratio (not given)',
-      'sizing: whole lots of 100 shares', 'capital: 1,000,000 yuan',
+      'window: all available data',
+      'strategy A has no sell rule: it holds until the last day',
+      'kpi: sharpe ratio (not given)',
+      'sizing: whole lots of 100 shares',
+      'capital: 1,000,000 yuan',
     ]);
   });
 });

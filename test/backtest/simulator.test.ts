@@ -31,7 +31,10 @@ describe('simulate: the execution rules', () => {
   it('does one action a day: a sell day is not also a buy day', () => {
     const r = run({ open, close, buy: [true, true, true, true, true], sell: [false, true, false, false, false] });
     // sold on day 1, bought again on day 2 (not day 1), liquidated on day 4
-    expect(r.trades.map((t) => [t.buy_date, t.sell_date])).toEqual([['d0', 'd1'], ['d2', 'd4']]);
+    expect(r.trades.map((t) => [t.buy_date, t.sell_date])).toEqual([
+      ['d0', 'd1'],
+      ['d2', 'd4'],
+    ]);
   });
 
   it('does nothing when a lot is unaffordable', () => {
@@ -41,7 +44,13 @@ describe('simulate: the execution rules', () => {
   });
 
   it('sizes by shares when asked (BacktestBench reference), refusing fewer than 100', () => {
-    const shares = run({ open: [30, 30, 30], close: [30, 31, 32], buy: [true, false, false], sell: [false, false, false], sizing: 'shares' });
+    const shares = run({
+      open: [30, 30, 30],
+      close: [30, 31, 32],
+      buy: [true, false, false],
+      sell: [false, false, false],
+      sizing: 'shares',
+    });
     expect(shares.trades[0].shares).toBe(333);
     const lots = run({ open: [30, 30, 30], close: [30, 31, 32], buy: [true, false, false], sell: [false, false, false] });
     expect(lots.trades[0].shares).toBe(300);
@@ -57,8 +66,14 @@ describe('simulate: the execution rules', () => {
 
 describe('computeKpis: the seven KPIs', () => {
   it('computes each KPI of the hand-checked run', () => {
-    const r = simulate({ dates: days(5), capital: 10_000, open: [10, 11, 12, 13, 14], close: [10.5, 11.5, 12.5, 12, 15],
-      buy: [true, false, true, false, true], sell: [true, true, false, true, false] });
+    const r = simulate({
+      dates: days(5),
+      capital: 10_000,
+      open: [10, 11, 12, 13, 14],
+      close: [10.5, 11.5, 12.5, 12, 15],
+      buy: [true, false, true, false, true],
+      sell: [true, true, false, true, false],
+    });
     const k = computeKpis(r);
     expect(k.return_ratio).toBeCloseTo(0.15, 12);
     expect(k.max_drawdown).toBeCloseTo(450 / 11950, 12);
@@ -85,9 +100,21 @@ describe('computeKpis: the seven KPIs', () => {
   });
 
   it('a strategy that never trades: return 0, drawdown 0, and null where undefined', () => {
-    const r = simulate({ dates: days(4), open: [1, 2, 3, 4], close: [1, 2, 3, 4], buy: [false, false, false, false], sell: [false, false, false, false] });
+    const r = simulate({
+      dates: days(4),
+      open: [1, 2, 3, 4],
+      close: [1, 2, 3, 4],
+      buy: [false, false, false, false],
+      sell: [false, false, false, false],
+    });
     expect(computeKpis(r)).toEqual({
-      return_ratio: 0, max_drawdown: 0, volatility: 0, sharpe_ratio: null, win_rate: null, profit_loss_ratio: null, calmar_ratio: null,
+      return_ratio: 0,
+      max_drawdown: 0,
+      volatility: 0,
+      sharpe_ratio: null,
+      win_rate: null,
+      profit_loss_ratio: null,
+      calmar_ratio: null,
     });
   });
 

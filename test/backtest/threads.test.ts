@@ -22,7 +22,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const fieldsOf = (text: string) => (text.includes('VOLUME') ? ['OPEN', 'CLOSE', 'VOLUME'] as const : ['OPEN', 'CLOSE'] as const);
+const fieldsOf = (text: string) => (text.includes('VOLUME') ? (['OPEN', 'CLOSE', 'VOLUME'] as const) : (['OPEN', 'CLOSE'] as const));
 
 async function scan(text: string) {
   const { spec } = parseRuleSyntax(text);
@@ -37,15 +37,24 @@ function plain(r: SpecResult) {
     kpi: r.kpi,
     ranking: r.ranking,
     candidates: r.candidates.map((c) => ({
-      label: c.label, code: c.ticker.code, dates: c.ticker.dates, kpis: c.kpis, paramValue: c.paramValue,
-      buyRules: c.buyRules, sellRules: c.sellRules, equity: c.simulation.equity, trades: c.simulation.trades,
+      label: c.label,
+      code: c.ticker.code,
+      dates: c.ticker.dates,
+      kpis: c.kpis,
+      paramValue: c.paramValue,
+      buyRules: c.buyRules,
+      sellRules: c.sellRules,
+      equity: c.simulation.equity,
+      trades: c.simulation.trades,
     })),
   };
 }
 
 describe('the engine on worker threads', () => {
-  it('a whole-market scan from the shared cache gives runSpec\'s KPIs, ranking and runs, to the bit', async () => {
-    const { spec, data } = await scan('compare all 2021..2024 buy: MA(5) crosses above MA(20) and RSI(14) < 60 sell: RSI(14) > 70 kpi: sharpe');
+  it("a whole-market scan from the shared cache gives runSpec's KPIs, ranking and runs, to the bit", async () => {
+    const { spec, data } = await scan(
+      'compare all 2021..2024 buy: MA(5) crosses above MA(20) and RSI(14) < 60 sell: RSI(14) > 70 kpi: sharpe',
+    );
     expect(data.tickers.length).toBeGreaterThan(FULL_RUNS);
     const threaded = await runSpecThreaded(spec, data.tickers);
     const inThread = runSpec(spec, data.tickers);
@@ -70,16 +79,23 @@ describe('the engine on worker threads', () => {
   });
 
   it('a long list of tickers (bulk fetch, bars cloned, KPIs first and the shown runs after ranking) matches runSpec', async () => {
-    const { rows } = await db.pool.query(`SELECT stock_code FROM stock_listings WHERE first_date <= '2024-06-01' ORDER BY stock_code LIMIT ${FULL_RUNS + 5}`);
+    const { rows } = await db.pool.query(
+      `SELECT stock_code FROM stock_listings WHERE first_date <= '2024-06-01' ORDER BY stock_code LIMIT ${FULL_RUNS + 5}`,
+    );
     expect(rows.length).toBe(FULL_RUNS + 5);
-    const { spec, data } = await scan(`compare ${rows.map((r) => r.stock_code).join(',')} 2024 buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: win`);
+    const { spec, data } = await scan(
+      `compare ${rows.map((r) => r.stock_code).join(',')} 2024 buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: win`,
+    );
     expect(plain(await runSpecThreaded(spec, data.tickers))).toEqual(plain(runSpec(spec, data.tickers)));
   });
 
   it('a factor error in a thread reaches the caller as the user error it is', async () => {
     const { spec, data } = await scan('600519 2022 buy: RSI(14) < 30');
     const broken = { ...spec, strategies: [{ ...spec.strategies[0], buy: [{ type: 'rule' as const, rule: 'NO_SUCH_RULE' }] }] };
-    await expect(runSpecThreaded(broken, data.tickers)).rejects.toMatchObject({ name: 'UserError', message: 'unknown rule "NO_SUCH_RULE"' });
+    await expect(runSpecThreaded(broken, data.tickers)).rejects.toMatchObject({
+      name: 'UserError',
+      message: 'unknown rule "NO_SUCH_RULE"',
+    });
   });
 
   it('keeps the event loop turning while a whole-market scan runs', async () => {
@@ -114,7 +130,10 @@ describe('the engine on worker threads', () => {
 describe('the shared bar cache', () => {
   const RULES = 'buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: return';
   const closeOn = async (code: string, day: string) =>
-    Number((await db.pool.query(`SELECT closing_price FROM shanghai_stock_exchange WHERE stock_code = $1 AND trade_date = $2`, [code, day])).rows[0].closing_price);
+    Number(
+      (await db.pool.query(`SELECT closing_price FROM shanghai_stock_exchange WHERE stock_code = $1 AND trade_date = $2`, [code, day]))
+        .rows[0].closing_price,
+    );
 
   it('serves a second scan from memory, loads a column a factor needs, and reloads a table whose bars changed', async () => {
     clearBarCache();
@@ -135,7 +154,10 @@ describe('the shared bar cache', () => {
     const day = '2024-06-03';
     const code = '600519';
     const before = await closeOn(code, day);
-    await db.pool.query(`UPDATE shanghai_stock_exchange SET closing_price = closing_price * 2 WHERE stock_code = $1 AND trade_date = $2`, [code, day]);
+    await db.pool.query(`UPDATE shanghai_stock_exchange SET closing_price = closing_price * 2 WHERE stock_code = $1 AND trade_date = $2`, [
+      code,
+      day,
+    ]);
     const { data } = await scan(`compare all 2024 ${RULES}`);
     const after = barCacheStats();
     expect(after.loads).toBe(first.loads + 1);
@@ -146,7 +168,9 @@ describe('the shared bar cache', () => {
     await db.pool.query(
       `INSERT INTO shanghai_stock_exchange (stock_code, name, trade_date, opening_price, closing_price, highest_price, lowest_price, volume_traded)
        SELECT stock_code, name, DATE '2025-10-09', closing_price, closing_price + 1, closing_price + 2, closing_price - 1, 1000
-       FROM shanghai_stock_exchange WHERE stock_code = $1 AND trade_date = '2025-09-30'`, [code]);
+       FROM shanghai_stock_exchange WHERE stock_code = $1 AND trade_date = '2025-09-30'`,
+      [code],
+    );
     const late = await scan(`compare all 2025-09-01..2025-12-31 ${RULES}`);
     expect(barCacheStats().loads).toBe(after.loads + 1);
     expect(late.data.tickers.find((t) => t.code === code)!.dates.at(-1)).toBe('2025-10-09');
@@ -158,7 +182,8 @@ describe('the shared bar cache', () => {
     const t = data.tickers.find((x) => x.code === '600036')!;
     const { rows } = await db.pool.query(
       `SELECT trade_date::text AS d, opening_price AS o, closing_price AS c FROM shanghai_stock_exchange
-       WHERE stock_code = '600036' AND trade_date BETWEEN '2022-03-01' AND '2022-09-30' ORDER BY trade_date`);
+       WHERE stock_code = '600036' AND trade_date BETWEEN '2022-03-01' AND '2022-09-30' ORDER BY trade_date`,
+    );
     expect(t.dates).toEqual(rows.map((r) => r.d));
     expect(Array.from(t.bars.OPEN)).toEqual(rows.map((r) => Number(r.o)));
     expect(Array.from(t.bars.CLOSE)).toEqual(rows.map((r) => Number(r.c)));

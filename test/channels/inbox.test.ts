@@ -4,8 +4,10 @@ import { RateLimiter } from '../../src/core/rate-limit.js';
 
 describe('the inbox gate (every platform)', () => {
   const gate = (o: { channels?: string[]; workspaces?: string[]; perUser?: number; now?: () => number } = {}) => ({
-    userLimit: new RateLimiter(o.perUser ?? 2, o.now ?? (() => 1_000_000)), channelLimit: new RateLimiter(100, o.now ?? (() => 1_000_000)),
-    allowedChannels: o.channels ?? [], allowedWorkspaces: o.workspaces ?? [],
+    userLimit: new RateLimiter(o.perUser ?? 2, o.now ?? (() => 1_000_000)),
+    channelLimit: new RateLimiter(100, o.now ?? (() => 1_000_000)),
+    allowedChannels: o.channels ?? [],
+    allowedWorkspaces: o.workspaces ?? [],
   });
 
   it('limits questions per user with a friendly wait time', () => {
@@ -30,7 +32,10 @@ describe('the inbox gate (every platform)', () => {
   it('answers only in allowed channels when an allow-list is set', () => {
     const g = gate({ channels: ['C9'] });
     expect(admit(g, { channel: 'C9', userId: 'U1' })).toEqual({ go: true });
-    expect(admit(g, { channel: 'C1', userId: 'U1' })).toMatchObject({ go: false, tellUser: expect.stringMatching(/^I only answer in the channels my admins allowed/) });
+    expect(admit(g, { channel: 'C1', userId: 'U1' })).toMatchObject({
+      go: false,
+      tellUser: expect.stringMatching(/^I only answer in the channels my admins allowed/),
+    });
   });
 
   it('answers only the allowed workspaces (Teams tenants) when that list is set, and a message without one is not let through', () => {

@@ -11,30 +11,151 @@ import type { ChartSpec } from '../../src/core/answer.js';
 
 afterAll(() => destroyWorkerPool());
 
-const series = (name: string, values: number[], extra: Partial<ChartSpec['series'][number]> = {}) => ({ name, values, axis: 'left' as const, fill: false, ...extra });
-const AREAS = ['AUSTIN', 'NEAR NORTH SIDE', 'LOOP', 'NEAR WEST SIDE', 'WEST TOWN', 'NORTH LAWNDALE', 'SOUTH SHORE', 'HUMBOLDT PARK', 'LAKE VIEW', 'WEST ENGLEWOOD',
-  'ENGLEWOOD', 'AUBURN GRESHAM', 'ROSELAND', 'CHATHAM', 'LOGAN SQUARE', 'GREATER GRAND CROSSING', 'WEST GARFIELD PARK', 'UPTOWN', 'EAST GARFIELD PARK', 'SOUTH CHICAGO',
-  'CHICAGO LAWN', 'ROGERS PARK', 'LINCOLN PARK', 'WOODLAWN', 'NEW CITY'];
+const series = (name: string, values: number[], extra: Partial<ChartSpec['series'][number]> = {}) => ({
+  name,
+  values,
+  axis: 'left' as const,
+  fill: false,
+  ...extra,
+});
+const AREAS = [
+  'AUSTIN',
+  'NEAR NORTH SIDE',
+  'LOOP',
+  'NEAR WEST SIDE',
+  'WEST TOWN',
+  'NORTH LAWNDALE',
+  'SOUTH SHORE',
+  'HUMBOLDT PARK',
+  'LAKE VIEW',
+  'WEST ENGLEWOOD',
+  'ENGLEWOOD',
+  'AUBURN GRESHAM',
+  'ROSELAND',
+  'CHATHAM',
+  'LOGAN SQUARE',
+  'GREATER GRAND CROSSING',
+  'WEST GARFIELD PARK',
+  'UPTOWN',
+  'EAST GARFIELD PARK',
+  'SOUTH CHICAGO',
+  'CHICAGO LAWN',
+  'ROGERS PARK',
+  'LINCOLN PARK',
+  'WOODLAWN',
+  'NEW CITY',
+];
 
 /** The shapes answers usually have, at their usual sizes. */
 const COMMON: [string, ChartSpec][] = [
-  ['bar, 10 areas', { kind: 'bar', title: 'Thefts by community area, 2019', labels: AREAS.slice(0, 10), series: [series('incidents', AREAS.slice(0, 10).map((_, i) => 5_200 - i * 410))], yLabel: 'incidents' }],
-  ['bar, 25 areas', { kind: 'bar', title: 'Thefts by community area, 2019', labels: AREAS, series: [series('incidents', AREAS.map((_, i) => Math.round(5_200 / (1 + i * 0.3))))], yLabel: 'incidents' }],
-  ['line, 25 years', {
-    kind: 'line', title: 'Crimes by year, all of Chicago', labels: Array.from({ length: 25 }, (_, i) => String(2001 + i)),
-    series: [series('crimes', Array.from({ length: 25 }, (_, i) => Math.round(486_000 - i * 15_300 + Math.sin(i) * 9_000)))], yLabel: 'crimes',
-  }],
-  ['line, 24 months, 2 series', {
-    kind: 'line', title: 'Burglaries and robberies by month', labels: Array.from({ length: 24 }, (_, i) => `${2023 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`),
-    series: [series('burglaries', Array.from({ length: 24 }, (_, i) => 700 + Math.round(120 * Math.sin(i / 2)))), series('robberies', Array.from({ length: 24 }, (_, i) => 640 + Math.round(90 * Math.cos(i / 3))))],
-  }],
-  ['grouped bar, 12 types', {
-    kind: 'grouped-bar', title: 'Incidents and arrests by type', labels: ['THEFT', 'BATTERY', 'CRIMINAL DAMAGE', 'ASSAULT', 'DECEPTIVE PRACTICE', 'OTHER OFFENSE', 'NARCOTICS', 'BURGLARY', 'MOTOR VEHICLE THEFT', 'ROBBERY', 'CRIMINAL TRESPASS', 'WEAPONS VIOLATION'],
-    series: [series('incidents', Array.from({ length: 12 }, (_, i) => 9_000 - i * 640)), series('arrests', Array.from({ length: 12 }, (_, i) => 2_400 - i * 150))],
-  }],
-  ['bar, 50 blocks (the most a result charts)', {
-    kind: 'bar', title: 'Burglaries by block', labels: Array.from({ length: 50 }, (_, i) => `0${i}XX N CENTRAL AVE`), series: [series('incidents', Array.from({ length: 50 }, (_, i) => Math.round(580 / (1 + i * 0.2))))],
-  }],
+  [
+    'bar, 10 areas',
+    {
+      kind: 'bar',
+      title: 'Thefts by community area, 2019',
+      labels: AREAS.slice(0, 10),
+      series: [
+        series(
+          'incidents',
+          AREAS.slice(0, 10).map((_, i) => 5_200 - i * 410),
+        ),
+      ],
+      yLabel: 'incidents',
+    },
+  ],
+  [
+    'bar, 25 areas',
+    {
+      kind: 'bar',
+      title: 'Thefts by community area, 2019',
+      labels: AREAS,
+      series: [
+        series(
+          'incidents',
+          AREAS.map((_, i) => Math.round(5_200 / (1 + i * 0.3))),
+        ),
+      ],
+      yLabel: 'incidents',
+    },
+  ],
+  [
+    'line, 25 years',
+    {
+      kind: 'line',
+      title: 'Crimes by year, all of Chicago',
+      labels: Array.from({ length: 25 }, (_, i) => String(2001 + i)),
+      series: [
+        series(
+          'crimes',
+          Array.from({ length: 25 }, (_, i) => Math.round(486_000 - i * 15_300 + Math.sin(i) * 9_000)),
+        ),
+      ],
+      yLabel: 'crimes',
+    },
+  ],
+  [
+    'line, 24 months, 2 series',
+    {
+      kind: 'line',
+      title: 'Burglaries and robberies by month',
+      labels: Array.from({ length: 24 }, (_, i) => `${2023 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`),
+      series: [
+        series(
+          'burglaries',
+          Array.from({ length: 24 }, (_, i) => 700 + Math.round(120 * Math.sin(i / 2))),
+        ),
+        series(
+          'robberies',
+          Array.from({ length: 24 }, (_, i) => 640 + Math.round(90 * Math.cos(i / 3))),
+        ),
+      ],
+    },
+  ],
+  [
+    'grouped bar, 12 types',
+    {
+      kind: 'grouped-bar',
+      title: 'Incidents and arrests by type',
+      labels: [
+        'THEFT',
+        'BATTERY',
+        'CRIMINAL DAMAGE',
+        'ASSAULT',
+        'DECEPTIVE PRACTICE',
+        'OTHER OFFENSE',
+        'NARCOTICS',
+        'BURGLARY',
+        'MOTOR VEHICLE THEFT',
+        'ROBBERY',
+        'CRIMINAL TRESPASS',
+        'WEAPONS VIOLATION',
+      ],
+      series: [
+        series(
+          'incidents',
+          Array.from({ length: 12 }, (_, i) => 9_000 - i * 640),
+        ),
+        series(
+          'arrests',
+          Array.from({ length: 12 }, (_, i) => 2_400 - i * 150),
+        ),
+      ],
+    },
+  ],
+  [
+    'bar, 50 blocks (the most a result charts)',
+    {
+      kind: 'bar',
+      title: 'Burglaries by block',
+      labels: Array.from({ length: 50 }, (_, i) => `0${i}XX N CENTRAL AVE`),
+      series: [
+        series(
+          'incidents',
+          Array.from({ length: 50 }, (_, i) => Math.round(580 / (1 + i * 0.2))),
+        ),
+      ],
+    },
+  ],
 ];
 
 /** A backtest's equity and drawdown over two years of trading days: hundreds of points and a filled area. */
@@ -51,9 +172,19 @@ function equityCurve(): ChartSpec {
     drawdown.push(Number(((equity / peak - 1) * 100).toFixed(2)));
   }
   return {
-    kind: 'line', title: '600519: equity and drawdown', labels: Array.from({ length: n }, (_, i) => `day ${i + 1}`),
-    series: [series('equity', values), series('buy and hold', values.map((v) => v * 0.97)), series('drawdown %', drawdown, { axis: 'right', fill: true })],
-    yLabel: 'equity', y2Label: 'drawdown %',
+    kind: 'line',
+    title: '600519: equity and drawdown',
+    labels: Array.from({ length: n }, (_, i) => `day ${i + 1}`),
+    series: [
+      series('equity', values),
+      series(
+        'buy and hold',
+        values.map((v) => v * 0.97),
+      ),
+      series('drawdown %', drawdown, { axis: 'right', fill: true }),
+    ],
+    yLabel: 'equity',
+    y2Label: 'drawdown %',
   };
 }
 
@@ -68,10 +199,14 @@ describe('charts in Teams cards', () => {
       const full = await renderChart(spec);
       const links: Buffer[] = [];
       const image = await cardChart(spec, (png) => (links.push(png), 'https://bot.example.com/charts/x.png'));
-      report.push(`${name.padEnd(42)} card ${String(card.length).padStart(6)} B (data URI ${dataUriLength(card)} of ${INLINE_IMAGE_LIMIT})   full-size PNG ${full.length} B`);
+      report.push(
+        `${name.padEnd(42)} card ${String(card.length).padStart(6)} B (data URI ${dataUriLength(card)} of ${INLINE_IMAGE_LIMIT})   full-size PNG ${full.length} B`,
+      );
       measured.push({ name, card, url: image.url, links });
     }
-    console.log(`Chart sizes (card ${CARD_CHART_SIZE.width}x${CARD_CHART_SIZE.height} palette PNG vs. full 960x480 PNG):\n${report.join('\n')}`);
+    console.log(
+      `Chart sizes (card ${CARD_CHART_SIZE.width}x${CARD_CHART_SIZE.height} palette PNG vs. full 960x480 PNG):\n${report.join('\n')}`,
+    );
     for (const { name, card, url, links } of measured) {
       expect(url.startsWith('data:image/png;base64,'), name).toBe(true);
       expect(links, name).toEqual([]);
@@ -90,7 +225,9 @@ describe('charts in Teams cards', () => {
     const card = await renderChart(spec, undefined, 'card');
     const links: Buffer[] = [];
     const image = await cardChart(spec, (png) => (links.push(png), 'https://bot.example.com/charts/0123.png'));
-    console.log(`backtest equity + drawdown, 480 points: card ${card.length} B (data URI ${dataUriLength(card)}), full-size PNG ${(await renderChart(spec)).length} B`);
+    console.log(
+      `backtest equity + drawdown, 480 points: card ${card.length} B (data URI ${dataUriLength(card)}), full-size PNG ${(await renderChart(spec)).length} B`,
+    );
     expect(image).toEqual({ url: 'https://bot.example.com/charts/0123.png', alt: spec.title });
     expect(links).toHaveLength(1);
     expect(links[0].equals(card)).toBe(true);

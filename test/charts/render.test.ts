@@ -9,7 +9,9 @@ import type { ChartSpec } from '../../src/core/answer.js';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 const SPEC: ChartSpec = {
-  kind: 'bar', title: 'Burglaries by block', labels: ['006XX N CENTRAL AVE', '005XX N CENTRAL AVE'],
+  kind: 'bar',
+  title: 'Burglaries by block',
+  labels: ['006XX N CENTRAL AVE', '005XX N CENTRAL AVE'],
   series: [{ name: 'incidents', values: [580, 558], axis: 'left', fill: false }],
 };
 
@@ -60,9 +62,33 @@ describe('chart rendering', () => {
   });
 
   it('chooses the chart from the result shape', () => {
-    const series = chooseChart({ columns: ['year', 'incidents'], rows: [[2001, 5], [2002, 7], [2003, 4]], rowCount: 3, truncated: false }, 't');
+    const series = chooseChart(
+      {
+        columns: ['year', 'incidents'],
+        rows: [
+          [2001, 5],
+          [2002, 7],
+          [2003, 4],
+        ],
+        rowCount: 3,
+        truncated: false,
+      },
+      't',
+    );
     expect(series).toMatchObject({ kind: 'line', labels: ['2001', '2002', '2003'] });
-    const two = chooseChart({ columns: ['primary_type', 'incidents', 'arrests'], rows: [['THEFT', 9, 1], ['BATTERY', 8, 2], ['ASSAULT', 3, 1]], rowCount: 3, truncated: false }, 't');
+    const two = chooseChart(
+      {
+        columns: ['primary_type', 'incidents', 'arrests'],
+        rows: [
+          ['THEFT', 9, 1],
+          ['BATTERY', 8, 2],
+          ['ASSAULT', 3, 1],
+        ],
+        rowCount: 3,
+        truncated: false,
+      },
+      't',
+    );
     expect(two).toMatchObject({ kind: 'grouped-bar' });
     expect(two!.series.map((s) => s.name)).toEqual(['incidents', 'arrests']);
     expect(chooseChart({ columns: ['incidents'], rows: [[12]], rowCount: 1, truncated: false }, 't')).toBeUndefined();

@@ -26,7 +26,8 @@ describe('datadesk ask and threads', () => {
     expect((await ask('and in 2020?')).status).not.toBe('answered');
     await ask('--thread', 't1', 'How many thefts were reported in district 11 in 2019?');
     const edit = await ask('--thread', 't1', 'and in 2020?');
-    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND district = 11 AND year = 2020`)).rows[0].n;
+    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND district = 11 AND year = 2020`))
+      .rows[0].n;
     expect(edit).toMatchObject({ status: 'answered', rows: [[truth]], understood: ['thefts', 'in 2020', 'in district 11'] });
     const choose = await runCli(['ask', '--choose', 'night=22-06'], env);
     expect(choose.stderr).toMatch(/--choose answers a question of a thread: give the --thread/);
@@ -34,7 +35,8 @@ describe('datadesk ask and threads', () => {
 
   it('--json returns every row up to --max-rows, with the true row_count', async () => {
     const env = { DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, DEMO_DATA: 'off', SOCRATA_SCHEDULE: 'off' };
-    const blocks = (await db.pool.query(`SELECT count(DISTINCT block) AS n FROM crimes WHERE primary_type = 'THEFT' AND block IS NOT NULL`)).rows[0].n;
+    const blocks = (await db.pool.query(`SELECT count(DISTINCT block) AS n FROM crimes WHERE primary_type = 'THEFT' AND block IS NOT NULL`))
+      .rows[0].n;
     const all = JSON.parse((await runCli(['ask', '--json', 'which blocks had the most thefts'], env)).stdout);
     expect(all.row_count).toBe(blocks);
     expect(all.rows).toHaveLength(blocks);

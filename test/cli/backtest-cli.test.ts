@@ -5,13 +5,22 @@ import { tempDir } from '../helpers/files.js';
 const tmp = tempDir();
 afterAll(() => tmp.remove());
 
-const BARS = ['date,open,high,low,close,volume', '2024-01-02,10,10.6,9.9,10.5,1000', '2024-01-03,11,11.6,10.9,11.5,1100',
-  '2024-01-04,12,12.6,11.9,12.5,900', '2024-01-05,13,13.2,11.9,12,1200', '2024-01-08,14,15.1,13.9,15,1500'].join('\n');
+const BARS = [
+  'date,open,high,low,close,volume',
+  '2024-01-02,10,10.6,9.9,10.5,1000',
+  '2024-01-03,11,11.6,10.9,11.5,1100',
+  '2024-01-04,12,12.6,11.9,12.5,900',
+  '2024-01-05,13,13.2,11.9,12,1200',
+  '2024-01-08,14,15.1,13.9,15,1500',
+].join('\n');
 
 describe('datadesk backtest simulate', () => {
   it('prints KPIs, trades and equity for the hand-checked run', async () => {
     const bars = tmp.file('bars.csv', BARS);
-    const signals = tmp.file('signals.csv', 'date,buy,sell\n2024-01-02,1,1\n2024-01-03,0,true\n2024-01-04,true,0\n2024-01-05,0,1\n2024-01-08,1,0\n');
+    const signals = tmp.file(
+      'signals.csv',
+      'date,buy,sell\n2024-01-02,1,1\n2024-01-03,0,true\n2024-01-04,true,0\n2024-01-05,0,1\n2024-01-08,1,0\n',
+    );
     const r = await runCli(['backtest', 'simulate', '--bars', bars, '--signals', signals, '--capital', '10000']);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout);
@@ -20,7 +29,15 @@ describe('datadesk backtest simulate', () => {
       { buy_date: '2024-01-02', buy_price: 10, sell_date: '2024-01-03', sell_price: 11.5, shares: 1000, pnl: 1500 },
       { buy_date: '2024-01-04', buy_price: 12, sell_date: '2024-01-05', sell_price: 12, shares: 900, pnl: 0 },
     ]);
-    expect(Object.keys(out.kpis)).toEqual(['return_ratio', 'max_drawdown', 'volatility', 'sharpe_ratio', 'win_rate', 'profit_loss_ratio', 'calmar_ratio']);
+    expect(Object.keys(out.kpis)).toEqual([
+      'return_ratio',
+      'max_drawdown',
+      'volatility',
+      'sharpe_ratio',
+      'win_rate',
+      'profit_loss_ratio',
+      'calmar_ratio',
+    ]);
     expect(out.kpis.return_ratio).toBeCloseTo(0.15, 12);
     expect(out.kpis.profit_loss_ratio).toBeNull();
   });
@@ -33,7 +50,9 @@ describe('datadesk backtest simulate', () => {
     expect(r.stderr).toBe(`datadesk: ${bars} line 4: open "twelve" is not a number\n`);
     const unordered = tmp.file('unordered.csv', BARS.replace('2024-01-05', '2024-01-03'));
     const r2 = await runCli(['backtest', 'simulate', '--bars', unordered, '--signals', signals]);
-    expect(r2.stderr).toBe(`datadesk: ${unordered} line 5: 2024-01-03 does not come after 2024-01-04; bars must be strictly ordered by date\n`);
+    expect(r2.stderr).toBe(
+      `datadesk: ${unordered} line 5: 2024-01-03 does not come after 2024-01-04; bars must be strictly ordered by date\n`,
+    );
     const r3 = await runCli(['backtest', 'simulate', '--bars', tmp.file('bars.csv'), '--signals', signals]);
     expect(r3.stderr).toBe(`datadesk: ${signals} has 1 days but the bars file has 5; give one signal row per bar\n`);
   });
@@ -41,7 +60,14 @@ describe('datadesk backtest simulate', () => {
 
 describe('datadesk backtest factor', () => {
   it('evaluates a short code, null where undefined', async () => {
-    const r = await runCli(['backtest', 'factor', '--bars', tmp.file('bars.csv'), '--expr', '(DELAY(CLOSE,1)-SMA(DELAY(CLOSE,1),3))/SMA(DELAY(CLOSE,1),3)*100']);
+    const r = await runCli([
+      'backtest',
+      'factor',
+      '--bars',
+      tmp.file('bars.csv'),
+      '--expr',
+      '(DELAY(CLOSE,1)-SMA(DELAY(CLOSE,1),3))/SMA(DELAY(CLOSE,1),3)*100',
+    ]);
     const values = JSON.parse(r.stdout).values;
     expect(values.slice(0, 3)).toEqual([null, null, null]);
     // day 3: DELAY(CLOSE,1) = 12.5, mean of 10.5, 11.5, 12.5 = 11.5

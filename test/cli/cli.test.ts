@@ -77,8 +77,11 @@ describe('datadesk ask on the embedded defaults', () => {
     chmodSync(home.dir, 0o755);
     try {
       const env = {
-        DATADESK_HOME: home.dir, EMBEDDED_PG_PORT: String(55_000 + Math.floor(Math.random() * 5_000)),
-        DEMO_CRIME_ROWS: '4000', DEMO_TICKERS: '3', THREAD_MEMORY_URL: 'memory',
+        DATADESK_HOME: home.dir,
+        EMBEDDED_PG_PORT: String(55_000 + Math.floor(Math.random() * 5_000)),
+        DEMO_CRIME_ROWS: '4000',
+        DEMO_TICKERS: '3',
+        THREAD_MEMORY_URL: 'memory',
       };
       const r = await runCli(['ask', '--json', 'How many crimes were reported each year?'], env);
       expect(r.stderr).toContain('Demo data loaded: 4,000 crimes and');

@@ -55,15 +55,23 @@ describe('serve while PostgreSQL stops and starts', () => {
     expect((await health(bot.url)).status).toBe(200);
 
     await server.stop();
-    const down = await pollUntil(async () => {
-      const h = await health(bot.url);
-      return h.status === 503 ? h : undefined;
-    }, 20_000, 'healthz 503');
+    const down = await pollUntil(
+      async () => {
+        const h = await health(bot.url);
+        return h.status === 503 ? h : undefined;
+      },
+      20_000,
+      'healthz 503',
+    );
     expect(down.body.database).toBe('down');
     expect(down.body.reason).toBeTruthy();
     expect(down.body.reason).not.toContain(new URL(server.url).password);
     const during = await askPlayground(bot.url, thread, 'How many thefts were reported in 2019?');
-    expect(during).toMatchObject({ kind: 'error', retryable: true, message: 'The database is unavailable right now; please try again shortly.' });
+    expect(during).toMatchObject({
+      kind: 'error',
+      retryable: true,
+      message: 'The database is unavailable right now; please try again shortly.',
+    });
     expect(bot.child.exitCode).toBeNull();
 
     server = await startEmbeddedPostgres(pgHome.dir, port, createMemoryLogger());
@@ -73,12 +81,21 @@ describe('serve while PostgreSQL stops and starts', () => {
     expect(bot.log()).not.toMatch(/Unhandled|uncaught/i);
   }, 120_000);
 
-  it('a Slack mention while the database is down gets the sentence in its thread, not silence, and is answered at Slack\'s retry', async () => {
+  it("a Slack mention while the database is down gets the sentence in its thread, not silence, and is answered at Slack's retry", async () => {
     const slack = await startFakeSlack();
     let restarted = false;
     try {
       const secret = 'outage-secret';
-      const bot = await spawnServe({ DATABASE_URL: server.url, DATADESK_HOME: botHome.dir, SLACK_BOT_TOKEN: 'xoxb-outage', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl }, children);
+      const bot = await spawnServe(
+        {
+          DATABASE_URL: server.url,
+          DATADESK_HOME: botHome.dir,
+          SLACK_BOT_TOKEN: 'xoxb-outage',
+          SLACK_SIGNING_SECRET: secret,
+          SLACK_API_URL: slack.apiUrl,
+        },
+        children,
+      );
       await server.stop();
       await pollUntil(async () => ((await health(bot.url)).status === 503 ? true : undefined), 20_000, 'healthz 503');
       const ts = '1900000002.000100';

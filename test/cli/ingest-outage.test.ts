@@ -25,7 +25,9 @@ describe('datadesk ingest when PostgreSQL goes away', () => {
         loaded = Number((await db.pool.query('SELECT count(*) AS n FROM crimes')).rows[0].n);
         if (!loaded) await new Promise((r) => setTimeout(r, 50));
       }
-      await db.pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+      await db.pool.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
       const cut = await first;
       expect(cut.stderr).toMatch(/PostgreSQL went away during the command .*run the same command again/);
       expect(cut.stderr).not.toMatch(/unexpected error|\n\s+at /);
@@ -33,7 +35,8 @@ describe('datadesk ingest when PostgreSQL goes away', () => {
 
       const exact = async () => {
         const total = Number((await db.pool.query('SELECT count(*) AS n FROM crimes')).rows[0].n);
-        for (const r of ROLLUPS) expect(Number((await db.pool.query(`SELECT coalesce(sum(n), 0) AS n FROM ${r.table}`)).rows[0].n), r.table).toBe(total);
+        for (const r of ROLLUPS)
+          expect(Number((await db.pool.query(`SELECT coalesce(sum(n), 0) AS n FROM ${r.table}`)).rows[0].n), r.table).toBe(total);
         return total;
       };
       const kept = await exact();

@@ -84,8 +84,15 @@ describe('datadesk ask --json as a script reads it', () => {
     await loadCrimes(db.pool, 3_000);
     llm = await startFakeLlm();
     env = {
-      DATABASE_URL: db.url, DATADESK_ALLOW_SUPERUSER: 'true', THREAD_MEMORY_URL: 'memory', DEMO_DATA: 'off', SQL_DISPLAY_ROWS: '1000', SOCRATA_SCHEDULE: 'off',
-      LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: 'k', LLM_MODEL: 'fake',
+      DATABASE_URL: db.url,
+      DATADESK_ALLOW_SUPERUSER: 'true',
+      THREAD_MEMORY_URL: 'memory',
+      DEMO_DATA: 'off',
+      SQL_DISPLAY_ROWS: '1000',
+      SOCRATA_SCHEDULE: 'off',
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: 'k',
+      LLM_MODEL: 'fake',
     };
   }, 120_000);
   afterAll(async () => {
@@ -98,7 +105,8 @@ describe('datadesk ask --json as a script reads it', () => {
   });
 
   it('1,000 rows of JSON (far more than 64 KB) arrive whole through a slow pipe; exit 0', async () => {
-    const sql = 'SELECT id, case_number, date, block, iucr, primary_type, description, location_description, arrest, domestic, beat, district, ward, community_area, fbi_code, latitude, longitude FROM crimes ORDER BY id LIMIT 1000';
+    const sql =
+      'SELECT id, case_number, date, block, iucr, primary_type, description, location_description, arrest, domestic, beat, district, ward, community_area, fbi_code, latitude, longitude FROM crimes ORDER BY id LIMIT 1000';
     llm.script.push({ content: JSON.stringify({ sql }) }, { content: 'Here are the first 1,000 crimes.' });
     const r = await runCliSlowReader(['ask', '--json', 'List the first 1000 crimes with their details'], env);
     expect(r.code).toBe(0);

@@ -15,7 +15,10 @@ const children: ChildProcess[] = [];
 
 /** Starts `datadesk serve` on the test database. */
 const serve = (env: Record<string, string>) =>
-  spawnServe({ DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, THREAD_MEMORY_URL: 'memory', DATADESK_ALLOW_SUPERUSER: 'true', ...env }, children);
+  spawnServe(
+    { DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, THREAD_MEMORY_URL: 'memory', DATADESK_ALLOW_SUPERUSER: 'true', ...env },
+    children,
+  );
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -47,9 +50,14 @@ describe('datadesk serve', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const failed = await serve({ PORT: String(port) }).then(() => undefined, (error: Error) => error.message);
+      const failed = await serve({ PORT: String(port) }).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
       expect(failed).toMatch(/exited with 1/);
-      expect(failed).toContain(`Port ${port} on 127.0.0.1 is taken by another program: stop it, or set PORT to a free port (e.g. PORT=${port + 1} npm start).`);
+      expect(failed).toContain(
+        `Port ${port} on 127.0.0.1 is taken by another program: stop it, or set PORT to a free port (e.g. PORT=${port + 1} npm start).`,
+      );
       expect(failed).not.toMatch(/EADDRINUSE|at .*\.js:\d+/);
     } finally {
       blocker.close();
@@ -61,19 +69,37 @@ describe('datadesk serve', () => {
     const { url, log } = await serve({ SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl });
     expect(log()).toContain(`Slack: events, commands and actions at ${url}/slack/events`);
     expect((await fetch(`${url}/`)).status).toBe(404);
-    const status = await postMention(url, secret, { eventId: 'EvServe1', channel: 'C-serve', text: '<@UBOT> How many thefts were reported in 2019?', ts: '1900000001.000100' });
+    const status = await postMention(url, secret, {
+      eventId: 'EvServe1',
+      channel: 'C-serve',
+      text: '<@UBOT> How many thefts were reported in 2019?',
+      ts: '1900000001.000100',
+    });
     expect(status).toBe(200);
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C-serve' && Boolean(c.args.blocks));
     expect(JSON.stringify(answer.args.blocks)).toContain('Thefts in 2019, all of Chicago');
   });
 
   it('with Teams credentials: mounts /api/messages, which refuses a request without a Bot Framework token', async () => {
-    const { url, log } = await serve({ MICROSOFT_APP_ID: '00000000-0000-0000-0000-00000000abcd', MICROSOFT_APP_PASSWORD: 'not-a-real-secret', PUBLIC_BASE_URL: 'https://datadesk.example.com' });
+    const { url, log } = await serve({
+      MICROSOFT_APP_ID: '00000000-0000-0000-0000-00000000abcd',
+      MICROSOFT_APP_PASSWORD: 'not-a-real-secret',
+      PUBLIC_BASE_URL: 'https://datadesk.example.com',
+    });
     expect(log()).toContain('Teams: messages at https://datadesk.example.com/api/messages');
     expect(log()).not.toContain('not-a-real-secret');
     const res = await fetch(`${url}/api/messages`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'message', id: '1', serviceUrl: 'https://smba.trafficmanager.net/amer/', channelId: 'msteams', conversation: { id: 'a:1' }, from: { id: '29:x' }, text: 'help' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        type: 'message',
+        id: '1',
+        serviceUrl: 'https://smba.trafficmanager.net/amer/',
+        channelId: 'msteams',
+        conversation: { id: 'a:1' },
+        from: { id: '29:x' },
+        text: 'help',
+      }),
     });
     expect(res.status).toBe(401);
     expect((await fetch(`${url}/`)).status).toBe(404);

@@ -31,7 +31,9 @@ describe('serve on the embedded defaults', () => {
     const pgPort = await freePort();
     const bot = await spawnServe({ DATADESK_HOME: home.dir, EMBEDDED_PG_PORT: String(pgPort), DEMO_DATA: 'off' }, children);
     expect(await portOpen(pgPort)).toBe(true);
-    expect(await askPlayground(bot.url, randomBytes(16).toString('hex'), 'How many thefts were reported in 2019?')).toMatchObject({ kind: 'result' });
+    expect(await askPlayground(bot.url, randomBytes(16).toString('hex'), 'How many thefts were reported in 2019?')).toMatchObject({
+      kind: 'result',
+    });
     const exited = new Promise<number | null>((r) => bot.child.on('exit', r));
     bot.child.kill('SIGINT');
     expect(await exited).toBe(0);

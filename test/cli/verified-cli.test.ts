@@ -19,14 +19,23 @@ describe('datadesk verified / feedback', () => {
     const refused = await runCli(['verified', 'add', 'Delete everything', 'DELETE FROM crimes'], env());
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/The SQL does not pass the guard: This is DELETE/);
-    const added = await runCli(['verified', 'add', 'How many homicides had an arrest?', "SELECT count(*) FROM crimes WHERE primary_type = 'HOMICIDE' AND arrest"], env());
+    const added = await runCli(
+      ['verified', 'add', 'How many homicides had an arrest?', "SELECT count(*) FROM crimes WHERE primary_type = 'HOMICIDE' AND arrest"],
+      env(),
+    );
     expect(added.code).toBe(0);
     const id = /^#(\d+): "How many homicides had an arrest\?" is verified\.$/m.exec(added.stdout)![1];
     const list = await runCli(['verified', 'list'], env());
     expect(list.stdout).toContain(`#${id} [cli by cli:`);
     expect(list.stdout).toMatch(/\[fixture\] /);
-    const exported = (await runCli(['verified', 'export'], env())).stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(exported.find((p) => p.question === 'How many homicides had an arrest?')).toMatchObject({ source: 'cli', sql: "SELECT count(*) FROM crimes WHERE primary_type = 'HOMICIDE' AND arrest" });
+    const exported = (await runCli(['verified', 'export'], env())).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(exported.find((p) => p.question === 'How many homicides had an arrest?')).toMatchObject({
+      source: 'cli',
+      sql: "SELECT count(*) FROM crimes WHERE primary_type = 'HOMICIDE' AND arrest",
+    });
     expect((await runCli(['verified', 'remove', id], env())).stdout).toBe(`#${id} removed.\n`);
     const again = await runCli(['verified', 'remove', id], env());
     expect(again.code).toBe(1);
@@ -35,7 +44,9 @@ describe('datadesk verified / feedback', () => {
 
   it('feedback lists the thumbs-down, newest first', async () => {
     expect((await runCli(['feedback'], env())).stdout).toBe('No answer has been marked 👎.\n');
-    await db.pool.query(`INSERT INTO feedback (delivery_key, platform, user_id, verdict, question, sql) VALUES ('k1', 'slack', 'U1', 'down', 'How many thefts in 2019?', 'SELECT 1'), ('k2', 'web', 'p', 'up', 'q', 'SELECT 2')`);
+    await db.pool.query(
+      `INSERT INTO feedback (delivery_key, platform, user_id, verdict, question, sql) VALUES ('k1', 'slack', 'U1', 'down', 'How many thefts in 2019?', 'SELECT 1'), ('k2', 'web', 'p', 'up', 'q', 'SELECT 2')`,
+    );
     const out = (await runCli(['feedback'], env())).stdout;
     expect(out).toMatch(/slack:U1 {2}How many thefts in 2019\?\n {4}SELECT 1\n$/);
     expect(out).not.toContain('SELECT 2');

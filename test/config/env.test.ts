@@ -34,9 +34,7 @@ describe('loadConfig', () => {
     expect(problems({ LOG_LEVEL: 'loud' })[0]).toMatch(/^LOG_LEVEL: expected debug, info, warn or error/);
     expect(problems({ SOCRATA_SCHEDULE: 'every monday' })[0]).toMatch(/^SOCRATA_SCHEDULE: expected a cron expression/);
     expect(problems({ SCHEDULE_TIMEZONE: 'Mars/Olympus' })[0]).toMatch(/^SCHEDULE_TIMEZONE: expected an IANA time zone/);
-    expect(problems({ LLM_API_KEY: 'sk-1' })).toEqual([
-      'LLM_MODEL: required when LLM_BASE_URL or LLM_API_KEY is set (e.g. gpt-4o-mini)',
-    ]);
+    expect(problems({ LLM_API_KEY: 'sk-1' })).toEqual(['LLM_MODEL: required when LLM_BASE_URL or LLM_API_KEY is set (e.g. gpt-4o-mini)']);
     expect(problems({ READ_DATABASE_URL: 'postgres://r@replica/x' })[0]).toMatch(/^READ_DATABASE_URL: needs DATABASE_URL/);
   });
 

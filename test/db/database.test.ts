@@ -47,7 +47,8 @@ async function ownedDatabase(name: string, attributes: string): Promise<string> 
   return u.toString();
 }
 
-const config = (env: Record<string, string>) => loadConfig({ SOCRATA_SCHEDULE: 'off', THREAD_MEMORY_URL: 'memory', LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake', ...env });
+const config = (env: Record<string, string>) =>
+  loadConfig({ SOCRATA_SCHEDULE: 'off', THREAD_MEMORY_URL: 'memory', LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake', ...env });
 const modelSql = (sql: string) => ({ content: JSON.stringify({ sql, explanation: 'x' }) });
 
 beforeAll(async () => {
@@ -68,9 +69,13 @@ describe('openDatabase', () => {
     try {
       db = await openDatabase(config({ DATABASE_URL: url }), logger, { refuseSuperuser: true });
       expect(db.readerProblem).toBeUndefined();
-      const who = await db.reader!.query('SELECT current_user AS u, session_user AS s, current_setting(\'default_transaction_read_only\') AS ro');
+      const who = await db.reader!.query(
+        "SELECT current_user AS u, session_user AS s, current_setting('default_transaction_read_only') AS ro",
+      );
       expect(who.rows[0]).toEqual({ u: expect.stringMatching(/^datadesk_reader_dd_db_cr_/), s: who.rows[0].u, ro: 'on' });
-      expect(logger.lines.join('\n')).toMatch(/need a superuser and were not done: temp_file_limit .*; REVOKE EXECUTE from PUBLIC on \d+ built-ins.*datadesk db harden --admin-url/);
+      expect(logger.lines.join('\n')).toMatch(
+        /need a superuser and were not done: temp_file_limit .*; REVOKE EXECUTE from PUBLIC on \d+ built-ins.*datadesk db harden --admin-url/,
+      );
       // a second process finds the same login and password
       const again = await openDatabase(config({ DATABASE_URL: url }), createMemoryLogger());
       expect((await again.reader!.query('SELECT current_user AS u')).rows[0].u).toBe(who.rows[0].u);
@@ -83,7 +88,10 @@ describe('openDatabase', () => {
   it('db harden adds what only a superuser can: then the reader has a temp_file_limit, PUBLIC no set_config, and start-up warns no more', async () => {
     const url = await ownedDatabase('hard', 'CREATEROLE');
     const first = await openDatabase(config({ DATABASE_URL: url }), createMemoryLogger());
-    const readerBefore = await first.reader!.query(`SELECT set_config('application_name', 'x', false) AS v`).then(() => 'allowed', (e: Error) => e.message);
+    const readerBefore = await first.reader!.query(`SELECT set_config('application_name', 'x', false) AS v`).then(
+      () => 'allowed',
+      (e: Error) => e.message,
+    );
     expect(readerBefore).toBe('allowed');
     await first.close();
     const refused = await runCli(['db', 'harden', '--admin-url', url], { DATABASE_URL: url, SOCRATA_SCHEDULE: 'off' });
@@ -98,7 +106,9 @@ describe('openDatabase', () => {
     try {
       expect(logger.lines.join('\n')).not.toMatch(/need a superuser/);
       expect((await again.reader!.query(`SELECT current_setting('temp_file_limit') AS v`)).rows[0].v).not.toBe('-1');
-      await expect(again.reader!.query(`SELECT set_config('application_name', 'x', false)`)).rejects.toThrow(/permission denied for function set_config/);
+      await expect(again.reader!.query(`SELECT set_config('application_name', 'x', false)`)).rejects.toThrow(
+        /permission denied for function set_config/,
+      );
       // the app's own login keeps what it needs
       expect((await again.write.query(`SELECT set_config('application_name', 'app', false) AS v`)).rows[0].v).toBe('app');
     } finally {
@@ -119,7 +129,11 @@ describe('openDatabase', () => {
       await loadCrimes(db.write, 2_000);
       const { desk } = createDesk(cfg, db, logger);
       llm.script.push(modelSql("SELECT count(*) FROM crimes WHERE primary_type = 'THEFT' AND year = 2019"));
-      const modelAnswer = await desk.answer({ platform: 'cli', threadId: `t-${suffix}-1`, text: 'how many thefts in 2019 involved a getaway driver' });
+      const modelAnswer = await desk.answer({
+        platform: 'cli',
+        threadId: `t-${suffix}-1`,
+        text: 'how many thefts in 2019 involved a getaway driver',
+      });
       expect(modelAnswer).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/READ_DATABASE_URL/) });
       llm.script.length = 0;
       llm.script.push({ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 });

@@ -33,5 +33,4 @@ describe('migrate', () => {
     const areas = await db.pool.query('SELECT count(*) AS n, min(name) FILTER (WHERE community_area = 76) AS ohare FROM community_areas');
     expect(areas.rows[0]).toEqual({ n: 77, ohare: "O'Hare" });
   });
-
 });

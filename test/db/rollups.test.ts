@@ -25,7 +25,9 @@ async function drift(): Promise<Record<string, number>> {
   for (const r of ROLLUPS) {
     const fresh = countedAfresh(r);
     const stored = `SELECT ${rollupKey(r).join(', ')}, n FROM ${r.table}`;
-    const { rows } = await data.db.pool.query(`SELECT count(*)::int AS n FROM ((${fresh} EXCEPT ALL ${stored}) UNION ALL (${stored} EXCEPT ALL ${fresh})) d`);
+    const { rows } = await data.db.pool.query(
+      `SELECT count(*)::int AS n FROM ((${fresh} EXCEPT ALL ${stored}) UNION ALL (${stored} EXCEPT ALL ${fresh})) d`,
+    );
     out[r.table] = rows[0].n;
   }
   return out;
@@ -37,7 +39,9 @@ const total = async (table: string) => Number((await data.db.pool.query(`SELECT 
 describe('crime rollups', () => {
   it('the catalog the triggers read is the list the compiler reads', async () => {
     const { rows } = await data.db.pool.query('SELECT name, grain, columns FROM crime_rollups ORDER BY name');
-    expect(rows).toEqual([...ROLLUPS].sort((a, b) => a.table.localeCompare(b.table)).map((r) => ({ name: r.table, grain: r.grain, columns: [...r.columns] })));
+    expect(rows).toEqual(
+      [...ROLLUPS].sort((a, b) => a.table.localeCompare(b.table)).map((r) => ({ name: r.table, grain: r.grain, columns: [...r.columns] })),
+    );
   });
 
   it('hold every incident after the load, and no empty group', async () => {
@@ -52,11 +56,22 @@ describe('crime rollups', () => {
     const tmp = tempDir();
     try {
       // a stored row comes back as ROBBERY, a year later, updated later; and two new rows
-      const { rows: [old] } = await data.db.pool.query('SELECT id FROM crimes ORDER BY id LIMIT 1');
-      const replaced = portalRow(old.id).replace('BATTERY', 'ROBBERY').replace('03/18/2015', '03/18/2016').replace(',2015,02/10/2018', ',2016,11/30/2026');
+      const {
+        rows: [old],
+      } = await data.db.pool.query('SELECT id FROM crimes ORDER BY id LIMIT 1');
+      const replaced = portalRow(old.id)
+        .replace('BATTERY', 'ROBBERY')
+        .replace('03/18/2015', '03/18/2016')
+        .replace(',2015,02/10/2018', ',2016,11/30/2026');
       const file = tmp.file('batch.csv');
       writeFileSync(file, [PORTAL_CSV_HEADER.join(','), replaced, portalRow(90_000_001), portalRow(90_000_002)].join('\n') + '\n');
-      const counts = await ingestCsv({ pool: data.db.pool, file, spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath: tmp.file('r.csv') });
+      const counts = await ingestCsv({
+        pool: data.db.pool,
+        file,
+        spec: CRIMES_SPEC,
+        source: portalCsvSource,
+        rejectsPath: tmp.file('r.csv'),
+      });
       expect(counts).toMatchObject({ inserted: 2, updated: 1 });
       expect(await drift()).toEqual(none());
       expect(await total('crimes_by_day')).toBe(5_002);
@@ -66,14 +81,16 @@ describe('crime rollups', () => {
   });
 
   it('follow an update, a delete and a rolled-back change', async () => {
-    await data.db.pool.query("UPDATE crimes SET primary_type = 'THEFT', arrest = NOT coalesce(arrest, false), date = date + interval '7 hours' WHERE id % 7 = 0");
+    await data.db.pool.query(
+      "UPDATE crimes SET primary_type = 'THEFT', arrest = NOT coalesce(arrest, false), date = date + interval '7 hours' WHERE id % 7 = 0",
+    );
     expect(await drift()).toEqual(none());
     await data.db.pool.query('DELETE FROM crimes WHERE id % 5 = 0');
     expect(await drift()).toEqual(none());
     const client = await data.db.pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query("UPDATE crimes SET ward = NULL, community_area = NULL WHERE id % 3 = 0");
+      await client.query('UPDATE crimes SET ward = NULL, community_area = NULL WHERE id % 3 = 0');
       await client.query('ROLLBACK');
     } finally {
       client.release();
@@ -87,9 +104,11 @@ describe('crime rollups', () => {
     const reader = data.db.reader!.pool;
     expect(Number((await reader.query('SELECT sum(n) AS n FROM crimes_by_day')).rows[0].n)).toBeGreaterThan(0);
     // the functions and the catalog are not the reader's at all
-    for (const sql of ['SELECT crime_rollups_rebuild()', 'SELECT * FROM crime_rollups']) await expect(reader.query(sql), sql).rejects.toThrow(/permission denied/);
+    for (const sql of ['SELECT crime_rollups_rebuild()', 'SELECT * FROM crime_rollups'])
+      await expect(reader.query(sql), sql).rejects.toThrow(/permission denied/);
     // a write meets the read-only session first (and has no privilege behind it)
-    for (const sql of ['DELETE FROM crimes_by_day', 'UPDATE crimes_by_block SET n = n + 1']) await expect(reader.query(sql), sql).rejects.toThrow(/read-only transaction|permission denied/);
+    for (const sql of ['DELETE FROM crimes_by_day', 'UPDATE crimes_by_block SET n = n + 1'])
+      await expect(reader.query(sql), sql).rejects.toThrow(/read-only transaction|permission denied/);
   });
 
   it('are emptied with crimes', async () => {

@@ -35,20 +35,31 @@ describe('digests as jobs', () => {
   it('the leader queues a due period; one of two workers posts it once, even when it is queued twice', async () => {
     const logger = createMemoryLogger();
     const content: DigestContent = { produce: async (_sub, period) => (produced++, { answer: await crimeDigest(db.pool, period) }) };
-    const deliver = { slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), db.pool, logger) };
+    const deliver = {
+      slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), db.pool, logger),
+    };
     for (let i = 0; i < 2; i++) {
       const queue = await AnswerQueue.open(db.pool, logger);
       await ensureDigestQueues(queue.boss, db.pool);
       await workDigests(queue.boss, { pool: db.pool, logger, content, deliver });
       queues.push(queue);
     }
-    const reply = await digestCommand(db.pool, 'digest daily 08:00 UTC', { platform: 'slack', channel: 'C-jobs', userId: 'U1', defaultTimezone: 'UTC' });
+    const reply = await digestCommand(db.pool, 'digest daily 08:00 UTC', {
+      platform: 'slack',
+      channel: 'C-jobs',
+      userId: 'U1',
+      defaultTimezone: 'UTC',
+    });
     const id = Number(/^Digest #(\d+)/.exec(reply)![1]);
     await db.pool.query(`UPDATE digest_subscriptions SET created_at = now() - interval '2 days' WHERE id = $1`, [id]);
     const dispatch = digestDispatch(queues[0].boss);
     let dispatched = 0;
     const scheduler = new DigestScheduler({
-      pool: db.pool, logger, content, deliver, graceMs: 3 * 86_400_000,
+      pool: db.pool,
+      logger,
+      content,
+      deliver,
+      graceMs: 3 * 86_400_000,
       dispatch: async (sub, runId, period) => {
         dispatched++;
         await dispatch(sub, runId, period);
@@ -57,10 +68,14 @@ describe('digests as jobs', () => {
     });
     try {
       expect(await scheduler.tick()).toBeGreaterThanOrEqual(1);
-      const runs = await pollUntil(async () => {
-        const { rows } = await db.pool.query(`SELECT status FROM digest_runs WHERE subscription_id = $1`, [id]);
-        return rows.length && rows.every((r) => r.status === 'posted') ? rows : undefined;
-      }, 30_000, 'the queued periods posted');
+      const runs = await pollUntil(
+        async () => {
+          const { rows } = await db.pool.query(`SELECT status FROM digest_runs WHERE subscription_id = $1`, [id]);
+          return rows.length && rows.every((r) => r.status === 'posted') ? rows : undefined;
+        },
+        30_000,
+        'the queued periods posted',
+      );
       await new Promise((r) => setTimeout(r, 1_500));
       const posts = slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C-jobs');
       expect(posts).toHaveLength(runs.length);

@@ -29,17 +29,39 @@ const pools: pg.Pool[] = [];
 
 const crimeContent: DigestContent = { produce: async (_sub, period) => ({ answer: await crimeDigest(db.pool, period) }) };
 
-function scheduler(name: string, content: DigestContent = crimeContent, platforms: ('slack' | 'teams')[] = ['slack', 'teams'], deliveryAttempts?: number) {
+function scheduler(
+  name: string,
+  content: DigestContent = crimeContent,
+  platforms: ('slack' | 'teams')[] = ['slack', 'teams'],
+  deliveryAttempts?: number,
+) {
   const logger = createMemoryLogger();
   const pool = new pg.Pool({ connectionString: db.url, max: 4, options: APP_SEARCH_PATH });
   pool.on('error', () => undefined); // as the app's pools do: a dropped idle connection is not a crash (the test database is dropped with FORCE)
   pools.push(pool);
   const s = new DigestScheduler({
-    pool, content, logger, name, now: () => clock, sleep: async () => undefined, graceMs: 6 * 3_600_000, leaseMs: 10 * 60_000, deliveryAttempts,
+    pool,
+    content,
+    logger,
+    name,
+    now: () => clock,
+    sleep: async () => undefined,
+    graceMs: 6 * 3_600_000,
+    leaseMs: 10 * 60_000,
+    deliveryAttempts,
     deliver: {
-      ...(platforms.includes('slack') ? { slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), pool, logger) } : {}),
+      ...(platforms.includes('slack')
+        ? { slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), pool, logger) }
+        : {}),
       ...(platforms.includes('teams')
-        ? { teams: teamsPoster(createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, logger), pool, (png) => `http://bot/charts/${png.length}.png`, logger) }
+        ? {
+            teams: teamsPoster(
+              createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, logger),
+              pool,
+              (png) => `http://bot/charts/${png.length}.png`,
+              logger,
+            ),
+          }
         : {}),
     },
   });
@@ -55,14 +77,23 @@ async function subscribe(text: string, channel: string, createdAt: string, platf
 }
 
 const posts = (channel: string) => slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === channel);
-const runs = async (id: number) => (await db.pool.query('SELECT status, period_end, attempts, error FROM digest_runs WHERE subscription_id = $1 ORDER BY period_end', [id])).rows;
+const runs = async (id: number) =>
+  (await db.pool.query('SELECT status, period_end, attempts, error FROM digest_runs WHERE subscription_id = $1 ORDER BY period_end', [id]))
+    .rows;
 
 /** A Teams channel the bot was added to: its conversation reference stored, as the bot stores it. */
 async function teamsChannel(conversation: string, name: string): Promise<string> {
-  await saveConversationReference(db.pool, {
-    conversation: { id: conversation, conversationType: 'channel', isGroup: true, name }, serviceUrl: connector.serviceUrl, channelId: 'msteams',
-    bot: { id: '28:datadesk', name: 'Data Desk' }, user: { id: '29:ada', name: 'Ada' },
-  }, '19:team@thread.tacv2');
+  await saveConversationReference(
+    db.pool,
+    {
+      conversation: { id: conversation, conversationType: 'channel', isGroup: true, name },
+      serviceUrl: connector.serviceUrl,
+      channelId: 'msteams',
+      bot: { id: '28:datadesk', name: 'Data Desk' },
+      user: { id: '29:ada', name: 'Ada' },
+    },
+    '19:team@thread.tacv2',
+  );
   return conversation;
 }
 
@@ -127,7 +158,8 @@ describe('digest scheduler', () => {
     await Promise.all([a.tick(), b.tick()]);
     expect(posts('C-weekly')).toHaveLength(2);
     expect((await runs(id)).map((r) => [r.status, r.period_end.toISOString()])).toEqual([
-      ['posted', '2026-03-02T15:00:00.000Z'], ['posted', '2026-03-09T14:00:00.000Z'],
+      ['posted', '2026-03-02T15:00:00.000Z'],
+      ['posted', '2026-03-09T14:00:00.000Z'],
     ]);
   });
 
@@ -173,7 +205,11 @@ describe('digest scheduler', () => {
       await a.tick();
     }
     expect((await runs(id)).map((r) => r.period_end.toISOString())).toEqual([
-      '2026-03-06T15:00:00.000Z', '2026-03-07T15:00:00.000Z', '2026-03-08T14:00:00.000Z', '2026-03-09T14:00:00.000Z', '2026-03-10T14:00:00.000Z',
+      '2026-03-06T15:00:00.000Z',
+      '2026-03-07T15:00:00.000Z',
+      '2026-03-08T14:00:00.000Z',
+      '2026-03-09T14:00:00.000Z',
+      '2026-03-10T14:00:00.000Z',
     ]);
     expect(posts('C-dst')).toHaveLength(5);
   });
@@ -184,7 +220,10 @@ describe('digest scheduler', () => {
     clock = new Date('2026-04-04T09:00:00Z'); // down since before Apr 1 06:00; back 3 hours after Apr 4 06:00
     expect(await a.tick()).toBe(1);
     expect((await runs(id)).map((r) => `${r.period_end.toISOString().slice(0, 10)} ${r.status}`)).toEqual([
-      '2026-04-01 skipped', '2026-04-02 skipped', '2026-04-03 skipped', '2026-04-04 posted',
+      '2026-04-01 skipped',
+      '2026-04-02 skipped',
+      '2026-04-03 skipped',
+      '2026-04-04 posted',
     ]);
   });
 
@@ -240,9 +279,15 @@ describe('digest scheduler', () => {
 });
 
 describe('digests as idempotent steps', () => {
-  const run = async (id: number) => (await db.pool.query(
-    'SELECT id, status, attempts, message_id, found_in_history, chart_uploaded, chart_attempts, error FROM digest_runs WHERE subscription_id = $1 ORDER BY period_end DESC LIMIT 1', [id])).rows[0];
-  const chartUploads = (channel: string) => slack.of('files.completeUploadExternal').filter((c) => (c.args.channel_id ?? c.args.channels) === channel);
+  const run = async (id: number) =>
+    (
+      await db.pool.query(
+        'SELECT id, status, attempts, message_id, found_in_history, chart_uploaded, chart_attempts, error FROM digest_runs WHERE subscription_id = $1 ORDER BY period_end DESC LIMIT 1',
+        [id],
+      )
+    ).rows[0];
+  const chartUploads = (channel: string) =>
+    slack.of('files.completeUploadExternal').filter((c) => (c.args.channel_id ?? c.args.channels) === channel);
 
   it('a failed chart upload is retried on its own: one message, the chart uploaded on the retry', async () => {
     const id = await subscribe('digest daily 07:00 UTC', 'C-chart', '2026-08-01T00:00:00Z');
@@ -253,11 +298,21 @@ describe('digests as idempotent steps', () => {
     expect(posts('C-chart')).toHaveLength(1);
     expect(chartUploads('C-chart')).toHaveLength(2);
     const r = await run(id);
-    expect(r).toMatchObject({ status: 'posted', attempts: 1, chart_uploaded: true, chart_attempts: 2, error: null, message_id: posts('C-chart')[0] && slack.messages.find((m) => m.channel === 'C-chart')!.ts });
+    expect(r).toMatchObject({
+      status: 'posted',
+      attempts: 1,
+      chart_uploaded: true,
+      chart_attempts: 2,
+      error: null,
+      message_id: posts('C-chart')[0] && slack.messages.find((m) => m.channel === 'C-chart')!.ts,
+    });
     // the chart went into the post's thread
     expect(chartUploads('C-chart')[1].args.thread_ts).toBe(r.message_id);
     // the post carries its key
-    expect(posts('C-chart')[0].args.metadata).toEqual({ event_type: 'datadesk_digest', event_payload: { subscription_id: id, period_end: '2026-08-01T07:00:00.000Z' } });
+    expect(posts('C-chart')[0].args.metadata).toEqual({
+      event_type: 'datadesk_digest',
+      event_payload: { subscription_id: id, period_end: '2026-08-01T07:00:00.000Z' },
+    });
   });
 
   it('a run retried after the post (a crash before the chart) uploads the chart and does not post again; run() twice posts once', async () => {
@@ -267,7 +322,12 @@ describe('digests as idempotent steps', () => {
     clock = new Date('2026-08-02T07:00:05Z');
     expect(await a.tick()).toBe(1);
     // every chart attempt failed: the digest stands, the chart is recorded as missing
-    expect(await run(id)).toMatchObject({ status: 'posted', chart_uploaded: false, chart_attempts: 2, error: 'chart upload: An API error occurred: internal_error' });
+    expect(await run(id)).toMatchObject({
+      status: 'posted',
+      chart_uploaded: false,
+      chart_attempts: 2,
+      error: 'chart upload: An API error occurred: internal_error',
+    });
     expect(posts('C-resume')).toHaveLength(1);
     // as if the runner had died right after the post: the row is still claimed, the chart still to do
     const { id: runId } = await run(id);
@@ -291,8 +351,17 @@ describe('digests as idempotent steps', () => {
     expect(posts('C-lost')).toHaveLength(1);
     const history = slack.of('conversations.history').filter((c) => c.args.channel === 'C-lost');
     expect(history).toHaveLength(1);
-    expect(history[0].args).toMatchObject({ include_all_metadata: 'true', oldest: String(Date.parse('2026-08-03T07:00:00Z') / 1000) + '.000000' });
-    expect(await run(id)).toMatchObject({ status: 'posted', attempts: 2, found_in_history: true, message_id: slack.messages.find((m) => m.channel === 'C-lost')!.ts, chart_uploaded: true });
+    expect(history[0].args).toMatchObject({
+      include_all_metadata: 'true',
+      oldest: String(Date.parse('2026-08-03T07:00:00Z') / 1000) + '.000000',
+    });
+    expect(await run(id)).toMatchObject({
+      status: 'posted',
+      attempts: 2,
+      found_in_history: true,
+      message_id: slack.messages.find((m) => m.channel === 'C-lost')!.ts,
+      chart_uploaded: true,
+    });
   });
 
   it('a leader killed between posting and recording the post: its successor finds the post in the history, still one message', async () => {
@@ -314,7 +383,12 @@ describe('digests as idempotent steps', () => {
     clock = new Date('2026-08-04T13:11:00Z'); // past the lease
     expect(await b.tick()).toBe(1);
     expect(posts('C-killed')).toHaveLength(1);
-    expect(await run(id)).toMatchObject({ status: 'posted', found_in_history: true, message_id: slack.messages.find((m) => m.channel === 'C-killed')!.ts, chart_uploaded: true });
+    expect(await run(id)).toMatchObject({
+      status: 'posted',
+      found_in_history: true,
+      message_id: slack.messages.find((m) => m.channel === 'C-killed')!.ts,
+      chart_uploaded: true,
+    });
     // the chart, which the dead leader never got to, went up once, into the found post's thread
     expect(chartUploads('C-killed')).toHaveLength(1);
     void dying;
@@ -324,7 +398,10 @@ describe('digests as idempotent steps', () => {
     const slackSub = await subscribe('digest daily 07:00 UTC', 'C-teams-only', '2026-08-05T00:00:00Z');
     // a stale Slack claim too: only a Slack process may take it over
     const stale = await subscribe('digest daily 06:00 UTC', 'C-stale', '2026-08-05T00:00:00Z');
-    await db.pool.query(`INSERT INTO digest_runs (subscription_id, period_start, period_end, status, claimed_by, claimed_at) VALUES ($1, '2026-08-04T06:00Z', '2026-08-05T06:00Z', 'claimed', 'gone', '2026-08-05T06:00:01Z')`, [stale]);
+    await db.pool.query(
+      `INSERT INTO digest_runs (subscription_id, period_start, period_end, status, claimed_by, claimed_at) VALUES ($1, '2026-08-04T06:00Z', '2026-08-05T06:00Z', 'claimed', 'gone', '2026-08-05T06:00:01Z')`,
+      [stale],
+    );
     const t = scheduler('teams-only', crimeContent, ['teams']);
     clock = new Date('2026-08-05T07:00:05Z');
     expect(await t.tick()).toBe(0);
@@ -333,8 +410,12 @@ describe('digests as idempotent steps', () => {
     expect(await runs(stale)).toMatchObject([{ status: 'claimed' }]);
     expect((await db.pool.query('SELECT claimed_by FROM digest_runs WHERE subscription_id = $1', [stale])).rows[0].claimed_by).toBe('gone');
     const sub = (await db.pool.query('SELECT * FROM digest_subscriptions WHERE id = $1', [stale])).rows[0];
-    const { rows: [staleRun] } = await db.pool.query('SELECT id FROM digest_runs WHERE subscription_id = $1', [stale]);
-    await expect(t.run(sub, staleRun.id, { start: new Date('2026-08-04T06:00Z'), end: new Date('2026-08-05T06:00Z') })).rejects.toBeInstanceOf(PlatformNotConfiguredError);
+    const {
+      rows: [staleRun],
+    } = await db.pool.query('SELECT id FROM digest_runs WHERE subscription_id = $1', [stale]);
+    await expect(
+      t.run(sub, staleRun.id, { start: new Date('2026-08-04T06:00Z'), end: new Date('2026-08-05T06:00Z') }),
+    ).rejects.toBeInstanceOf(PlatformNotConfiguredError);
     expect(await runs(stale)).toMatchObject([{ status: 'claimed', attempts: 0, error: null }]);
     // a Slack process then posts both
     const s = scheduler('slack-only', crimeContent, ['slack']);
@@ -345,10 +426,17 @@ describe('digests as idempotent steps', () => {
 
   it('two processes configured for different platforms each lead their own', async () => {
     const conversation = '19:split@thread.tacv2';
-    await saveConversationReference(db.pool, {
-      conversation: { id: conversation, conversationType: 'channel', isGroup: true, name: 'split' }, serviceUrl: connector.serviceUrl, channelId: 'msteams',
-      bot: { id: '28:datadesk', name: 'Data Desk' }, user: { id: '29:ada', name: 'Ada' },
-    }, '19:team@thread.tacv2');
+    await saveConversationReference(
+      db.pool,
+      {
+        conversation: { id: conversation, conversationType: 'channel', isGroup: true, name: 'split' },
+        serviceUrl: connector.serviceUrl,
+        channelId: 'msteams',
+        bot: { id: '28:datadesk', name: 'Data Desk' },
+        user: { id: '29:ada', name: 'Ada' },
+      },
+      '19:team@thread.tacv2',
+    );
     const slackSub = await subscribe('digest daily 07:00 UTC', 'C-split', '2026-08-06T00:00:00Z');
     const teamsSub = await subscribe('digest daily 07:00 UTC', conversation, '2026-08-06T00:00:00Z', 'teams');
     const s = scheduler('slack-only', crimeContent, ['slack']);
@@ -375,12 +463,18 @@ describe('saved-question digests and backtest watches', () => {
     const { desk } = testDesk(db);
     const content = digestContent(db.pool, desk, { pool: db.pool, statementTimeoutMs: 10_000, logger: createMemoryLogger() });
     await subscribe('digest daily 08:00 UTC How many thefts were reported in 2019?', 'C-saved', '2026-07-01T00:00:00Z');
-    await subscribe('digest daily 08:00 UTC 600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe', 'C-watch', '2026-07-01T00:00:00Z');
+    await subscribe(
+      'digest daily 08:00 UTC 600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe',
+      'C-watch',
+      '2026-07-01T00:00:00Z',
+    );
     const a = scheduler('a', content);
     clock = new Date('2026-07-01T08:00:05Z');
     expect(await a.tick()).toBe(2);
     const thefts = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
-    expect(String(posts('C-saved')[0].args.text)).toBe(`Saved question "How many thefts were reported in 2019?": Thefts in 2019, all of Chicago: ${thefts.toLocaleString('en-US')}`);
+    expect(String(posts('C-saved')[0].args.text)).toBe(
+      `Saved question "How many thefts were reported in 2019?": Thefts in 2019, all of Chicago: ${thefts.toLocaleString('en-US')}`,
+    );
     expect(String(posts('C-watch')[0].args.text)).toMatch(/^Backtest watch: 600519 Kweichow Moutai Co\., Ltd\.: Sharpe/);
     expect(JSON.stringify(posts('C-watch')[0].args.blocks)).toContain('First run of this watch.');
     clock = new Date('2026-07-02T08:00:05Z');
@@ -404,7 +498,9 @@ describe('digest commands', () => {
   const ctx = { platform: 'slack' as const, channel: 'C-cmd', userId: 'U1', defaultTimezone: 'America/Chicago' };
   it('subscribes, lists and turns off; bad input stores nothing', async () => {
     const count = async () => (await db.pool.query(`SELECT count(*) AS n FROM digest_subscriptions WHERE channel = 'C-cmd'`)).rows[0].n;
-    await expect(digestCommand(db.pool, 'digest weekly monday 09:00 Mars/Olympus', ctx)).rejects.toThrow('Unknown time zone "Mars/Olympus"');
+    await expect(digestCommand(db.pool, 'digest weekly monday 09:00 Mars/Olympus', ctx)).rejects.toThrow(
+      'Unknown time zone "Mars/Olympus"',
+    );
     await expect(digestCommand(db.pool, 'digest cron 0 0 31 2 *', ctx)).rejects.toThrow('never fires');
     await expect(digestCommand(db.pool, 'digest hourly', ctx)).rejects.toThrow('"hourly" is not a schedule');
     expect(await count()).toBe(0);
@@ -416,7 +512,9 @@ describe('digest commands', () => {
     expect(bt).toMatch(/a backtest watch of `600519 buy: RSI\(14\) < 30 sell: RSI\(14\) > 70`, cron "0 17 \* \* 5" \(UTC\)/);
     // the same command again (a signed slash command replayed within five minutes): one subscription, said so
     const twice = await digestCommand(db.pool, 'digest daily 08:00 How many thefts were reported in 2019?', ctx);
-    expect(twice).toBe(`Digest #${/#(\d+)/.exec(q)![1]} already posts "How many thefts were reported in 2019?" here, daily at 08:00 (America/Chicago): nothing was added.`);
+    expect(twice).toBe(
+      `Digest #${/#(\d+)/.exec(q)![1]} already posts "How many thefts were reported in 2019?" here, daily at 08:00 (America/Chicago): nothing was added.`,
+    );
     expect((await digestCommand(db.pool, 'digest list', ctx)).split('\n')).toHaveLength(4);
     const id = /#(\d+)/.exec(a)![1];
     expect(await digestCommand(db.pool, `digest off ${id}`, ctx)).toBe(`Digest #${id} is off.`);

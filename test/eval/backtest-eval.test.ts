@@ -16,13 +16,19 @@ afterAll(async () => db?.drop());
 describe('eval backtest', () => {
   it('generates BacktestBench-style tasks: windows of at least 252 days, 1-4 rules a side, every family', async () => {
     const tasks = await generateTasks(db.pool, 4, 7);
-    expect(tasks.map((t) => t.family)).toEqual([...Array(4).fill('metrics'), ...Array(4).fill('ticker_selection'),
-      ...Array(4).fill('parameter_confirmation'), ...Array(4).fill('strategy_selection')]);
+    expect(tasks.map((t) => t.family)).toEqual([
+      ...Array(4).fill('metrics'),
+      ...Array(4).fill('ticker_selection'),
+      ...Array(4).fill('parameter_confirmation'),
+      ...Array(4).fill('strategy_selection'),
+    ]);
     for (const t of tasks) {
       const { rows } = await db.pool.query(
         `SELECT count(*) AS n FROM (SELECT trade_date FROM shanghai_stock_exchange WHERE stock_code = $1 UNION ALL
            SELECT trade_date FROM shenzhen_stock_exchange WHERE stock_code = $1 UNION ALL SELECT trade_date FROM beijing_stock_exchange WHERE stock_code = $1) x
-         WHERE trade_date BETWEEN $2 AND $3`, [t.spec.tickers[0], t.spec.start, t.spec.end]);
+         WHERE trade_date BETWEEN $2 AND $3`,
+        [t.spec.tickers[0], t.spec.start, t.spec.end],
+      );
       expect(rows[0].n).toBeGreaterThanOrEqual(252);
       for (const s of t.spec.strategies) {
         expect(s.buy.length).toBeGreaterThanOrEqual(1);

@@ -22,7 +22,12 @@ let store: VerifiedStore;
 
 /** Asks through the queue as the playground does; the delivery key and the answer. */
 async function ask(key: string, text: string) {
-  await jobs.queue.enqueue({ key, message: { platform: 'web', threadId: `web:${key}`, channel: 'playground', text }, action: { type: 'answer' }, reply: { platform: 'web' } });
+  await jobs.queue.enqueue({
+    key,
+    message: { platform: 'web', threadId: `web:${key}`, channel: 'playground', text },
+    action: { type: 'answer' },
+    reply: { platform: 'web' },
+  });
   return pollUntil(async () => (await jobs.deliveries.get(key))?.answer ?? undefined, 20_000, `the answer to ${key}`);
 }
 
@@ -31,7 +36,10 @@ beforeAll(async () => {
   await loadCrimes(db.pool, 3_000);
   llm = await startFakeLlm();
   store = new VerifiedStore(db.pool);
-  const { desk, logger } = testDesk(db, { verified: store, llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'scripted', maxRetries: 0 }) });
+  const { desk, logger } = testDesk(db, {
+    verified: store,
+    llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'scripted', maxRetries: 0 }),
+  });
   jobs = await testJobs(db, desk, logger);
 });
 afterAll(async () => {
@@ -43,13 +51,28 @@ afterAll(async () => {
 describe('feedback', () => {
   it("a curator's thumbs-up makes a verified pair: the same words (any case) get that query, marked verified, without the model", async () => {
     // a question only the model can write SQL for
-    llm.script.push({ content: JSON.stringify({ sql: "SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'" }) }, { content: 'Narcotics arrests counted.' });
+    llm.script.push(
+      { content: JSON.stringify({ sql: "SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'" }) },
+      { content: 'Narcotics arrests counted.' },
+    );
     const first = await ask('web:fb:1', 'How often did narcotics cases end in an arrest?');
     expect(first.kind).toBe('result');
-    const outsider = await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'web:fb:1', platform: 'slack', userId: 'U-not-curator', verdict: 'up', curator: false });
+    const outsider = await recordFeedback(db.pool, jobs.deliveries, store, {
+      deliveryKey: 'web:fb:1',
+      platform: 'slack',
+      userId: 'U-not-curator',
+      verdict: 'up',
+      curator: false,
+    });
     expect(outsider.promoted).toBeUndefined();
     expect(await store.matchQuestion('how often did narcotics cases end in an arrest')).toBeUndefined();
-    const curator = await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'web:fb:1', platform: 'slack', userId: 'U-curator', verdict: 'up', curator: true });
+    const curator = await recordFeedback(db.pool, jobs.deliveries, store, {
+      deliveryKey: 'web:fb:1',
+      platform: 'slack',
+      userId: 'U-curator',
+      verdict: 'up',
+      curator: true,
+    });
     expect(curator.promoted).toMatch(/^\d+$/);
     expect(curator.message).toMatch(/is now a verified question/);
     const requests = llm.requests.length;
@@ -57,24 +80,48 @@ describe('feedback', () => {
     // the SQL came from the pair, not the model (which at most narrates)
     expect(again.trace.find((t) => t.node === 'generate')?.note).toMatch(/^verified pair #\d+$/);
     expect(llm.requests.length - requests).toBeLessThanOrEqual(1);
-    expect(again).toMatchObject({ kind: 'result', verified: expect.stringMatching(/^Verified answer: this question's query was checked by slack:U-curator/) });
+    expect(again).toMatchObject({
+      kind: 'result',
+      verified: expect.stringMatching(/^Verified answer: this question's query was checked by slack:U-curator/),
+    });
     if (again.kind !== 'result') throw new Error('not a result');
     expect(again.sql[0]).toBe("SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'");
     const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'`);
     expect(again.table!.rows[0][0]).toBe(rows[0].n);
 
     // a question that resembles it (not the same words) goes to the model with the pair as its first example
-    llm.script.push({ content: JSON.stringify({ sql: "SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS' AND year = 2019" }) }, { content: 'Counted.' });
+    llm.script.push(
+      {
+        content: JSON.stringify({
+          sql: "SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS' AND year = 2019",
+        }),
+      },
+      { content: 'Counted.' },
+    );
     const before = llm.requests.length;
     await ask('web:fb:4', 'How often did narcotics cases end in an arrest in 2019?');
     const prompt = llm.requests[before].messages.map((m) => m.content).join('\n');
-    expect(prompt).toContain("Q: How often did narcotics cases end in an arrest?\nSQL: SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'");
+    expect(prompt).toContain(
+      "Q: How often did narcotics cases end in an arrest?\nSQL: SELECT count(*) AS arrests FROM crimes WHERE arrest AND primary_type = 'NARCOTICS'",
+    );
   });
 
   it('a thumbs-down is stored with the question and SQL and listed for curators; a second click changes the verdict', async () => {
     await ask('web:fb:3', 'How many thefts were reported in 2019?');
-    await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'web:fb:3', platform: 'web', userId: 'someone', verdict: 'up', curator: false });
-    await recordFeedback(db.pool, jobs.deliveries, store, { deliveryKey: 'web:fb:3', platform: 'web', userId: 'someone', verdict: 'down', curator: false });
+    await recordFeedback(db.pool, jobs.deliveries, store, {
+      deliveryKey: 'web:fb:3',
+      platform: 'web',
+      userId: 'someone',
+      verdict: 'up',
+      curator: false,
+    });
+    await recordFeedback(db.pool, jobs.deliveries, store, {
+      deliveryKey: 'web:fb:3',
+      platform: 'web',
+      userId: 'someone',
+      verdict: 'down',
+      curator: false,
+    });
     const down = await downVotes(db.pool);
     expect(down.filter((d) => d.question === 'How many thefts were reported in 2019?')).toHaveLength(1);
     expect(down[0].sql).toMatch(/primary_type = 'THEFT'/);

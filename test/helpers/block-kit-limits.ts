@@ -43,7 +43,10 @@ function textObject(t: unknown, where: string, o: { max?: number; plainOnly?: bo
   if (typeof text !== 'string' || text.length === 0) return [...problems, `${where}: empty text`];
   const max = o.max ?? LIMITS.textObject;
   if (text.length > max) problems.push(`${where}: ${text.length} characters, over ${max}`);
-  if (type === 'mrkdwn' && BARE_AMP.test(text)) problems.push(`${where}: a bare & (unescaped, or an entity cut short): …${text.slice(Math.max(0, text.search(BARE_AMP) - 20), text.search(BARE_AMP) + 10)}…`);
+  if (type === 'mrkdwn' && BARE_AMP.test(text))
+    problems.push(
+      `${where}: a bare & (unescaped, or an entity cut short): …${text.slice(Math.max(0, text.search(BARE_AMP) - 20), text.search(BARE_AMP) + 10)}…`,
+    );
   return problems;
 }
 
@@ -52,9 +55,12 @@ function element(e: unknown, where: string): string[] {
   switch (el?.type) {
     case 'button': {
       const problems = textObject(el.text, `${where}.text`, { max: LIMITS.buttonText, plainOnly: true });
-      if (typeof el.action_id === 'string' && el.action_id.length > LIMITS.actionId) problems.push(`${where}.action_id: ${el.action_id.length} characters, over ${LIMITS.actionId}`);
-      if (typeof el.value === 'string' && el.value.length > LIMITS.buttonValue) problems.push(`${where}.value: ${el.value.length} characters, over ${LIMITS.buttonValue}`);
-      if (typeof el.url === 'string' && el.url.length > LIMITS.buttonUrl) problems.push(`${where}.url: ${el.url.length} characters, over ${LIMITS.buttonUrl}`);
+      if (typeof el.action_id === 'string' && el.action_id.length > LIMITS.actionId)
+        problems.push(`${where}.action_id: ${el.action_id.length} characters, over ${LIMITS.actionId}`);
+      if (typeof el.value === 'string' && el.value.length > LIMITS.buttonValue)
+        problems.push(`${where}.value: ${el.value.length} characters, over ${LIMITS.buttonValue}`);
+      if (typeof el.url === 'string' && el.url.length > LIMITS.buttonUrl)
+        problems.push(`${where}.url: ${el.url.length} characters, over ${LIMITS.buttonUrl}`);
       if (el.style !== undefined && el.style !== 'primary' && el.style !== 'danger') problems.push(`${where}.style: ${String(el.style)}`);
       return problems;
     }
@@ -67,7 +73,8 @@ function element(e: unknown, where: string): string[] {
 
 function block(b: Json, where: string): string[] {
   const problems: string[] = [];
-  if (b.block_id !== undefined && (typeof b.block_id !== 'string' || b.block_id.length > LIMITS.blockId)) problems.push(`${where}.block_id: over ${LIMITS.blockId} characters`);
+  if (b.block_id !== undefined && (typeof b.block_id !== 'string' || b.block_id.length > LIMITS.blockId))
+    problems.push(`${where}.block_id: over ${LIMITS.blockId} characters`);
   switch (b.type) {
     case 'section': {
       if (!b.text && !b.fields) problems.push(`${where}: a section needs text or fields`);
@@ -84,13 +91,19 @@ function block(b: Json, where: string): string[] {
       return [...problems, ...textObject(b.text, `${where}.text`, { max: LIMITS.header, plainOnly: true })];
     case 'context': {
       const elements = (b.elements as unknown[] | undefined) ?? [];
-      if (elements.length === 0 || elements.length > LIMITS.contextElements) problems.push(`${where}.elements: ${elements.length}, not 1..${LIMITS.contextElements}`);
-      elements.forEach((e, i) => problems.push(...((e as Json)?.type === 'image' ? element(e, `${where}.elements[${i}]`) : textObject(e, `${where}.elements[${i}]`))));
+      if (elements.length === 0 || elements.length > LIMITS.contextElements)
+        problems.push(`${where}.elements: ${elements.length}, not 1..${LIMITS.contextElements}`);
+      elements.forEach((e, i) =>
+        problems.push(
+          ...((e as Json)?.type === 'image' ? element(e, `${where}.elements[${i}]`) : textObject(e, `${where}.elements[${i}]`)),
+        ),
+      );
       return problems;
     }
     case 'actions': {
       const elements = (b.elements as Json[] | undefined) ?? [];
-      if (elements.length === 0 || elements.length > LIMITS.actionsElements) problems.push(`${where}.elements: ${elements.length}, not 1..${LIMITS.actionsElements}`);
+      if (elements.length === 0 || elements.length > LIMITS.actionsElements)
+        problems.push(`${where}.elements: ${elements.length}, not 1..${LIMITS.actionsElements}`);
       elements.forEach((e, i) => problems.push(...element(e, `${where}.elements[${i}]`)));
       const ids = elements.map((e) => e.action_id).filter((id) => id !== undefined);
       if (new Set(ids).size !== ids.length) problems.push(`${where}: action_ids repeat within the block`);
@@ -115,7 +128,10 @@ export function blockKitProblems(message: { text?: unknown; blocks?: unknown }, 
       if (!blocks.length) problems.push('text: a message without blocks needs text');
       else problems.push('text: no fallback text (notifications and screen readers show it)');
     } else {
-      if (message.text.length > LIMITS.messageText) problems.push(`text: ${message.text.length} characters, over ${LIMITS.messageText}${message.text.length > LIMITS.messageTextHard ? ' (and truncated by Slack)' : ''}`);
+      if (message.text.length > LIMITS.messageText)
+        problems.push(
+          `text: ${message.text.length} characters, over ${LIMITS.messageText}${message.text.length > LIMITS.messageTextHard ? ' (and truncated by Slack)' : ''}`,
+        );
       if (BARE_AMP.test(message.text)) problems.push('text: a bare & (unescaped, or an entity cut short)');
     }
   }

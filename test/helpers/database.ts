@@ -39,7 +39,11 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     await migrate(pool);
     const client = await pool.connect();
     try {
-      const setup = (await ensureReaderRole(client, { statementTimeoutMs: 10_000, workMem: '32MB', tempFileLimit: '512MB' }, createMemoryLogger()))!;
+      const setup = (await ensureReaderRole(
+        client,
+        { statementTimeoutMs: 10_000, workMem: '32MB', tempFileLimit: '512MB' },
+        createMemoryLogger(),
+      ))!;
       const u = new URL(url);
       u.username = setup.role;
       u.password = setup.password;

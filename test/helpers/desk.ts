@@ -6,12 +6,31 @@ import { ThreadMemory, createKeyv, type ThreadState } from '../../src/memory/thr
 import type { TestDatabase } from './database.js';
 import type { VerifiedStore } from '../../src/knowledge/verified-store.js';
 
-export function testDesk(db: TestDatabase, options: { llm?: LlmClient; glossaryDefaults?: Record<string, string>; memoryUrl?: string; statementTimeoutMs?: number; answerDeadlineMs?: number; verified?: VerifiedStore } = {}) {
+export function testDesk(
+  db: TestDatabase,
+  options: {
+    llm?: LlmClient;
+    glossaryDefaults?: Record<string, string>;
+    memoryUrl?: string;
+    statementTimeoutMs?: number;
+    answerDeadlineMs?: number;
+    verified?: VerifiedStore;
+  } = {},
+) {
   const memory = new ThreadMemory(createKeyv<ThreadState>(options.memoryUrl ?? 'memory', 'thread'), 3_600_000);
   const logger = createMemoryLogger();
   const desk = new DataDesk({
-    readPool: db.pool, writePool: db.pool, reader: db.reader?.pool, logger, memory, llm: options.llm, statementTimeoutMs: options.statementTimeoutMs ?? 10_000, answerDeadlineMs: options.answerDeadlineMs, displayRows: 20,
-    glossaryDefaults: options.glossaryDefaults ?? {}, verified: options.verified,
+    readPool: db.pool,
+    writePool: db.pool,
+    reader: db.reader?.pool,
+    logger,
+    memory,
+    llm: options.llm,
+    statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
+    answerDeadlineMs: options.answerDeadlineMs,
+    displayRows: 20,
+    glossaryDefaults: options.glossaryDefaults ?? {},
+    verified: options.verified,
   });
   return { desk, memory, logger };
 }

@@ -22,8 +22,15 @@ export interface FakeConnector {
 export async function startFakeConnector(): Promise<FakeConnector> {
   let seq = 0;
   const fake: FakeConnector = {
-    serviceUrl: '', calls: [], close: async () => undefined,
-    waitFor: (pred, timeoutMs) => waitFor(() => fake.calls.find(pred), () => `connector calls: ${fake.calls.map((c) => `${c.verb}:${c.activity.type}`).join(', ')}`, timeoutMs),
+    serviceUrl: '',
+    calls: [],
+    close: async () => undefined,
+    waitFor: (pred, timeoutMs) =>
+      waitFor(
+        () => fake.calls.find(pred),
+        () => `connector calls: ${fake.calls.map((c) => `${c.verb}:${c.activity.type}`).join(', ')}`,
+        timeoutMs,
+      ),
   };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -35,7 +42,9 @@ export async function startFakeConnector(): Promise<FakeConnector> {
       const activityId = m[2] ? decodeURIComponent(m[2]) : undefined;
       const verb = req.method === 'PUT' ? 'update' : activityId ? 'reply' : 'send';
       fake.calls.push({ verb, conversationId, activityId, activity: JSON.parse(body || '{}') });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: verb === 'update' ? activityId : `act-${++seq}` }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: verb === 'update' ? activityId : `act-${++seq}` }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

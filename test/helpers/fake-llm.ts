@@ -45,11 +45,21 @@ export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLl
         res.end(JSON.stringify(reply.body ?? { error: { message: `scripted ${reply.status}` } }));
         return;
       }
-      const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        id: `chatcmpl-${fake.requests.length}`, object: 'chat.completion', created: 0, model: 'fake',
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: reply.content } }],
-        usage: { prompt_tokens: reply.promptTokens ?? 100, completion_tokens: reply.completionTokens ?? 20, total_tokens: (reply.promptTokens ?? 100) + (reply.completionTokens ?? 20) },
-      }));
+      const send = () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: `chatcmpl-${fake.requests.length}`,
+            object: 'chat.completion',
+            created: 0,
+            model: 'fake',
+            choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: reply.content } }],
+            usage: {
+              prompt_tokens: reply.promptTokens ?? 100,
+              completion_tokens: reply.completionTokens ?? 20,
+              total_tokens: (reply.promptTokens ?? 100) + (reply.completionTokens ?? 20),
+            },
+          }),
+        );
       if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
     });

@@ -74,7 +74,9 @@ export interface FakeSlackMessage {
 function parseArgs(contentType: string | undefined, body: Buffer): Record<string, unknown> {
   const text = body.toString('utf8');
   const raw: Record<string, unknown> = contentType?.includes('application/json')
-    ? (text ? JSON.parse(text) : {})
+    ? text
+      ? JSON.parse(text)
+      : {}
     : Object.fromEntries(new URLSearchParams(text));
   for (const key of ['blocks', 'files', 'view', 'attachments', 'metadata']) {
     if (typeof raw[key] === 'string') raw[key] = JSON.parse(raw[key] as string);
@@ -85,13 +87,33 @@ function parseArgs(contentType: string | undefined, body: Buffer): Record<string
 export async function startFakeSlack(): Promise<FakeSlack> {
   let seq = 0;
   const fileNames = new Map<string, string>();
-  const nextTs = () => (fake.now ? `${Math.floor(fake.now() / 1000)}.${String(++seq).padStart(6, '0')}` : `1700000${String(100 + ++seq).padStart(3, '0')}.000${seq}00`);
+  const nextTs = () =>
+    fake.now
+      ? `${Math.floor(fake.now() / 1000)}.${String(++seq).padStart(6, '0')}`
+      : `1700000${String(100 + ++seq).padStart(3, '0')}.000${seq}00`;
   const hung: http.ServerResponse[] = [];
   const fake: FakeSlack = {
-    apiUrl: '', calls: [], failPostMessage: [], failAnswerUpdate: [], uploads: [], messages: [], failFileUpload: [], losePostMessageReply: [], close: async () => undefined,
-    oauthApp: { clientId: '111.222', clientSecret: 'fake-client-secret' }, grants: new Map(), tokenTeams: new Map(), revokedTokens: new Set(), rateLimit: [],
+    apiUrl: '',
+    calls: [],
+    failPostMessage: [],
+    failAnswerUpdate: [],
+    uploads: [],
+    messages: [],
+    failFileUpload: [],
+    losePostMessageReply: [],
+    close: async () => undefined,
+    oauthApp: { clientId: '111.222', clientSecret: 'fake-client-secret' },
+    grants: new Map(),
+    tokenTeams: new Map(),
+    revokedTokens: new Set(),
+    rateLimit: [],
     of: (method) => fake.calls.filter((c) => c.method === method),
-    waitFor: (pred, timeoutMs) => waitFor(() => fake.calls.find(pred), () => `Slack calls: ${fake.calls.map((c) => c.method).join(', ')}`, timeoutMs),
+    waitFor: (pred, timeoutMs) =>
+      waitFor(
+        () => fake.calls.find(pred),
+        () => `Slack calls: ${fake.calls.map((c) => c.method).join(', ')}`,
+        timeoutMs,
+      ),
   };
   let base = '';
   const server = http.createServer((req, res) => {
@@ -117,43 +139,68 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const bearer = /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
       const token = bearer ?? (typeof args.token === 'string' ? args.token : undefined);
       fake.calls.push({ method, args, at: Date.now(), token });
-      const reply = (o: Record<string, unknown>) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...o }));
-      const refuse = (error: string) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error }));
+      const reply = (o: Record<string, unknown>) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...o }));
+      const refuse = (error: string) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error }));
       if (token && fake.revokedTokens.has(token)) return refuse('token_revoked');
       const limited = fake.rateLimit.findIndex((l) => l.method === method);
       if (limited >= 0) {
         const [{ retryAfter }] = fake.rateLimit.splice(limited, 1);
         fake.calls[fake.calls.length - 1].limited = true;
-        return res.writeHead(429, { 'retry-after': String(retryAfter), 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        return res
+          .writeHead(429, { 'retry-after': String(retryAfter), 'content-type': 'application/json' })
+          .end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       }
       switch (method) {
         case 'oauth.v2.access': {
           // the app authenticates with its client id and secret (HTTP Basic, or in the form), and trades the code once
           const basic = /^Basic (.*)$/.exec(req.headers.authorization ?? '')?.[1];
-          const [id, secret] = basic ? Buffer.from(basic, 'base64').toString().split(':') : [String(args.client_id ?? ''), String(args.client_secret ?? '')];
+          const [id, secret] = basic
+            ? Buffer.from(basic, 'base64').toString().split(':')
+            : [String(args.client_id ?? ''), String(args.client_secret ?? '')];
           if (id !== fake.oauthApp.clientId || secret !== fake.oauthApp.clientSecret) return refuse('invalid_client');
           const grant = fake.grants.get(String(args.code ?? ''));
           if (!grant) return refuse('invalid_code');
           fake.grants.delete(String(args.code));
           fake.tokenTeams.set(grant.botToken, grant.teamId);
           return reply({
-            app_id: 'A1', authed_user: { id: grant.installer }, scope: 'app_mentions:read,chat:write,commands', token_type: 'bot', access_token: grant.botToken,
-            bot_user_id: 'UBOT', team: grant.enterpriseId ? null : { id: grant.teamId, name: grant.teamName },
-            enterprise: grant.enterpriseId ? { id: grant.enterpriseId, name: grant.teamName } : null, is_enterprise_install: Boolean(grant.enterpriseId),
+            app_id: 'A1',
+            authed_user: { id: grant.installer },
+            scope: 'app_mentions:read,chat:write,commands',
+            token_type: 'bot',
+            access_token: grant.botToken,
+            bot_user_id: 'UBOT',
+            team: grant.enterpriseId ? null : { id: grant.teamId, name: grant.teamName },
+            enterprise: grant.enterpriseId ? { id: grant.enterpriseId, name: grant.teamName } : null,
+            is_enterprise_install: Boolean(grant.enterpriseId),
           });
         }
         case 'apps.connections.open': {
           // Slack takes only an app-level token here
           const token = /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1] ?? String(args.token ?? '');
-          if (!token.startsWith('xapp-')) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'not_allowed_token_type' }));
-          if (!fake.socketModeUrl) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'internal_error' }));
+          if (!token.startsWith('xapp-'))
+            return res
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ ok: false, error: 'not_allowed_token_type' }));
+          if (!fake.socketModeUrl)
+            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'internal_error' }));
           return reply({ url: fake.socketModeUrl });
         }
         case 'auth.test':
-          return reply({ user_id: 'UBOT', bot_id: 'BBOT', team_id: (token && fake.tokenTeams.get(token)) ?? 'T1', team: 'Test', user: 'datadesk', url: 'https://test.slack.com/' });
+          return reply({
+            user_id: 'UBOT',
+            bot_id: 'BBOT',
+            team_id: (token && fake.tokenTeams.get(token)) ?? 'T1',
+            team: 'Test',
+            user: 'datadesk',
+            url: 'https://test.slack.com/',
+          });
         case 'chat.postMessage':
           if (fake.failPostMessage.length) {
-            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failPostMessage.shift() }));
+            return res
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ ok: false, error: fake.failPostMessage.shift() }));
           }
           {
             const message: FakeSlackMessage = { channel: String(args.channel), ts: nextTs(), text: args.text as string | undefined };
@@ -179,7 +226,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           const page = all.slice(from, from + limit);
           const withMetadata = ['true', '1'].includes(String(args.include_all_metadata));
           return reply({
-            messages: page.map((m) => ({ type: 'message', ts: m.ts, text: m.text, bot_id: 'BBOT', ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) })),
+            messages: page.map((m) => ({
+              type: 'message',
+              ts: m.ts,
+              text: m.text,
+              bot_id: 'BBOT',
+              ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+            })),
             has_more: from + limit < all.length,
             response_metadata: { next_cursor: from + limit < all.length ? String(from + limit) : '' },
           });
@@ -190,11 +243,23 @@ export async function startFakeSlack(): Promise<FakeSlack> {
             .filter((m) => m.channel === args.channel && (m.ts === args.ts || m.thread_ts === args.ts))
             .sort((a, b) => Number(a.ts) - Number(b.ts));
           const withMetadata = ['true', '1'].includes(String(args.include_all_metadata));
-          return reply({ messages: inThread.map((m) => ({ type: 'message', ts: m.ts, thread_ts: m.thread_ts, text: m.text, ...(m.files ? { files: m.files } : {}), ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}) })), has_more: false });
+          return reply({
+            messages: inThread.map((m) => ({
+              type: 'message',
+              ts: m.ts,
+              thread_ts: m.thread_ts,
+              text: m.text,
+              ...(m.files ? { files: m.files } : {}),
+              ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+            })),
+            has_more: false,
+          });
         }
         case 'chat.update':
           if (args.blocks && fake.failAnswerUpdate.length) {
-            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failAnswerUpdate.shift() }));
+            return res
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ ok: false, error: fake.failAnswerUpdate.shift() }));
           }
           return reply({ channel: args.channel, ts: args.ts });
         case 'chat.delete': {
@@ -211,14 +276,18 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         }
         case 'files.completeUploadExternal':
           if (fake.failFileUpload.length) {
-            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: fake.failFileUpload.shift() }));
+            return res
+              .writeHead(200, { 'content-type': 'application/json' })
+              .end(JSON.stringify({ ok: false, error: fake.failFileUpload.shift() }));
           }
           {
             const files = (typeof args.files === 'string' ? JSON.parse(args.files) : args.files) as { id: string; title?: string }[];
             // shared where it was sent, as a message of the bot's: what a later conversations.replies lists
             if (args.channel_id) {
               fake.messages.push({
-                channel: String(args.channel_id), ts: nextTs(), ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
+                channel: String(args.channel_id),
+                ts: nextTs(),
+                ...(args.thread_ts ? { thread_ts: String(args.thread_ts) } : {}),
                 files: files.map((f) => ({ id: f.id, name: fileNames.get(f.id) ?? '', title: f.title })),
               });
             }
@@ -234,10 +303,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   fake.apiUrl = `${base}/api/`;
-  fake.close = () => new Promise((r) => {
-    for (const res of hung.splice(0)) res.destroy();
-    server.close(() => r());
-  });
+  fake.close = () =>
+    new Promise((r) => {
+      for (const res of hung.splice(0)) res.destroy();
+      server.close(() => r());
+    });
   return fake;
 }
 
@@ -248,17 +318,32 @@ export function botClient(config: Config): WebClient {
 
 /** Slack's request signature headers for a body (v0, HMAC-SHA256 with the signing secret). */
 export function slackSignature(secret: string, body: string, ts = Math.floor(Date.now() / 1000)): Record<string, string> {
-  return { 'x-slack-request-timestamp': String(ts), 'x-slack-signature': `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}` };
+  return {
+    'x-slack-request-timestamp': String(ts),
+    'x-slack-signature': `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`,
+  };
 }
 
 /** POSTs a signed app_mention event to a bot's /slack/events. */
 /** retryNum: sent as Slack's X-Slack-Retry-Num, as Slack does when it delivers an event again. */
-export async function postMention(baseUrl: string, secret: string, e: { eventId: string; channel: string; text: string; ts: string; user?: string; retryNum?: number }): Promise<number> {
+export async function postMention(
+  baseUrl: string,
+  secret: string,
+  e: { eventId: string; channel: string; text: string; ts: string; user?: string; retryNum?: number },
+): Promise<number> {
   const body = JSON.stringify({
-    type: 'event_callback', event_id: e.eventId, team_id: 'T1', api_app_id: 'A1', event_time: 1,
+    type: 'event_callback',
+    event_id: e.eventId,
+    team_id: 'T1',
+    api_app_id: 'A1',
+    event_time: 1,
     event: { type: 'app_mention', user: e.user ?? 'U1', channel: e.channel, text: e.text, ts: e.ts, event_ts: e.ts },
   });
   const retry: Record<string, string> = e.retryNum ? { 'x-slack-retry-num': String(e.retryNum), 'x-slack-retry-reason': 'http_error' } : {};
-  const res = await fetch(`${baseUrl}/slack/events`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...slackSignature(secret, body), ...retry } });
+  const res = await fetch(`${baseUrl}/slack/events`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...slackSignature(secret, body), ...retry },
+  });
   return res.status;
 }

@@ -42,7 +42,11 @@ export interface FakeSocketMode {
   /** waits until a client is connected and has been sent hello */
   connected(timeoutMs?: number): Promise<void>;
   /** sends an envelope to the connected client; returns its envelope_id */
-  send(type: EnvelopeType, payload: Record<string, unknown>, o?: { envelopeId?: string; retryAttempt?: number; retryReason?: string; acceptsResponsePayload?: boolean }): string;
+  send(
+    type: EnvelopeType,
+    payload: Record<string, unknown>,
+    o?: { envelopeId?: string; retryAttempt?: number; retryReason?: string; acceptsResponsePayload?: boolean },
+  ): string;
   /** waits for the ack of an envelope */
   ackOf(envelopeId: string, timeoutMs?: number): Promise<Ack>;
   /** asks the client to reconnect, as Slack does before recycling a connection */
@@ -81,11 +85,14 @@ export async function startFakeSocketMode(appId = 'A1'): Promise<FakeSocketMode>
       }
     });
     // Slack's hello: the connection is ready for envelopes
-    socket.send(JSON.stringify({
-      type: 'hello', num_connections: 1,
-      debug_info: { host: 'applink-fake-1', build_number: 1, approximate_connection_time: 18_060 },
-      connection_info: { app_id: appId },
-    }));
+    socket.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'applink-fake-1', build_number: 1, approximate_connection_time: 18_060 },
+        connection_info: { app_id: appId },
+      }),
+    );
     helloed = true;
   });
 
@@ -97,11 +104,18 @@ export async function startFakeSocketMode(appId = 'A1'): Promise<FakeSocketMode>
     connections: 0,
     acks: [],
     stray: [],
-    connected: (timeoutMs = 10_000) => waitFor(() => (current && helloed ? true : undefined), () => `no Socket Mode client connected (${fake.connections} connections so far)`, timeoutMs).then(() => undefined),
+    connected: (timeoutMs = 10_000) =>
+      waitFor(
+        () => (current && helloed ? true : undefined),
+        () => `no Socket Mode client connected (${fake.connections} connections so far)`,
+        timeoutMs,
+      ).then(() => undefined),
     send(type, payload, o = {}) {
       if (!current) throw new Error('no Socket Mode client is connected');
       const envelope: Envelope = {
-        envelope_id: o.envelopeId ?? randomUUID(), type, payload,
+        envelope_id: o.envelopeId ?? randomUUID(),
+        type,
+        payload,
         accepts_response_payload: o.acceptsResponsePayload ?? type !== 'events_api',
         ...(type === 'events_api' ? { retry_attempt: o.retryAttempt ?? 0, retry_reason: o.retryReason ?? '' } : {}),
       };
@@ -110,14 +124,19 @@ export async function startFakeSocketMode(appId = 'A1'): Promise<FakeSocketMode>
       return envelope.envelope_id;
     },
     ackOf: (envelopeId, timeoutMs = 10_000) =>
-      waitFor(() => fake.acks.find((a) => a.envelope_id === envelopeId), () => `no ack of envelope ${envelopeId}; acks: ${fake.acks.map((a) => a.envelope_id).join(', ') || 'none'}`, timeoutMs),
+      waitFor(
+        () => fake.acks.find((a) => a.envelope_id === envelopeId),
+        () => `no ack of envelope ${envelopeId}; acks: ${fake.acks.map((a) => a.envelope_id).join(', ') || 'none'}`,
+        timeoutMs,
+      ),
     disconnect(reason = 'refresh_requested') {
       current?.send(JSON.stringify({ type: 'disconnect', reason, debug_info: { host: 'applink-fake-1' } }));
     },
-    close: () => new Promise((r) => {
-      for (const client of wss.clients) client.terminate();
-      wss.close(() => server.close(() => r()));
-    }),
+    close: () =>
+      new Promise((r) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close(() => server.close(() => r()));
+      }),
   };
   return fake;
 }

@@ -31,8 +31,7 @@ export async function startFakeSoda(records: Record<string, unknown>[]): Promise
       res.end(JSON.stringify({ message: 'this fake only serves $order=updated_on,id' }));
       return;
     }
-    let rows = [...fake.records].sort((a, b) =>
-      String(a.updated_on).localeCompare(String(b.updated_on)) || Number(a.id) - Number(b.id));
+    let rows = [...fake.records].sort((a, b) => String(a.updated_on).localeCompare(String(b.updated_on)) || Number(a.id) - Number(b.id));
     const where = params.get('$where');
     if (where) {
       const m = WHERE.exec(where);
@@ -57,11 +56,28 @@ export async function startFakeSoda(records: Record<string, unknown>[]): Promise
 /** A SODA record as the API sends it: strings for numbers, GeoJSON location. */
 export function sodaRecord(id: number, updatedOn: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    id: String(id), case_number: `JC${String(id).slice(-6)}`, date: '2019-05-31T23:55:00.000',
-    block: '052XX W HURON ST', iucr: '143A', primary_type: 'WEAPONS VIOLATION', description: 'UNLAWFUL POSS OF HANDGUN',
-    location_description: 'STREET', arrest: true, domestic: false, beat: '1524', district: '015', ward: '37',
-    community_area: '25', fbi_code: '15', x_coordinate: '1140000', y_coordinate: '1903000', year: '2019',
-    updated_on: updatedOn, latitude: '41.89', longitude: '-87.75',
-    location: { type: 'Point', coordinates: [-87.75, 41.89] }, ...overrides,
+    id: String(id),
+    case_number: `JC${String(id).slice(-6)}`,
+    date: '2019-05-31T23:55:00.000',
+    block: '052XX W HURON ST',
+    iucr: '143A',
+    primary_type: 'WEAPONS VIOLATION',
+    description: 'UNLAWFUL POSS OF HANDGUN',
+    location_description: 'STREET',
+    arrest: true,
+    domestic: false,
+    beat: '1524',
+    district: '015',
+    ward: '37',
+    community_area: '25',
+    fbi_code: '15',
+    x_coordinate: '1140000',
+    y_coordinate: '1903000',
+    year: '2019',
+    updated_on: updatedOn,
+    latitude: '41.89',
+    longitude: '-87.75',
+    location: { type: 'Point', coordinates: [-87.75, 41.89] },
+    ...overrides,
   };
 }

@@ -25,14 +25,14 @@ export function parseSimpleCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
+      if (ch === '"' && text[i + 1] === '"') ((field += '"'), i++);
       else if (ch === '"') quoted = false;
       else field += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\n') row.push(field), rows.push(row), (row = []), (field = '');
+    else if (ch === ',') (row.push(field), (field = ''));
+    else if (ch === '\n') (row.push(field), rows.push(row), (row = []), (field = ''));
     else if (ch !== '\r') field += ch;
   }
-  if (field || row.length) row.push(field), rows.push(row);
+  if (field || row.length) (row.push(field), rows.push(row));
   return rows;
 }

@@ -37,12 +37,23 @@ export async function testJobs(db: TestDatabase, desk: DataDesk, logger: Logger,
   }
   if (o.teams) {
     outboxes.teams = teamsOutbox({
-      ...o.teams, pool: db.pool, deliveries, logger, chartLink: o.chartLink ?? (() => 'http://127.0.0.1/none.png'), exportLink: o.exports ? o.exportLink : undefined,
+      ...o.teams,
+      pool: db.pool,
+      deliveries,
+      logger,
+      chartLink: o.chartLink ?? (() => 'http://127.0.0.1/none.png'),
+      exportLink: o.exports ? o.exportLink : undefined,
     });
   }
   return startJobs({
-    pool: db.pool, desk, logger, work: o.work ?? true, reapEveryMs: o.reapEveryMs, unstartedAfterSeconds: o.unstartedAfterSeconds,
-    settings: { concurrency: 2, perUser: 1, perChannel: 3, retries: 3, ...o.settings }, outboxes,
+    pool: db.pool,
+    desk,
+    logger,
+    work: o.work ?? true,
+    reapEveryMs: o.reapEveryMs,
+    unstartedAfterSeconds: o.unstartedAfterSeconds,
+    settings: { concurrency: 2, perUser: 1, perChannel: 3, retries: 3, ...o.settings },
+    outboxes,
   });
 }
 
@@ -52,6 +63,11 @@ export function slackPoster(client: WebClient, pool: import('pg').Pool, logger: 
 }
 
 /** The Teams outbox's digest side, through this adapter and the conversation references stored in `pool`. */
-export function teamsPoster(adapter: CloudAdapter, pool: import('pg').Pool, chartLink: (png: Buffer) => string, logger: Logger): ChannelPoster {
+export function teamsPoster(
+  adapter: CloudAdapter,
+  pool: import('pg').Pool,
+  chartLink: (png: Buffer) => string,
+  logger: Logger,
+): ChannelPoster {
   return teamsOutbox({ adapter, appId: '', pool, deliveries: new Deliveries(pool), chartLink, logger }).posts!;
 }

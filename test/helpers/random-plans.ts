@@ -26,15 +26,20 @@ function pickSome<T>(r: Random, from: readonly T[], max: number): T[] {
 function period(r: Random, years: [number, number]): { from: string; to: string } {
   const y = r.int(years[0], years[1]);
   switch (r.int(0, 3)) {
-    case 0: return { from: iso(y, 1, 1), to: iso(y + 1, 1, 1) };
-    case 1: return { from: iso(y, 1, 1), to: iso(Math.min(y + r.int(1, 4), years[1] + 1), 1, 1) };
+    case 0:
+      return { from: iso(y, 1, 1), to: iso(y + 1, 1, 1) };
+    case 1:
+      return { from: iso(y, 1, 1), to: iso(Math.min(y + r.int(1, 4), years[1] + 1), 1, 1) };
     case 2: {
       const m = r.int(1, 12);
       return { from: iso(y, m, 1), to: iso(y, m + r.int(1, 6), 1) };
     }
     default: {
       const start = Date.UTC(y, r.int(0, 11), r.int(1, 28));
-      return { from: new Date(start).toISOString().slice(0, 10), to: new Date(start + r.int(1, 120) * 86_400_000).toISOString().slice(0, 10) };
+      return {
+        from: new Date(start).toISOString().slice(0, 10),
+        to: new Date(start + r.int(1, 120) * 86_400_000).toISOString().slice(0, 10),
+      };
     }
   }
 }
@@ -67,8 +72,10 @@ export function randomPlans(count: number, seed: number, years: [number, number]
   while (out.length < count) {
     const input: QueryPlanInput = { measure: { kind: 'count' }, filters: filters(r, years, true) };
     const kind = r.int(0, 9);
-    if (kind === 0) input.measure = { kind: 'distinct', of: (['type', 'location', 'community_area', 'district', 'ward', 'beat'] as const)[r.int(0, 5)] };
-    if (kind === 1) input.measure = { kind: 'share', part: r.chance(0.5) ? { arrest: true } : r.chance(0.5) ? { domestic: true } : { types: ['THEFT'] } };
+    if (kind === 0)
+      input.measure = { kind: 'distinct', of: (['type', 'location', 'community_area', 'district', 'ward', 'beat'] as const)[r.int(0, 5)] };
+    if (kind === 1)
+      input.measure = { kind: 'share', part: r.chance(0.5) ? { arrest: true } : r.chance(0.5) ? { domestic: true } : { types: ['THEFT'] } };
     if (kind === 2 || kind === 3) {
       const per = PER_GROUPS[r.int(0, PER_GROUPS.length - 1)];
       input.measure = kind === 2 ? { kind: 'average_per', per } : { kind: 'percentile_per', per, p: [0.5, 0.9][r.int(0, 1)] };
@@ -87,7 +94,11 @@ export function randomPlans(count: number, seed: number, years: [number, number]
     }
     const parsed = QueryPlan.safeParse(input);
     if (!parsed.success) continue;
-    const choices = Object.fromEntries(glossary().filter((t) => t.options?.length).map((t) => [t.id, t.options![r.int(0, t.options!.length - 1)].id]));
+    const choices = Object.fromEntries(
+      glossary()
+        .filter((t) => t.options?.length)
+        .map((t) => [t.id, t.options![r.int(0, t.options!.length - 1)].id]),
+    );
     out.push({ plan: parsed.data, choices });
   }
   return out;

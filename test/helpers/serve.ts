@@ -62,9 +62,17 @@ export async function freePort(): Promise<number> {
 
 /** Asks through the playground API and returns the final answer event's JSON. */
 export async function askPlayground(url: string, thread: string, text: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread, text }) });
+  const res = await fetch(`${url}/api/ask`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ thread, text }),
+  });
   const body = await res.text();
-  const event = body.split('\n\n').map((chunk) => /^event: (\w+)\ndata: (.*)$/s.exec(chunk)).filter(Boolean).find((m) => m![1] === 'answer');
+  const event = body
+    .split('\n\n')
+    .map((chunk) => /^event: (\w+)\ndata: (.*)$/s.exec(chunk))
+    .filter(Boolean)
+    .find((m) => m![1] === 'answer');
   if (!event) throw new Error(`no answer event (HTTP ${res.status}): ${body.slice(0, 500)}`);
   return (JSON.parse(event[2]) as { answer: Record<string, unknown> }).answer;
 }
@@ -78,7 +86,12 @@ export function processEnv(databaseUrl: string, homes: { remove(): void }[], ext
   const home = tempDir();
   homes.push(home);
   return {
-    DATABASE_URL: databaseUrl, DATADESK_ALLOW_SUPERUSER: 'true', DATADESK_HOME: home.dir, DEMO_DATA: 'off',
-    RATE_LIMIT_USER_PER_MINUTE: '1000', DIGEST_TICK_SECONDS: '3600', ...extra,
+    DATABASE_URL: databaseUrl,
+    DATADESK_ALLOW_SUPERUSER: 'true',
+    DATADESK_HOME: home.dir,
+    DEMO_DATA: 'off',
+    RATE_LIMIT_USER_PER_MINUTE: '1000',
+    DIGEST_TICK_SECONDS: '3600',
+    ...extra,
   };
 }

@@ -11,7 +11,13 @@ export async function loadStocks(pool: pg.Pool, tickers = 20, from = '2020-01-02
   try {
     const generated = await generateStocks({ tickers, from, to, seed, outDir: tmp.dir });
     for (const exchange of Object.keys(EXCHANGES) as Exchange[]) {
-      await ingestCsv({ pool, file: generated.files[exchange], spec: stockSpec(exchange), source: stockCsvSource, rejectsPath: tmp.file(`${exchange}.rejects`) });
+      await ingestCsv({
+        pool,
+        file: generated.files[exchange],
+        spec: stockSpec(exchange),
+        source: stockCsvSource,
+        rejectsPath: tmp.file(`${exchange}.rejects`),
+      });
     }
   } finally {
     tmp.remove();

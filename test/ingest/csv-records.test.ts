@@ -26,7 +26,11 @@ describe('readCsvRecords', () => {
 
   it('skips a BOM, handles CRLF and a last line without a line end', async () => {
     const records = await read('\ufeffa,b\r\n1,2\r\n3,4');
-    expect(records.map((r) => r.fields)).toEqual([['a', 'b'], ['1', '2'], ['3', '4']]);
+    expect(records.map((r) => r.fields)).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+      ['3', '4'],
+    ]);
   });
 
   it('keeps a line break inside a quoted field and counts lines after it right', async () => {
@@ -75,7 +79,8 @@ describe('readCsvRecords on damaged files', () => {
     const records = await readBytes(lines.join('\n') + '\n');
     expect(records).toHaveLength(20_000);
     expect(records[2]).toEqual({
-      line: 3, raw: '3,x,"never closed',
+      line: 3,
+      raw: '3,x,"never closed',
       error: `malformed CSV: unterminated quote starting at line 3, column 5 (no closing quote within ${MAX_RECORD_LINES} lines)`,
     });
     expect(records.filter((r) => r.error !== undefined)).toHaveLength(1);
@@ -86,11 +91,18 @@ describe('readCsvRecords on damaged files', () => {
   it(`accepts a quoted field over ${MAX_RECORD_LINES} lines, not over one more`, async () => {
     const body = (breaks: number) => Array.from({ length: breaks + 1 }, (_, i) => `p${i}`).join('\n');
     const ok = await readBytes(`a,b\n1,"${body(MAX_RECORD_LINES - 1)}"\n2,z\n`);
-    expect(summary(ok)).toEqual([[1, 'a|b'], [2, `1|${body(MAX_RECORD_LINES - 1)}`], [2 + MAX_RECORD_LINES, '2|z']]);
+    expect(summary(ok)).toEqual([
+      [1, 'a|b'],
+      [2, `1|${body(MAX_RECORD_LINES - 1)}`],
+      [2 + MAX_RECORD_LINES, '2|z'],
+    ]);
     const tooLong = await readBytes(`a,b\n1,"${body(MAX_RECORD_LINES)}"\n2,z\n`);
     expect(tooLong[1]).toMatchObject({ line: 2, error: expect.stringContaining('unterminated quote starting at line 2, column 3') });
     // the lines after the rejected one are read again on their own: p1..p8 are one-field records, p8" is malformed
-    expect(summary(tooLong).slice(2, 4)).toEqual([[3, 'p1'], [4, 'p2']]);
+    expect(summary(tooLong).slice(2, 4)).toEqual([
+      [3, 'p1'],
+      [4, 'p2'],
+    ]);
     expect(tooLong.at(-1)).toMatchObject({ line: 3 + MAX_RECORD_LINES, fields: ['2', 'z'] });
   });
 
@@ -100,7 +112,8 @@ describe('readCsvRecords on damaged files', () => {
     expect(summary(records)).toEqual([
       [1, 'a|b'],
       [2, `malformed CSV: unterminated quote starting at line 2, column 3 (no closing quote within ${MAX_SPILL_CHARS / 1024} KiB)`],
-      [3, long], [4, long],
+      [3, long],
+      [4, long],
       [5, 'malformed CSV: a quote inside an unquoted field at column 1'],
       [6, '2|z'],
     ]);
@@ -117,7 +130,9 @@ describe('readCsvRecords on damaged files', () => {
 
   it('rejects a line with invalid UTF-8 or a NUL byte, naming where, and reads the others', async () => {
     const content = Buffer.concat([
-      Buffer.from('a,b\n1,caf\u00e9\n2,ab'), Buffer.from([0xc3, 0x28]), Buffer.from('\n3,x\u0000y\n4,ok\n5,'),
+      Buffer.from('a,b\n1,caf\u00e9\n2,ab'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('\n3,x\u0000y\n4,ok\n5,'),
       Buffer.from([0xe2, 0x82]), // a truncated three-byte sequence at the end of the file
     ]);
     expect(summary(await readBytes(content))).toEqual([
@@ -153,7 +168,12 @@ describe('firstInvalidUtf8', () => {
     const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
     for (let n = 0; n < 5000; n++) {
       // mostly ASCII and lead/continuation bytes, so that valid sequences happen too
-      const bytes = Buffer.from(Array.from({ length: 1 + (next() % 12) }, () => [0x41, 0x80, 0xbf, 0xc3, 0xe0, 0xed, 0xf0, 0xf4, 0xa0, 0x90, next() % 256][next() % 11]));
+      const bytes = Buffer.from(
+        Array.from(
+          { length: 1 + (next() % 12) },
+          () => [0x41, 0x80, 0xbf, 0xc3, 0xe0, 0xed, 0xf0, 0xf4, 0xa0, 0x90, next() % 256][next() % 11],
+        ),
+      );
       const at = firstInvalidUtf8(bytes);
       expect(at === -1, bytes.toString('hex')).toBe(isUtf8(bytes));
       if (at >= 0) expect(isUtf8(bytes.subarray(0, at)), bytes.toString('hex')).toBe(true);

@@ -26,7 +26,10 @@ describe('the demo load', () => {
     expect(logger.lines.join('\n')).toMatch(/the last start was stopped while it loaded the demo crimes; loading them again, whole/);
     const count = async () => (await db.pool.query('SELECT count(*)::int AS n FROM crimes')).rows[0].n;
     expect(await count()).toBe(1_500);
-    expect((await db.pool.query(`SELECT cursor FROM ingest_state WHERE source = 'demo:crimes'`)).rows[0].cursor).toEqual({ synthetic: true, complete: true });
+    expect((await db.pool.query(`SELECT cursor FROM ingest_state WHERE source = 'demo:crimes'`)).rows[0].cursor).toEqual({
+      synthetic: true,
+      complete: true,
+    });
     // the next start: nothing to redo
     const again = createMemoryLogger();
     expect(await ensureDemoData(db.pool, config, again)).toEqual([]);

@@ -16,7 +16,8 @@ import { pollUntil } from '../helpers/wait.js';
 const ROW = portalRow();
 
 /** Polls an async condition (a database state) until it holds. */
-const waitFor = (holds: () => Promise<boolean>, timeoutMs = 15_000) => pollUntil(async () => ((await holds()) ? true : undefined), timeoutMs, 'the condition');
+const waitFor = (holds: () => Promise<boolean>, timeoutMs = 15_000) =>
+  pollUntil(async () => ((await holds()) ? true : undefined), timeoutMs, 'the condition');
 
 let db: TestDatabase;
 const tmp = tempDir();
@@ -29,9 +30,11 @@ afterAll(async () => {
 });
 
 const runs = async () =>
-  (await db.pool.query<{ id: number; source: string; status: string; detail: string | null }>(
-    'SELECT id, source, status, detail FROM ingest_runs ORDER BY id',
-  )).rows;
+  (
+    await db.pool.query<{ id: number; source: string; status: string; detail: string | null }>(
+      'SELECT id, source, status, detail FROM ingest_runs ORDER BY id',
+    )
+  ).rows;
 
 /** Whether some session holds the advisory lock of run `id`. */
 async function lockHeld(id: number): Promise<boolean> {
@@ -47,9 +50,14 @@ describe('interrupted ingest runs', () => {
   it('leaves a live run alone, and marks it failed once its connection is gone', async () => {
     await db.pool.query('TRUNCATE ingest_runs');
     let finish!: () => void;
-    const running = recordRun(db.pool, 'live', () => new Promise<{ inserted: number; updated: number; unchanged: number; rejected: number }>((resolve) => {
-      finish = () => resolve({ inserted: 1, updated: 0, unchanged: 0, rejected: 0 });
-    }));
+    const running = recordRun(
+      db.pool,
+      'live',
+      () =>
+        new Promise<{ inserted: number; updated: number; unchanged: number; rejected: number }>((resolve) => {
+          finish = () => resolve({ inserted: 1, updated: 0, unchanged: 0, rejected: 0 });
+        }),
+    );
     await waitFor(async () => (await runs()).length === 1);
     const [{ id }] = await runs();
     expect(await markInterruptedRuns(db.pool)).toBe(0);
@@ -57,7 +65,8 @@ describe('interrupted ingest runs', () => {
 
     // the holder's session ends as if its process had been killed
     await db.pool.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $2 AND objid = $1 AND objsubid = 2`, [id, RUN_LOCK_CLASS],
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = $2 AND objid = $1 AND objsubid = 2`,
+      [id, RUN_LOCK_CLASS],
     );
     await waitFor(async () => !(await lockHeld(id)));
     expect(await markInterruptedRuns(db.pool)).toBe(1);
@@ -105,7 +114,12 @@ describe('interrupted ingest runs', () => {
     expect(next.code).toBe(0);
     expect(next.stderr).toContain('marked 1 interrupted ingest run as failed');
     expect(await runs()).toEqual([
-      { id: killed.id, source: 'crimes from feed.csv', status: 'failed', detail: expect.stringMatching(new RegExp(`^${INTERRUPTED} \\(found at `)) },
+      {
+        id: killed.id,
+        source: 'crimes from feed.csv',
+        status: 'failed',
+        detail: expect.stringMatching(new RegExp(`^${INTERRUPTED} \\(found at `)),
+      },
       { id: expect.any(Number), source: 'crimes from one.csv', status: 'done', detail: null },
     ]);
   });

@@ -22,7 +22,10 @@ let db: TestDatabase;
 let slack: FakeSlack;
 const runtimes: Jobs[] = [];
 const question = (key: string, text = 'How many thefts were reported in 2019?') => ({
-  key, message: { platform: 'web' as const, threadId: `web:${key}`, channel: 'playground', text }, action: { type: 'answer' as const }, reply: { platform: 'web' as const },
+  key,
+  message: { platform: 'web' as const, threadId: `web:${key}`, channel: 'playground', text },
+  action: { type: 'answer' as const },
+  reply: { platform: 'web' as const },
 });
 const row = async (key: string) => (await db.pool.query('SELECT status, attempts, answer FROM deliveries WHERE key = $1', [key])).rows[0];
 
@@ -54,24 +57,39 @@ describe('answer workers', () => {
     expect((await row('web:fetched-then-died')).status).toBe('queued');
     const worker = await testJobs(db, desk, createMemoryLogger(), { unstartedAfterSeconds: 1, reapEveryMs: 500 });
     runtimes.push(worker);
-    const answered = await pollUntil(async () => {
-      const r = await row('web:fetched-then-died');
-      return r.status === 'answered' ? r : undefined;
-    }, 20_000, 'the question answered by the next worker');
+    const answered = await pollUntil(
+      async () => {
+        const r = await row('web:fetched-then-died');
+        return r.status === 'answered' ? r : undefined;
+      },
+      20_000,
+      'the question answered by the next worker',
+    );
     expect(answered.answer).toMatchObject({ kind: 'result', headline: expect.stringMatching(/^Thefts in 2019/) });
   });
 
   it('a question whose every attempt fails ends as failed, and the asker is told', async () => {
     const logger = createMemoryLogger();
-    const broken = { answer: async () => { throw new Error('the agent broke'); }, choose: async () => { throw new Error('the agent broke'); } } as unknown as DataDesk;
+    const broken = {
+      answer: async () => {
+        throw new Error('the agent broke');
+      },
+      choose: async () => {
+        throw new Error('the agent broke');
+      },
+    } as unknown as DataDesk;
     const jobs = await testJobs(db, broken, logger, { settings: { retries: 1 } });
     runtimes.push(jobs);
     expect(await jobs.queue.enqueue(question('web:always-fails'))).toBe(true);
     expect(await jobs.queue.enqueue(question('web:always-fails'))).toBe(false);
-    const failed = await pollUntil(async () => {
-      const r = await row('web:always-fails');
-      return r.status === 'failed' ? r : undefined;
-    }, 30_000, 'the question marked failed');
+    const failed = await pollUntil(
+      async () => {
+        const r = await row('web:always-fails');
+        return r.status === 'failed' ? r : undefined;
+      },
+      30_000,
+      'the question marked failed',
+    );
     expect(failed.attempts).toBe(2);
     expect(logger.lines.some((l) => l.includes('web:always-fails: every attempt failed; telling the asker'))).toBe(true);
   });
@@ -83,16 +101,34 @@ describe('answer workers', () => {
     runtimes.push(receiver);
     const key = 'slack:event:EvOrphan';
     const threadTs = '1800300001.000100';
-    expect(await receiver.queue.enqueue({
-      key, message: { platform: 'slack', threadId: `slack:C-orphan:${threadTs}`, channel: 'C-orphan', userId: 'U1', text: 'How many thefts were reported in 2019?' },
-      action: { type: 'answer' }, reply: { platform: 'slack', channel: 'C-orphan', threadTs, userId: 'U1' },
-    })).toBe(true);
+    expect(
+      await receiver.queue.enqueue({
+        key,
+        message: {
+          platform: 'slack',
+          threadId: `slack:C-orphan:${threadTs}`,
+          channel: 'C-orphan',
+          userId: 'U1',
+          text: 'How many thefts were reported in 2019?',
+        },
+        action: { type: 'answer' },
+        reply: { platform: 'slack', channel: 'C-orphan', threadTs, userId: 'U1' },
+      }),
+    ).toBe(true);
     // the receiver posted its placeholder and died before recording it
-    const orphan = await client.chat.postMessage({ channel: 'C-orphan', thread_ts: threadTs, text: 'In line…', metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } } });
+    const orphan = await client.chat.postMessage({
+      channel: 'C-orphan',
+      thread_ts: threadTs,
+      text: 'In line…',
+      metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } },
+    });
     await new Promise((r) => setTimeout(r, 3_200)); // past the time a worker waits for a receiver's placeholder
     const worker = await testJobs(db, desk, createMemoryLogger(), { slack: client });
     runtimes.push(worker);
-    const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C-orphan' && Boolean(c.args.blocks), 20_000);
+    const answer = await slack.waitFor(
+      (c) => c.method === 'chat.update' && c.args.channel === 'C-orphan' && Boolean(c.args.blocks),
+      20_000,
+    );
     expect(answer.args.ts).toBe(orphan.ts);
     expect(slack.messages.filter((m) => m.channel === 'C-orphan')).toHaveLength(1);
   });

@@ -21,7 +21,13 @@ const children: ChildProcess[] = [];
 const homes: ReturnType<typeof tempDir>[] = [];
 
 const env = (extra: Record<string, string> = {}) =>
-  processEnv(db.url, homes, { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_CHANNEL_PER_MINUTE: '1000', ...extra });
+  processEnv(db.url, homes, {
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    RATE_LIMIT_CHANNEL_PER_MINUTE: '1000',
+    ...extra,
+  });
 
 /** What a person sees in the thread of `ts`: the bot's messages still there, and the blocks each ended with. */
 function thread(ts: string) {
@@ -54,7 +60,8 @@ describe('answering across processes', () => {
       const statuses = await Promise.all([a, b].map((p) => postMention(p.url, SECRET, { ...e, channel: 'C1', text })));
       expect(statuses).toEqual([200, 200]);
     }
-    for (const e of events) await pollUntil(async () => (thread(e.ts).answers.length ? true : undefined), 30_000, `the answer in thread ${e.ts}`);
+    for (const e of events)
+      await pollUntil(async () => (thread(e.ts).answers.length ? true : undefined), 30_000, `the answer in thread ${e.ts}`);
     await new Promise((r) => setTimeout(r, 1_500)); // room for a second answer, were there one
     for (const e of events) {
       const t = thread(e.ts);
@@ -62,7 +69,9 @@ describe('answering across processes', () => {
       expect(t.answers, `thread ${e.ts}`).toHaveLength(1);
       expect(JSON.stringify(t.answers[0].args.blocks)).toContain('Thefts in 2019, all of Chicago');
     }
-    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE key LIKE 'slack:event:EvTwice%' AND status = 'answered'`);
+    const { rows } = await db.pool.query(
+      `SELECT count(*)::int AS n FROM deliveries WHERE key LIKE 'slack:event:EvTwice%' AND status = 'answered'`,
+    );
     expect(rows[0].n).toBe(8);
     a.child.kill('SIGTERM');
     b.child.kill('SIGTERM');
@@ -76,20 +85,41 @@ describe('answering across processes', () => {
     const receiver = await spawnServe(env(withLlm), children, ['--no-worker']);
     const first = await spawnWorker(env(withLlm), children);
     const ts = '1800200001.000100';
-    expect(await postMention(receiver.url, SECRET, { eventId: 'EvKilled', ts, channel: 'C2', text: '<@UBOT> Which crimes tend to cluster within an hour of each other?' })).toBe(200);
-    const taken = await pollUntil(async () => {
-      const { rows } = await db.pool.query(`SELECT worker_id, placeholder FROM deliveries WHERE key = 'slack:event:EvKilled' AND status = 'answering'`);
-      return rows[0] && calls >= 1 ? rows[0] : undefined;
-    }, 20_000, 'the first worker to take the question').catch(async (error) => {
+    expect(
+      await postMention(receiver.url, SECRET, {
+        eventId: 'EvKilled',
+        ts,
+        channel: 'C2',
+        text: '<@UBOT> Which crimes tend to cluster within an hour of each other?',
+      }),
+    ).toBe(200);
+    const taken = await pollUntil(
+      async () => {
+        const { rows } = await db.pool.query(
+          `SELECT worker_id, placeholder FROM deliveries WHERE key = 'slack:event:EvKilled' AND status = 'answering'`,
+        );
+        return rows[0] && calls >= 1 ? rows[0] : undefined;
+      },
+      20_000,
+      'the first worker to take the question',
+    ).catch(async (error) => {
       const { rows } = await db.pool.query(`SELECT * FROM deliveries WHERE key = 'slack:event:EvKilled'`);
-      throw new Error(`${error.message}; LLM calls ${calls}; row ${JSON.stringify(rows[0])}\nreceiver:\n${receiver.log()}\nworker:\n${first.log()}`);
+      throw new Error(
+        `${error.message}; LLM calls ${calls}; row ${JSON.stringify(rows[0])}\nreceiver:\n${receiver.log()}\nworker:\n${first.log()}`,
+      );
     });
     const second = await spawnWorker(env(withLlm), children);
     first.child.kill('SIGKILL');
-    const answered = await pollUntil(async () => {
-      const { rows } = await db.pool.query(`SELECT status, attempts, worker_id, placeholder FROM deliveries WHERE key = 'slack:event:EvKilled' AND status = 'answered'`);
-      return rows[0];
-    }, 30_000, 'the question answered by the second worker');
+    const answered = await pollUntil(
+      async () => {
+        const { rows } = await db.pool.query(
+          `SELECT status, attempts, worker_id, placeholder FROM deliveries WHERE key = 'slack:event:EvKilled' AND status = 'answered'`,
+        );
+        return rows[0];
+      },
+      30_000,
+      'the question answered by the second worker',
+    );
     expect(answered.worker_id).not.toBe(taken.worker_id);
     expect(answered.attempts).toBe(2);
     expect(answered.placeholder).toEqual(taken.placeholder);

@@ -17,11 +17,21 @@ describe('extractJson', () => {
     ['braces inside the string', '{"sql": "SELECT \'{a}\' AS x, count(*) FROM crimes"}'],
     ['two objects, the first is the answer', `{"sql": "${SQL}"} and as a fallback {"sql": "SELECT 1"}`],
     ['a reasoning preamble with braces in it', `I considered {year} and {type} as slots.\n\n{"sql": "${SQL}"}`],
-    ['nested plan with a trailing comma in an array', '{"plan": {"measure": {"kind": "count"}, "filters": {"types": ["THEFT",]}, "groupBy": []}}'],
+    [
+      'nested plan with a trailing comma in an array',
+      '{"plan": {"measure": {"kind": "count"}, "filters": {"types": ["THEFT",]}, "groupBy": []}}',
+    ],
   ])('%s', (_, reply) => {
     const value = extractJson(reply) as Record<string, unknown>;
     if ('plan' in value) expect(value.plan).toEqual({ measure: { kind: 'count' }, filters: { types: ['THEFT'] }, groupBy: [] });
-    else expect(String(value.sql).replace(/```(sql)?|\\n/g, '').trim()).toMatch(/^SELECT (count\(\*\) AS incidents FROM crimes WHERE primary_type = 'THEFT' AND year = 2019|'\{a\}' AS x, count\(\*\) FROM crimes)$/);
+    else
+      expect(
+        String(value.sql)
+          .replace(/```(sql)?|\\n/g, '')
+          .trim(),
+      ).toMatch(
+        /^SELECT (count\(\*\) AS incidents FROM crimes WHERE primary_type = 'THEFT' AND year = 2019|'\{a\}' AS x, count\(\*\) FROM crimes)$/,
+      );
   });
 
   it('says so when there is no object at all', () => {

@@ -17,7 +17,10 @@ beforeAll(async () => {
 afterAll(async () => db?.drop());
 
 const rows = async (sql: string): Promise<Cell[][]> =>
-  (await db.reader!.pool.query({ text: sql, rowMode: 'array' })).rows.map((r: unknown[]) => r.map((v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v instanceof Date ? v.toISOString() : v)) as Cell[]);
+  (await db.reader!.pool.query({ text: sql, rowMode: 'array' })).rows.map(
+    (r: unknown[]) =>
+      r.map((v) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v instanceof Date ? v.toISOString() : v)) as Cell[],
+  );
 
 async function expectSame(plan: QueryPlanInput, handWritten: string, choices: Record<string, string> = {}): Promise<Cell[][]> {
   const compiled = compilePlan(parsePlan(plan), choices);
@@ -29,8 +32,13 @@ async function expectSame(plan: QueryPlanInput, handWritten: string, choices: Re
 
 describe('compilePlan', () => {
   it('a count with a type and a whole year uses the year column', async () => {
-    const plan: QueryPlanInput = { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2019-01-01', to: '2020-01-01' } } };
-    expect(compilePlan(parsePlan(plan), {}, { rollups: false }).sql).toBe("SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = 'THEFT'\n  AND year = 2019");
+    const plan: QueryPlanInput = {
+      measure: { kind: 'count' },
+      filters: { types: ['THEFT'], time: { from: '2019-01-01', to: '2020-01-01' } },
+    };
+    expect(compilePlan(parsePlan(plan), {}, { rollups: false }).sql).toBe(
+      "SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
+    );
     // as it runs: from the smallest rollup that keeps type and year, named in the SQL shown
     expect(compilePlan(parsePlan(plan)).sql).toBe(
       "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
@@ -39,11 +47,13 @@ describe('compilePlan', () => {
   });
 
   it('a single day, a place and an arrest flag', async () => {
-    const [[n]] = await rows("SELECT date::date::text FROM crimes WHERE community_area = 25 GROUP BY 1 ORDER BY count(*) DESC LIMIT 1");
+    const [[n]] = await rows('SELECT date::date::text FROM crimes WHERE community_area = 25 GROUP BY 1 ORDER BY count(*) DESC LIMIT 1');
     const day = String(n);
     const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    await expectSame({ measure: { kind: 'count' }, filters: { areas: [25], arrest: false, time: { from: day, to: next } } },
-      `SELECT count(*) FROM crimes WHERE community_area = 25 AND NOT arrest AND date::date = '${day}'`);
+    await expectSame(
+      { measure: { kind: 'count' }, filters: { areas: [25], arrest: false, time: { from: day, to: next } } },
+      `SELECT count(*) FROM crimes WHERE community_area = 25 AND NOT arrest AND date::date = '${day}'`,
+    );
   });
 
   it('monthly homicides in a year: all 12 months, the empty ones as 0', async () => {
@@ -57,66 +67,119 @@ describe('compilePlan', () => {
   });
 
   it('by weekday: seven rows with the weekday names, Monday first', async () => {
-    const got = await expectSame({ measure: { kind: 'count' }, filters: { types: ['BURGLARY'] }, groupBy: ['weekday'] },
+    const got = await expectSame(
+      { measure: { kind: 'count' }, filters: { types: ['BURGLARY'] }, groupBy: ['weekday'] },
       `SELECT to_char(make_date(2024, 1, d), 'FMDay'), (SELECT count(*) FROM crimes WHERE primary_type = 'BURGLARY' AND extract(isodow FROM date) = d)
-       FROM generate_series(1, 7) d ORDER BY d`);
+       FROM generate_series(1, 7) d ORDER BY d`,
+    );
     expect(got.map((r) => r[0])).toEqual(['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']);
   });
 
   it('by hour: all 24 hours; after 10pm only 22 and 23; a month-of-year axis narrowed to summer', async () => {
-    expect(await expectSame({ measure: { kind: 'count' }, filters: { types: ['ARSON'] }, groupBy: ['hour'] },
-      `SELECT h, (SELECT count(*) FROM crimes WHERE primary_type = 'ARSON' AND extract(hour FROM date) = h) FROM generate_series(0, 23) h ORDER BY h`)).toHaveLength(24);
-    expect((await expectSame({ measure: { kind: 'count' }, filters: { hours: { from: 22, to: 24 } }, groupBy: ['hour'] },
-      `SELECT h, (SELECT count(*) FROM crimes WHERE extract(hour FROM date) = h) FROM generate_series(22, 23) h ORDER BY h`)).map((r) => r[0])).toEqual([22, 23]);
-    expect((await expectSame({ measure: { kind: 'count' }, filters: { months: [6, 7, 8] }, groupBy: ['month_of_year'] },
-      `SELECT to_char(make_date(2000, m, 1), 'FMMonth'), (SELECT count(*) FROM crimes WHERE extract(month FROM date) = m) FROM unnest(ARRAY[6, 7, 8]) m ORDER BY m`)).map((r) => r[0])).toEqual(['June', 'July', 'August']);
+    expect(
+      await expectSame(
+        { measure: { kind: 'count' }, filters: { types: ['ARSON'] }, groupBy: ['hour'] },
+        `SELECT h, (SELECT count(*) FROM crimes WHERE primary_type = 'ARSON' AND extract(hour FROM date) = h) FROM generate_series(0, 23) h ORDER BY h`,
+      ),
+    ).toHaveLength(24);
+    expect(
+      (
+        await expectSame(
+          { measure: { kind: 'count' }, filters: { hours: { from: 22, to: 24 } }, groupBy: ['hour'] },
+          `SELECT h, (SELECT count(*) FROM crimes WHERE extract(hour FROM date) = h) FROM generate_series(22, 23) h ORDER BY h`,
+        )
+      ).map((r) => r[0]),
+    ).toEqual([22, 23]);
+    expect(
+      (
+        await expectSame(
+          { measure: { kind: 'count' }, filters: { months: [6, 7, 8] }, groupBy: ['month_of_year'] },
+          `SELECT to_char(make_date(2000, m, 1), 'FMMonth'), (SELECT count(*) FROM crimes WHERE extract(month FROM date) = m) FROM unnest(ARRAY[6, 7, 8]) m ORDER BY m`,
+        )
+      ).map((r) => r[0]),
+    ).toEqual(['June', 'July', 'August']);
   });
 
   it('hours that wrap past midnight', async () => {
-    await expectSame({ measure: { kind: 'count' }, filters: { hours: { from: 22, to: 6 } } },
-      'SELECT count(*) FROM crimes WHERE extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6');
+    await expectSame(
+      { measure: { kind: 'count' }, filters: { hours: { from: 22, to: 6 } } },
+      'SELECT count(*) FROM crimes WHERE extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6',
+    );
   });
 
   it('top 5 community areas by name, ties broken by name; bottom 3 districts', async () => {
-    const top = await expectSame({ measure: { kind: 'count' }, filters: { types: ['THEFT'] }, groupBy: ['community_area'], top: { n: 5, order: 'desc' } },
+    const top = await expectSame(
+      { measure: { kind: 'count' }, filters: { types: ['THEFT'] }, groupBy: ['community_area'], top: { n: 5, order: 'desc' } },
       `SELECT a.name, count(c.id) FROM community_areas a LEFT JOIN crimes c ON c.community_area = a.community_area AND c.primary_type = 'THEFT'
-       GROUP BY a.community_area, a.name ORDER BY count(c.id) DESC, a.name LIMIT 5`);
+       GROUP BY a.community_area, a.name ORDER BY count(c.id) DESC, a.name LIMIT 5`,
+    );
     expect(typeof top[0][0]).toBe('string');
-    await expectSame({ measure: { kind: 'count' }, groupBy: ['district'], top: { n: 3, order: 'asc' } },
-      'SELECT district, count(*) FROM crimes GROUP BY district ORDER BY count(*) ASC, district LIMIT 3');
-    await expectSame({ measure: { kind: 'count' }, filters: { time: { from: '2019-11-01', to: '2020-03-01' } }, groupBy: ['month'] },
+    await expectSame(
+      { measure: { kind: 'count' }, groupBy: ['district'], top: { n: 3, order: 'asc' } },
+      'SELECT district, count(*) FROM crimes GROUP BY district ORDER BY count(*) ASC, district LIMIT 3',
+    );
+    await expectSame(
+      { measure: { kind: 'count' }, filters: { time: { from: '2019-11-01', to: '2020-03-01' } }, groupBy: ['month'] },
       `SELECT to_char(m, 'FMMonth YYYY'), (SELECT count(*) FROM crimes WHERE date_trunc('month', date) = m)
-       FROM generate_series('2019-11-01'::date, '2020-02-01', interval '1 month') m ORDER BY m`);
+       FROM generate_series('2019-11-01'::date, '2020-02-01', interval '1 month') m ORDER BY m`,
+    );
   });
 
   it('two dimensions: types by year, with the empty combinations as 0', async () => {
-    await expectSame({ measure: { kind: 'count' }, filters: { types: ['ROBBERY', 'HOMICIDE'], time: { from: '2018-01-01', to: '2020-01-01' } }, groupBy: ['year', 'type'] },
+    await expectSame(
+      {
+        measure: { kind: 'count' },
+        filters: { types: ['ROBBERY', 'HOMICIDE'], time: { from: '2018-01-01', to: '2020-01-01' } },
+        groupBy: ['year', 'type'],
+      },
       `SELECT y, t, (SELECT count(*) FROM crimes WHERE year = y AND primary_type = t)
        FROM generate_series(2018, 2019) y CROSS JOIN (SELECT DISTINCT primary_type AS t FROM crimes WHERE primary_type IN ('ROBBERY', 'HOMICIDE') AND year BETWEEN 2018 AND 2019) types
-       ORDER BY y, t`);
+       ORDER BY y, t`,
+    );
   });
 
   it('the share of thefts that led to an arrest, overall and by year', async () => {
-    await expectSame({ measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['THEFT'] } },
-      "SELECT round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 2), count(*) FILTER (WHERE arrest), count(*) FROM crimes WHERE primary_type = 'THEFT'");
-    await expectSame({ measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['THEFT'], time: { from: '2018-01-01', to: '2020-01-01' } }, groupBy: ['year'] },
+    await expectSame(
+      { measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['THEFT'] } },
+      "SELECT round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 2), count(*) FILTER (WHERE arrest), count(*) FROM crimes WHERE primary_type = 'THEFT'",
+    );
+    await expectSame(
+      {
+        measure: { kind: 'share', part: { arrest: true } },
+        filters: { types: ['THEFT'], time: { from: '2018-01-01', to: '2020-01-01' } },
+        groupBy: ['year'],
+      },
       `SELECT year, round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 2), count(*) FILTER (WHERE arrest), count(*) FROM crimes
-       WHERE primary_type = 'THEFT' AND year BETWEEN 2018 AND 2019 GROUP BY year ORDER BY year`);
+       WHERE primary_type = 'THEFT' AND year BETWEEN 2018 AND 2019 GROUP BY year ORDER BY year`,
+    );
   });
 
   it('average and median per day over every day of the period, days without incidents included', async () => {
-    await expectSame({ measure: { kind: 'average_per', per: 'day' }, filters: { types: ['BATTERY'], time: { from: '2019-01-01', to: '2020-01-01' } } },
-      "SELECT round(count(*)::numeric / 365, 2) FROM crimes WHERE primary_type = 'BATTERY' AND year = 2019");
-    await expectSame({ measure: { kind: 'percentile_per', per: 'day', p: 0.5 }, filters: { types: ['BATTERY'], time: { from: '2019-01-01', to: '2020-01-01' } } },
+    await expectSame(
+      { measure: { kind: 'average_per', per: 'day' }, filters: { types: ['BATTERY'], time: { from: '2019-01-01', to: '2020-01-01' } } },
+      "SELECT round(count(*)::numeric / 365, 2) FROM crimes WHERE primary_type = 'BATTERY' AND year = 2019",
+    );
+    await expectSame(
+      {
+        measure: { kind: 'percentile_per', per: 'day', p: 0.5 },
+        filters: { types: ['BATTERY'], time: { from: '2019-01-01', to: '2020-01-01' } },
+      },
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY (SELECT count(*) FROM crimes WHERE primary_type = 'BATTERY' AND date::date = d::date))
-       FROM generate_series('2019-01-01'::date, '2019-12-31', interval '1 day') d`);
+       FROM generate_series('2019-01-01'::date, '2019-12-31', interval '1 day') d`,
+    );
   });
 
   it('average per block follows the thread choice', async () => {
-    const withIncidents = await expectSame({ measure: { kind: 'average_per', per: 'block' }, filters: { types: ['BURGLARY'] } },
-      "SELECT round(avg(n), 2) FROM (SELECT block, count(*) n FROM crimes WHERE primary_type = 'BURGLARY' GROUP BY block) t", { per_block_average: 'blocks_with_incidents' });
-    const allBlocks = await expectSame({ measure: { kind: 'average_per', per: 'block' }, filters: { types: ['BURGLARY'] } },
-      "SELECT round((SELECT count(*) FROM crimes WHERE primary_type = 'BURGLARY')::numeric / (SELECT count(DISTINCT block) FROM crimes), 2)", { per_block_average: 'all_blocks' });
+    const withIncidents = await expectSame(
+      { measure: { kind: 'average_per', per: 'block' }, filters: { types: ['BURGLARY'] } },
+      "SELECT round(avg(n), 2) FROM (SELECT block, count(*) n FROM crimes WHERE primary_type = 'BURGLARY' GROUP BY block) t",
+      { per_block_average: 'blocks_with_incidents' },
+    );
+    const allBlocks = await expectSame(
+      { measure: { kind: 'average_per', per: 'block' }, filters: { types: ['BURGLARY'] } },
+      "SELECT round((SELECT count(*) FROM crimes WHERE primary_type = 'BURGLARY')::numeric / (SELECT count(DISTINCT block) FROM crimes), 2)",
+      { per_block_average: 'all_blocks' },
+    );
     expect(Number(allBlocks[0][0])).toBeLessThan(Number(withIncidents[0][0]));
     expect(() => compilePlan(parsePlan({ measure: { kind: 'average_per', per: 'block' } }))).toThrow(/no choice for "per_block_average"/);
   });
@@ -125,20 +188,30 @@ describe('compilePlan', () => {
     const plan = parsePlan({ measure: { kind: 'count' }, filters: { night: true, weekend: true, category: 'violent', areas: [25] } });
     const compiled = compilePlan(plan, { night: '22-06', weekend: 'sat_sun', violent_crime: 'fbi_index' });
     expect(compiled.assumptions).toEqual(['violent crime: FBI violent index', 'weekend: Saturday and Sunday', 'night: 22:00-06:00']);
-    await expectSame(plan,
+    await expectSame(
+      plan,
       `SELECT count(*) FROM crimes WHERE community_area = 25 AND fbi_code IN ('01A', '02', '03', '04A', '04B')
        AND extract(isodow FROM date) IN (6, 7) AND (extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)`,
-      { night: '22-06', weekend: 'sat_sun', violent_crime: 'fbi_index' });
+      { night: '22-06', weekend: 'sat_sun', violent_crime: 'fbi_index' },
+    );
   });
 
   it('compares two periods with the change in percent', async () => {
-    await expectSame({ measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2019-01-01', to: '2020-01-01' } }, compareWith: { from: '2018-01-01', to: '2019-01-01' } },
-      `SELECT '2019', a, '2018', b, round(100.0 * (a - b) / b, 1) FROM (SELECT count(*) FILTER (WHERE year = 2019) a, count(*) FILTER (WHERE year = 2018) b FROM crimes WHERE primary_type = 'THEFT') t`);
+    await expectSame(
+      {
+        measure: { kind: 'count' },
+        filters: { types: ['THEFT'], time: { from: '2019-01-01', to: '2020-01-01' } },
+        compareWith: { from: '2018-01-01', to: '2019-01-01' },
+      },
+      `SELECT '2019', a, '2018', b, round(100.0 * (a - b) / b, 1) FROM (SELECT count(*) FILTER (WHERE year = 2019) a, count(*) FILTER (WHERE year = 2018) b FROM crimes WHERE primary_type = 'THEFT') t`,
+    );
   });
 
   it('distinct blocks and property crimes', async () => {
-    await expectSame({ measure: { kind: 'distinct', of: 'block' }, filters: { category: 'property', time: { from: '2019-03-01', to: '2019-07-01' } } },
-      "SELECT count(DISTINCT block) FROM crimes WHERE primary_type IN ('THEFT', 'BURGLARY', 'MOTOR VEHICLE THEFT', 'ARSON') AND date >= '2019-03-01' AND date < '2019-07-01'");
+    await expectSame(
+      { measure: { kind: 'distinct', of: 'block' }, filters: { category: 'property', time: { from: '2019-03-01', to: '2019-07-01' } } },
+      "SELECT count(DISTINCT block) FROM crimes WHERE primary_type IN ('THEFT', 'BURGLARY', 'MOTOR VEHICLE THEFT', 'ARSON') AND date >= '2019-03-01' AND date < '2019-07-01'",
+    );
   });
 
   it('the same plan always compiles to the same SQL, and literals are quoted', () => {

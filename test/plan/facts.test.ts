@@ -17,15 +17,23 @@ const data = crimeDatabase(6_000);
 
 /** The key of a dimension over a crime row, as a plain query would write it (not the compiler's). */
 const KEY: Partial<Record<Dimension, string>> = {
-  community_area: 'community_area', district: 'district', ward: 'ward', block: 'block', type: 'primary_type',
-  location: 'location_description', hour: 'extract(hour FROM date)::int', year: 'year', date: 'date::date',
+  community_area: 'community_area',
+  district: 'district',
+  ward: 'ward',
+  block: 'block',
+  type: 'primary_type',
+  location: 'location_description',
+  hour: 'extract(hour FROM date)::int',
+  year: 'year',
+  date: 'date::date',
 };
 /** Calendar and cyclic axes are complete in every answer: each hour, year and day of the period is a group. */
 const CALENDAR = (d: Dimension, year: number | undefined): string | undefined => {
   if (d === 'hour') return 'SELECT generate_series(0, 23) AS k';
   if (d === 'year') return year ? `SELECT ${year} AS k` : 'SELECT generate_series(min(year), max(year)) AS k FROM crimes';
   if (d === 'date') {
-    return year ? `SELECT generate_series('${year}-01-01'::date, '${year}-12-31'::date, interval '1 day')::date AS k`
+    return year
+      ? `SELECT generate_series('${year}-01-01'::date, '${year}-12-31'::date, interval '1 day')::date AS k`
       : `SELECT generate_series(min(date)::date, max(date)::date, interval '1 day')::date AS k FROM crimes`;
   }
   return undefined;
@@ -37,21 +45,36 @@ const EVERY: Partial<Record<Dimension, string>> = {
   ward: 'SELECT generate_series(1, 50) AS k',
 };
 
-interface Truth { values: number[]; total: number; max: number; min: number; maxN: number; minN: number; zeros: number }
+interface Truth {
+  values: number[];
+  total: number;
+  max: number;
+  min: number;
+  maxN: number;
+  minN: number;
+  zeros: number;
+}
 
 async function truth(plan: QueryPlan, types: string[] | undefined, year: number | undefined): Promise<Truth> {
   const d = plan.groupBy[0];
   const where = [`${KEY[d]} IS NOT NULL`, ...(types ? [`primary_type = ANY($1)`] : []), ...(year ? [`year = ${year}`] : [])].join(' AND ');
   const found = `SELECT ${KEY[d]} AS k, count(*)::int AS n FROM crimes WHERE ${where} GROUP BY 1`;
   const every = CALENDAR(d, year) ?? (plan.top?.order === 'asc' && EVERY[d]);
-  const sql = every ? `SELECT coalesce(f.n, 0) AS n FROM (${every} UNION SELECT k FROM (${found}) x) m LEFT JOIN (${found}) f USING (k)` : `SELECT n FROM (${found}) f`;
+  const sql = every
+    ? `SELECT coalesce(f.n, 0) AS n FROM (${every} UNION SELECT k FROM (${found}) x) m LEFT JOIN (${found}) f USING (k)`
+    : `SELECT n FROM (${found}) f`;
   const { rows } = await data.db.pool.query<{ n: number }>(sql, types ? [types] : []);
   const values = rows.map((r) => Number(r.n));
   const max = Math.max(...values);
   const min = Math.min(...values);
   return {
-    values, total: values.reduce((a, b) => a + b, 0), max, min,
-    maxN: values.filter((v) => v === max).length, minN: values.filter((v) => v === min).length, zeros: values.filter((v) => v === 0).length,
+    values,
+    total: values.reduce((a, b) => a + b, 0),
+    max,
+    min,
+    maxN: values.filter((v) => v === max).length,
+    minN: values.filter((v) => v === min).length,
+    zeros: values.filter((v) => v === 0).length,
   };
 }
 
@@ -59,15 +82,32 @@ async function truth(plan: QueryPlan, types: string[] | undefined, year: number 
 function plans(): { plan: QueryPlan; types?: string[]; year?: number }[] {
   const out: { plan: QueryPlan; types?: string[]; year?: number }[] = [];
   const dims: Dimension[] = ['community_area', 'district', 'ward', 'block', 'type', 'location', 'hour', 'year', 'date'];
-  const filters: { types?: string[]; year?: number }[] = [{}, { types: ['THEFT'] }, { types: ['HOMICIDE'], year: 2019 }, { types: ['ROBBERY'], year: 2020 }];
-  const cuts: (QueryPlan['top'] | 'ranking' | undefined)[] = [undefined, 'ranking', { n: 1, order: 'desc' }, { n: 5, order: 'desc' }, { n: 1, order: 'asc' }, { n: 3, order: 'asc' }, { n: 10, order: 'desc' }];
+  const filters: { types?: string[]; year?: number }[] = [
+    {},
+    { types: ['THEFT'] },
+    { types: ['HOMICIDE'], year: 2019 },
+    { types: ['ROBBERY'], year: 2020 },
+  ];
+  const cuts: (QueryPlan['top'] | 'ranking' | undefined)[] = [
+    undefined,
+    'ranking',
+    { n: 1, order: 'desc' },
+    { n: 5, order: 'desc' },
+    { n: 1, order: 'asc' },
+    { n: 3, order: 'asc' },
+    { n: 10, order: 'desc' },
+  ];
   for (const d of dims) {
     for (const f of filters) {
       if (d === 'type' && f.types) continue;
       for (const cut of cuts) {
         const plan = parsePlan({
-          measure: { kind: 'count' }, groupBy: [d],
-          filters: { ...(f.types ? { types: f.types } : {}), ...(f.year ? { time: { from: `${f.year}-01-01`, to: `${f.year + 1}-01-01` } } : {}) },
+          measure: { kind: 'count' },
+          groupBy: [d],
+          filters: {
+            ...(f.types ? { types: f.types } : {}),
+            ...(f.year ? { time: { from: `${f.year}-01-01`, to: `${f.year + 1}-01-01` } } : {}),
+          },
           ...(cut === 'ranking' ? { order: 'measure' } : cut ? { top: cut } : {}),
         });
         out.push({ plan, ...f });
@@ -91,8 +131,17 @@ describe('the facts of a grouped answer are the facts of all its rows', () => {
       const facts = await groupFacts(data.db.pool, plan, {}, last === null || last === undefined ? null : Number(last), 10_000);
       const label = `${JSON.stringify(plan.groupBy)} ${JSON.stringify(plan.filters)} ${JSON.stringify(plan.top ?? plan.order ?? 'all')}`;
       const expected = { groups: t.values.length, total: t.total, hi: t.max, lo: t.min, hiN: t.maxN, loN: t.minN, zeros: t.zeros };
-      const got = { groups: facts.groups, total: facts.total, hi: facts.highest?.value, lo: facts.lowest?.value, hiN: facts.highest?.count, loN: facts.lowest?.count, zeros: facts.zeros };
-      if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push(`${label}: facts ${JSON.stringify(got)}, truth ${JSON.stringify(expected)}`);
+      const got = {
+        groups: facts.groups,
+        total: facts.total,
+        hi: facts.highest?.value,
+        lo: facts.lowest?.value,
+        hiN: facts.highest?.count,
+        loN: facts.lowest?.count,
+        zeros: facts.zeros,
+      };
+      if (JSON.stringify(got) !== JSON.stringify(expected))
+        wrong.push(`${label}: facts ${JSON.stringify(got)}, truth ${JSON.stringify(expected)}`);
       largest = Math.max(largest, facts.groups);
       const { narration } = narratePlan(plan, result, ctx, facts);
       const ascending = plan.top?.order === 'asc';
@@ -100,20 +149,26 @@ describe('the facts of a grouped answer are the facts of all its rows', () => {
       const end = ascending ? t.min : t.max;
       const endN = ascending ? t.minN : t.maxN;
       // the end of the ranking, with its tie said as a tie
-      if (endN > 1 && !narration.includes(`${end.toLocaleString('en-US')}, tied between`)) wrong.push(`${label}: a tie of ${endN} at ${end} not said: ${narration}`);
-      if (endN > 5 && !narration.includes(`and ${(endN - 5).toLocaleString('en-US')} more`)) wrong.push(`${label}: ${endN - 5} more not counted: ${narration}`);
+      if (endN > 1 && !narration.includes(`${end.toLocaleString('en-US')}, tied between`))
+        wrong.push(`${label}: a tie of ${endN} at ${end} not said: ${narration}`);
+      if (endN > 5 && !narration.includes(`and ${(endN - 5).toLocaleString('en-US')} more`))
+        wrong.push(`${label}: ${endN - 5} more not counted: ${narration}`);
       // a "most" does not narrate its bottom; a plain grouping does
       if (ranking && !ascending && /Lowest|Fewest/.test(narration)) wrong.push(`${label}: a ranking narrated its bottom: ${narration}`);
       if (!ranking && t.values.length > 1 && !narration.includes('Lowest')) wrong.push(`${label}: no lowest: ${narration}`);
       // zeros of a "fewest" place axis are said
-      if (ascending && EVERY[plan.groupBy[0]] && t.zeros > 0 && !narration.includes('had none')) wrong.push(`${label}: ${t.zeros} zeros not said: ${narration}`);
+      if (ascending && EVERY[plan.groupBy[0]] && t.zeros > 0 && !narration.includes('had none'))
+        wrong.push(`${label}: ${t.zeros} zeros not said: ${narration}`);
       // a cut that splits a tie says so
       if (plan.top && plan.top.n > 1 && last !== undefined && last !== null) {
         const beyond = t.values.filter((v) => v === Number(last)).length - result.rows.filter((r) => Number(r[1]) === Number(last)).length;
-        if (beyond > 0 && !narration.includes('not shown')) wrong.push(`${label}: the cut splits a tie with ${beyond} more, not said: ${narration}`);
-        if (beyond === 0 && narration.includes('not shown')) wrong.push(`${label}: a tie at the cut said where there is none: ${narration}`);
+        if (beyond > 0 && !narration.includes('not shown'))
+          wrong.push(`${label}: the cut splits a tie with ${beyond} more, not said: ${narration}`);
+        if (beyond === 0 && narration.includes('not shown'))
+          wrong.push(`${label}: a tie at the cut said where there is none: ${narration}`);
       }
-      if (!plan.top && !narration.startsWith(`${t.values.length.toLocaleString('en-US')} `)) wrong.push(`${label}: the number of groups is not ${t.values.length}: ${narration}`);
+      if (!plan.top && !narration.startsWith(`${t.values.length.toLocaleString('en-US')} `))
+        wrong.push(`${label}: the number of groups is not ${t.values.length}: ${narration}`);
       // the inertness check lets every real narration through
       if (inertProblem(narration)) wrong.push(`${label}: a real narration was withheld (${inertProblem(narration)}): ${narration}`);
       checked++;

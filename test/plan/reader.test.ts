@@ -44,10 +44,18 @@ function refused(text: string): Extract<Reading, { ok: false }> {
   return r;
 }
 
-const jsonl = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+const jsonl = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
 
 describe('verified questions', () => {
-  interface Verified { id: string; question: string; paraphrases: string[] }
+  interface Verified {
+    id: string;
+    question: string;
+    paraphrases: string[];
+  }
   const verified: Verified[] = jsonl(fixturePath('knowledge', 'verified-queries.jsonl'));
 
   /** the plan of each verified question type (its main question) */
@@ -61,8 +69,12 @@ describe('verified questions', () => {
     type_per_month_year: [{ measure: count, filters: { types: ['THEFT'], time: Y(2019) }, groupBy: ['month'] }],
     arrest_rate_type_year: [{ measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['NARCOTICS'], time: Y(2015) } }],
     // "which crime types had the highest": plural and no number, so no limit (the compiler orders by the measure)
-    arrest_rate_by_type_year: [{ measure: { kind: 'share', part: { arrest: true } }, filters: { time: Y(2019) }, groupBy: ['type'], order: 'measure' }],
-    top_areas_type_year: [{ measure: count, filters: { types: ['BURGLARY'], time: Y(2020) }, groupBy: ['community_area'], order: 'measure' }],
+    arrest_rate_by_type_year: [
+      { measure: { kind: 'share', part: { arrest: true } }, filters: { time: Y(2019) }, groupBy: ['type'], order: 'measure' },
+    ],
+    top_areas_type_year: [
+      { measure: count, filters: { types: ['BURGLARY'], time: Y(2020) }, groupBy: ['community_area'], order: 'measure' },
+    ],
     top_areas_year: [{ measure: count, filters: { time: Y(2020) }, groupBy: ['community_area'], order: 'measure' }],
     top_districts_type_year: [{ measure: count, filters: { types: ['ROBBERY'], time: Y(2019) }, groupBy: ['district'], order: 'measure' }],
     count_district_year: [{ measure: count, filters: { districts: [11], time: Y(2019) } }],
@@ -79,8 +91,13 @@ describe('verified questions', () => {
     night_type_year: [{ measure: count, filters: { types: ['ROBBERY'], time: Y(2019), night: true } }, ['night']],
     violent_year: [{ measure: count, filters: { category: 'violent', time: Y(2019) } }, ['violent_crime']],
     weekend_type_year: [{ measure: count, filters: { types: ['THEFT'], time: Y(2019), weekend: true } }, ['weekend']],
-    avg_per_block_type_year: [{ measure: { kind: 'average_per', per: 'block' }, filters: { types: ['BURGLARY'], time: Y(2019) } }, ['per_block_average']],
-    median_per_block_type_year: [{ measure: { kind: 'percentile_per', per: 'block', p: 0.5 }, filters: { types: ['THEFT'], time: Y(2019) } }],
+    avg_per_block_type_year: [
+      { measure: { kind: 'average_per', per: 'block' }, filters: { types: ['BURGLARY'], time: Y(2019) } },
+      ['per_block_average'],
+    ],
+    median_per_block_type_year: [
+      { measure: { kind: 'percentile_per', per: 'block', p: 0.5 }, filters: { types: ['THEFT'], time: Y(2019) } },
+    ],
     calendar_day_year: [{ measure: count, filters: { time: Y(2019) }, groupBy: ['date'], top: { n: 1, order: 'desc' } }, ['calendar_day']],
     location_type_year: [{ measure: count, filters: { types: ['THEFT'], locations: ['STREET'], time: Y(2019) } }],
     top_blocks_type: [{ measure: count, filters: { types: ['BURGLARY'] }, groupBy: ['block'], order: 'measure' }],
@@ -189,7 +206,10 @@ describe('chat-style questions', () => {
     ['thefts in OHARE in 2019', { measure: count, filters: { types: ['THEFT'], areas: [76], time: Y(2019) } }],
     ['how many crimes at ohare', { measure: count, filters: { areas: [76] } }],
     ['burglaries in lincoln park or lake view', { measure: count, filters: { types: ['BURGLARY'], areas: [6, 7] } }],
-    ['burglaries in lincoln park and lake view', { measure: count, filters: { types: ['BURGLARY'], areas: [6, 7] }, groupBy: ['community_area'] }],
+    [
+      'burglaries in lincoln park and lake view',
+      { measure: count, filters: { types: ['BURGLARY'], areas: [6, 7] }, groupBy: ['community_area'] },
+    ],
     ['how many thefts in the 11th district', { measure: count, filters: { types: ['THEFT'], districts: [11] } }],
     ['robberies in police district 7 last year', { measure: count, filters: { types: ['ROBBERY'], districts: [7], time: Y(2024) } }],
     ['how many crimes in the 28th ward', { measure: count, filters: { wards: [28] } }],
@@ -216,7 +236,10 @@ describe('chat-style questions', () => {
     ['how many robberies overnight', { measure: count, filters: { types: ['ROBBERY'], night: true } }, ['night']],
     // flags and locations
     ['thefts that led to an arrest', { measure: count, filters: { types: ['THEFT'], arrest: true } }],
-    ['how many thefts in 2019 did not result in an arrest', { measure: count, filters: { types: ['THEFT'], arrest: false, time: Y(2019) } }],
+    [
+      'how many thefts in 2019 did not result in an arrest',
+      { measure: count, filters: { types: ['THEFT'], arrest: false, time: Y(2019) } },
+    ],
     ['thefts without an arrest in 2019', { measure: count, filters: { types: ['THEFT'], arrest: false, time: Y(2019) } }],
     ['drug arrests in 2019', { measure: count, filters: { types: ['NARCOTICS'], arrest: true, time: Y(2019) } }],
     ['non-domestic batteries', { measure: count, filters: { types: ['BATTERY'], domestic: false } }],
@@ -229,26 +252,53 @@ describe('chat-style questions', () => {
     ['average thefts per community area', { measure: { kind: 'average_per', per: 'community_area' }, filters: { types: ['THEFT'] } }],
     ['median daily count of thefts', { measure: { kind: 'percentile_per', per: 'day', p: 0.5 }, filters: { types: ['THEFT'] } }],
     ['90th percentile of daily robberies', { measure: { kind: 'percentile_per', per: 'day', p: 0.9 }, filters: { types: ['ROBBERY'] } }],
-    ['how many different blocks had burglaries in 2019', { measure: { kind: 'distinct', of: 'block' }, filters: { types: ['BURGLARY'], time: Y(2019) } }],
+    [
+      'how many different blocks had burglaries in 2019',
+      { measure: { kind: 'distinct', of: 'block' }, filters: { types: ['BURGLARY'], time: Y(2019) } },
+    ],
     ['how many beats had homicides', { measure: { kind: 'distinct', of: 'beat' }, filters: { types: ['HOMICIDE'] } }],
     // rankings and groupings
-    ['which 3 districts had the fewest thefts', { measure: count, filters: { types: ['THEFT'] }, groupBy: ['district'], top: { n: 3, order: 'asc' } }],
-    ['which district had the most thefts in 2019', { measure: count, filters: { types: ['THEFT'], time: Y(2019) }, groupBy: ['district'], top: { n: 1, order: 'desc' } }],
+    [
+      'which 3 districts had the fewest thefts',
+      { measure: count, filters: { types: ['THEFT'] }, groupBy: ['district'], top: { n: 3, order: 'asc' } },
+    ],
+    [
+      'which district had the most thefts in 2019',
+      { measure: count, filters: { types: ['THEFT'], time: Y(2019) }, groupBy: ['district'], top: { n: 1, order: 'desc' } },
+    ],
     ['what is the safest neighborhood', { measure: count, groupBy: ['community_area'], top: { n: 1, order: 'asc' } }],
     ['5 most dangerous blocks in 2020', { measure: count, filters: { time: Y(2020) }, groupBy: ['block'], top: { n: 5, order: 'desc' } }],
     ['most common crime types in 2019', { measure: count, filters: { time: Y(2019) }, groupBy: ['type'], order: 'measure' }],
-    ['what was the most common crime in 2019', { measure: count, filters: { time: Y(2019) }, groupBy: ['type'], top: { n: 1, order: 'desc' } }],
-    ['thefts by month and district in 2019', { measure: count, filters: { types: ['THEFT'], time: Y(2019) }, groupBy: ['month', 'district'] }],
+    [
+      'what was the most common crime in 2019',
+      { measure: count, filters: { time: Y(2019) }, groupBy: ['type'], top: { n: 1, order: 'desc' } },
+    ],
+    [
+      'thefts by month and district in 2019',
+      { measure: count, filters: { types: ['THEFT'], time: Y(2019) }, groupBy: ['month', 'district'] },
+    ],
     ['crimes in each community area', { measure: count, groupBy: ['community_area'] }],
-    ['which month has the most burglaries', { measure: count, filters: { types: ['BURGLARY'] }, groupBy: ['month_of_year'], top: { n: 1, order: 'desc' } }],
+    [
+      'which month has the most burglaries',
+      { measure: count, filters: { types: ['BURGLARY'] }, groupBy: ['month_of_year'], top: { n: 1, order: 'desc' } },
+    ],
     // comparisons
     ['compare 2019 with 2018', { measure: count, filters: { time: Y(2019) }, compareWith: Y(2018) }],
     ['thefts 2019 vs 2018', { measure: count, filters: { types: ['THEFT'], time: Y(2019) }, compareWith: Y(2018) }],
-    ['thefts this year compared to last year', { measure: count, filters: { types: ['THEFT'], time: R('2025-01-01', '2025-07-01') }, compareWith: Y(2024) }],
-    ['compare thefts in austin and englewood', { measure: count, filters: { types: ['THEFT'], areas: [25, 68] }, groupBy: ['community_area'] }],
+    [
+      'thefts this year compared to last year',
+      { measure: count, filters: { types: ['THEFT'], time: R('2025-01-01', '2025-07-01') }, compareWith: Y(2024) },
+    ],
+    [
+      'compare thefts in austin and englewood',
+      { measure: count, filters: { types: ['THEFT'], areas: [25, 68] }, groupBy: ['community_area'] },
+    ],
     ['thefts vs burglaries in 2019', { measure: count, filters: { types: ['THEFT', 'BURGLARY'], time: Y(2019) }, groupBy: ['type'] }],
     // lists: each of them side by side with "and", one total with "or"
-    ['how many thefts and burglaries in 2019', { measure: count, filters: { types: ['THEFT', 'BURGLARY'], time: Y(2019) }, groupBy: ['type'] }],
+    [
+      'how many thefts and burglaries in 2019',
+      { measure: count, filters: { types: ['THEFT', 'BURGLARY'], time: Y(2019) }, groupBy: ['type'] },
+    ],
     ['thefts or burglaries in 2019', { measure: count, filters: { types: ['THEFT', 'BURGLARY'], time: Y(2019) } }],
     ['crimes in districts 11 and 12', { measure: count, filters: { districts: [11, 12] }, groupBy: ['district'] }],
     // categories
@@ -307,7 +357,15 @@ describe('refusals', () => {
   }
 
   it('refuses what is not a question about the data', () => {
-    for (const text of ['hi', 'what can you do?', 'how many?', 'Who is the alderman of ward 28?', 'How many people live in Englewood?', 'what are we talking about']) refused(text);
+    for (const text of [
+      'hi',
+      'what can you do?',
+      'how many?',
+      'Who is the alderman of ward 28?',
+      'How many people live in Englewood?',
+      'what are we talking about',
+    ])
+      refused(text);
     const file = fixturePath('benchmarks', 'out-of-domain.jsonl');
     if (existsSync(file)) for (const d of jsonl(file) as { text: string }[]) refused(d.text);
   });
@@ -368,7 +426,9 @@ describe('follow-ups', () => {
     expect(bare(follow('bottom 3', ranked).plan)).toEqual(bare({ ...plan, top: { n: 3, order: 'asc' } }));
     expect(bare(follow('by district instead', ranked).plan)).toEqual(bare({ ...plan, groupBy: ['district'] }));
     expect(bare(follow('also by year', ranked).plan)).toEqual(bare({ ...plan, groupBy: ['block', 'year'] }));
-    expect(bare(follow('average per block instead', ranked).plan)).toEqual(bare({ ...plan, groupBy: [], measure: { kind: 'average_per', per: 'block' } }));
+    expect(bare(follow('average per block instead', ranked).plan)).toEqual(
+      bare({ ...plan, groupBy: [], measure: { kind: 'average_per', per: 'block' } }),
+    );
   });
 
   it('refuses an edit it cannot place', () => {
@@ -378,8 +438,18 @@ describe('follow-ups', () => {
   });
 
   it('reads a question that stands alone as a new question', () => {
-    for (const text of ['how many burglaries in 2020', 'which districts had the most thefts in 2019', 'what is the arrest rate for robberies', 'number of homicides each year', 'why?',
-      'Compare assaults in 2019 and 2020', 'Top 5 crime types in 2018', 'Arrest rate by district in 2021', 'Crimes by day of week for 2023', 'thefts in 2020']) {
+    for (const text of [
+      'how many burglaries in 2020',
+      'which districts had the most thefts in 2019',
+      'what is the arrest rate for robberies',
+      'number of homicides each year',
+      'why?',
+      'Compare assaults in 2019 and 2020',
+      'Top 5 crime types in 2018',
+      'Arrest rate by district in 2021',
+      'Crimes by day of week for 2023',
+      'thefts in 2020',
+    ]) {
       const r = readInThread(text, last, ctx);
       expect(r.edit, text).toBe(false);
       expect(JSON.stringify(r), text).toBe(JSON.stringify({ ...readQuestion(text, ctx), edit: false, edits: [] }));
@@ -389,7 +459,9 @@ describe('follow-ups', () => {
 
 describe('benchmark coverage', () => {
   it('reads at least 80% of the easy and medium crime-100 questions', () => {
-    const rows = (jsonl(fixturePath('benchmarks', 'crime-100.jsonl')) as { id: string; tier: string; question: string }[]).filter((r) => r.tier !== 'hard');
+    const rows = (jsonl(fixturePath('benchmarks', 'crime-100.jsonl')) as { id: string; tier: string; question: string }[]).filter(
+      (r) => r.tier !== 'hard',
+    );
     const refusedIds = rows.filter((r) => !readQuestion(r.question, ctx).ok).map((r) => r.id);
     const read = rows.length - refusedIds.length;
     console.log(`crime-100 easy+medium read offline: ${read}/${rows.length} (refused: ${refusedIds.join(', ') || 'none'})`);

@@ -57,7 +57,15 @@ describe('rollups answer exactly as crimes', () => {
       expect(got.fast, `plan ${i}: ${JSON.stringify(p.plan)} ${JSON.stringify(p.choices)}\n${got.sql}`).toEqual(got.raw);
     }
     // every rollup is exercised, each by many plans
-    expect([...used.keys()].sort()).toEqual(['crimes_by_block', 'crimes_by_day', 'crimes_by_month_hour', 'crimes_by_month_location', 'crimes_by_year_beat', 'crimes_by_year_hour_place', 'crimes_by_year_place']);
+    expect([...used.keys()].sort()).toEqual([
+      'crimes_by_block',
+      'crimes_by_day',
+      'crimes_by_month_hour',
+      'crimes_by_month_location',
+      'crimes_by_year_beat',
+      'crimes_by_year_hour_place',
+      'crimes_by_year_place',
+    ]);
     for (const [, n] of used) expect(n).toBeGreaterThan(10);
   });
 });

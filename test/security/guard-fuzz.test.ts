@@ -22,7 +22,10 @@ const COUNT = 4_000;
 const { entries } = loadCorpus();
 /** statements the guard must refuse; malformed ones (parse_error, empty) are no attack to rewrite */
 const BASES = entries.filter((h) => h.reason && h.reason !== 'parse_error' && h.reason !== 'empty').map((h) => h.sql);
-const GOLD = readFileSync('fixtures/benchmarks/crime-100.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; sql: string });
+const GOLD = readFileSync('fixtures/benchmarks/crime-100.jsonl', 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as { id: string; sql: string });
 
 describe('SQL guard under mutation', () => {
   it(`no rewrite of a refused statement is accepted (${COUNT} mutants, seed ${SEED})`, async () => {
@@ -65,10 +68,17 @@ describe('SQL guard under mutation', () => {
     const tablesOf = new Map<string, string[]>();
     for (const g of GOLD) tablesOf.set(g.sql, ((await checkSql(g.sql)) as { tables: string[] }).tables);
     const changed: string[] = [];
-    for (const m of await mutants(GOLD.map((g) => g.sql), 1_000, SEED, RESPELLINGS)) {
+    for (const m of await mutants(
+      GOLD.map((g) => g.sql),
+      1_000,
+      SEED,
+      RESPELLINGS,
+    )) {
       const verdict = await checkSql(m.sql);
       if (!verdict.ok || verdict.tables.join() !== tablesOf.get(m.base)!.join()) {
-        changed.push(`${m.steps.join(' + ')}: ${verdict.ok ? verdict.tables.join() : verdict.message}\n  from: ${m.base}\n  to:   ${m.sql}`);
+        changed.push(
+          `${m.steps.join(' + ')}: ${verdict.ok ? verdict.tables.join() : verdict.message}\n  from: ${m.base}\n  to:   ${m.sql}`,
+        );
       }
     }
     expect(changed).toEqual([]);
@@ -84,7 +94,9 @@ describe("the guard's column rule", () => {
     await client.connect();
     try {
       const { rows } = await client.query<{ proname: string }>(
-        `SELECT DISTINCT proname FROM pg_proc WHERE proname = ANY($1) AND pronargs >= 1 ORDER BY 1`, [[...sqlAllowList().columns]]);
+        `SELECT DISTINCT proname FROM pg_proc WHERE proname = ANY($1) AND pronargs >= 1 ORDER BY 1`,
+        [[...sqlAllowList().columns]],
+      );
       expect(rows.map((r) => r.proname)).toEqual(['date', 'name']);
     } finally {
       await client.end();

@@ -64,14 +64,26 @@ const logger = createMemoryLogger();
 /** the last failure the SQL agent logged */
 const deskWith = (deps: Partial<ConstructorParameters<typeof DataDesk>[0]>) =>
   new DataDesk({
-    readPool: db.pool, writePool: db.pool, logger,
+    readPool: db.pool,
+    writePool: db.pool,
+    logger,
     memory: new ThreadMemory(createKeyv<ThreadState>('memory', 'thread'), 3_600_000),
-    statementTimeoutMs: TIMEOUT_MS, displayRows: 20, glossaryDefaults: {}, ...deps,
+    statementTimeoutMs: TIMEOUT_MS,
+    displayRows: 20,
+    glossaryDefaults: {},
+    ...deps,
   });
 
 const sqlReply = (sql: string) => ({ content: JSON.stringify({ sql }) });
 /** the scripted model, without the client's requests-per-minute budget (hundreds of calls a minute here) */
-const model = () => createLlmClient({ baseUrl: llm.baseUrl, apiKey: 'k', model: 'fake-sql', maxRetries: 0, limits: { requestsPerMinute: 1e9, tokensPerMinute: 1e12 } });
+const model = () =>
+  createLlmClient({
+    baseUrl: llm.baseUrl,
+    apiKey: 'k',
+    model: 'fake-sql',
+    maxRetries: 0,
+    limits: { requestsPerMinute: 1e9, tokensPerMinute: 1e12 },
+  });
 let thread = 0;
 const ask = (d: DataDesk = desk) => d.answer({ platform: 'cli', threadId: `hostile-${thread++}`, text: QUESTION });
 const ran = (log: string[], sql: string) => log.some((q) => q.includes(sql.trim().replace(/;+\s*$/, '')));
@@ -97,12 +109,20 @@ beforeAll(async () => {
   await db.pool.query(`ALTER ROLE ${reader.role} SET temp_file_limit = '${TEMP_FILE_LIMIT}'`);
   const tag = randomBytes(6).toString('hex');
   secrets = [`CANARY-audit-${tag}`, `CANARY-thread-${tag}`, `CANARY-conversation-${tag}`, `CANARY-digest-${tag}`];
-  await db.pool.query(`INSERT INTO datadesk_app.audit_log (platform, question, route, status) VALUES ('slack', $1, 'sql', 'result')`, [secrets[0]]);
-  await db.pool.query(`INSERT INTO datadesk_app.keyv_store (key, value) VALUES ('thread:canary', $1)`, [JSON.stringify({ value: secrets[1] })]);
+  await db.pool.query(`INSERT INTO datadesk_app.audit_log (platform, question, route, status) VALUES ('slack', $1, 'sql', 'result')`, [
+    secrets[0],
+  ]);
+  await db.pool.query(`INSERT INTO datadesk_app.keyv_store (key, value) VALUES ('thread:canary', $1)`, [
+    JSON.stringify({ value: secrets[1] }),
+  ]);
   await db.pool.query(`INSERT INTO datadesk_app.conversation_references (conversation_id, reference) VALUES ($1, '{}')`, [secrets[2]]);
-  await db.pool.query(`INSERT INTO datadesk_app.digest_subscriptions (platform, channel, cron, timezone, kind, topic) VALUES ('slack', 'C1', '0 9 * * 1', 'UTC', 'question', $1)`, [secrets[3]]);
+  await db.pool.query(
+    `INSERT INTO datadesk_app.digest_subscriptions (platform, channel, cron, timezone, kind, topic) VALUES ('slack', 'C1', '0 9 * * 1', 'UTC', 'question', $1)`,
+    [secrets[3]],
+  );
   const system = await db.pool.query<{ password: string; version: string; directory: string }>(
-    `SELECT (SELECT password FROM datadesk_app.reader_login LIMIT 1) AS password, version() AS version, current_setting('data_directory') AS directory`);
+    `SELECT (SELECT password FROM datadesk_app.reader_login LIMIT 1) AS password, version() AS version, current_setting('data_directory') AS directory`,
+  );
   secrets.push(system.rows[0].password, system.rows[0].version, system.rows[0].directory, 'SCRAM-SHA-256$');
   recordStatements(db.pool, sent.app);
   recordStatements(reader.pool, sent.reader);
@@ -121,10 +141,25 @@ beforeEach(() => {
 
 describe('a hostile model, through the whole desk', () => {
   it('the corpus covers every attack class, and the data the checks compare is there', async () => {
-    expect([...REFUSED.keys()]).toEqual(expect.arrayContaining([
-      'sql_text_function', 'set_config', 'cte_shadowing', 'functional_notation', 'alias_function', 'quoted_qualified_name', 'server_info',
-      'app_table', 'large_object', 'server_file', 'cast', 'construct', 'statement', 'operator', 'fuzz_regression',
-    ]));
+    expect([...REFUSED.keys()]).toEqual(
+      expect.arrayContaining([
+        'sql_text_function',
+        'set_config',
+        'cte_shadowing',
+        'functional_notation',
+        'alias_function',
+        'quoted_qualified_name',
+        'server_info',
+        'app_table',
+        'large_object',
+        'server_file',
+        'cast',
+        'construct',
+        'statement',
+        'operator',
+        'fuzz_regression',
+      ]),
+    );
     expect(new Set(BOMBS.map((b) => b.limit))).toEqual(new Set(['timeout', 'bytes', 'temp']));
     const before = await state();
     expect(before.data).toEqual([expect.objectContaining({ crimes: 2_000 })]);
@@ -147,10 +182,15 @@ describe('a hostile model, through the whole desk', () => {
         expect(answer.kind, h.sql).toBe('error');
         if (answer.kind !== 'error' || verdict.ok) throw new Error(`not refused: ${h.sql}`);
         // the guard's own sentence reaches the user, after the model was asked three times with it
-        expect(answer.message, h.sql).toBe(`I could not write a valid query for this after 3 attempts. The last problem: ${verdict.message} Try rephrasing, or ask for something narrower.`);
+        expect(answer.message, h.sql).toBe(
+          `I could not write a valid query for this after 3 attempts. The last problem: ${verdict.message} Try rephrasing, or ask for something narrower.`,
+        );
         expect(llm.requests, h.sql).toHaveLength(3);
         expect(llm.requests[2].messages[1].content, h.sql).toContain(`Error: ${verdict.message}`);
-        expect(answer.trace.map((t) => t.node), h.sql).not.toContain('run');
+        expect(
+          answer.trace.map((t) => t.node),
+          h.sql,
+        ).not.toContain('run');
         expectNoSecrets(answer);
       }
       // not even EXPLAIN: the statement reached neither login
@@ -166,42 +206,60 @@ describe('a hostile model, through the whole desk', () => {
     },
   );
 
-  it.each(BOMBS.map((b) => [b.limit!, b.sql] as const))('a %s bomb the guard accepts is stopped by the limits, in time: %s', async (limit, sql) => {
-    expect(await checkSql(sql)).toMatchObject({ ok: true });
-    const before = await state();
-    // the model insists: the same SQL at each attempt
-    llm.script.push(sqlReply(sql), sqlReply(sql), sqlReply(sql));
-    const started = performance.now();
-    const answer = await ask();
-    llm.script.length = 0;
-    const elapsed = performance.now() - started;
-    expect(answer.kind).toBe('error');
-    if (answer.kind !== 'error') return;
-    if (answer.message.includes('The query is too big to run: ')) {
-      // refused from its EXPLAIN before it ran (plan-budget.ts): the wall in front of the timeout
-      expect(answer.message).toMatch(/^I could not write a valid query for this after 3 attempts\. The last problem: The query is too big to run: /);
-    } else if (limit === 'timeout') {
-      expect(answer.message).toBe('The query took longer than 1.0 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.');
-    } else if (limit === 'bytes') {
-      expect(answer.message).toMatch(/^The query's result is too big \(more than 1 MB\) and was stopped\. Narrow the question/);
-    } else {
-      // stopped by temp_file_limit, said as too big like the byte cap; on a busy machine the statement timeout can come
-      // first (the bomb writes its 8 MB more slowly), and that stops it in time just as well
-      expect(answer.message).toMatch(/^The query's result is too big \(temporary file size exceeds temp_file_limit \(8192kB\)\) and was stopped\. Narrow the question|^The query took longer than 1\.0 s and was stopped/);
-    }
-    // statement timeout + the watchdog's grace + room for a busy two-core machine
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000 + 2_000);
-    // it really ran (unless its plan was refused first), on the reader login only
-    expect(ran(sent.reader, resultStatement(sql, 1_000))).toBe(!answer.message.includes('The query is too big to run: '));
-    expect(ran(sent.app, sql)).toBe(false);
-    // and it is not running any more: the server stopped it, or the backend saw its client go
-    await expect.poll(async () => (await db.pool.query(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query LIKE '%) AS answer%'`, [reader.role])).rows[0].n,
-    { timeout: 5_000, interval: 100 }).toBe(0);
-    expect(await state()).toEqual(before);
-    // the reader pool still answers afterwards
-    expect((await reader.pool.query('SELECT count(*)::int AS n FROM crimes')).rows[0].n).toBe(2_000);
-  });
+  it.each(BOMBS.map((b) => [b.limit!, b.sql] as const))(
+    'a %s bomb the guard accepts is stopped by the limits, in time: %s',
+    async (limit, sql) => {
+      expect(await checkSql(sql)).toMatchObject({ ok: true });
+      const before = await state();
+      // the model insists: the same SQL at each attempt
+      llm.script.push(sqlReply(sql), sqlReply(sql), sqlReply(sql));
+      const started = performance.now();
+      const answer = await ask();
+      llm.script.length = 0;
+      const elapsed = performance.now() - started;
+      expect(answer.kind).toBe('error');
+      if (answer.kind !== 'error') return;
+      if (answer.message.includes('The query is too big to run: ')) {
+        // refused from its EXPLAIN before it ran (plan-budget.ts): the wall in front of the timeout
+        expect(answer.message).toMatch(
+          /^I could not write a valid query for this after 3 attempts\. The last problem: The query is too big to run: /,
+        );
+      } else if (limit === 'timeout') {
+        expect(answer.message).toBe(
+          'The query took longer than 1.0 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.',
+        );
+      } else if (limit === 'bytes') {
+        expect(answer.message).toMatch(/^The query's result is too big \(more than 1 MB\) and was stopped\. Narrow the question/);
+      } else {
+        // stopped by temp_file_limit, said as too big like the byte cap; on a busy machine the statement timeout can come
+        // first (the bomb writes its 8 MB more slowly), and that stops it in time just as well
+        expect(answer.message).toMatch(
+          /^The query's result is too big \(temporary file size exceeds temp_file_limit \(8192kB\)\) and was stopped\. Narrow the question|^The query took longer than 1\.0 s and was stopped/,
+        );
+      }
+      // statement timeout + the watchdog's grace + room for a busy two-core machine
+      expect(elapsed).toBeLessThan(TIMEOUT_MS + 2_000 + 2_000);
+      // it really ran (unless its plan was refused first), on the reader login only
+      expect(ran(sent.reader, resultStatement(sql, 1_000))).toBe(!answer.message.includes('The query is too big to run: '));
+      expect(ran(sent.app, sql)).toBe(false);
+      // and it is not running any more: the server stopped it, or the backend saw its client go
+      await expect
+        .poll(
+          async () =>
+            (
+              await db.pool.query(
+                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND query LIKE '%) AS answer%'`,
+                [reader.role],
+              )
+            ).rows[0].n,
+          { timeout: 5_000, interval: 100 },
+        )
+        .toBe(0);
+      expect(await state()).toEqual(before);
+      // the reader pool still answers afterwards
+      expect((await reader.pool.query('SELECT count(*)::int AS n FROM crimes')).rows[0].n).toBe(2_000);
+    },
+  );
 
   // temp_file_limit raises SQLSTATE 53400: the user reads "too big, narrow it", and nothing is logged as a crash
   it('a query stopped by temp_file_limit is reported as too big, like the byte cap', async () => {
@@ -223,7 +281,8 @@ describe('a hostile model, through the whole desk', () => {
     const who = await reader.pool.query(
       `SELECT current_user AS "current", session_user AS "session", r.rolsuper AS superuser, r.rolinherit AS inherit,
               (SELECT count(*)::int FROM pg_auth_members m WHERE m.member = r.oid) AS memberships
-       FROM pg_roles r WHERE r.rolname = current_user`);
+       FROM pg_roles r WHERE r.rolname = current_user`,
+    );
     expect(who.rows[0]).toEqual({ current: reader.role, session: reader.role, superuser: false, inherit: false, memberships: 0 });
   });
 });
@@ -235,11 +294,16 @@ describe('without a reader login', () => {
     llm.script.push(sqlReply(sql));
     const sentBefore = sent.app.length;
     const refused = await ask(withLlm);
-    expect(refused).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/^I cannot run a query written by the language model here: /) });
+    expect(refused).toMatchObject({
+      kind: 'refusal',
+      reason: expect.stringMatching(/^I cannot run a query written by the language model here: /),
+    });
     expect(ran(sent.app.slice(sentBefore), sql)).toBe(false);
 
     // SQL our own code writes (a verified query) still runs, on the app login in a READ ONLY transaction
-    const thefts = (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
+    const thefts = (
+      await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)
+    ).rows[0].n;
     const offline = deskWith({});
     const verified = await offline.answer({ platform: 'cli', threadId: 'verified', text: 'How many thefts were reported in 2019?' });
     expect(verified.kind).toBe('result');

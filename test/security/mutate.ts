@@ -63,12 +63,14 @@ function isCallName(list: Token[], i: number): boolean {
   const before = list[i - 1];
   if (list[i + 1]?.text !== '(' || before?.text === '.') return false;
   // `AS t(a int)`, `(VALUES …) v(x)`, `CREATE TABLE t (…)`: a name with a column list, not a call
-  if (before && (isBareIdent(before) || /^(as|\)|table|on|index|into|view|function|procedure|trigger|extension)$/i.test(before.text))) return false;
+  if (before && (isBareIdent(before) || /^(as|\)|table|on|index|into|view|function|procedure|trigger|extension)$/i.test(before.text)))
+    return false;
   return isBareIdent(t) || (t.keywordKind > 0 && KEYWORD_FUNCTIONS.has(t.text.toLowerCase()));
 }
 
 /** A call in FROM is a range, not a value: (x).f or CASE … END have no place there. */
-const inFrom = (list: Token[], i: number) => /^(from|join|lateral|,)$/i.test(list[i - 1]?.text ?? '') && list[i - 1]?.text !== ',' || isRangeAfterComma(list, i);
+const inFrom = (list: Token[], i: number) =>
+  (/^(from|join|lateral|,)$/i.test(list[i - 1]?.text ?? '') && list[i - 1]?.text !== ',') || isRangeAfterComma(list, i);
 
 /**
  * Walking back from `j`, the first word at the same bracket depth that
@@ -137,9 +139,12 @@ const isPlainString = (t: Token) => t.tokenName === 'SCONST' && t.text.startsWit
 
 function mixCase(rng: Rng, word: string): string {
   switch (Math.floor(rng() * 3)) {
-    case 0: return word.toUpperCase();
-    case 1: return word.toLowerCase();
-    default: return [...word].map((c) => (rng() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
+    case 0:
+      return word.toUpperCase();
+    case 1:
+      return word.toLowerCase();
+    default:
+      return [...word].map((c) => (rng() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
   }
 }
 
@@ -153,7 +158,8 @@ function respell(rng: Rng, value: string): string {
     () => (value.includes('$$') ? undefined : `$$${value}$$`),
     () => (value.includes('$q$') ? undefined : `$q$${value}$q$`),
     // U& with every letter as a \XXXX escape
-    () => `U&'${[...value].map((c) => (/[a-z]/i.test(c) ? `\\${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c === '\\' ? '\\\\' : c === "'" ? "''" : c)).join('')}'`,
+    () =>
+      `U&'${[...value].map((c) => (/[a-z]/i.test(c) ? `\\${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c === '\\' ? '\\\\' : c === "'" ? "''" : c)).join('')}'`,
     // adjacent literals separated by a newline are one constant
     () => {
       if (value.length < 2) return undefined;
@@ -260,7 +266,10 @@ export const MUTATORS: Record<string, Mutator> = {
   async case(sql, rng) {
     const t = await tokens(sql);
     if (!t) return undefined;
-    return join(t.list.map((x) => ((isKeyword(x) || isBareIdent(x)) && rng() < 0.7 ? { ...x, text: mixCase(rng, x.text) } : x)), t.tail);
+    return join(
+      t.list.map((x) => ((isKeyword(x) || isBareIdent(x)) && rng() < 0.7 ? { ...x, text: mixCase(rng, x.text) } : x)),
+      t.tail,
+    );
   },
 
   /** bare identifiers as quoted identifiers ("name", its folded spelling, so the same name) */
@@ -272,7 +281,10 @@ export const MUTATORS: Record<string, Mutator> = {
       if (!isBareIdent(x) || rng() < 0.3) return x;
       changed = true;
       const name = x.text.toLowerCase();
-      return { ...x, text: rng() < 0.2 ? `U&"${[...name].map((c) => `\\${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"` : `"${name}"` };
+      return {
+        ...x,
+        text: rng() < 0.2 ? `U&"${[...name].map((c) => `\\${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"` : `"${name}"`,
+      };
     });
     return changed ? join(list, t.tail) : undefined;
   },
@@ -287,7 +299,8 @@ export const MUTATORS: Record<string, Mutator> = {
       const call = isCallName(t.list, i);
       if ((!call && !isRelationName(t.list, i, ctes)) || rng() < 0.3) return x;
       changed = true;
-      const schema = call ? pick(rng, ['pg_catalog.', 'PG_CATALOG.', '"pg_catalog".', 'pg_catalog . ', 'Pg_Catalog.'])
+      const schema = call
+        ? pick(rng, ['pg_catalog.', 'PG_CATALOG.', '"pg_catalog".', 'pg_catalog . ', 'Pg_Catalog.'])
         : pick(rng, ['public.', '"public".', 'PUBLIC.', 'public . ']);
       return { ...x, text: schema + x.text };
     });
@@ -337,7 +350,11 @@ export const MUTATORS: Record<string, Mutator> = {
       `(SELECT g0.${fn} FROM unnest(ARRAY[${arg}]) WITH ORDINALITY g0)`,
       `(SELECT (SELECT g0.${fn} FROM unnest(ARRAY[${arg}]) g0) FROM (SELECT 1 AS ${fn}) g0)`,
     ];
-    const replaced = [...t.list.slice(0, name), { ...t.list[name], text: pick(rng, forms), gap: t.list[name].gap || ' ' }, ...t.list.slice(close + 1)];
+    const replaced = [
+      ...t.list.slice(0, name),
+      { ...t.list[name], text: pick(rng, forms), gap: t.list[name].gap || ' ' },
+      ...t.list.slice(close + 1),
+    ];
     return join(replaced, t.tail);
   },
 
@@ -351,7 +368,10 @@ export const MUTATORS: Record<string, Mutator> = {
     // keep a schema qualifier with its name
     const start = t.list[from - 1]?.text === '.' && from >= 2 ? from - 2 : from;
     const wrapped = pick(rng, EXPRESSION_NESTINGS)(text(t.list, start, to));
-    return join([...t.list.slice(0, start), { ...t.list[start], text: wrapped, gap: t.list[start].gap || ' ' }, ...t.list.slice(to + 1)], t.tail);
+    return join(
+      [...t.list.slice(0, start), { ...t.list[start], text: wrapped, gap: t.list[start].gap || ' ' }, ...t.list.slice(to + 1)],
+      t.tail,
+    );
   },
 
   /** the whole statement moved into a bigger query */

@@ -22,22 +22,40 @@ afterAll(async () => {
 
 /** A slow query (pairs of later crimes counted per crime) behind one token, a quick one behind another. */
 const SLOW = 'SELECT a.id, (SELECT count(*) FROM crimes b, crimes c WHERE b.id > a.id AND c.id > b.id) AS later FROM crimes a';
-const answerOf = (sql: string) => makeAnswer({
-  kind: 'result', route: 'sql', trace: [], headline: 'Rows', narration: 'Rows', sql: [sql], assumptions: [], notes: [],
-  table: { columns: ['x'], rows: [[1]], rowCount: 1, truncated: false },
-});
+const answerOf = (sql: string) =>
+  makeAnswer({
+    kind: 'result',
+    route: 'sql',
+    trace: [],
+    headline: 'Rows',
+    narration: 'Rows',
+    sql: [sql],
+    assumptions: [],
+    notes: [],
+    table: { columns: ['x'], rows: [[1]], rowCount: 1, truncated: false },
+  });
 const TOKENS: Record<string, string> = { ['a'.repeat(32)]: SLOW, ['b'.repeat(32)]: 'SELECT id FROM crimes ORDER BY id LIMIT 5' };
-const deliveries = { byExportToken: async (t: string) => (TOKENS[t] ? { answer: answerOf(TOKENS[t]) } : undefined) } as unknown as Deliveries;
+const deliveries = {
+  byExportToken: async (t: string) => (TOKENS[t] ? { answer: answerOf(TOKENS[t]) } : undefined),
+} as unknown as Deliveries;
 
 async function serve(gate = new ExportGate({ total: 1, perUser: 1 }), perMinute = 100) {
   const logger = createMemoryLogger();
-  const route = exportRoutes(deliveries, { pool: data.db.reader!.pool, rowLimit: 1_000, statementTimeoutMs: 30_000, gate }, logger, { hosts: ['127.0.0.1', 'datadesk.example.com'], perMinute });
+  const route = exportRoutes(deliveries, { pool: data.db.reader!.pool, rowLimit: 1_000, statementTimeoutMs: 30_000, gate }, logger, {
+    hosts: ['127.0.0.1', 'datadesk.example.com'],
+    perMinute,
+  });
   const server = await startHttpServer('127.0.0.1', 0, [route], logger);
   servers.push(server);
   return server;
 }
 
-const running = async () => (await data.db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%b.id > a.id%' AND pid <> pg_backend_pid()`)).rows[0].n;
+const running = async () =>
+  (
+    await data.db.pool.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%b.id > a.id%' AND pid <> pg_backend_pid()`,
+    )
+  ).rows[0].n;
 
 describe('export links', () => {
   it('answer only under the names of this deployment, and a few times a minute per address', async () => {
@@ -46,10 +64,12 @@ describe('export links', () => {
     // fetch will not send another Host: node:http does, as a DNS-rebound page's request would arrive
     const rebound = await new Promise<number>((resolve, reject) => {
       const u = new URL(quick);
-      http.get({ host: u.hostname, port: u.port, path: u.pathname, headers: { host: 'evil.example' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      }).on('error', reject);
+      http
+        .get({ host: u.hostname, port: u.port, path: u.pathname, headers: { host: 'evil.example' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+        .on('error', reject);
     });
     expect(rebound).toBe(403);
     const ok = await fetch(quick);

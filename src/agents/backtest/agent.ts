@@ -47,7 +47,8 @@ async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[])
       const parsed = await timed(trace, 'parse', () => parseRuleSyntax(text), 'rule syntax');
       return { spec: parsed.spec, assumptions: parsed.defaults };
     } catch (error) {
-      if (error instanceof RuleSyntaxError) return errorAnswer(`I could not read that rule: ${error.message}.\n\n${RULE_SYNTAX_HELP}`, false, trace);
+      if (error instanceof RuleSyntaxError)
+        return errorAnswer(`I could not read that rule: ${error.message}.\n\n${RULE_SYNTAX_HELP}`, false, trace);
       throw error;
     }
   }
@@ -55,7 +56,9 @@ async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[])
     const filled = await specFromText(text, deps.llm, trace);
     if ('problems' in filled) {
       return makeAnswer({
-        kind: 'refusal', route, trace,
+        kind: 'refusal',
+        route,
+        trace,
         reason: `To run this backtest I still need: ${filled.problems.join('; ')}.`,
         alternatives: ['Say it again with those details', `Or use the rule syntax: ${RULE_SYNTAX_HELP.split('\n')[1]}`],
       });
@@ -65,11 +68,16 @@ async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[])
   const reading = await timed(trace, 'parse', () => readOffline(text), 'offline: patterns and BM25 over the rule library');
   if (!reading.spec) {
     return makeAnswer({
-      kind: 'refusal', route, trace,
+      kind: 'refusal',
+      route,
+      trace,
       reason:
         `No LLM is configured, so I only run requests I can read exactly. I am missing ${reading.problems.join('; ')}.` +
         `\nMy reading so far, in the rule syntax: \`${reading.ruleSyntax}\``,
-      alternatives: [`Send the corrected line: /backtest ${reading.ruleSyntax}`, 'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form requests'],
+      alternatives: [
+        `Send the corrected line: /backtest ${reading.ruleSyntax}`,
+        'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form requests',
+      ],
     });
   }
   return { spec: reading.spec, assumptions: reading.assumptions };
@@ -113,7 +121,8 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     progress?.(spec.tickers.length > 1 ? `Fetching bars of ${spec.tickers.length} tickers` : `Fetching bars of ${spec.tickers[0]}`);
     const data = await timed(trace, 'retrieve', () =>
       retrieve(deps.pool, deps.statementTimeoutMs, spec.tickers, fieldsOf(spec), spec.start, spec.end, (done, total) =>
-        progress?.(`Fetched ${done} of ${total} tickers`)),
+        progress?.(`Fetched ${done} of ${total} tickers`),
+      ),
     );
     progress?.('Running the backtest');
     // on the worker threads: the event loop stays free for Slack, Teams and /healthz
@@ -127,7 +136,10 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
       chart: equityChart(best, spec.capital, spec.sizing),
     }));
     const final = makeAnswer({
-      kind: 'result', route, trace, ...answer,
+      kind: 'result',
+      route,
+      trace,
+      ...answer,
       sql: data.sql,
       assumptions: [
         ...reading.assumptions,
@@ -151,7 +163,8 @@ function failureAnswer(error: unknown, deps: BacktestDeps, trace: TraceStep[]): 
   if (error instanceof LlmError) {
     return errorAnswer(
       `I could not read this request with the language model: ${error.message}. The rule syntax works without it:\n${RULE_SYNTAX_HELP.split('\n')[1]}`,
-      error.retryable, trace,
+      error.retryable,
+      trace,
     );
   }
   if (error instanceof QueryTimeoutError) {

@@ -72,7 +72,10 @@ export function readOffline(text: string): OfflineReading {
     for (const v of Object.values(resolveParams(factor, rule.params))) used.add(v);
   }
   const strays = (rest.match(/-?\d+(\.\d+)?/g) ?? []).map((n) => Math.abs(Number(n))).filter((n) => !used.has(n));
-  if (strays.length) problems.push(`the number${strays.length > 1 ? 's' : ''} ${[...new Set(strays)].join(', ')}: without an LLM I cannot tell what ${strays.length > 1 ? 'they set' : 'it sets'}`);
+  if (strays.length)
+    problems.push(
+      `the number${strays.length > 1 ? 's' : ''} ${[...new Set(strays)].join(', ')}: without an LLM I cannot tell what ${strays.length > 1 ? 'they set' : 'it sets'}`,
+    );
 
   const buy = buyRule ? [ruleCondition(buyRule)] : [];
   const sell = sellRule ? [ruleCondition(sellRule)] : [];
@@ -83,20 +86,36 @@ export function readOffline(text: string): OfflineReading {
   if (sellRule) assumptions.push(`sell: ${sellRule.description} (library rule ${sellRule.id})`);
   else if (!sellText) assumptions.push('no sell rule: the position is held to the last day');
 
-  const window = start && end ? (start.slice(5) === '01-01' && end.slice(5) === '12-31' ? (start.slice(0, 4) === end.slice(0, 4) ? start.slice(0, 4) : `${start.slice(0, 4)}..${end.slice(0, 4)}`) : `${start}..${end}`) : '';
+  const window =
+    start && end
+      ? start.slice(5) === '01-01' && end.slice(5) === '12-31'
+        ? start.slice(0, 4) === end.slice(0, 4)
+          ? start.slice(0, 4)
+          : `${start.slice(0, 4)}..${end.slice(0, 4)}`
+        : `${start}..${end}`
+      : '';
   const ruleSyntax = [
-    tickers.length > 1 ? `compare ${tickers.join(',')}` : tickers[0] ?? 'CODE',
+    tickers.length > 1 ? `compare ${tickers.join(',')}` : (tickers[0] ?? 'CODE'),
     window,
     `buy: ${buy.length ? buy.map((c) => conditionSyntax(c)).join(' and ') : '...'}`,
     sell.length ? `sell: ${sell.map((c) => conditionSyntax(c)).join(' and ')}` : '',
     `kpi: ${chosenKpi.split('_')[0]}`,
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
 
   if (problems.length) return { ruleSyntax, problems, assumptions };
   return {
-    ruleSyntax, problems, assumptions,
+    ruleSyntax,
+    problems,
+    assumptions,
     spec: {
-      task, tickers, ...(start ? { start, end } : {}), kpi: chosenKpi, capital: 1_000_000, sizing: 'lots',
+      task,
+      tickers,
+      ...(start ? { start, end } : {}),
+      kpi: chosenKpi,
+      capital: 1_000_000,
+      sizing: 'lots',
       strategies: [{ name: 'A', buy, sell }],
     },
   };

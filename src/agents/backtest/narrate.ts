@@ -8,8 +8,13 @@ import { buyAndHold, type Candidate, type SpecResult } from '../../backtest/run-
 import type { StrategySpec } from '../../backtest/spec.js';
 
 export const KPI_LABELS: Record<KpiName, string> = {
-  return_ratio: 'Return', max_drawdown: 'Max drawdown', volatility: 'Volatility', sharpe_ratio: 'Sharpe',
-  win_rate: 'Win rate', profit_loss_ratio: 'P/L ratio', calmar_ratio: 'Calmar',
+  return_ratio: 'Return',
+  max_drawdown: 'Max drawdown',
+  volatility: 'Volatility',
+  sharpe_ratio: 'Sharpe',
+  win_rate: 'Win rate',
+  profit_loss_ratio: 'P/L ratio',
+  calmar_ratio: 'Calmar',
 };
 const AS_PERCENT: ReadonlySet<KpiName> = new Set(['return_ratio', 'max_drawdown', 'volatility', 'win_rate']);
 
@@ -19,7 +24,10 @@ export function fmtKpi(kpi: KpiName, v: number | null): string {
 }
 
 const TASK_WORDS: Record<StrategySpec['task'], string> = {
-  metrics: 'Backtest', ticker_selection: 'Best ticker', parameter_confirmation: 'Best parameter', strategy_selection: 'Best strategy',
+  metrics: 'Backtest',
+  ticker_selection: 'Best ticker',
+  parameter_confirmation: 'Best parameter',
+  strategy_selection: 'Best strategy',
 };
 
 function period(c: Candidate): string {
@@ -81,9 +89,19 @@ export function kpiTable(result: SpecResult): AnswerTable {
 
 export function tradesTable(c: Candidate, limit = 20): AnswerTable {
   const rows: Cell[][] = c.simulation.trades.map((t) => [
-    t.buy_date, fmtNumber(t.buy_price), `${t.sell_date}${t.forced ? ' (end)' : ''}`, fmtNumber(t.sell_price), fmtInt(t.shares), fmtNumber(t.pnl),
+    t.buy_date,
+    fmtNumber(t.buy_price),
+    `${t.sell_date}${t.forced ? ' (end)' : ''}`,
+    fmtNumber(t.sell_price),
+    fmtInt(t.shares),
+    fmtNumber(t.pnl),
   ]);
-  return { columns: ['Bought', 'At', 'Sold', 'At', 'Shares', 'P&L (yuan)'], rows: rows.slice(0, limit), rowCount: rows.length, truncated: rows.length > limit };
+  return {
+    columns: ['Bought', 'At', 'Sold', 'At', 'Shares', 'P&L (yuan)'],
+    rows: rows.slice(0, limit),
+    rowCount: rows.length,
+    truncated: rows.length > limit,
+  };
 }
 
 export function equityChart(c: Candidate, capital: number, sizing: StrategySpec['sizing']): ChartSpec {

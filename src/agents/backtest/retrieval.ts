@@ -39,21 +39,32 @@ export async function resolveTickers(client: pg.PoolClient, wanted: string[]): P
     const text = raw.trim();
     if (/^\d{6}$/.test(text)) {
       const { rows } = await client.query<Listing>(`SELECT ${listingColumns} FROM stock_listings WHERE stock_code = $1`, [text]);
-      if (!rows.length) throw new UserError(`Unknown ticker ${text}: no bars for that code on the Shanghai, Shenzhen or Beijing exchange in our data.`);
+      if (!rows.length)
+        throw new UserError(`Unknown ticker ${text}: no bars for that code on the Shanghai, Shenzhen or Beijing exchange in our data.`);
       out.push(rows[0]);
       continue;
     }
     const exact = await client.query<Listing>(
-      `SELECT ${listingColumns} FROM stock_listings WHERE lower(name) = lower($1) OR lower(short_name) = lower($1)`, [text]);
+      `SELECT ${listingColumns} FROM stock_listings WHERE lower(name) = lower($1) OR lower(short_name) = lower($1)`,
+      [text],
+    );
     const rows = exact.rows.length
       ? exact.rows
-      : (await client.query<Listing>(
-          `SELECT ${listingColumns} FROM stock_listings WHERE name ILIKE '%' || $1 || '%' OR short_name ILIKE '%' || $1 || '%' ORDER BY stock_code LIMIT 6`,
-          [text.replace(/[%_\\]/g, '\\$&')],
-        )).rows;
-    if (rows.length === 0) throw new UserError(`Unknown ticker "${text}": no company by that name or code. Use the 6-digit code, e.g. 600519.`);
+      : (
+          await client.query<Listing>(
+            `SELECT ${listingColumns} FROM stock_listings WHERE name ILIKE '%' || $1 || '%' OR short_name ILIKE '%' || $1 || '%' ORDER BY stock_code LIMIT 6`,
+            [text.replace(/[%_\\]/g, '\\$&')],
+          )
+        ).rows;
+    if (rows.length === 0)
+      throw new UserError(`Unknown ticker "${text}": no company by that name or code. Use the 6-digit code, e.g. 600519.`);
     if (rows.length > 1) {
-      throw new UserError(`"${text}" matches several companies: ${rows.slice(0, 5).map((r) => `${r.code} ${r.name}`).join('; ')}. Which one? Use its code.`);
+      throw new UserError(
+        `"${text}" matches several companies: ${rows
+          .slice(0, 5)
+          .map((r) => `${r.code} ${r.name}`)
+          .join('; ')}. Which one? Use its code.`,
+      );
     }
     out.push(rows[0]);
   }
@@ -89,10 +100,18 @@ export async function fetchBars(
   return toTickerBars(listing, rows, fields, start, end);
 }
 
-function toTickerBars(listing: Listing, rows: Record<string, string | number>[], fields: Field[], start?: string, end?: string): TickerBars {
+function toTickerBars(
+  listing: Listing,
+  rows: Record<string, string | number>[],
+  fields: Field[],
+  start?: string,
+  end?: string,
+): TickerBars {
   const window = `${start ?? listing.firstDate} to ${end ?? listing.lastDate}`;
   if (rows.length === 0) {
-    throw new UserError(`${listing.code} ${listing.name} has no trading days from ${window} (its data covers ${listing.firstDate} to ${listing.lastDate}).`);
+    throw new UserError(
+      `${listing.code} ${listing.name} has no trading days from ${window} (its data covers ${listing.firstDate} to ${listing.lastDate}).`,
+    );
   }
   if (rows.length < MIN_BARS) {
     throw new UserError(`${listing.code} ${listing.name} has only ${rows.length} trading day from ${window}: too few to backtest.`);
@@ -128,11 +147,14 @@ export async function fetchManyBars(
   const byCode = new Map<string, { dates: string[]; values: number[][] }>();
   for (const exchange of [...new Set(listings.map((l) => l.exchange))]) {
     if (!/^[a-z_]+$/.test(exchange)) throw new Error(`bad table ${exchange}`);
-    const codes = listings.filter((l) => l.exchange === exchange).map((l) => `'${l.code}'`).join(',');
+    const codes = listings
+      .filter((l) => l.exchange === exchange)
+      .map((l) => `'${l.code}'`)
+      .join(',');
     const window = `${start ? ` AND trade_date >= '${start}'` : ''}${end ? ` AND trade_date <= '${end}'` : ''}`;
-    const stream = client.query(copyTo(
-      `COPY (SELECT ${cols} FROM ${exchange} WHERE stock_code IN (${codes})${window} ORDER BY stock_code, trade_date) TO STDOUT`,
-    ));
+    const stream = client.query(
+      copyTo(`COPY (SELECT ${cols} FROM ${exchange} WHERE stock_code IN (${codes})${window} ORDER BY stock_code, trade_date) TO STDOUT`),
+    );
     let carry = '';
     let entry: { dates: string[]; values: number[][] } | undefined;
     let current = '';
@@ -160,7 +182,13 @@ export async function fetchManyBars(
     if (n < MIN_BARS) {
       if (skipShort) continue;
       // throws the specific message (no days, or too few)
-      toTickerBars(l, (entry?.dates ?? []).map((d) => ({ trade_date: d })), [], start, end);
+      toTickerBars(
+        l,
+        (entry?.dates ?? []).map((d) => ({ trade_date: d })),
+        [],
+        start,
+        end,
+      );
     }
     const bars = {} as Bars;
     fields.forEach((f, i) => (bars[f] = Float64Array.from(entry!.values[i])));
@@ -224,7 +252,8 @@ export async function retrieve(
       tickers = everyTicker
         ? await cachedManyBars(client, listings, needed, start, end)
         : await fetchManyBars(client, listings, needed, start, end, false);
-      if (!tickers.length) throw new UserError(`No ticker has at least ${MIN_BARS} trading days from ${start ?? 'the start'} to ${end ?? 'the end'}.`);
+      if (!tickers.length)
+        throw new UserError(`No ticker has at least ${MIN_BARS} trading days from ${start ?? 'the start'} to ${end ?? 'the end'}.`);
       onProgress?.(tickers.length, tickers.length);
     } else {
       for (const listing of listings) {

@@ -27,7 +27,10 @@ export type SpecFromText = { spec: StrategySpec; assumptions: string[]; mentions
 
 function candidateRules(summary: Summary): string {
   const lines = new Set<string>();
-  for (const [side, mentions] of [['buy', summary.buy_mentions], ['sell', summary.sell_mentions]] as const) {
+  for (const [side, mentions] of [
+    ['buy', summary.buy_mentions],
+    ['sell', summary.sell_mentions],
+  ] as const) {
     for (const mention of mentions) {
       for (const m of searchRules(mention, side, 3)) lines.add(`${m.rule.id} (${side}): ${m.rule.description}`);
     }
@@ -37,13 +40,19 @@ function candidateRules(summary: Summary): string {
 
 function factorList(): string {
   return loadLibrary()
-    .factors.map((f) => `${f.id} (${f.kind}${f.params.length ? `; ${f.params.map((p) => `${p.name}=${p.default}`).join(', ')}` : ''}): ${f.name}`)
+    .factors.map(
+      (f) => `${f.id} (${f.kind}${f.params.length ? `; ${f.params.map((p) => `${p.name}=${p.default}`).join(', ')}` : ''}): ${f.name}`,
+    )
     .join('\n');
 }
 
 export async function specFromText(text: string, llm: LlmClient, trace: TraceStep[]): Promise<SpecFromText> {
   const summary = await timed(trace, 'summarize', async () => {
-    const { value, usage } = await llm.chatJson({ system: 'You extract facts from requests as JSON.', user: renderPrompt('backtest-summarize', { request: text }), schema: summarySchema });
+    const { value, usage } = await llm.chatJson({
+      system: 'You extract facts from requests as JSON.',
+      user: renderPrompt('backtest-summarize', { request: text }),
+      schema: summarySchema,
+    });
     trace.push({ node: 'summarize.tokens', ms: 0, tokens: usage.promptTokens + usage.completionTokens });
     return value;
   });
@@ -68,7 +77,9 @@ export async function specFromText(text: string, llm: LlmClient, trace: TraceSte
   let spec = await fill(prompt);
   let problems = checkSpec(spec);
   if (problems.length) {
-    spec = await fill(`${prompt}\n\nYour previous spec was ${JSON.stringify(spec)}. It has these problems: ${problems.join('; ')}. Reply with a corrected spec.`);
+    spec = await fill(
+      `${prompt}\n\nYour previous spec was ${JSON.stringify(spec)}. It has these problems: ${problems.join('; ')}. Reply with a corrected spec.`,
+    );
     problems = checkSpec(spec);
   }
   if (problems.length) return { problems };

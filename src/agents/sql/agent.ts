@@ -25,8 +25,12 @@ import { withDeadline } from '../../llm/deadline.js';
 import type pg from 'pg';
 
 export async function readPlanContext(pool: pg.Pool): Promise<PlanContext> {
-  const areas = await pool.query<{ community_area: number; name: string }>('SELECT community_area, name FROM community_areas ORDER BY community_area');
-  const range = await pool.query<{ first: string | null; last: string | null }>('SELECT min(date)::date AS first, max(date)::date AS last FROM crimes');
+  const areas = await pool.query<{ community_area: number; name: string }>(
+    'SELECT community_area, name FROM community_areas ORDER BY community_area',
+  );
+  const range = await pool.query<{ first: string | null; last: string | null }>(
+    'SELECT min(date)::date AS first, max(date)::date AS last FROM crimes',
+  );
   const today = new Date().toISOString().slice(0, 10);
   return {
     areas: new Map(areas.rows.map((r) => [r.name.toLowerCase(), r.community_area])),
@@ -100,8 +104,21 @@ export class SqlAgent {
     // one deadline for the model's calls of this question
     const deps = this.deps.llm ? { ...this.deps, llm: withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) } : this.deps;
     const state: SqlState = {
-      deps, question: q.question, givenPlan: q.plan, threadId: q.threadId, workspace: q.workspace, thread: await this.deps.memory.get(q.threadId), progress,
-      loadSchema: () => this.schemaInfo(), loadPlanContext: () => this.loadPlanContext(), choices: {}, assumptions: [], attempt: 0, llmUnavailable: false, tokens: 0, trace: [],
+      deps,
+      question: q.question,
+      givenPlan: q.plan,
+      threadId: q.threadId,
+      workspace: q.workspace,
+      thread: await this.deps.memory.get(q.threadId),
+      progress,
+      loadSchema: () => this.schemaInfo(),
+      loadPlanContext: () => this.loadPlanContext(),
+      choices: {},
+      assumptions: [],
+      attempt: 0,
+      llmUnavailable: false,
+      tokens: 0,
+      trace: [],
     };
     try {
       await runGraph(NODES, 'schema', state);
@@ -110,41 +127,88 @@ export class SqlAgent {
     }
     // the answer was made inside its node, before that node's own step was traced
     const answer = { ...state.answer!, trace: state.trace };
-    return { tokens: state.tokens, sql: state.sql ?? state.candidate, result: state.answer?.kind === 'result' ? state.result : undefined, answer };
+    return {
+      tokens: state.tokens,
+      sql: state.sql ?? state.candidate,
+      result: state.answer?.kind === 'result' ? state.result : undefined,
+      answer,
+    };
   }
 
   /** A click on a clarification option: store the choice, then answer the waiting question. */
-  async choose(threadId: string, term: string, optionId: string, progress?: (step: string) => void, workspace?: string): Promise<SqlOutcome> {
+  async choose(
+    threadId: string,
+    term: string,
+    optionId: string,
+    progress?: (step: string) => void,
+    workspace?: string,
+  ): Promise<SqlOutcome> {
     const state = await this.deps.memory.get(threadId);
     if (!option(term, optionId)) {
       const known = glossary().find((t) => t.id === term);
       const message = known?.options?.length
         ? `"${optionId}" is not an option of ${term}. The options: ${known.options.map((o) => `${o.id} (${o.label})`).join(', ')}.`
-        : `"${term}" is not a term that takes a choice. The terms: ${glossary().filter((t) => t.options?.length).map((t) => t.id).join(', ')}.`;
+        : `"${term}" is not a term that takes a choice. The terms: ${glossary()
+            .filter((t) => t.options?.length)
+            .map((t) => t.id)
+            .join(', ')}.`;
       return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message }) };
     }
     await this.deps.memory.update(threadId, (s) => (s.clarifications[term] = optionId));
     if (!state.pending) {
-      return { tokens: 0, answer: makeAnswer({ kind: 'error', route, trace: [], retryable: false, message: `Noted: ${glossary().find((t) => t.id === term)?.label ?? term} means ${option(term, optionId)!.label} in this thread. There is no question waiting for it; ask away.` }) };
+      return {
+        tokens: 0,
+        answer: makeAnswer({
+          kind: 'error',
+          route,
+          trace: [],
+          retryable: false,
+          message: `Noted: ${glossary().find((t) => t.id === term)?.label ?? term} means ${option(term, optionId)!.label} in this thread. There is no question waiting for it; ask away.`,
+        }),
+      };
     }
     return this.ask({ question: state.pending.question, threadId, workspace }, progress);
   }
 
   private failure(error: unknown, trace: TraceStep[]): Answer {
     if (error instanceof QueryTimeoutError) {
-      return makeAnswer({ kind: 'error', route, trace, retryable: true, message: `${error.message}. Try a narrower question, e.g. one year or one district instead of all of them.` });
+      return makeAnswer({
+        kind: 'error',
+        route,
+        trace,
+        retryable: true,
+        message: `${error.message}. Try a narrower question, e.g. one year or one district instead of all of them.`,
+      });
     }
     if (error instanceof QueryTooBigError) {
-      return makeAnswer({ kind: 'error', route, trace, retryable: false, message: `${error.message}. Narrow the question: fewer columns, one year or one area, or a count instead of a list.` });
+      return makeAnswer({
+        kind: 'error',
+        route,
+        trace,
+        retryable: false,
+        message: `${error.message}. Narrow the question: fewer columns, one year or one area, or a count instead of a list.`,
+      });
     }
     if (isDatabaseUnavailable(error)) {
       this.deps.logger.warn(`sql agent: database unavailable: ${describeError(error)}`);
       return makeAnswer({ kind: 'error', route, trace, retryable: true, message: DATABASE_UNAVAILABLE_MESSAGE });
     }
     if (error instanceof LlmError) {
-      return makeAnswer({ kind: 'error', route, trace, retryable: error.retryable, message: `The language model could not help with this just now: ${error.message}. Questions of the verified types still work; try again later for others.` });
+      return makeAnswer({
+        kind: 'error',
+        route,
+        trace,
+        retryable: error.retryable,
+        message: `The language model could not help with this just now: ${error.message}. Questions of the verified types still work; try again later for others.`,
+      });
     }
     this.deps.logger.error(`sql agent failed: ${describeError(error)}`);
-    return makeAnswer({ kind: 'error', route, trace, retryable: true, message: 'Something went wrong answering this question; it has been logged. Please try again.' });
+    return makeAnswer({
+      kind: 'error',
+      route,
+      trace,
+      retryable: true,
+      message: 'Something went wrong answering this question; it has been logged. Please try again.',
+    });
   }
 }

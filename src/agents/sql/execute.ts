@@ -26,7 +26,9 @@ export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs
   const verdict = await checkSql(sql);
   if (!verdict.ok) return { ok: false, error: verdict.message };
   try {
-    const explained = await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) => client.query(oneStatement(`EXPLAIN (VERBOSE, FORMAT JSON) ${verdict.statement}`)));
+    const explained = await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) =>
+      client.query(oneStatement(`EXPLAIN (VERBOSE, FORMAT JSON) ${verdict.statement}`)),
+    );
     const problem = budget ? planBudgetProblem((explained.rows[0] as { 'QUERY PLAN': unknown })['QUERY PLAN'], budget) : undefined;
     if (problem) return { ok: false, error: `The query is too big to run: ${problem}.` };
     return { ok: true, statement: verdict.statement };
@@ -39,7 +41,6 @@ export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs
     return { ok: false, error: `PostgreSQL rejected the query: ${e.message}${extra ? ` (${extra})` : ''}` };
   }
 }
-
 
 const toCell = (v: unknown): Cell => {
   if (v === null || v === undefined) return null;
@@ -66,7 +67,8 @@ const resultTypes = {
 const NUMERIC_OIDS = new Set([1700, 700, 701, 20, 21, 23]);
 
 /** The statement that fetches a result: the query as a subquery, at most `keep` + 1 rows. */
-export const resultStatement = (sql: string, keep: number) => `SELECT * FROM (\n${sql.trim().replace(/;+$/, '')}\n) AS answer LIMIT ${keep + 1}`;
+export const resultStatement = (sql: string, keep: number) =>
+  `SELECT * FROM (\n${sql.trim().replace(/;+$/, '')}\n) AS answer LIMIT ${keep + 1}`;
 /** The statement that counts a result that did not fit. */
 export const countStatement = (sql: string) => `SELECT count(*) AS total FROM (\n${sql.trim().replace(/;+$/, '')}\n) AS answer`;
 
@@ -78,14 +80,23 @@ export const countStatement = (sql: string) => `SELECT count(*) AS total FROM (\
  * over millions of rows that parallel scans make several times faster. Only a
  * result longer than `keepRows` is counted again, by a second statement.
  */
-export async function runSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, keepRows = 1_000, maxResultBytes?: number): Promise<QueryResult> {
+export async function runSql(
+  pool: pg.Pool,
+  sql: string,
+  statementTimeoutMs: number,
+  keepRows = 1_000,
+  maxResultBytes?: number,
+): Promise<QueryResult> {
   return withReadOnly(pool, { statementTimeoutMs, maxResultBytes, watchdog: true }, async (client) => {
     const first = await client.query({ ...oneStatement(resultStatement(sql, keepRows)), rowMode: 'array', types: resultTypes });
     const numeric = first.fields.map((f) => NUMERIC_OIDS.has(f.dataTypeID));
-    const rows = (first.rows as unknown[][]).slice(0, keepRows).map((r) => r.map((v, i) => (numeric[i] && typeof v === 'string' ? Number(v) : toCell(v))));
-    const rowCount = first.rows.length > keepRows
-      ? Number((await client.query<{ total: string | number }>(oneStatement(countStatement(sql)))).rows[0].total)
-      : rows.length;
+    const rows = (first.rows as unknown[][])
+      .slice(0, keepRows)
+      .map((r) => r.map((v, i) => (numeric[i] && typeof v === 'string' ? Number(v) : toCell(v))));
+    const rowCount =
+      first.rows.length > keepRows
+        ? Number((await client.query<{ total: string | number }>(oneStatement(countStatement(sql)))).rows[0].total)
+        : rows.length;
     return { columns: first.fields.map((f) => f.name), rows, rowCount, truncated: rowCount > rows.length };
   });
 }

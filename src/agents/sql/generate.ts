@@ -15,7 +15,10 @@ import { QueryPlan } from '../../plan/query-plan.js';
 import type { ReadContext } from '../../plan/reader.js';
 
 /** The model fills a query plan when it can, and writes free SQL only for what the plan cannot say. */
-const modelReply = z.union([z.object({ plan: QueryPlan }).strict(), z.object({ sql: z.string().min(1), question: z.string().max(300).optional() })]);
+const modelReply = z.union([
+  z.object({ plan: QueryPlan }).strict(),
+  z.object({ sql: z.string().min(1), question: z.string().max(300).optional() }),
+]);
 /** question: on a fragment, the question the model answered in full words (it folds the earlier question in) */
 export type ModelAnswer = { kind: 'plan'; plan: QueryPlan } | { kind: 'sql'; sql: string; question?: string };
 
@@ -39,14 +42,15 @@ export interface LlmSqlRequest {
 }
 
 export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promise<{ answer: ModelAnswer; tokens: number }> {
-  const definitions = termsIn(req.question)
-    .map((t) => {
-      const chosen = req.choices[t.id] ? option(t.id, req.choices[t.id]) : undefined;
-      if (chosen) return `- ${t.label}: ${chosen.label} (${chosen.description}) -> ${chosen.sql}`;
-      return t.definition ? `- ${t.label}: ${t.definition}` : '';
-    })
-    .filter(Boolean)
-    .join('\n') || '(none)';
+  const definitions =
+    termsIn(req.question)
+      .map((t) => {
+        const chosen = req.choices[t.id] ? option(t.id, req.choices[t.id]) : undefined;
+        if (chosen) return `- ${t.label}: ${chosen.label} (${chosen.description}) -> ${chosen.sql}`;
+        return t.definition ? `- ${t.label}: ${t.definition}` : '';
+      })
+      .filter(Boolean)
+      .join('\n') || '(none)';
   const examples = [
     ...(req.curated ?? []).map((p) => `Q: ${p.question}\nSQL: ${p.sql}`),
     ...similarVerified(req.question, 4).flatMap((m) => {
@@ -67,12 +71,19 @@ export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promi
     plan_schema: planSchema(),
     data_from: req.dataFrom,
     data_to: req.dataTo,
-    previous: req.previous ? `\nYour previous attempt failed.\nSQL: ${req.previous.sql}\nError: ${req.previous.error}\nWrite a corrected query.\n` : '',
+    previous: req.previous
+      ? `\nYour previous attempt failed.\nSQL: ${req.previous.sql}\nError: ${req.previous.error}\nWrite a corrected query.\n`
+      : '',
   });
   const { value, usage } = await llm.chatJson({ system: 'You are a careful PostgreSQL analyst.', user, schema: modelReply });
   const tokens = usage.promptTokens + usage.completionTokens;
   if ('plan' in value) return { answer: { kind: 'plan', plan: value.plan }, tokens };
   // models often fence the SQL inside the JSON string too
-  const sql = value.sql.trim().replace(/^```(?:sql)?\s*/i, '').replace(/\s*```$/, '').trim().replace(/;+\s*$/, '');
+  const sql = value.sql
+    .trim()
+    .replace(/^```(?:sql)?\s*/i, '')
+    .replace(/\s*```$/, '')
+    .trim()
+    .replace(/;+\s*$/, '');
   return { answer: { kind: 'sql', sql, ...(value.question ? { question: value.question.trim() } : {}) }, tokens };
 }

@@ -28,7 +28,12 @@ export function applyChoice(state: SqlState, termId: string, optionId: string): 
 export async function askAbout(state: SqlState, term: GlossaryTerm): Promise<void> {
   await state.deps.memory.update(state.threadId, (s) => (s.pending = { question: state.question, term: term.id }));
   state.answer = makeAnswer({
-    kind: 'clarify', route: 'sql', trace: state.trace, term: term.id, termLabel: term.label, question: term.question ?? `What does "${term.label}" mean here?`,
+    kind: 'clarify',
+    route: 'sql',
+    trace: state.trace,
+    term: term.id,
+    termLabel: term.label,
+    question: term.question ?? `What does "${term.label}" mean here?`,
     options: term.options!.map((o) => ({ id: o.id, label: o.label, description: o.description })),
   });
 }

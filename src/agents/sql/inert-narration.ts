@@ -12,6 +12,7 @@ export const NARRATION_MAX_CHARS = 1_200;
 export function narrationProblem(text: string): string | undefined {
   const t = text.trim();
   if (!t) return 'it was empty';
-  if (t.length > NARRATION_MAX_CHARS) return `it was ${t.length.toLocaleString('en-US')} characters long (at most ${NARRATION_MAX_CHARS.toLocaleString('en-US')})`;
+  if (t.length > NARRATION_MAX_CHARS)
+    return `it was ${t.length.toLocaleString('en-US')} characters long (at most ${NARRATION_MAX_CHARS.toLocaleString('en-US')})`;
   return inertProblem(t);
 }

@@ -48,8 +48,10 @@ export async function wholeResultFacts(pool: pg.Pool, sql: string, r: QueryResul
     const hi = (row[`hi_${c}`] as (string | null)[] | null) ?? [null, null];
     const lo = (row[`lo_${c}`] as (string | null)[] | null) ?? [null, null];
     return {
-      column: c, total: Number(row[`sum_${c}`] ?? 0),
-      highest: { value: Number(hi[0]), label: hi[1] ?? '' }, lowest: { value: Number(lo[0]), label: lo[1] ?? '' },
+      column: c,
+      total: Number(row[`sum_${c}`] ?? 0),
+      highest: { value: Number(hi[0]), label: hi[1] ?? '' },
+      lowest: { value: Number(lo[0]), label: lo[1] ?? '' },
     };
   });
 }
@@ -69,10 +71,15 @@ export function narrationFacts(r: QueryResult, whole?: ColumnFacts[]): string {
   const edges = `<<<ROWS (the first ${EDGE_ROWS} of ${total})\n${first}\nROWS>>>\n<<<ROWS (the last ${EDGE_ROWS} shown)\n${last}\nROWS>>>`;
   if (r.truncated && whole) {
     const facts = [`The result has ${total} rows; the facts below are computed over all of them.`];
-    for (const f of whole) facts.push(`${r.columns[f.column]}: total ${f.total}; highest ${f.highest.value} (${f.highest.label}); lowest ${f.lowest.value} (${f.lowest.label})`);
+    for (const f of whole)
+      facts.push(
+        `${r.columns[f.column]}: total ${f.total}; highest ${f.highest.value} (${f.highest.label}); lowest ${f.lowest.value} (${f.lowest.label})`,
+      );
     return `${facts.join('\n')}\n${edges}`;
   }
-  const facts: string[] = [`The result has ${total} rows${r.truncated ? `; the facts below are computed over the first ${r.rows.length}` : ''}.`];
+  const facts: string[] = [
+    `The result has ${total} rows${r.truncated ? `; the facts below are computed over the first ${r.rows.length}` : ''}.`,
+  ];
   r.columns.forEach((name, c) => {
     const numeric = r.rows.filter((row) => typeof row[c] === 'number');
     if (!numeric.length || numeric.length < r.rows.length / 2) return;

@@ -26,7 +26,12 @@ export function narrate(r: QueryResult): string {
     case 'empty':
       return 'No rows matched the question.';
     case 'single':
-      return r.columns.map((c, i) => `${humanize(c)}: ${fmtCell(r.rows[0][i], c)}`).join('; ').replace(/^./, (ch) => ch.toUpperCase()) + '.';
+      return (
+        r.columns
+          .map((c, i) => `${humanize(c)}: ${fmtCell(r.rows[0][i], c)}`)
+          .join('; ')
+          .replace(/^./, (ch) => ch.toUpperCase()) + '.'
+      );
     case 'series': {
       const v = firstValueColumn(r);
       const label = humanize(r.columns[v]);
@@ -35,7 +40,10 @@ export function narrate(r: QueryResult): string {
       const last = points[points.length - 1];
       const max = points.reduce((a, b) => ((b[v] as number) > (a[v] as number) ? b : a));
       const min = points.reduce((a, b) => ((b[v] as number) < (a[v] as number) ? b : a));
-      const change = (first[v] as number) !== 0 ? ` (${fmtNumber((((last[v] as number) - (first[v] as number)) / (first[v] as number)) * 100, 1)}%)` : '';
+      const change =
+        (first[v] as number) !== 0
+          ? ` (${fmtNumber((((last[v] as number) - (first[v] as number)) / (first[v] as number)) * 100, 1)}%)`
+          : '';
       return (
         `From ${r.columns[0]} ${fmtCell(first[0], r.columns[0])} to ${fmtCell(last[0], r.columns[0])}, ${label} went from ${fmtCell(first[v])} to ${fmtCell(last[v])}${change}. ` +
         `Highest: ${fmtCell(max[v])} in ${fmtCell(max[0], r.columns[0])}; lowest: ${fmtCell(min[v])} in ${fmtCell(min[0], r.columns[0])}.${more}`

@@ -29,7 +29,9 @@ function resolveTypes(values: string[], schema: SchemaInfo | undefined): string[
   const out: string[] = [];
   for (const v of values) {
     const upper = v.trim().toUpperCase();
-    const byWord = Object.entries(model.types).find(([k, t]) => !k.startsWith('_') && typeof t !== 'string' && [t.one, t.many, ...t.words].includes(v.trim().toLowerCase()))?.[0];
+    const byWord = Object.entries(model.types).find(
+      ([k, t]) => !k.startsWith('_') && typeof t !== 'string' && [t.one, t.many, ...t.words].includes(v.trim().toLowerCase()),
+    )?.[0];
     const hit = all.find((t) => t === upper) ?? byWord;
     if (!hit || (data.length && !data.includes(hit))) {
       return `"${v}" is not a crime type in the data (the nearest: ${closest(v, data.length ? data : all).join(', ')})`;

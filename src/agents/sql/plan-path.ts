@@ -17,7 +17,10 @@ import type { SqlState } from './state.js';
 import type { PlanContext, PlanOutcome } from './plan-types.js';
 
 export const narrationContext = (ctx: PlanContext, choices: Record<string, string>): NarrationContext => ({
-  areaNames: ctx.areaNames, dataFrom: ctx.earliestDate, dataTo: ctx.latestDate, choices,
+  areaNames: ctx.areaNames,
+  dataFrom: ctx.earliestDate,
+  dataTo: ctx.latestDate,
+  choices,
 });
 
 /** Reads, settles the glossary terms, compiles; sets state.plan, state.understood and the assumptions. */
@@ -26,7 +29,8 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
     // a button's plan came back from a client: parsed and checked like a model's, never trusted as is
     const given = QueryPlan.safeParse(state.givenPlan);
     const checked = given.success ? checkPlan(given.data, state.schema) : undefined;
-    if (!checked?.ok) return { kind: 'unread', understood: [], unplaced: [state.question], suggestion: 'Ask the follow-up in words in the thread' };
+    if (!checked?.ok)
+      return { kind: 'unread', understood: [], unplaced: [state.question], suggestion: 'Ask the follow-up in words in the thread' };
     return adoptPlan(state, checked.plan, planTerms(checked.plan), ctx);
   }
   const reading = readInThread(state.question, lastAnswerPlan(state.thread.history), ctx);
@@ -36,7 +40,9 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
   if (plan.measure.kind === 'share' && (plan.top || plan.order === 'measure')) {
     // the highest rate is usually a group of three incidents: a ranking by rate needs a minimum size the question did not give
     return {
-      kind: 'unread', understood: reading.understood, unplaced: ['a ranking by rate (it needs a minimum number of incidents per group)'],
+      kind: 'unread',
+      understood: reading.understood,
+      unplaced: ['a ranking by rate (it needs a minimum number of incidents per group)'],
       suggestion: 'Ask for the rate in each group, e.g. "arrest rate of thefts by district in 2019", and read the table',
     };
   }
@@ -70,9 +76,10 @@ export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[
     }
     applyChoice(state, termId, chosen);
   }
-  const plan = state.choices.calendar_day === 'day_of_year'
-    ? { ...read, groupBy: read.groupBy.map((d) => (d === 'date' ? ('day_of_year' as const) : d)) }
-    : read;
+  const plan =
+    state.choices.calendar_day === 'day_of_year'
+      ? { ...read, groupBy: read.groupBy.map((d) => (d === 'date' ? ('day_of_year' as const) : d)) }
+      : read;
   let compiled;
   try {
     compiled = compilePlan(plan, state.choices);
@@ -80,8 +87,12 @@ export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[
     // a reading the compiler cannot answer (a follow-up that compares a grouped count, ...): said as such, never an internal error
     if (!(error instanceof PlanCompileError)) throw error;
     return {
-      kind: 'unread', understood: understoodAs(plan, narrationContext(ctx, state.choices)), unplaced: [`the combination (${error.message})`],
-      suggestion: plan.compareWith ? 'Compare totals of two periods, e.g. "How many thefts were reported in 2019 compared with 2018?"' : 'Ask it in one question, without the last change',
+      kind: 'unread',
+      understood: understoodAs(plan, narrationContext(ctx, state.choices)),
+      unplaced: [`the combination (${error.message})`],
+      suggestion: plan.compareWith
+        ? 'Compare totals of two periods, e.g. "How many thefts were reported in 2019 compared with 2018?"'
+        : 'Ask it in one question, without the last change',
     };
   }
   state.plan = plan;
@@ -89,7 +100,8 @@ export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[
   state.understood = understoodAs(plan, narrationContext(ctx, state.choices));
   // the glossary's definitions are in the footer already (applyChoice); the compiler's own notes are added
   const glossaryLabels = terms.map((t) => `${glossaryTerm(t).label}:`);
-  for (const a of compiled.assumptions) if (!glossaryLabels.some((l) => a.startsWith(l)) && !state.assumptions.includes(a)) state.assumptions.push(a);
+  for (const a of compiled.assumptions)
+    if (!glossaryLabels.some((l) => a.startsWith(l)) && !state.assumptions.includes(a)) state.assumptions.push(a);
   return { kind: 'compiled', plan, sql: compiled.sql };
 }
 
@@ -98,7 +110,9 @@ export function unreadRefusal(state: SqlState, unread: Extract<PlanOutcome, { ki
   const understood = unread.understood.length ? `I read this as: ${unread.understood.join(', ')}` : 'I could not read this question';
   const unplaced = unread.unplaced.length ? `; I could not use: ${unread.unplaced.map((w) => `"${w}"`).join(', ')}` : '';
   return makeAnswer({
-    kind: 'refusal', route: 'sql', trace: state.trace,
+    kind: 'refusal',
+    route: 'sql',
+    trace: state.trace,
     reason: `${understood}${unplaced}. ${why}`,
     alternatives: [unread.suggestion, 'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form questions'].filter(Boolean),
   });

@@ -47,7 +47,10 @@ export async function introspectSchema(pool: pg.Pool): Promise<SchemaInfo> {
     const { rows: vs } = await pool.query<{ v: string }>(
       `SELECT ${col} AS v FROM ${rollup?.table ?? 'crimes'} WHERE ${col} IS NOT NULL GROUP BY 1 ORDER BY ${incidents} DESC, 1${col === 'primary_type' ? '' : ' LIMIT 40'}`,
     );
-    values.set(col, vs.map((r) => r.v));
+    values.set(
+      col,
+      vs.map((r) => r.v),
+    );
   }
   const areas = new Map<string, number>();
   for (const r of (await pool.query<{ community_area: number; name: string }>('SELECT community_area, name FROM community_areas')).rows) {
@@ -60,7 +63,10 @@ export async function introspectSchema(pool: pg.Pool): Promise<SchemaInfo> {
       columns: rows
         .filter((r) => r.table_name === t)
         .map((r) => ({
-          table: t, name: r.column_name, type: r.data_type, description: docs.tables[t]?.columns[r.column_name] ?? '',
+          table: t,
+          name: r.column_name,
+          type: r.data_type,
+          description: docs.tables[t]?.columns[r.column_name] ?? '',
           ...(t === 'crimes' && values.has(r.column_name) ? { values: values.get(r.column_name) } : {}),
         })),
     })),
@@ -77,7 +83,10 @@ export function schemaPrompt(schema: SchemaInfo, question: string): string {
   const relevant = (c: ColumnInfo) =>
     ALWAYS.has(c.name) ||
     words.includes(c.name.replace(/_/g, ' ')) ||
-    c.description.toLowerCase().split(/\W+/).some((w) => w.length > 4 && words.includes(w)) ||
+    c.description
+      .toLowerCase()
+      .split(/\W+/)
+      .some((w) => w.length > 4 && words.includes(w)) ||
     (c.name === 'arrest' && /arrest/.test(words)) ||
     (c.name === 'domestic' && /domestic/.test(words)) ||
     (c.name === 'location_description' && /\b(where|street|place|location|residence|apartment|store|alley|sidewalk)\b/.test(words)) ||
@@ -89,7 +98,10 @@ export function schemaPrompt(schema: SchemaInfo, question: string): string {
     .map((t) => {
       const cols = t.columns.filter(relevant);
       return `TABLE ${t.name} -- ${t.description}\n${cols
-        .map((c) => `  ${c.name} ${c.type} -- ${c.description}${c.values ? `; ${c.name === 'primary_type' ? 'values (all of them)' : 'values include'}: ${c.values.join(', ')}` : ''}`)
+        .map(
+          (c) =>
+            `  ${c.name} ${c.type} -- ${c.description}${c.values ? `; ${c.name === 'primary_type' ? 'values (all of them)' : 'values include'}: ${c.values.join(', ')}` : ''}`,
+        )
         .join('\n')}`;
     })
     .join('\n\n');

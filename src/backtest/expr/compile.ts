@@ -130,12 +130,24 @@ function constantArgs(node: Extract<Node, { kind: 'call' }>, spec: FunctionSpec,
 function keyOf(node: Node, keys: Map<Node, string>): string {
   let key: string;
   switch (node.kind) {
-    case 'number': key = `#${node.value}`; break;
-    case 'field': key = node.name; break;
-    case 'unary': key = `${node.op}(${keyOf(node.arg, keys)})`; break;
-    case 'binary': key = `(${keyOf(node.left, keys)}${node.op}${keyOf(node.right, keys)})`; break;
-    case 'ternary': key = `(${keyOf(node.cond, keys)}?${keyOf(node.then, keys)}:${keyOf(node.else, keys)})`; break;
-    case 'call': key = `${node.name}(${node.args.map((a) => keyOf(a, keys)).join(',')})`; break;
+    case 'number':
+      key = `#${node.value}`;
+      break;
+    case 'field':
+      key = node.name;
+      break;
+    case 'unary':
+      key = `${node.op}(${keyOf(node.arg, keys)})`;
+      break;
+    case 'binary':
+      key = `(${keyOf(node.left, keys)}${node.op}${keyOf(node.right, keys)})`;
+      break;
+    case 'ternary':
+      key = `(${keyOf(node.cond, keys)}?${keyOf(node.then, keys)}:${keyOf(node.else, keys)})`;
+      break;
+    case 'call':
+      key = `${node.name}(${node.args.map((a) => keyOf(a, keys)).join(',')})`;
+      break;
   }
   keys.set(node, key);
   return key;

@@ -99,7 +99,11 @@ export function evaluate(input: EvaluateInput): EvaluateOutput | { userError: st
 }
 
 /** A chart as PNG bytes (Chart.js on @napi-rs/canvas, loaded on the first chart). */
-export async function renderPng(input: { spec: ChartSpec; size: { width: number; height: number }; style?: 'full' | 'card' }): Promise<Uint8Array> {
+export async function renderPng(input: {
+  spec: ChartSpec;
+  size: { width: number; height: number };
+  style?: 'full' | 'card';
+}): Promise<Uint8Array> {
   const { renderChartPng } = await import('../../charts/render-png.js');
   return renderChartPng(input.spec, input.size, input.style);
 }

@@ -23,7 +23,13 @@ export interface ChatOptions {
 
 export async function runChat(o: ChatOptions): Promise<void> {
   const terminal = Boolean((o.input as NodeJS.ReadStream).isTTY && (o.output as NodeJS.WriteStream).isTTY);
-  const rl = readline.createInterface({ input: o.input, output: terminal ? o.output : undefined, terminal, historySize: 500, prompt: 'datadesk> ' });
+  const rl = readline.createInterface({
+    input: o.input,
+    output: terminal ? o.output : undefined,
+    terminal,
+    historySize: 500,
+    prompt: 'datadesk> ',
+  });
   const ask = () => terminal && rl.prompt();
   const say = (text: string) => o.output.write(`${text}\n`);
   let pending: Extract<Answer, { kind: 'clarify' }> | undefined;
@@ -62,9 +68,7 @@ export async function runChat(o: ChatOptions): Promise<void> {
       continue;
     }
 
-    await show(
-      await o.desk.answer({ ...message, ...typedCommand(line) }),
-    );
+    await show(await o.desk.answer({ ...message, ...typedCommand(line) }));
     ask();
   }
   rl.close();

@@ -25,7 +25,9 @@ export function renderAnswerText(answer: Answer, chartPath?: string): string {
       return parts.join('\n');
     }
     case 'clarify':
-      return [answer.question, ...answer.options.map((o, i) => `  ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ''}`)].join('\n');
+      return [answer.question, ...answer.options.map((o, i) => `  ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ''}`)].join(
+        '\n',
+      );
     case 'refusal':
       return [answer.reason, ...answer.alternatives.map((a) => `  - ${a}`)].join('\n');
     case 'error':

@@ -30,7 +30,10 @@ export interface InstalledWorkspace {
 }
 
 export class PgInstallationStore implements InstallationStore {
-  constructor(private readonly pool: pg.Pool, private readonly keys: SealingKey[]) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly keys: SealingKey[],
+  ) {}
 
   async storeInstallation(installation: Installation): Promise<void> {
     const isEnterpriseInstall = Boolean(installation.isEnterpriseInstall);
@@ -42,14 +45,26 @@ export class PgInstallationStore implements InstallationStore {
        ON CONFLICT (install_key) DO UPDATE SET team_id = excluded.team_id, enterprise_id = excluded.enterprise_id,
          is_enterprise_install = excluded.is_enterprise_install, team_name = excluded.team_name, installer_user_id = excluded.installer_user_id,
          scopes = excluded.scopes, key_id = excluded.key_id, sealed = excluded.sealed, updated_at = now()`,
-      [key, installation.team?.id ?? null, installation.enterprise?.id ?? null, isEnterpriseInstall, installation.team?.name ?? installation.enterprise?.name ?? null,
-        installation.user.id, installation.bot?.scopes.join(',') ?? null, newest.id, seal(newest, JSON.stringify(installation), key)],
+      [
+        key,
+        installation.team?.id ?? null,
+        installation.enterprise?.id ?? null,
+        isEnterpriseInstall,
+        installation.team?.name ?? installation.enterprise?.name ?? null,
+        installation.user.id,
+        installation.bot?.scopes.join(',') ?? null,
+        newest.id,
+        seal(newest, JSON.stringify(installation), key),
+      ],
     );
   }
 
   async fetchInstallation(query: InstallationQuery<boolean>): Promise<Installation> {
     const key = installKey(query);
-    const { rows } = await this.pool.query<{ key_id: string; sealed: Buffer }>('SELECT key_id, sealed FROM slack_installations WHERE install_key = $1', [key]);
+    const { rows } = await this.pool.query<{ key_id: string; sealed: Buffer }>(
+      'SELECT key_id, sealed FROM slack_installations WHERE install_key = $1',
+      [key],
+    );
     if (!rows[0]) throw new NoInstallationError(`the app is not installed in Slack workspace ${key}`);
     return JSON.parse(unseal(this.keys, rows[0].key_id, rows[0].sealed, key)) as Installation;
   }
@@ -60,24 +75,34 @@ export class PgInstallationStore implements InstallationStore {
 
   /** Whether an org-wide install of this enterprise exists (its workspaces' events are then answered with its token). */
   async hasOrgInstall(enterpriseId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('SELECT 1 FROM slack_installations WHERE install_key = $1 AND is_enterprise_install', [enterpriseId]);
+    const { rowCount } = await this.pool.query('SELECT 1 FROM slack_installations WHERE install_key = $1 AND is_enterprise_install', [
+      enterpriseId,
+    ]);
     return rowCount === 1;
   }
 
   async list(): Promise<InstalledWorkspace[]> {
     const { rows } = await this.pool.query<InstalledWorkspace>(
       `SELECT install_key AS "installKey", team_id AS "teamId", enterprise_id AS "enterpriseId", team_name AS "teamName", installed_at AS "installedAt"
-       FROM slack_installations ORDER BY installed_at`);
+       FROM slack_installations ORDER BY installed_at`,
+    );
     return rows;
   }
 
   /** Re-seals every installation with the newest key (after a rotation); returns how many rows. */
   async rekey(): Promise<number> {
     const [newest] = this.keys;
-    const { rows } = await this.pool.query<{ install_key: string; key_id: string; sealed: Buffer }>('SELECT install_key, key_id, sealed FROM slack_installations WHERE key_id <> $1', [newest.id]);
+    const { rows } = await this.pool.query<{ install_key: string; key_id: string; sealed: Buffer }>(
+      'SELECT install_key, key_id, sealed FROM slack_installations WHERE key_id <> $1',
+      [newest.id],
+    );
     for (const r of rows) {
       const plain = unseal(this.keys, r.key_id, r.sealed, r.install_key);
-      await this.pool.query('UPDATE slack_installations SET key_id = $2, sealed = $3, updated_at = now() WHERE install_key = $1', [r.install_key, newest.id, seal(newest, plain, r.install_key)]);
+      await this.pool.query('UPDATE slack_installations SET key_id = $2, sealed = $3, updated_at = now() WHERE install_key = $1', [
+        r.install_key,
+        newest.id,
+        seal(newest, plain, r.install_key),
+      ]);
     }
     return rows.length;
   }
@@ -92,12 +117,19 @@ export class PgStateStore implements StateStore {
   async generateStateParam(installOptions: InstallURLOptions, now: Date): Promise<string> {
     const state = randomBytes(24).toString('base64url');
     await this.pool.query('DELETE FROM slack_oauth_states WHERE expires_at < now()');
-    await this.pool.query('INSERT INTO slack_oauth_states (state, options, expires_at) VALUES ($1, $2, $3)', [state, JSON.stringify(installOptions), new Date(now.getTime() + STATE_TTL_MS)]);
+    await this.pool.query('INSERT INTO slack_oauth_states (state, options, expires_at) VALUES ($1, $2, $3)', [
+      state,
+      JSON.stringify(installOptions),
+      new Date(now.getTime() + STATE_TTL_MS),
+    ]);
     return state;
   }
 
   async verifyStateParam(now: Date, state: string): Promise<InstallURLOptions> {
-    const { rows } = await this.pool.query<{ options: InstallURLOptions; expires_at: Date }>('DELETE FROM slack_oauth_states WHERE state = $1 RETURNING options, expires_at', [state]);
+    const { rows } = await this.pool.query<{ options: InstallURLOptions; expires_at: Date }>(
+      'DELETE FROM slack_oauth_states WHERE state = $1 RETURNING options, expires_at',
+      [state],
+    );
     if (!rows[0]) throw new Error('this install link was used already or is unknown; start again from /slack/install');
     if (rows[0].expires_at < now) throw new Error('this install link expired (10 minutes); start again from /slack/install');
     return rows[0].options;

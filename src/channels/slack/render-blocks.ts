@@ -68,7 +68,10 @@ export function chunkText(text: string, limit: number): string[] {
 // bare URLs, #channel names and @channel/@here into links and mentions itself.
 // (Slack mrkdwn has no [label](url) links: such text shows as written.)
 const mrkdwn = (text: string): Block => ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true } });
-const context = (text: string): Block => ({ type: 'context', elements: [{ type: 'mrkdwn', text: cutText(text, SECTION_LIMIT), verbatim: true }] });
+const context = (text: string): Block => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: cutText(text, SECTION_LIMIT), verbatim: true }],
+});
 /** Slack mrkdwn treats &, < and > specially: escape text that comes from data. */
 export const escapeMrkdwn = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 /** Data with ``` would close the code block early: a zero-width space keeps the backticks apart. */
@@ -100,7 +103,9 @@ function sqlBlocks(sql: string): Block[] {
     ...codeSections([...lines.slice(0, SQL_LINES_SHOWN), '…'].join('\n')),
     {
       type: 'actions',
-      elements: [{ type: 'button', action_id: 'show_sql', text: { type: 'plain_text', text: `Full SQL (${lines.length} lines)` }, value: sql }],
+      elements: [
+        { type: 'button', action_id: 'show_sql', text: { type: 'plain_text', text: `Full SQL (${lines.length} lines)` }, value: sql },
+      ],
     },
   ];
 }
@@ -125,7 +130,12 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
       if (answer.table) blocks.push(...tableBlocks(answer.table));
       if (answer.table && extras.exportKey && extras.exportKey.length <= BUTTON_VALUE_LIMIT) {
-        blocks.push({ type: 'actions', elements: [{ type: 'button', action_id: EXPORT_ACTION, text: { type: 'plain_text', text: 'Download CSV' }, value: extras.exportKey }] });
+        blocks.push({
+          type: 'actions',
+          elements: [
+            { type: 'button', action_id: EXPORT_ACTION, text: { type: 'plain_text', text: 'Download CSV' }, value: extras.exportKey },
+          ],
+        });
       }
       for (const extra of answer.extraTables) blocks.push(...tableBlocks(extra.table, extra.title));
       for (const sql of answer.sql) blocks.push(...sqlBlocks(sql));
@@ -135,8 +145,16 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
       if (answer.followUps?.length) {
         // one click asks it in the thread: the button carries the edited plan of this answer
         blocks.push({
-          type: 'actions', block_id: 'follow_ups',
-          elements: answer.followUps.slice(0, 5).map((f, i) => ({ type: 'button', action_id: `${FOLLOW_UP_ACTION}${i}`, text: { type: 'plain_text', text: cutText(f.label, 75) }, value: encodeFollowUp(f, BUTTON_VALUE_LIMIT) })),
+          type: 'actions',
+          block_id: 'follow_ups',
+          elements: answer.followUps
+            .slice(0, 5)
+            .map((f, i) => ({
+              type: 'button',
+              action_id: `${FOLLOW_UP_ACTION}${i}`,
+              text: { type: 'plain_text', text: cutText(f.label, 75) },
+              value: encodeFollowUp(f, BUTTON_VALUE_LIMIT),
+            })),
         });
       }
       return { text: answer.headline, blocks };
@@ -153,7 +171,11 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
       const actions: Block[] = [];
       for (let i = 0; i < buttons.length; i += ACTIONS_PER_BLOCK) {
         const n = i / ACTIONS_PER_BLOCK;
-        actions.push({ type: 'actions', block_id: `clarify:${answer.term}`.slice(0, 250) + (n ? `:${n + 1}` : ''), elements: buttons.slice(i, i + ACTIONS_PER_BLOCK) });
+        actions.push({
+          type: 'actions',
+          block_id: `clarify:${answer.term}`.slice(0, 250) + (n ? `:${n + 1}` : ''),
+          elements: buttons.slice(i, i + ACTIONS_PER_BLOCK),
+        });
       }
       return {
         text: answer.question,
@@ -165,9 +187,15 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
       };
     }
     case 'refusal':
-      return { text: answer.reason, blocks: [...sections(answer.reason), ...answer.alternatives.map((a) => context(`• ${escapeMrkdwn(a)}`))] };
+      return {
+        text: answer.reason,
+        blocks: [...sections(answer.reason), ...answer.alternatives.map((a) => context(`• ${escapeMrkdwn(a)}`))],
+      };
     case 'error':
-      return { text: answer.message, blocks: sections(`:warning: ${answer.message}${answer.retryable ? ' (Trying again later may work.)' : ''}`) };
+      return {
+        text: answer.message,
+        blocks: sections(`:warning: ${answer.message}${answer.retryable ? ' (Trying again later may work.)' : ''}`),
+      };
   }
 }
 

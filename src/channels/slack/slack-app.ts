@@ -8,7 +8,18 @@
 // installs (slack-install.ts) every event is answered with the token of the
 // workspace it came from; with the single SLACK_BOT_TOKEN, events of any other
 // workspace are dropped.
-import { App, HTTPReceiver, LogLevel, type AllMiddlewareArgs, type AnyMiddlewareArgs, type BlockAction, type ButtonAction, type Logger as BoltLogger, type Receiver, type SlackActionMiddlewareArgs } from '@slack/bolt';
+import {
+  App,
+  HTTPReceiver,
+  LogLevel,
+  type AllMiddlewareArgs,
+  type AnyMiddlewareArgs,
+  type BlockAction,
+  type ButtonAction,
+  type Logger as BoltLogger,
+  type Receiver,
+  type SlackActionMiddlewareArgs,
+} from '@slack/bolt';
 import { SocketModeClient } from '@slack/socket-mode';
 import type { WebClientOptions } from '@slack/web-api';
 import type pg from 'pg';
@@ -42,7 +53,14 @@ export const SLACK_EVENTS_PATH = '/slack/events';
 // What the app listens to, as manifests/slack/manifest.yml must subscribe to it
 // (test/channels/slack/manifest.test.ts compares the two, and the listeners below).
 /** Bot events, as the manifest's bot_events names them: app.message takes direct messages only (message.im). */
-export const SLACK_BOT_EVENTS = ['app_mention', 'app_home_opened', 'message.im', 'reaction_added', 'app_uninstalled', 'tokens_revoked'] as const;
+export const SLACK_BOT_EVENTS = [
+  'app_mention',
+  'app_home_opened',
+  'message.im',
+  'reaction_added',
+  'app_uninstalled',
+  'tokens_revoked',
+] as const;
 /** Slash commands the app answers; any other is acknowledged with a pointer to these. */
 export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
 /** Action ids the app handles (clarify: a prefix); any other click is acknowledged and told it is stale. */
@@ -82,7 +100,9 @@ export class QueueFirstSocketModeReceiver implements Receiver {
       let acked = false;
       try {
         await this.app!.processEvent({
-          body, retryNum, retryReason,
+          body,
+          retryNum,
+          retryReason,
           ack: async (r?: unknown) => {
             if (acked) return;
             acked = true;
@@ -136,7 +156,7 @@ export interface SlackApp {
 }
 
 export const clientOptionsOf = (slack: NonNullable<Config['slack']>): WebClientOptions | undefined =>
-  (slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : undefined);
+  slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : undefined;
 
 /** The workspace a request belongs to, as the request itself says (events, actions, commands). */
 function bodyTeam(body: AnyMiddlewareArgs['body']): string | undefined {
@@ -153,7 +173,9 @@ function oneWorkspaceOnly(logger: Logger) {
   return async (args: AnyMiddlewareArgs & AllMiddlewareArgs) => {
     const from = bodyTeam(args.body);
     if (from && args.context.teamId && from !== args.context.teamId) {
-      logger.warn(`slack: a request from workspace ${from} reached the single-workspace token of ${args.context.teamId}; dropped (use SLACK_CLIENT_ID installs for many workspaces)`);
+      logger.warn(
+        `slack: a request from workspace ${from} reached the single-workspace token of ${args.context.teamId}; dropped (use SLACK_CLIENT_ID installs for many workspaces)`,
+      );
       if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
       return;
     }
@@ -170,7 +192,13 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     ? new QueueFirstSocketModeReceiver({ appToken: slack.appToken!, logger, clientOptions })
     : // the HTTP response waits for the listener, which returns once the question is in the durable queue (milliseconds):
       // a process killed after acknowledging has nothing left to lose, and Slack retries one killed before
-      new HTTPReceiver({ signingSecret: slack.signingSecret!, endpoints: SLACK_EVENTS_PATH, signatureVerification: true, processBeforeResponse: true, logger });
+      new HTTPReceiver({
+        signingSecret: slack.signingSecret!,
+        endpoints: SLACK_EVENTS_PATH,
+        signatureVerification: true,
+        processBeforeResponse: true,
+        logger,
+      });
   const installer = deps.installer;
   const app = installer
     ? new App({ authorize: (source) => installer.provider.authorize(source), receiver, clientOptions, logger })
@@ -188,7 +216,10 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   app.event('app_mention' satisfies (typeof SLACK_BOT_EVENTS)[number], appMention(replyDeps, gate));
   app.message(directMessage(replyDeps, gate)); // message.im
   if (deps.feedback) {
-    app.event('reaction_added' satisfies (typeof SLACK_BOT_EVENTS)[number], reactionAdded({ pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback }));
+    app.event(
+      'reaction_added' satisfies (typeof SLACK_BOT_EVENTS)[number],
+      reactionAdded({ pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback }),
+    );
   }
   app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool));
   const removal = appUninstalled({ pool: deps.writePool, store: installer?.store, logger: deps.logger });
@@ -204,12 +235,18 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   onAction(SLACK_ACTIONS.clarify, clarifyChoice(replyDeps));
   onAction(SLACK_ACTIONS.showSql, showSql());
   onAction(SLACK_ACTIONS.followUp, followUp(replyDeps, gate));
-  if (deps.exports) onAction(SLACK_ACTIONS.exportCsv, exportCsv({ deliveries: replyDeps.deliveries, exports: deps.exports, logger: deps.logger }));
+  if (deps.exports)
+    onAction(SLACK_ACTIONS.exportCsv, exportCsv({ deliveries: replyDeps.deliveries, exports: deps.exports, logger: deps.logger }));
   app.command('/backtest' satisfies (typeof SLACK_COMMANDS)[number], backtestCommand(replyDeps, gate));
   app.command('/datadesk' satisfies (typeof SLACK_COMMANDS)[number], datadeskCommand(deps.writePool, deps.config.scheduleTimezone));
   // every action and command is acknowledged, handled or not: Slack shows an error after 3 s otherwise
-  app.action(new RegExp(`^(?!${handled.map((id) => (typeof id === 'string' ? `${escapeRegExp(id)}$` : id.source.replace(/^\^/, ''))).join('|')})`), unknownAction(deps.logger));
-  app.command(new RegExp(`^(?!(${SLACK_COMMANDS.map(escapeRegExp).join('|')})$)`), async ({ ack, command }) => ack({ response_type: 'ephemeral', text: `I do not know ${command.command}; try /datadesk help or /backtest help.` }));
+  app.action(
+    new RegExp(`^(?!${handled.map((id) => (typeof id === 'string' ? `${escapeRegExp(id)}$` : id.source.replace(/^\^/, ''))).join('|')})`),
+    unknownAction(deps.logger),
+  );
+  app.command(new RegExp(`^(?!(${SLACK_COMMANDS.map(escapeRegExp).join('|')})$)`), async ({ ack, command }) =>
+    ack({ response_type: 'ephemeral', text: `I do not know ${command.command}; try /datadesk help or /backtest help.` }),
+  );
   // logged, then thrown on: the HTTP receiver answers 500 and Socket Mode leaves the envelope unacked, so Slack
   // delivers it again (the delivery key answers it once); a 200 here would tell Slack a lost question was received
   app.error(async (error) => {
@@ -219,24 +256,25 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
 
   return {
     app,
-    route: receiver instanceof HTTPReceiver
-      ? async (req, res) => {
-          if (installer && (await installer.route(req, res))) return true;
-          if (new URL(req.url ?? '/', 'http://x').pathname !== SLACK_EVENTS_PATH) return false;
-          if (req.method !== 'POST') {
-            res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Slack posts events here; nothing to GET.');
+    route:
+      receiver instanceof HTTPReceiver
+        ? async (req, res) => {
+            if (installer && (await installer.route(req, res))) return true;
+            if (new URL(req.url ?? '/', 'http://x').pathname !== SLACK_EVENTS_PATH) return false;
+            if (req.method !== 'POST') {
+              res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('Slack posts events here; nothing to GET.');
+              return true;
+            }
+            // Bolt refuses requests older than 5 minutes; one from more than 5 minutes ahead is as suspect (a replay kept for later)
+            const stamp = Number(req.headers['x-slack-request-timestamp']);
+            if (Number.isFinite(stamp) && stamp > Date.now() / 1000 + 300) {
+              res.writeHead(401, { 'content-type': 'text/plain' }).end('The request timestamp is more than 5 minutes in the future.');
+              return true;
+            }
+            receiver.requestListener(req, res);
             return true;
           }
-          // Bolt refuses requests older than 5 minutes; one from more than 5 minutes ahead is as suspect (a replay kept for later)
-          const stamp = Number(req.headers['x-slack-request-timestamp']);
-          if (Number.isFinite(stamp) && stamp > Date.now() / 1000 + 300) {
-            res.writeHead(401, { 'content-type': 'text/plain' }).end('The request timestamp is more than 5 minutes in the future.');
-            return true;
-          }
-          receiver.requestListener(req, res);
-          return true;
-        }
-      : undefined,
+        : undefined,
     start: async () => {
       if (socketMode) await app.start();
     },

@@ -35,7 +35,9 @@ export function installedClients(store: PgInstallationStore, options: WebClientO
         if (!(error instanceof NoInstallationError)) throw error;
       }
     }
-    throw new WorkspaceNotInstalledError(`Data Desk is not installed in Slack workspace ${workspace ?? enterprise ?? '(none named)'} (uninstalled, or never added)`);
+    throw new WorkspaceNotInstalledError(
+      `Data Desk is not installed in Slack workspace ${workspace ?? enterprise ?? '(none named)'} (uninstalled, or never added)`,
+    );
   };
   return {
     async forWorkspace(workspace, enterprise) {

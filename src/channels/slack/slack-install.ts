@@ -29,10 +29,15 @@ export interface SlackInstaller {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(res: import('node:http').ServerResponse, status: number, title: string, body: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
-  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>` +
-    '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#222}</style></head>' +
-    `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+  });
+  res.end(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>` +
+      '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#222}</style></head>' +
+      `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
+  );
 }
 
 /** What each bot scope lets Data Desk do, in the words an admin reads before installing. */
@@ -51,29 +56,47 @@ const SCOPE_WORDS: Record<string, string> = {
 /** The Add to Slack page: what the app will be able to do, then the button (Slack's own page asks the admin next). */
 function installPage(scopes: string[]): (url: string) => string {
   return (url) => {
-    const items = scopes.map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_WORDS[s] ?? 'as Slack describes it on the next page')}</li>`).join('');
-    return '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Add Data Desk to Slack</title>' +
+    const items = scopes
+      .map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_WORDS[s] ?? 'as Slack describes it on the next page')}</li>`)
+      .join('');
+    return (
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Add Data Desk to Slack</title>' +
       '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#222}' +
       'a.add{display:inline-block;padding:.7rem 1.2rem;min-height:44px;box-sizing:border-box;background:#4a154b;color:#fff;border-radius:6px;text-decoration:none;font-weight:600}</style></head>' +
       '<body><h1>Add Data Desk to your Slack workspace</h1>' +
       '<p>Data Desk answers questions about the Chicago crime data and runs A-share backtests in the channels you invite it to. It will be able to:</p>' +
       `<ul>${items}</ul>` +
-      '<p>Your workspace\'s answers, feedback, verified questions and digests are kept apart from every other workspace\'s.</p>' +
-      `<p><a class="add" href="${escapeHtml(url)}">Add to Slack</a></p></body></html>`;
+      "<p>Your workspace's answers, feedback, verified questions and digests are kept apart from every other workspace's.</p>" +
+      `<p><a class="add" href="${escapeHtml(url)}">Add to Slack</a></p></body></html>`
+    );
   };
 }
 
 /** What the admin sees after Slack sent them back: where the bot is now, and what to do first. */
 function installedPage(res: import('node:http').ServerResponse, installation: Installation): void {
-  const where = installation.isEnterpriseInstall ? `every workspace of ${installation.enterprise?.name ?? 'your organization'}` : (installation.team?.name ?? 'your workspace');
-  const open = installation.team?.id ? `<p><a href="slack://app?team=${encodeURIComponent(installation.team.id)}&id=${encodeURIComponent(installation.appId ?? '')}">Open Slack</a></p>` : '';
-  page(res, 200, 'Data Desk is installed', `<p>Data Desk is now in ${escapeHtml(where)}.</p>` +
-    '<p>Invite it to a channel (<code>/invite @Data Desk</code>) and mention it with a question, for example <em>@Data Desk how many thefts were reported in 2019?</em>, or send it a direct message. <code>/datadesk help</code> lists what it can do.</p>' +
-    '<p>Its answers, feedback, verified questions and digests are kept for this workspace alone. Removing the app (Manage apps → Remove) deletes its token here and stops its digests.</p>' + open);
+  const where = installation.isEnterpriseInstall
+    ? `every workspace of ${installation.enterprise?.name ?? 'your organization'}`
+    : (installation.team?.name ?? 'your workspace');
+  const open = installation.team?.id
+    ? `<p><a href="slack://app?team=${encodeURIComponent(installation.team.id)}&id=${encodeURIComponent(installation.appId ?? '')}">Open Slack</a></p>`
+    : '';
+  page(
+    res,
+    200,
+    'Data Desk is installed',
+    `<p>Data Desk is now in ${escapeHtml(where)}.</p>` +
+      '<p>Invite it to a channel (<code>/invite @Data Desk</code>) and mention it with a question, for example <em>@Data Desk how many thefts were reported in 2019?</em>, or send it a direct message. <code>/datadesk help</code> lists what it can do.</p>' +
+      '<p>Its answers, feedback, verified questions and digests are kept for this workspace alone. Removing the app (Manage apps → Remove) deletes its token here and stops its digests.</p>' +
+      open,
+  );
 }
 
 export function createSlackInstaller(o: {
-  oauth: OAuthSettings; pool: pg.Pool; logger: Logger; clientOptions?: WebClientOptions; redirectUri?: string;
+  oauth: OAuthSettings;
+  pool: pg.Pool;
+  logger: Logger;
+  clientOptions?: WebClientOptions;
+  redirectUri?: string;
 }): SlackInstaller {
   const store = new PgInstallationStore(o.pool, parseSealingKeys(o.oauth.tokenKeys));
   const installUrlOptions: InstallURLOptions = { scopes: o.oauth.scopes, ...(o.redirectUri ? { redirectUri: o.redirectUri } : {}) };
@@ -91,7 +114,9 @@ export function createSlackInstaller(o: {
       info: (...m) => o.logger.info(`slack oauth: ${m.join(' ')}`),
       warn: (...m) => o.logger.warn(`slack oauth: ${m.join(' ')}`),
       error: (...m) => o.logger.error(`slack oauth: ${m.join(' ')}`),
-      setLevel: () => undefined, getLevel: () => 'info' as never, setName: () => undefined,
+      setLevel: () => undefined,
+      getLevel: () => 'info' as never,
+      setName: () => undefined,
     },
   });
   const route: Route = async (req, res) => {
@@ -107,12 +132,19 @@ export function createSlackInstaller(o: {
     }
     await provider.handleCallback(req, res, {
       success: (installation) => {
-        o.logger.info(`Slack: installed in ${installation.isEnterpriseInstall ? `enterprise ${installation.enterprise?.id}` : `workspace ${installation.team?.id}`} (${installation.team?.name ?? installation.enterprise?.name ?? ''}) by ${installation.user.id}`);
+        o.logger.info(
+          `Slack: installed in ${installation.isEnterpriseInstall ? `enterprise ${installation.enterprise?.id}` : `workspace ${installation.team?.id}`} (${installation.team?.name ?? installation.enterprise?.name ?? ''}) by ${installation.user.id}`,
+        );
         installedPage(res, installation);
       },
       failure: (error) => {
         o.logger.warn(`Slack: an install did not complete: ${error.message}`);
-        page(res, 400, 'Data Desk was not installed', `<p>${escapeHtml(error.message)}</p><p><a href="${SLACK_INSTALL_PATH}">Start again</a></p>`);
+        page(
+          res,
+          400,
+          'Data Desk was not installed',
+          `<p>${escapeHtml(error.message)}</p><p><a href="${SLACK_INSTALL_PATH}">Start again</a></p>`,
+        );
       },
     });
     return true;

@@ -18,7 +18,14 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
-import { ChannelGoneError, HistoryUnavailableError, type ChannelPoster, type DigestKey, type PostTarget, type ReplySink } from '../../core/platform.js';
+import {
+  ChannelGoneError,
+  HistoryUnavailableError,
+  type ChannelPoster,
+  type DigestKey,
+  type PostTarget,
+  type ReplySink,
+} from '../../core/platform.js';
 import { renderChart } from '../../charts/render.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
@@ -69,9 +76,21 @@ export const PLACEHOLDER_EVENT = 'datadesk_placeholder';
  * the receiver and a worker both post one at once, the first recorded wins and
  * the other is deleted.
  */
-export async function placeholderFor(deps: PlaceholderDeps, key: string, channel: string, threadTs: string, text: string, recorded?: string): Promise<string> {
+export async function placeholderFor(
+  deps: PlaceholderDeps,
+  key: string,
+  channel: string,
+  threadTs: string,
+  text: string,
+  recorded?: string,
+): Promise<string> {
   if (recorded) return recorded;
-  const posted = await deps.client.chat.postMessage({ channel, thread_ts: threadTs, text, metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } } });
+  const posted = await deps.client.chat.postMessage({
+    channel,
+    thread_ts: threadTs,
+    text,
+    metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } },
+  });
   const winner = (await deps.deliveries.claimPlaceholder(key, { ts: posted.ts! }))?.ts ?? posted.ts!;
   if (winner !== posted.ts) await deps.client.chat.delete({ channel, ts: posted.ts! }).catch(() => undefined);
   return winner;
@@ -86,7 +105,9 @@ export async function placeholderFor(deps: PlaceholderDeps, key: string, channel
 async function orphanedPlaceholder(deps: PlaceholderDeps, key: string, channel: string, threadTs: string): Promise<string | undefined> {
   try {
     const replies = await deps.client.conversations.replies({ channel, ts: threadTs, include_all_metadata: true, limit: 200 });
-    const mine = replies.messages?.find((m) => m.metadata?.event_type === PLACEHOLDER_EVENT && (m.metadata.event_payload as { key?: string } | undefined)?.key === key);
+    const mine = replies.messages?.find(
+      (m) => m.metadata?.event_type === PLACEHOLDER_EVENT && (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
+    );
     if (!mine?.ts) return undefined;
     return (await deps.deliveries.claimPlaceholder(key, { ts: mine.ts }))?.ts;
   } catch (error) {
@@ -118,13 +139,15 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
     const { logger } = deps;
     const client = await deps.clients.forWorkspace(workspace, enterprise);
     const placing = { client, deliveries: deps.deliveries, logger };
-    const recorded = (await deps.deliveries.placeholderSoon(delivery))?.ts ?? (await orphanedPlaceholder(placing, job.key, channel, threadTs));
+    const recorded =
+      (await deps.deliveries.placeholderSoon(delivery))?.ts ?? (await orphanedPlaceholder(placing, job.key, channel, threadTs));
     const ts = await placeholderFor(placing, job.key, channel, threadTs, WORKING, recorded);
     // a question that waited in line said so; now it is being answered
     if (recorded && !delivery.steps.length) await client.chat.update({ channel, ts, text: WORKING }).catch(() => undefined);
     let lastUpdate = 0;
     let updating: Promise<unknown> = Promise.resolve();
-    const post = (text: string, blocks?: unknown[]) => client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: blocks as never });
+    const post = (text: string, blocks?: unknown[]) =>
+      client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: blocks as never });
 
     return {
       progress: (step) => {
@@ -185,7 +208,14 @@ export function digestMetadata(key: DigestKey): { event_type: string; event_payl
   return { event_type: DIGEST_EVENT_TYPE, event_payload: { subscription_id: key.subscriptionId, period_end: key.periodEnd.toISOString() } };
 }
 
-const SLACK_GONE = new Set(['channel_not_found', 'not_in_channel', 'is_archived', 'account_inactive', 'team_access_not_granted', 'token_revoked']);
+const SLACK_GONE = new Set([
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'account_inactive',
+  'team_access_not_granted',
+  'token_revoked',
+]);
 const SLACK_NO_HISTORY = new Set(['missing_scope', 'not_allowed_token_type', 'no_permission']);
 /** how far back (in messages after the period's end) a lost post is looked for */
 const HISTORY_PAGES = 5;
@@ -224,7 +254,9 @@ function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoste
     async post(to, answer, key) {
       const client = await clientOf(clients, to);
       const [first] = renderAnswerMessages(answer);
-      const res = await slackCall(to, () => client.chat.postMessage({ channel: to.channel, text: first.text, blocks: first.blocks, metadata: digestMetadata(key) }));
+      const res = await slackCall(to, () =>
+        client.chat.postMessage({ channel: to.channel, text: first.text, blocks: first.blocks, metadata: digestMetadata(key) }),
+      );
       if (!res.ts) throw new Error('Slack answered chat.postMessage without a ts');
       return res.ts;
     },
@@ -232,7 +264,9 @@ function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoste
       const client = await clientOf(clients, to);
       const rest = renderAnswerMessages(answer).slice(1);
       for (let i = done; i < rest.length; i++) {
-        await slackCall(to, () => client.chat.postMessage({ channel: to.channel, thread_ts: postId, text: rest[i].text, blocks: rest[i].blocks }));
+        await slackCall(to, () =>
+          client.chat.postMessage({ channel: to.channel, thread_ts: postId, text: rest[i].text, blocks: rest[i].blocks }),
+        );
         await posted(i + 1);
       }
     },
@@ -242,7 +276,9 @@ function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoste
       const chart = answer.chart;
       const client = await clientOf(clients, to);
       const file = await renderChart(chart, quickchartUrl);
-      await slackCall(to, () => client.files.uploadV2({ channel_id: to.channel, thread_ts: postId, file, filename: 'digest.png', title: chart.title }));
+      await slackCall(to, () =>
+        client.files.uploadV2({ channel_id: to.channel, thread_ts: postId, file, filename: 'digest.png', title: chart.title }),
+      );
     },
     async findPost(to, key) {
       const client = await clientOf(clients, to);
@@ -251,18 +287,30 @@ function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoste
       for (let page = 0; page < HISTORY_PAGES; page++) {
         let res;
         try {
-          res = await slackCall(to, () => client.conversations.history({
-            channel: to.channel, oldest: (key.periodEnd.getTime() / 1000).toFixed(6), inclusive: true, include_all_metadata: true, limit: HISTORY_PAGE_SIZE, cursor,
-          }));
+          res = await slackCall(to, () =>
+            client.conversations.history({
+              channel: to.channel,
+              oldest: (key.periodEnd.getTime() / 1000).toFixed(6),
+              inclusive: true,
+              include_all_metadata: true,
+              limit: HISTORY_PAGE_SIZE,
+              cursor,
+            }),
+          );
         } catch (error) {
           const code = slackCode(error);
-          if (code && SLACK_NO_HISTORY.has(code)) throw new HistoryUnavailableError(`Slack says ${code} for conversations.history (the app needs channels:history and groups:history)`);
+          if (code && SLACK_NO_HISTORY.has(code))
+            throw new HistoryUnavailableError(
+              `Slack says ${code} for conversations.history (the app needs channels:history and groups:history)`,
+            );
           throw error;
         }
-        const found = (res.messages as HistoryMessage[] | undefined)?.find((m) =>
-          m.metadata?.event_type === DIGEST_EVENT_TYPE
-          && Number(m.metadata.event_payload?.subscription_id) === key.subscriptionId
-          && m.metadata.event_payload?.period_end === periodEnd);
+        const found = (res.messages as HistoryMessage[] | undefined)?.find(
+          (m) =>
+            m.metadata?.event_type === DIGEST_EVENT_TYPE &&
+            Number(m.metadata.event_payload?.subscription_id) === key.subscriptionId &&
+            m.metadata.event_payload?.period_end === periodEnd,
+        );
         if (found?.ts) return found.ts;
         cursor = res.response_metadata?.next_cursor || undefined;
         if (!res.has_more || !cursor) return undefined;

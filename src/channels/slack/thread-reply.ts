@@ -26,7 +26,8 @@ export interface SlackOrigin {
 
 /** Bolt's context names the workspace and enterprise of every event, action and command. */
 export const originOf = (context: { teamId?: string; enterpriseId?: string }): SlackOrigin => ({
-  workspace: context.teamId || undefined, enterprise: context.enterpriseId || undefined,
+  workspace: context.teamId || undefined,
+  enterprise: context.enterpriseId || undefined,
 });
 
 /** A thread's id: its workspace, channel and thread ts (thread memory is kept under it, so workspaces never share one). */
@@ -72,14 +73,32 @@ export async function enqueueInThread(
     const ahead = await deps.deliveries.aheadOf(key);
     const row = await deps.deliveries.get(key);
     // a fast worker may have posted (and even filled) a placeholder already
-    if (!row?.placeholder) await placeholderFor({ client, deliveries: deps.deliveries, logger: deps.logger }, key, channel, threadTs, waitingText(ahead));
-  })().catch((error) => deps.logger.warn(`slack: the placeholder of ${key} could not be posted (${slackErrorCode(error)}); the worker posts one`));
+    if (!row?.placeholder)
+      await placeholderFor({ client, deliveries: deps.deliveries, logger: deps.logger }, key, channel, threadTs, waitingText(ahead));
+  })().catch((error) =>
+    deps.logger.warn(`slack: the placeholder of ${key} could not be posted (${slackErrorCode(error)}); the worker posts one`),
+  );
   return true;
 }
 
 /** The question of a mention: the bot's own mention at the start dropped, then Slack's encoding read (see slack-text.ts). */
 export const stripMention = (text: string) => fromSlackText(text.replace(/^\s*(<@[A-Z0-9]+(\|[^>]*)?>\s*)+/, ''));
 
-export function inbound(origin: SlackOrigin, channel: string, threadTs: string, userId: string | undefined, text: string, kind: InboundMessage['kind'] = 'question'): InboundMessage {
-  return { platform: 'slack', threadId: slackThreadId(origin, channel, threadTs), channel, workspace: origin.workspace, userId, text, kind };
+export function inbound(
+  origin: SlackOrigin,
+  channel: string,
+  threadTs: string,
+  userId: string | undefined,
+  text: string,
+  kind: InboundMessage['kind'] = 'question',
+): InboundMessage {
+  return {
+    platform: 'slack',
+    threadId: slackThreadId(origin, channel, threadTs),
+    channel,
+    workspace: origin.workspace,
+    userId,
+    text,
+    kind,
+  };
 }

@@ -14,14 +14,19 @@ export class SealError extends Error {}
 
 /** Reads SLACK_TOKEN_KEYS ("id:base64,id:base64"); throws a sentence that says what is wrong. */
 export function parseSealingKeys(text: string): SealingKey[] {
-  const keys = text.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
-    const at = entry.indexOf(':');
-    if (at < 1) throw new SealError(`SLACK_TOKEN_KEYS: "${entry.slice(0, 12)}…" is not id:base64-key`);
-    const id = entry.slice(0, at);
-    const key = Buffer.from(entry.slice(at + 1), 'base64');
-    if (key.length !== 32) throw new SealError(`SLACK_TOKEN_KEYS: key "${id}" is ${key.length} bytes; it must be 32 (openssl rand -base64 32)`);
-    return { id, key };
-  });
+  const keys = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const at = entry.indexOf(':');
+      if (at < 1) throw new SealError(`SLACK_TOKEN_KEYS: "${entry.slice(0, 12)}…" is not id:base64-key`);
+      const id = entry.slice(0, at);
+      const key = Buffer.from(entry.slice(at + 1), 'base64');
+      if (key.length !== 32)
+        throw new SealError(`SLACK_TOKEN_KEYS: key "${id}" is ${key.length} bytes; it must be 32 (openssl rand -base64 32)`);
+      return { id, key };
+    });
   if (!keys.length) throw new SealError('SLACK_TOKEN_KEYS is empty');
   if (new Set(keys.map((k) => k.id)).size !== keys.length) throw new SealError('SLACK_TOKEN_KEYS names a key id twice');
   return keys;

@@ -14,7 +14,13 @@ export async function saveConversationReference(pool: pg.Pool, ref: Partial<Conv
   );
 }
 
-export async function loadConversationReference(pool: pg.Pool, conversationId: string): Promise<Partial<ConversationReference> | undefined> {
-  const { rows } = await pool.query<{ reference: Partial<ConversationReference> }>('SELECT reference FROM conversation_references WHERE conversation_id = $1', [conversationId]);
+export async function loadConversationReference(
+  pool: pg.Pool,
+  conversationId: string,
+): Promise<Partial<ConversationReference> | undefined> {
+  const { rows } = await pool.query<{ reference: Partial<ConversationReference> }>(
+    'SELECT reference FROM conversation_references WHERE conversation_id = $1',
+    [conversationId],
+  );
   return rows[0]?.reference;
 }

@@ -36,7 +36,10 @@ function table(t: AnswerTable): Card[] {
       type: 'Table',
       firstRowAsHeader: true,
       columns: t.columns.map(() => ({ width: 1 })),
-      rows: [{ type: 'TableRow', cells: t.columns.map((c) => cell(c, true)) }, ...rows.map((r) => ({ type: 'TableRow', cells: r.map((c) => cell(c)) }))],
+      rows: [
+        { type: 'TableRow', cells: t.columns.map((c) => cell(c, true)) },
+        ...rows.map((r) => ({ type: 'TableRow', cells: r.map((c) => cell(c)) })),
+      ],
     },
     text(`${rows.length} of ${t.rowCount.toLocaleString('en-US')} rows`, { size: 'Small', isSubtle: true }, { spacing: 'None' }),
   ];
@@ -58,12 +61,22 @@ export function chartImage(png: Buffer, alt: string, linkFor: (png: Buffer) => s
 }
 
 /** A chart drawn for cards (small, few colors): inline when it fits in `room`, else a link from `linkFor` (the ChartStore). */
-export async function cardChart(spec: ChartSpec, linkFor: (png: Buffer) => string, quickchartUrl?: string, room = INLINE_IMAGE_LIMIT): Promise<ChartImage> {
+export async function cardChart(
+  spec: ChartSpec,
+  linkFor: (png: Buffer) => string,
+  quickchartUrl?: string,
+  room = INLINE_IMAGE_LIMIT,
+): Promise<ChartImage> {
   return chartImage(await renderChart(spec, quickchartUrl, 'card'), spec.title, linkFor, room);
 }
 
 /** The chart of an answer's card, if it has one: inline only when the whole card then stays within CARD_BYTES_LIMIT. */
-export async function chartForCard(answer: Answer, linkFor: (png: Buffer) => string, quickchartUrl?: string, extras: CardExtras = {}): Promise<ChartImage | undefined> {
+export async function chartForCard(
+  answer: Answer,
+  linkFor: (png: Buffer) => string,
+  quickchartUrl?: string,
+  extras: CardExtras = {},
+): Promise<ChartImage | undefined> {
   if (answer.kind !== 'result' || !answer.chart) return undefined;
   // the Image element itself, around its url, is well under 200 bytes
   const room = CARD_BYTES_LIMIT - Buffer.byteLength(JSON.stringify(answerCard(answer, undefined, extras))) - 200;
@@ -88,13 +101,23 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
       if (rest) body.push(text(rest));
       if (answer.understood?.length) body.push(text(`Understood as: ${answer.understood.join(' · ')}`, { size: 'Small', isSubtle: true }));
       if (answer.table) body.push(...table(answer.table));
-      for (const extra of answer.extraTables) body.push(text(extra.title, { weight: 'Bolder' }, { spacing: 'Medium' }), ...table(extra.table));
+      for (const extra of answer.extraTables)
+        body.push(text(extra.title, { weight: 'Bolder' }, { spacing: 'Medium' }), ...table(extra.table));
       if (chart) body.push({ type: 'Image', url: chart.url, altText: chart.alt, size: 'Stretch' });
       for (const sql of answer.sql) {
         const lines = sql.split('\n');
-        body.push(text(lines.length > SQL_LINES_SHOWN ? `${lines.slice(0, SQL_LINES_SHOWN).join('\n')}\n…` : sql, { fontType: 'Monospace', size: 'Small' }));
+        body.push(
+          text(lines.length > SQL_LINES_SHOWN ? `${lines.slice(0, SQL_LINES_SHOWN).join('\n')}\n…` : sql, {
+            fontType: 'Monospace',
+            size: 'Small',
+          }),
+        );
         if (lines.length > SQL_LINES_SHOWN) {
-          actions.push({ type: 'Action.ShowCard', title: `Full SQL (${lines.length} lines)`, card: { type: 'AdaptiveCard', body: [text(sql, { fontType: 'Monospace', size: 'Small' })] } });
+          actions.push({
+            type: 'Action.ShowCard',
+            title: `Full SQL (${lines.length} lines)`,
+            card: { type: 'AdaptiveCard', body: [text(sql, { fontType: 'Monospace', size: 'Small' })] },
+          });
         }
       }
       if (answer.assumptions.length) body.push(text(`Assumptions: ${answer.assumptions.join('; ')}`, { size: 'Small', isSubtle: true }));
@@ -102,12 +125,23 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
       if (answer.freshness) body.push(text(`Data: ${answer.freshness}`, { size: 'Small', isSubtle: true }));
       if (answer.table && extras.exportUrl) actions.push({ type: 'Action.OpenUrl', title: 'Download CSV', url: extras.exportUrl });
       // suggested follow-ups: one click asks the plan it carries (the edit of this answer's plan) in this conversation
-      for (const f of answer.followUps ?? []) actions.push({ type: 'Action.Submit', title: f.label, data: { datadesk: 'followup', text: f.label, plan: f.plan } });
+      for (const f of answer.followUps ?? [])
+        actions.push({ type: 'Action.Submit', title: f.label, data: { datadesk: 'followup', text: f.label, plan: f.plan } });
       if (extras.feedbackKey) {
         // feedback: kept with the question; a curator's 👍 makes it a verified question
         actions.push(
-          { type: 'Action.Submit', title: '👍', tooltip: 'A good answer', data: { datadesk: 'feedback', key: extras.feedbackKey, verdict: 'up' } },
-          { type: 'Action.Submit', title: '👎', tooltip: 'A wrong or unhelpful answer', data: { datadesk: 'feedback', key: extras.feedbackKey, verdict: 'down' } },
+          {
+            type: 'Action.Submit',
+            title: '👍',
+            tooltip: 'A good answer',
+            data: { datadesk: 'feedback', key: extras.feedbackKey, verdict: 'up' },
+          },
+          {
+            type: 'Action.Submit',
+            title: '👎',
+            tooltip: 'A wrong or unhelpful answer',
+            data: { datadesk: 'feedback', key: extras.feedbackKey, verdict: 'down' },
+          },
         );
       }
       break;
@@ -115,7 +149,8 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
     case 'clarify':
       body.push(text(answer.question, { weight: 'Bolder' }));
       for (const o of answer.options) if (o.description) body.push(text(`${o.label}: ${o.description}`, { size: 'Small', isSubtle: true }));
-      for (const o of answer.options) actions.push({ type: 'Action.Submit', title: o.label, data: { datadesk: 'clarify', term: answer.term, option: o.id } });
+      for (const o of answer.options)
+        actions.push({ type: 'Action.Submit', title: o.label, data: { datadesk: 'clarify', term: answer.term, option: o.id } });
       break;
     case 'refusal':
       body.push(text(answer.reason));
@@ -125,7 +160,13 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
       body.push(text(`⚠️ ${answer.message}${answer.retryable ? ' (Trying again later may work.)' : ''}`, { color: 'Attention' }));
       break;
   }
-  return { type: 'AdaptiveCard', $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', version: '1.5', body, ...(actions.length ? { actions } : {}) };
+  return {
+    type: 'AdaptiveCard',
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    version: '1.5',
+    body,
+    ...(actions.length ? { actions } : {}),
+  };
 }
 
 /**
@@ -135,10 +176,21 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
  * "http://", without changing what the reader sees.
  */
 export function inertMarkdown(s: string): string {
-  return s.replace(/\](?=[(:])/g, ']\u200B').replace(/<(?=[A-Za-z/!?])/g, '<\u200B').replace(/:\/\//g, ':\u200B//');
+  return s
+    .replace(/\](?=[(:])/g, ']\u200B')
+    .replace(/<(?=[A-Za-z/!?])/g, '<\u200B')
+    .replace(/:\/\//g, ':\u200B//');
 }
 
 /** The notification text of an answer (inert: see inertMarkdown). */
 export function answerSummary(answer: Answer): string {
-  return inertMarkdown(answer.kind === 'result' ? answer.headline : answer.kind === 'clarify' ? answer.question : answer.kind === 'refusal' ? answer.reason : answer.message);
+  return inertMarkdown(
+    answer.kind === 'result'
+      ? answer.headline
+      : answer.kind === 'clarify'
+        ? answer.question
+        : answer.kind === 'refusal'
+          ? answer.reason
+          : answer.message,
+  );
 }

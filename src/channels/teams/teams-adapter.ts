@@ -64,8 +64,10 @@ const hostName = (host: string) => host.replace(/:\d+$/, '').replace(/^\[|\]$/g,
  */
 function notLocal(req: http.IncomingMessage, body: unknown): { status: number; error: string } | undefined {
   if (req.headers.origin) return { status: 403, error: 'The local Teams endpoint does not take requests from web pages.' };
-  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return { status: 415, error: 'Expected Content-Type: application/json.' };
-  if (!isLoopback(hostName(req.headers.host ?? ''))) return { status: 403, error: 'The local Teams endpoint answers only requests addressed to this machine (Host).' };
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    return { status: 415, error: 'Expected Content-Type: application/json.' };
+  if (!isLoopback(hostName(req.headers.host ?? '')))
+    return { status: 403, error: 'The local Teams endpoint answers only requests addressed to this machine (Host).' };
   const serviceUrl = (body as { serviceUrl?: string } | undefined)?.serviceUrl;
   let serviceHost = '';
   try {
@@ -74,7 +76,10 @@ function notLocal(req: http.IncomingMessage, body: unknown): { status: number; e
     // checked as malformed later
   }
   if (serviceUrl && !isLoopback(hostName(serviceHost))) {
-    return { status: 403, error: 'Without MICROSOFT_APP_ID the bot answers only to a serviceUrl on this machine (the Bot Framework Emulator).' };
+    return {
+      status: 403,
+      error: 'Without MICROSOFT_APP_ID the bot answers only to a serviceUrl on this machine (the Bot Framework Emulator).',
+    };
   }
   return undefined;
 }
@@ -109,7 +114,11 @@ export function teamsRoutes(adapter: CloudAdapter, bot: DataDeskTeamsBot, logger
       return true;
     }
     // the minimal Request/Response botbuilder needs, over node's own
-    const shimReq = { body: body as Record<string, unknown>, headers: req.headers as Record<string, string | string[] | undefined>, method: req.method };
+    const shimReq = {
+      body: body as Record<string, unknown>,
+      headers: req.headers as Record<string, string | string[] | undefined>,
+      method: req.method,
+    };
     const shimRes = {
       socket: res.socket,
       status: (code: number) => {

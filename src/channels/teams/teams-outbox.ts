@@ -28,7 +28,11 @@ import { loadConversationReference } from './conversation-store.js';
 export const ON_IT = 'On it…';
 
 /** A Teams answer job's reply target: the conversation, reached proactively through its stored reference. */
-export const teamsReplyTarget = z.object({ platform: z.literal('teams'), conversationId: z.string(), reference: z.record(z.string(), z.unknown()) });
+export const teamsReplyTarget = z.object({
+  platform: z.literal('teams'),
+  conversationId: z.string(),
+  reference: z.record(z.string(), z.unknown()),
+});
 export type TeamsReplyTarget = z.infer<typeof teamsReplyTarget>;
 
 export interface TeamsOutboxDeps {
@@ -51,7 +55,13 @@ export interface TeamsOutboxDeps {
  * receiver and a worker both send one at once, the first recorded wins and the
  * other is deleted.
  */
-export async function teamsPlaceholder(context: TurnContext, deliveries: Deliveries, key: string, text: string, recorded?: string): Promise<string | undefined> {
+export async function teamsPlaceholder(
+  context: TurnContext,
+  deliveries: Deliveries,
+  key: string,
+  text: string,
+  recorded?: string,
+): Promise<string | undefined> {
   if (recorded) return recorded;
   const sent = await context.sendActivity(text);
   if (!sent?.id) return undefined;
@@ -67,7 +77,8 @@ export function teamsOutbox(deps: TeamsOutboxDeps): JobOutbox {
 function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
   return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
     const reference = teamsReplyTarget.parse(job.reply).reference as Partial<ConversationReference>;
-    const inConversation = (logic: (context: TurnContext) => Promise<void>) => deps.adapter.continueConversationAsync(deps.appId, reference, logic);
+    const inConversation = (logic: (context: TurnContext) => Promise<void>) =>
+      deps.adapter.continueConversationAsync(deps.appId, reference, logic);
     const canUpdate = reference.channelId !== 'emulator';
     let id = canUpdate ? (await deps.deliveries.placeholderSoon(delivery))?.id : undefined;
     let last = 0;
@@ -76,7 +87,9 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
       progress: (step) => {
         if (!id || Date.now() - last < 2_000) return;
         last = Date.now();
-        updating = inConversation((context) => context.updateActivity({ id, type: ActivityTypes.Message, text: `${step}…` }).then(() => undefined)).catch(() => undefined);
+        updating = inConversation((context) =>
+          context.updateActivity({ id, type: ActivityTypes.Message, text: `${step}…` }).then(() => undefined),
+        ).catch(() => undefined);
       },
       deliver: async (answer, steps) => {
         await updating;
@@ -90,7 +103,11 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
         } catch (error) {
           deps.logger.warn(`teams: chart: ${describeError(error)}`);
         }
-        const reply = { type: ActivityTypes.Message, text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, extras))] };
+        const reply = {
+          type: ActivityTypes.Message,
+          text: answerSummary(answer),
+          attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, extras))],
+        };
         await inConversation(async (context) => {
           if (canUpdate) id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);
           if (id) {
@@ -107,7 +124,8 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
       },
       giveUp: async (message) => {
         await inConversation(async (context) => {
-          if (id) await context.updateActivity({ id, type: ActivityTypes.Message, text: message }).catch(() => context.sendActivity(message));
+          if (id)
+            await context.updateActivity({ id, type: ActivityTypes.Message, text: message }).catch(() => context.sendActivity(message));
           else await context.sendActivity(message);
         });
       },
@@ -124,7 +142,11 @@ function teamsPosts({ adapter, appId, pool, chartLink, quickchartUrl }: TeamsOut
       let id: string | undefined;
       try {
         await adapter.continueConversationAsync(appId, reference, async (context) => {
-          const sent = await context.sendActivity({ type: 'message', text: answerSummary(answer), attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))] });
+          const sent = await context.sendActivity({
+            type: 'message',
+            text: answerSummary(answer),
+            attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))],
+          });
           id = sent?.id;
         });
       } catch (error) {

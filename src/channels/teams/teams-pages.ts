@@ -10,7 +10,10 @@ import type { Route } from '../../server/http-server.js';
 export const TEAMS_PAGES = { website: '/teams', privacy: '/teams/privacy', terms: '/teams/terms' } as const;
 
 /** The manifest's developer links for a bot served at `domain`. */
-export function manifestLinks(config: Pick<Config, 'teamsManifest'>, domain: string): { websiteUrl: string; privacyUrl: string; termsOfUseUrl: string } {
+export function manifestLinks(
+  config: Pick<Config, 'teamsManifest'>,
+  domain: string,
+): { websiteUrl: string; privacyUrl: string; termsOfUseUrl: string } {
   return {
     websiteUrl: `https://${domain}${TEAMS_PAGES.website}`,
     privacyUrl: config.teamsManifest.privacyUrl ?? `https://${domain}${TEAMS_PAGES.privacy}`,
@@ -21,10 +24,12 @@ export function manifestLinks(config: Pick<Config, 'teamsManifest'>, domain: str
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(title: string, paragraphs: string[]): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>` +
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>` +
     '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#222}</style></head><body>' +
     `<h1>${escape(title)}</h1>${paragraphs.map((p) => `<p>${escape(p)}</p>`).join('')}` +
-    `<p><a href="${TEAMS_PAGES.website}">About</a> · <a href="${TEAMS_PAGES.privacy}">Privacy</a> · <a href="${TEAMS_PAGES.terms}">Terms</a></p></body></html>`;
+    `<p><a href="${TEAMS_PAGES.website}">About</a> · <a href="${TEAMS_PAGES.privacy}">Privacy</a> · <a href="${TEAMS_PAGES.terms}">Terms</a></p></body></html>`
+  );
 }
 
 export function teamsPages(config: Pick<Config, 'threadMemoryTtlHours' | 'llm' | 'teamsManifest'>): Route {
@@ -50,7 +55,10 @@ export function teamsPages(config: Pick<Config, 'threadMemoryTtlHours' | 'llm' |
   return async (req, res) => {
     const html = pages[new URL(req.url ?? '/', 'http://x').pathname];
     if (!html || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" });
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    });
     res.end(req.method === 'HEAD' ? undefined : html);
     return true;
   };

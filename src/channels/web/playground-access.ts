@@ -35,7 +35,9 @@ export function playgroundAccess(config: Config): PlaygroundAccess {
   return {
     host: config.host,
     token: config.playground.token,
-    allowedHosts: [...new Set([...config.playground.allowedHosts, ...own, ...publicHost].map((h) => h.toLowerCase()))].filter((h) => !LOOPBACK_NAMES.includes(h)),
+    allowedHosts: [...new Set([...config.playground.allowedHosts, ...own, ...publicHost].map((h) => h.toLowerCase()))].filter(
+      (h) => !LOOPBACK_NAMES.includes(h),
+    ),
     perMinute: config.rateLimits.userPerMinute,
   };
 }
@@ -69,7 +71,8 @@ export function checkOrigin(req: http.IncomingMessage, access: PlaygroundAccess)
   if (!LOOPBACK_NAMES.includes(name) && !access.allowedHosts.includes(name)) {
     return {
       status: 403,
-      error: `Host "${host}" is not one this playground answers to (${[...LOOPBACK_NAMES, ...access.allowedHosts].join(', ')}). ` +
+      error:
+        `Host "${host}" is not one this playground answers to (${[...LOOPBACK_NAMES, ...access.allowedHosts].join(', ')}). ` +
         'Open it by one of those names, or add the name to PLAYGROUND_ALLOWED_HOSTS.',
     };
   }
@@ -82,7 +85,10 @@ export function checkOrigin(req: http.IncomingMessage, access: PlaygroundAccess)
     originHost = undefined; // "null" (sandboxed pages, file:) or garbage
   }
   if (originHost?.toLowerCase() !== host.toLowerCase()) {
-    return { status: 403, error: `Cross-origin request refused: a page from ${origin} may not use this playground (only pages from http://${host}).` };
+    return {
+      status: 403,
+      error: `Cross-origin request refused: a page from ${origin} may not use this playground (only pages from http://${host}).`,
+    };
   }
   return undefined;
 }

@@ -33,17 +33,33 @@ import { recordFeedback } from '../../feedback/feedback.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
 import { UserError } from '../../core/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
-import { checkOrigin, hasToken, isLoopback, isToken, needsToken, playgroundAccess, playgroundOff, tokenCookie, type PlaygroundAccess, type Refusal } from './playground-access.js';
+import {
+  checkOrigin,
+  hasToken,
+  isLoopback,
+  isToken,
+  needsToken,
+  playgroundAccess,
+  playgroundOff,
+  tokenCookie,
+  type PlaygroundAccess,
+  type Refusal,
+} from './playground-access.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
 const STATIC: Record<string, string> = { '/': 'index.html', '/app.js': 'app.js', '/style.css': 'style.css' };
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
 const API = new Set(['/api/ask', '/api/choose', '/api/feedback']);
 /** a download link: the thread (128 secret bits) and the answer's id */
 const EXPORT_PATH = /^\/api\/export\/([0-9a-f]{32})\/([0-9a-f-]{36})\.csv$/;
 /** The page loads only its own files and talks only to this server; no other site may frame it. */
 const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -54,7 +70,10 @@ const GIVE_UP_WAITING_MS = 10 * 60_000;
 const THREAD_ID = /^[0-9a-f]{32}$/;
 
 class BadRequest extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -71,14 +90,17 @@ async function readJson(req: http.IncomingMessage, limit = 64 * 1024): Promise<R
   } catch {
     throw new BadRequest(400, 'The request is not valid JSON. Send {"thread": "<32 hex digits>", "text": "..."}.');
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new BadRequest(400, 'Send a JSON object: {"thread": "<32 hex digits>", "text": "..."}.');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new BadRequest(400, 'Send a JSON object: {"thread": "<32 hex digits>", "text": "..."}.');
   return parsed as Record<string, unknown>;
 }
 
 const isJson = (req: http.IncomingMessage) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() === 'application/json';
 
 function refuse(res: http.ServerResponse, r: Refusal): true {
-  res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...r.headers }).end(JSON.stringify({ error: r.error }));
+  res
+    .writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...r.headers })
+    .end(JSON.stringify({ error: r.error }));
   return true;
 }
 
@@ -123,7 +145,14 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     const sqlShown = answer.kind === 'result' ? answer.sql.map(formatSql) : [];
     if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId };
     try {
-      return { answer, chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png`, exportUrl, exportLimit, sqlShown, answerId };
+      return {
+        answer,
+        chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png`,
+        exportUrl,
+        exportLimit,
+        sqlShown,
+        answerId,
+      };
     } catch (error) {
       deps.logger.warn(`chart: ${(error as Error).message}`);
       return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId };
@@ -150,7 +179,10 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       if (!deps.feedback) throw new BadRequest(404, 'Feedback is not kept by this server.');
       try {
         const outcome = await recordFeedback(deps.feedback.pool, deps.deliveries, deps.feedback.verified, {
-          deliveryKey: `web:${thread}:${body.answer}`, platform: 'web', userId: `playground:${thread.slice(0, 8)}`, verdict: body.verdict,
+          deliveryKey: `web:${thread}:${body.answer}`,
+          platform: 'web',
+          userId: `playground:${thread.slice(0, 8)}`,
+          verdict: body.verdict,
           curator: isLoopback(access.host) && !access.token && isLoopback(req.socket.remoteAddress ?? ''),
         });
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(outcome));
@@ -167,13 +199,18 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     let action: AnswerJob['action'] = { type: 'answer' };
     if (pathname === '/api/ask') {
       const text = typeof body.text === 'string' ? body.text.trim().slice(0, 2_000) : '';
-      if (!text) throw new BadRequest(400, 'text must be the question, e.g. {"thread": "...", "text": "How many thefts were reported in 2019?"}.');
+      if (!text)
+        throw new BadRequest(400, 'text must be the question, e.g. {"thread": "...", "text": "How many thefts were reported in 2019?"}.');
       const typed = typedCommand(text);
       // a follow-up button sends the plan it asks (the edit of the answer it sits under)
-      const plan = typed.kind === 'question' && body.plan && typeof body.plan === 'object' && !Array.isArray(body.plan) ? (body.plan as Record<string, unknown>) : undefined;
+      const plan =
+        typed.kind === 'question' && body.plan && typeof body.plan === 'object' && !Array.isArray(body.plan)
+          ? (body.plan as Record<string, unknown>)
+          : undefined;
       message = { ...base, ...typed, ...(plan ? { plan } : {}) };
     } else {
-      if (typeof body.term !== 'string' || typeof body.option !== 'string') throw new BadRequest(400, 'term and option must be strings, as in the clarifying question.');
+      if (typeof body.term !== 'string' || typeof body.option !== 'string')
+        throw new BadRequest(400, 'term and option must be strings, as in the clarifying question.');
       message = { ...base, text: `(choice ${body.term}=${body.option})` };
       action = { type: 'choose', term: body.term, option: body.option };
     }
@@ -186,34 +223,61 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       // the queue lives in the database: without it the question cannot be taken, and the page is told so
       if (!isDatabaseUnavailable(error)) throw error;
       deps.logger.warn(`playground: ${(error as Error).message}`);
-      answer = makeAnswer({ kind: 'error', route: message.kind === 'backtest' ? 'backtest' : 'sql', trace: [], retryable: true, message: DATABASE_UNAVAILABLE_MESSAGE });
+      answer = makeAnswer({
+        kind: 'error',
+        route: message.kind === 'backtest' ? 'backtest' : 'sql',
+        trace: [],
+        retryable: true,
+        message: DATABASE_UNAVAILABLE_MESSAGE,
+      });
     }
     send('answer', await forPage(answer, key));
     res.end();
   };
 
   /** Queues the question and waits for its answer, relaying progress; the row is looked at every second in case a notification was missed. */
-  const answerAsJob = async (message: InboundMessage, action: AnswerJob['action'], progress: (step: string) => void): Promise<{ answer: Answer; key: string }> => {
+  const answerAsJob = async (
+    message: InboundMessage,
+    action: AnswerJob['action'],
+    progress: (step: string) => void,
+  ): Promise<{ answer: Answer; key: string }> => {
     const key = `web:${message.threadId.slice(4)}:${randomUUID()}`;
     let wake = () => {};
     const unsubscribe = await deps.events.subscribe(key, (event) => ('step' in event ? progress(event.step) : wake()));
     try {
       await deps.queue.enqueue({ key, message, action, reply: { platform: 'web' } });
       const ahead = await deps.deliveries.aheadOf(key);
-      progress(ahead > 0 ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours` : action.type === 'choose' ? 'Applying your choice' : 'Starting');
+      progress(
+        ahead > 0
+          ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours`
+          : action.type === 'choose'
+            ? 'Applying your choice'
+            : 'Starting',
+      );
       const since = Date.now();
       let toldNoWorker = false;
       for (;;) {
         const row = await deps.deliveries.get(key);
         if (row?.answer && row.steps.includes('answer')) return { answer: row.answer, key };
-        if (row?.status === 'failed') return { answer: makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: GAVE_UP_MESSAGE }), key };
+        if (row?.status === 'failed')
+          return { answer: makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: GAVE_UP_MESSAGE }), key };
         // nobody has started it: say so (a `serve --no-worker` with no `datadesk worker` running); it stays queued for when one starts
         if (row?.status === 'queued' && !toldNoWorker && Date.now() - since > NO_WORKER_AFTER_MS) {
           toldNoWorker = true;
           progress('Still waiting for a worker to take your question (is a `datadesk worker` running?)');
         }
         if (Date.now() - since > GIVE_UP_WAITING_MS) {
-          return { answer: makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: 'No worker took your question within 10 minutes. Start `datadesk worker` (or run `serve` without --no-worker) and ask again.' }), key };
+          return {
+            answer: makeAnswer({
+              kind: 'error',
+              route: 'sql',
+              trace: [],
+              retryable: true,
+              message:
+                'No worker took your question within 10 minutes. Start `datadesk worker` (or run `serve` without --no-worker) and ask again.',
+            }),
+            key,
+          };
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 1_000);
@@ -242,9 +306,16 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       if (isStatic && url.pathname === '/' && offered !== null) {
         // the link with the token: trade it for a cookie, and take it out of the address bar
         if (!isToken(offered, access.token)) {
-          return refuse(res, { status: 401, error: 'That token is not this playground\'s PLAYGROUND_TOKEN.' });
+          return refuse(res, { status: 401, error: "That token is not this playground's PLAYGROUND_TOKEN." });
         }
-        res.writeHead(303, { location: '/', 'set-cookie': tokenCookie(req, access.token), 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end();
+        res
+          .writeHead(303, {
+            location: '/',
+            'set-cookie': tokenCookie(req, access.token),
+            'cache-control': 'no-store',
+            'referrer-policy': 'no-referrer',
+          })
+          .end();
         return true;
       }
       if (!hasToken(req, access.token)) return refuse(res, needsToken());
@@ -258,7 +329,8 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     if (exportOf) {
       // a download is a click: counted like one, so a script cannot start exports without end
       const wait = clicks.take(req.socket.remoteAddress ?? 'unknown');
-      if (wait > 0) return refuse(res, { status: 429, error: `Too many downloads. Try again in ${wait} s.`, headers: { 'retry-after': String(wait) } });
+      if (wait > 0)
+        return refuse(res, { status: 429, error: `Too many downloads. Try again in ${wait} s.`, headers: { 'retry-after': String(wait) } });
       await exportCsv(req, res, exportOf[1], exportOf[2]);
       return true;
     }
@@ -267,7 +339,9 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     const question = url.pathname === '/api/ask';
     const wait = (question ? limiter : clicks).take(req.socket.remoteAddress ?? 'unknown');
     if (wait > 0) {
-      const what = question ? `Too many questions: at most ${access.perMinute} a minute` : `Too many clicks: at most ${access.perMinute * 6} a minute`;
+      const what = question
+        ? `Too many questions: at most ${access.perMinute} a minute`
+        : `Too many clicks: at most ${access.perMinute * 6} a minute`;
       return refuse(res, { status: 429, error: `${what}. Try again in ${wait} s.`, headers: { 'retry-after': String(wait) } });
     }
     try {

@@ -11,7 +11,8 @@ import type { JobOutbox } from '../../jobs/answer-worker.js';
 
 export function webOutbox(pool: pg.Pool, logger: Logger): JobOutbox {
   const replies: JobOutbox['replies'] = async (job) => {
-    const tell = (event: Parameters<typeof notifyJobEvent>[1]) => notifyJobEvent(pool, event).catch((error) => logger.debug(`jobs: notify ${job.key}: ${describeError(error)}`));
+    const tell = (event: Parameters<typeof notifyJobEvent>[1]) =>
+      notifyJobEvent(pool, event).catch((error) => logger.debug(`jobs: notify ${job.key}: ${describeError(error)}`));
     return {
       progress: (step) => void tell({ key: job.key, step }),
       deliver: async (_answer, steps) => {

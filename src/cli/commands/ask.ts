@@ -25,7 +25,14 @@ export function answerJson(answer: Answer, chartPng: string | null): Record<stri
     columns: answer.kind === 'result' ? (answer.table?.columns ?? []) : [],
     rows: answer.kind === 'result' ? (answer.table?.rows ?? []) : [],
     row_count: answer.kind === 'result' ? (answer.table?.rowCount ?? 0) : 0,
-    answer: answer.kind === 'result' ? answer.narration : answer.kind === 'clarify' ? answer.question : answer.kind === 'refusal' ? answer.reason : answer.message,
+    answer:
+      answer.kind === 'result'
+        ? answer.narration
+        : answer.kind === 'clarify'
+          ? answer.question
+          : answer.kind === 'refusal'
+            ? answer.reason
+            : answer.message,
     assumptions: answer.kind === 'result' ? answer.assumptions : [],
     understood: answer.kind === 'result' ? (answer.understood ?? null) : null,
     clarify: answer.kind === 'clarify' ? { term: answer.term, question: answer.question, options: answer.options } : null,
@@ -41,37 +48,48 @@ export function registerAsk(program: Command): void {
     .argument('[question...]', 'e.g. How many thefts were reported in 2019?')
     .option('--thread <id>', 'a thread id: clarifications and follow-ups carry over between calls (default: a new thread each call)')
     .option('--choose <term=option>', 'answer a clarifying question of this thread, e.g. night=22-06')
-    .option('--max-rows <n>', 'with --json: the most rows returned (row_count is always the true total)', (v) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new UserError(`--max-rows takes a whole number from 1 to 1,000,000, not "${v}"`);
-      return n;
-    }, 10_000)
+    .option(
+      '--max-rows <n>',
+      'with --json: the most rows returned (row_count is always the true total)',
+      (v) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 1 || n > 1_000_000)
+          throw new UserError(`--max-rows takes a whole number from 1 to 1,000,000, not "${v}"`);
+        return n;
+      },
+      10_000,
+    )
     .option('--json', 'print {route, status, sql, columns, rows, row_count, answer, assumptions, clarify, chart_png, trace}')
     .option('--chart <file>', 'where to save the chart PNG')
     .addHelpText('after', exitCodesHelp({ clarify: true }))
     .action(async (words: string[], opts: { thread?: string; choose?: string; json?: boolean; chart?: string; maxRows: number }) => {
       const question = words.join(' ').trim();
       if (!question && !opts.choose) throw new UserError('Ask a question, e.g. datadesk ask "How many thefts were reported in 2019?"');
-      if (opts.choose && !opts.thread) throw new UserError('--choose answers a question of a thread: give the --thread it was asked in (the clarifying answer names it)');
+      if (opts.choose && !opts.thread)
+        throw new UserError('--choose answers a question of a thread: give the --thread it was asked in (the clarifying answer names it)');
       // separate calls are separate conversations unless they name the same thread
       const thread = opts.thread ?? randomBytes(6).toString('hex');
       const ctx = commandContext();
-      const answer = await withDatabase(ctx, async (db) => {
-        // a script reading --json gets the rows, not the chat display's first few
-        const config = opts.json ? { ...ctx.config, sqlDisplayRows: opts.maxRows } : ctx.config;
-        const { desk, memory } = createDesk(config, db, ctx.logger);
-        try {
-          const threadId = `cli:${thread}`;
-          if (opts.choose) {
-            const [term, option] = opts.choose.split('=');
-            if (!term || !option) throw new UserError('--choose takes TERM=OPTION, e.g. night=22-06');
-            return await desk.choose({ platform: 'cli', threadId }, term.trim(), option.trim());
+      const answer = await withDatabase(
+        ctx,
+        async (db) => {
+          // a script reading --json gets the rows, not the chat display's first few
+          const config = opts.json ? { ...ctx.config, sqlDisplayRows: opts.maxRows } : ctx.config;
+          const { desk, memory } = createDesk(config, db, ctx.logger);
+          try {
+            const threadId = `cli:${thread}`;
+            if (opts.choose) {
+              const [term, option] = opts.choose.split('=');
+              if (!term || !option) throw new UserError('--choose takes TERM=OPTION, e.g. night=22-06');
+              return await desk.choose({ platform: 'cli', threadId }, term.trim(), option.trim());
+            }
+            return await desk.answer({ platform: 'cli', threadId, ...typedCommand(question) });
+          } finally {
+            await memory.close();
           }
-          return await desk.answer({ platform: 'cli', threadId, ...typedCommand(question) });
-        } finally {
-          await memory.close();
-        }
-      }, { demoData: true });
+        },
+        { demoData: true },
+      );
       let chartPath: string | null = null;
       if (answer.kind === 'result' && answer.chart) {
         chartPath = path.resolve(opts.chart ?? path.join(ctx.config.home, 'charts', `answer-${Date.now()}.png`));
@@ -80,7 +98,8 @@ export function registerAsk(program: Command): void {
       }
       if (opts.json) await writeOut(JSON.stringify(answerJson(answer, chartPath), null, 2) + '\n');
       else {
-        const hint = answer.kind === 'clarify' ? `Answer with: datadesk ask --thread ${thread} --choose ${answer.term}=${answer.options[0].id}\n` : '';
+        const hint =
+          answer.kind === 'clarify' ? `Answer with: datadesk ask --thread ${thread} --choose ${answer.term}=${answer.options[0].id}\n` : '';
         await writeOut(renderAnswerText(answer, chartPath ?? undefined) + '\n' + hint);
       }
       process.exitCode = answerExitCode(answer);

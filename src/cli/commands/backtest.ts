@@ -41,7 +41,14 @@ export function registerBacktest(program: Command): void {
       const { dates, bars } = await readBarFile(opts.bars);
       const { buy, sell } = await readSignalFile(opts.signals, dates);
       const result = simulate({ dates, open: bars.OPEN, close: bars.CLOSE, buy, sell, capital: opts.capital, sizing: opts.sizing });
-      const trades = result.trades.map(({ buy_date, buy_price, sell_date, sell_price, shares, pnl }) => ({ buy_date, buy_price, sell_date, sell_price, shares, pnl }));
+      const trades = result.trades.map(({ buy_date, buy_price, sell_date, sell_price, shares, pnl }) => ({
+        buy_date,
+        buy_price,
+        sell_date,
+        sell_price,
+        shares,
+        pnl,
+      }));
       await writeOut(JSON.stringify({ kpis: computeKpis(result), trades, equity: result.equity }) + '\n');
     });
 
@@ -72,16 +79,28 @@ export function registerBacktest(program: Command): void {
     .addHelpText('after', exitCodesHelp({ clarify: false }))
     .action(async (words: string[], opts: { json?: boolean; chart: string }) => {
       const ctx = commandContext();
-      const answer = await withDatabase(ctx, (db) =>
-        answerBacktest(words.join(' '), { pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs, logger: ctx.logger, llm: llmFromConfig(ctx.config) }),
-      { demoData: true });
+      const answer = await withDatabase(
+        ctx,
+        (db) =>
+          answerBacktest(words.join(' '), {
+            pool: db.read,
+            statementTimeoutMs: ctx.config.statementTimeoutMs,
+            logger: ctx.logger,
+            llm: llmFromConfig(ctx.config),
+          }),
+        { demoData: true },
+      );
       let chartPath: string | undefined;
       if (answer.kind === 'result' && answer.chart) {
         chartPath = path.resolve(opts.chart || path.join(ctx.config.home, 'charts', `backtest-${Date.now()}.png`));
         mkdirSync(path.dirname(chartPath), { recursive: true });
         writeFileSync(chartPath, await renderChart(answer.chart, ctx.config.quickchartUrl));
       }
-      await writeOut(opts.json ? JSON.stringify({ ...answer, chart_png: chartPath ?? null }, null, 2) + '\n' : renderAnswerText(answer, chartPath) + '\n');
+      await writeOut(
+        opts.json
+          ? JSON.stringify({ ...answer, chart_png: chartPath ?? null }, null, 2) + '\n'
+          : renderAnswerText(answer, chartPath) + '\n',
+      );
       process.exitCode = answerExitCode(answer);
     });
 }

@@ -12,16 +12,24 @@ export function registerChat(program: Command): void {
     .option('--thread <id>', 'continue a thread', `chat-${Date.now().toString(36)}`)
     .action(async (opts: { thread: string }) => {
       const ctx = commandContext();
-      await withDatabase(ctx, async (db) => {
-        const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
-        try {
-          await runChat({
-            desk, input: process.stdin, output: process.stdout, threadId: `cli:${opts.thread}`,
-            chartDir: path.join(ctx.config.home, 'charts'), quickchartUrl: ctx.config.quickchartUrl,
-          });
-        } finally {
-          await memory.close();
-        }
-      }, { demoData: true });
+      await withDatabase(
+        ctx,
+        async (db) => {
+          const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
+          try {
+            await runChat({
+              desk,
+              input: process.stdin,
+              output: process.stdout,
+              threadId: `cli:${opts.thread}`,
+              chartDir: path.join(ctx.config.home, 'charts'),
+              quickchartUrl: ctx.config.quickchartUrl,
+            });
+          } finally {
+            await memory.close();
+          }
+        },
+        { demoData: true },
+      );
     });
 }

@@ -15,11 +15,19 @@ export function registerDb(program: Command): void {
       process.stdout.write('Migrations are up to date.\n');
     });
   db.command('harden')
-    .description("the superuser-only walls of a deployment whose app login is not a superuser: temp_file_limit on the reader, EXECUTE on dangerous built-ins revoked from PUBLIC")
-    .requiredOption('--admin-url <url>', 'a superuser login on the same server, e.g. postgres://postgres@db.internal/datadesk (used once, never kept)')
+    .description(
+      'the superuser-only walls of a deployment whose app login is not a superuser: temp_file_limit on the reader, EXECUTE on dangerous built-ins revoked from PUBLIC',
+    )
+    .requiredOption(
+      '--admin-url <url>',
+      'a superuser login on the same server, e.g. postgres://postgres@db.internal/datadesk (used once, never kept)',
+    )
     .action(async (opts: { adminUrl: string }) => {
       const ctx = commandContext();
-      if (!ctx.config.databaseUrl) throw new UserError('db harden is for a deployment with DATABASE_URL: the embedded server already runs every step as its own superuser.');
+      if (!ctx.config.databaseUrl)
+        throw new UserError(
+          'db harden is for a deployment with DATABASE_URL: the embedded server already runs every step as its own superuser.',
+        );
       const report = await hardenDatabase(opts.adminUrl, ctx.config.databaseUrl, { tempFileLimit: ctx.config.reader.tempFileLimit });
       process.stdout.write(`${report.database}: the reader login ${report.role}; the app's login ${report.owner} keeps EXECUTE.\n`);
       for (const d of report.done) process.stdout.write(`  done: ${d}\n`);

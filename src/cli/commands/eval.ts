@@ -45,7 +45,11 @@ export function registerEval(program: Command): void {
     .action(async (opts: { perFamily: number; seed: number }) => {
       const ctx = commandContext();
       const report = await withDatabase(ctx, (db) =>
-        evaluateBacktests({ pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs, logger: ctx.logger, llm: llmFromConfig(ctx.config) }, opts.perFamily, opts.seed),
+        evaluateBacktests(
+          { pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs, logger: ctx.logger, llm: llmFromConfig(ctx.config) },
+          opts.perFamily,
+          opts.seed,
+        ),
       );
       process.stdout.write(report.lines.join('\n') + '\n');
     });

@@ -57,7 +57,9 @@ export function registerGenerate(program: Command): void {
         `Wrote ${total.toLocaleString('en-US')} daily bars of ${opts.tickers} tickers over ${result.tradingDays} trading days in ${s.toFixed(1)} s:\n`,
       );
       for (const exchange of Object.keys(EXCHANGES) as Exchange[]) {
-        process.stdout.write(`  ${result.files[exchange]} (${result.rows[exchange].toLocaleString('en-US')} rows): datadesk ingest stocks --exchange ${exchange} --csv ${result.files[exchange]}\n`);
+        process.stdout.write(
+          `  ${result.files[exchange]} (${result.rows[exchange].toLocaleString('en-US')} rows): datadesk ingest stocks --exchange ${exchange} --csv ${result.files[exchange]}\n`,
+        );
       }
     });
 }

@@ -39,7 +39,11 @@ async function loadCsv(file: string, spec: TableSpec, source: CsvSource, rejects
     const bar = progressBar(`Loading ${path.basename(file)}`, 'bytes');
     try {
       const s = await ingestCsv({
-        pool: db.write, file, spec, source, rejectsPath: rejects ?? `${file}.rejects.csv`,
+        pool: db.write,
+        file,
+        spec,
+        source,
+        rejectsPath: rejects ?? `${file}.rejects.csv`,
         onProgress: (done, total) => bar.update(done, total),
       });
       // the planner's statistics, and the visibility map: without it an index-only scan visits the heap anyway
@@ -71,8 +75,12 @@ export function registerIngest(program: Command): void {
       const s = await withDatabase(ctx, async (db) => {
         await closeInterruptedRuns(ctx, db);
         return syncSocrata({
-          pool: db.write, url, appToken: ctx.config.socrata.appToken, pageSize: ctx.config.socrata.pageSize,
-          rejectsPath: opts.rejects ?? path.resolve(ctx.config.home, 'socrata.rejects.csv'), logger: ctx.logger,
+          pool: db.write,
+          url,
+          appToken: ctx.config.socrata.appToken,
+          pageSize: ctx.config.socrata.pageSize,
+          rejectsPath: opts.rejects ?? path.resolve(ctx.config.home, 'socrata.rejects.csv'),
+          logger: ctx.logger,
           maxPages: opts.maxPages,
         });
       });

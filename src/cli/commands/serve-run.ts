@@ -61,7 +61,8 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   process.once('SIGTERM', startingUp);
   if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
   const interrupted = await markInterruptedRuns(db.write);
-  if (interrupted) logger.warn(`Ingest: ${interrupted} load${interrupted === 1 ? ' was' : 's were'} interrupted earlier (process stopped); marked failed`);
+  if (interrupted)
+    logger.warn(`Ingest: ${interrupted} load${interrupted === 1 ? ' was' : 's were'} interrupted earlier (process stopped); marked failed`);
   if (config.demoData === 'auto' && db.embedded) {
     const loaded = await ensureDemoData(db.write, config, logger);
     if (loaded.length) logger.info(`Demo data loaded: ${loaded.join(' and ')}`);
@@ -80,7 +81,12 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const chartLink = (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`;
   const platforms = configuredPlatforms({
-    config, pool: db.write, logger, teams: teamsMode.on ? teamsMode.credentials : undefined, chartLink, exportLink: (token) => exportLink(publicUrl, token),
+    config,
+    pool: db.write,
+    logger,
+    teams: teamsMode.on ? teamsMode.credentials : undefined,
+    chartLink,
+    exportLink: (token) => exportLink(publicUrl, token),
     slackRedirectUri: config.publicBaseUrl && `${config.publicBaseUrl}${SLACK_REDIRECT_PATH}`,
   });
   const teamsAdapter = platforms.teams?.adapter;
@@ -92,23 +98,42 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   // person, so questions never wait behind a two-minute download
   const exportPool = db.reader ? new pg.Pool({ ...db.reader.options, max: 2, application_name: 'datadesk-export' }) : undefined;
   exportPool?.on('error', (error) => logger.warn(`export pool: ${error.message}`));
-  const exports = { pool: exportPool ?? db.read, rowLimit: config.export.rowLimit, statementTimeoutMs: config.export.timeoutMs, gate: new ExportGate() };
+  const exports = {
+    pool: exportPool ?? db.read,
+    rowLimit: config.export.rowLimit,
+    statementTimeoutMs: config.export.timeoutMs,
+    gate: new ExportGate(),
+  };
   routes.push(exportRoutes(jobs.deliveries, exports, logger, { hosts: exportHosts(config), perMinute: config.rateLimits.userPerMinute }));
   const slack = config.slack
     ? createSlackApp({
-      config, desk, readPool: db.read, writePool: db.write, logger, queue: jobs.queue, exports, installer: platforms.slack?.installer,
-      feedback: desk.verified && { verified: desk.verified, curators: config.curators },
-    })
+        config,
+        desk,
+        readPool: db.read,
+        writePool: db.write,
+        logger,
+        queue: jobs.queue,
+        exports,
+        installer: platforms.slack?.installer,
+        feedback: desk.verified && { verified: desk.verified, curators: config.curators },
+      })
     : undefined;
   if (slack?.route) routes.push(slack.route);
   if (teamsAdapter) {
     const bot = new DataDeskTeamsBot({
-      desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.write, logger,
+      desk,
+      queue: jobs.queue,
+      deliveries: jobs.deliveries,
+      pool: db.write,
+      logger,
       gate: {
-        userLimit: new RateLimiter(config.rateLimits.userPerMinute), channelLimit: new RateLimiter(config.rateLimits.channelPerMinute),
-        allowedChannels: [], allowedWorkspaces: config.teams?.allowedTenants ?? [],
+        userLimit: new RateLimiter(config.rateLimits.userPerMinute),
+        channelLimit: new RateLimiter(config.rateLimits.channelPerMinute),
+        allowedChannels: [],
+        allowedWorkspaces: config.teams?.allowedTenants ?? [],
       },
-      defaultTimezone: config.scheduleTimezone, feedback: desk.verified && { verified: desk.verified, curators: config.curators },
+      defaultTimezone: config.scheduleTimezone,
+      feedback: desk.verified && { verified: desk.verified, curators: config.curators },
     });
     routes.push(teamsRoutes(teamsAdapter, bot, logger, { local: teamsMode.on && teamsMode.local }), teamsPages(config));
   }
@@ -117,9 +142,16 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   const playground = channelsConfigured
     ? undefined
     : playgroundRoutes({
-      queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts, logger, quickchartUrl: config.quickchartUrl, access: playgroundAccess(config),
-      exports, feedback: desk.verified && { pool: db.write, verified: desk.verified },
-    });
+        queue: jobs.queue,
+        deliveries: jobs.deliveries,
+        events: jobs.events,
+        charts,
+        logger,
+        quickchartUrl: config.quickchartUrl,
+        access: playgroundAccess(config),
+        exports,
+        feedback: desk.verified && { pool: db.write, verified: desk.verified },
+      });
   if (playground) routes.push(playground);
   const server = await startHttpServer(config.host, config.port, routes, logger);
   publicUrl = config.publicBaseUrl ?? server.url;
@@ -129,10 +161,16 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   if (chartsWarning) logger.warn(chartsWarning);
   if (slack) {
     await slack.start();
-    logger.info(config.slack!.appToken ? 'Slack: connected in Socket Mode' : `Slack: events, commands and actions at ${server.url}${SLACK_EVENTS_PATH}`);
+    logger.info(
+      config.slack!.appToken
+        ? 'Slack: connected in Socket Mode'
+        : `Slack: events, commands and actions at ${server.url}${SLACK_EVENTS_PATH}`,
+    );
     if (platforms.slack?.installer) {
       const installed = await platforms.slack.installer.store.list();
-      logger.info(`Slack: installs from many workspaces: "Add to Slack" at ${publicUrl}${SLACK_INSTALL_PATH} (${installed.length} installed now)`);
+      logger.info(
+        `Slack: installs from many workspaces: "Add to Slack" at ${publicUrl}${SLACK_INSTALL_PATH} (${installed.length} installed now)`,
+      );
     }
   } else if (playground?.enabled) {
     logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
@@ -143,7 +181,11 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   await ensureDigestQueues(jobs.queue.boss, db.write);
   if (options.worker) await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestNeeds });
   const digests = new DigestScheduler({
-    pool: db.write, logger, ...digestNeeds, graceMs: config.digestGraceMinutes * 60_000, dispatch: digestDispatch(jobs.queue.boss),
+    pool: db.write,
+    logger,
+    ...digestNeeds,
+    graceMs: config.digestGraceMinutes * 60_000,
+    dispatch: digestDispatch(jobs.queue.boss),
   });
   if (slack || teamsAdapter) digests.start(config.digestTickSeconds * 1_000);
   logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);

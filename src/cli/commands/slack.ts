@@ -11,7 +11,10 @@ import { commandContext, withDatabase } from '../context.js';
 
 function tokenKeys(config: Config): string {
   const oauth = config.slack?.oauth;
-  if (!oauth) throw new UserError('Slack installs are off: set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_TOKEN_KEYS (a single SLACK_BOT_TOKEN keeps no installations).');
+  if (!oauth)
+    throw new UserError(
+      'Slack installs are off: set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_TOKEN_KEYS (a single SLACK_BOT_TOKEN keeps no installations).',
+    );
   return oauth.tokenKeys;
 }
 
@@ -26,7 +29,9 @@ export function registerSlack(program: Command): void {
       const installs = await withDatabase(ctx, (db) => new PgInstallationStore(db.write, keys).list());
       if (!installs.length) process.stdout.write('No workspace has installed the app yet (send an admin to /slack/install).\n');
       for (const i of installs) {
-        process.stdout.write(`${i.installKey}  ${i.teamName ?? ''}${i.enterpriseId && i.enterpriseId !== i.installKey ? ` (enterprise ${i.enterpriseId})` : ''}  installed ${i.installedAt.toISOString()}\n`);
+        process.stdout.write(
+          `${i.installKey}  ${i.teamName ?? ''}${i.enterpriseId && i.enterpriseId !== i.installKey ? ` (enterprise ${i.enterpriseId})` : ''}  installed ${i.installedAt.toISOString()}\n`,
+        );
       }
     });
   slack
@@ -36,6 +41,8 @@ export function registerSlack(program: Command): void {
       const ctx = commandContext();
       const keys = parseSealingKeys(tokenKeys(ctx.config));
       const n = await withDatabase(ctx, (db) => new PgInstallationStore(db.write, keys).rekey());
-      process.stdout.write(`${n} installation${n === 1 ? '' : 's'} re-sealed with key "${keys[0].id}"; the other keys in SLACK_TOKEN_KEYS can be dropped now.\n`);
+      process.stdout.write(
+        `${n} installation${n === 1 ? '' : 's'} re-sealed with key "${keys[0].id}"; the other keys in SLACK_TOKEN_KEYS can be dropped now.\n`,
+      );
     });
 }

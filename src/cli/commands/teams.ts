@@ -23,8 +23,11 @@ export interface TeamsPackageInput {
 export function teamsManifest(input: TeamsPackageInput): Record<string, unknown> {
   const dir = path.join(packageRoot, 'manifests', 'teams');
   const values: Record<string, string> = {
-    MICROSOFT_APP_ID: input.appId, BOT_DOMAIN: input.domain,
-    WEBSITE_URL: input.links.websiteUrl, PRIVACY_URL: input.links.privacyUrl, TERMS_URL: input.links.termsOfUseUrl,
+    MICROSOFT_APP_ID: input.appId,
+    BOT_DOMAIN: input.domain,
+    WEBSITE_URL: input.links.websiteUrl,
+    PRIVACY_URL: input.links.privacyUrl,
+    TERMS_URL: input.links.termsOfUseUrl,
   };
   const text = readFileSync(path.join(dir, 'manifest.json'), 'utf8').replace(/\{\{([A-Z_]+)\}\}/g, (whole, name: string) => {
     if (!(name in values)) throw new Error(`manifests/teams/manifest.json: unknown placeholder ${whole}`);
@@ -45,9 +48,13 @@ export function buildTeamsPackage(input: TeamsPackageInput): Buffer {
 /** The package's input from the config, or why it cannot be built. */
 export function teamsPackageInput(config: Pick<Config, 'teams' | 'publicBaseUrl' | 'teamsManifest'>): TeamsPackageInput {
   const appId = config.teams && !config.teams.local ? config.teams.appId : undefined;
-  if (!appId) throw new UserError('Set MICROSOFT_APP_ID first (the bot registration\'s application id): the package carries it. The password is not needed for the package.');
-  if (!config.publicBaseUrl) throw new UserError('Set PUBLIC_BASE_URL (https://your.bot.host): Teams needs the bot\'s domain.');
-  if (!config.publicBaseUrl.startsWith('https://')) throw new UserError(`PUBLIC_BASE_URL=${config.publicBaseUrl}: Teams needs the bot at an https URL.`);
+  if (!appId)
+    throw new UserError(
+      "Set MICROSOFT_APP_ID first (the bot registration's application id): the package carries it. The password is not needed for the package.",
+    );
+  if (!config.publicBaseUrl) throw new UserError("Set PUBLIC_BASE_URL (https://your.bot.host): Teams needs the bot's domain.");
+  if (!config.publicBaseUrl.startsWith('https://'))
+    throw new UserError(`PUBLIC_BASE_URL=${config.publicBaseUrl}: Teams needs the bot at an https URL.`);
   const domain = new URL(config.publicBaseUrl).host;
   return { appId, domain, links: manifestLinks(config, domain) };
 }
@@ -62,9 +69,13 @@ export function registerTeams(program: Command): void {
       const { config, logger } = commandContext();
       const input = teamsPackageInput(config);
       writeFileSync(opts.out, buildTeamsPackage(input));
-      const own = [!config.teamsManifest.privacyUrl && 'TEAMS_PRIVACY_URL', !config.teamsManifest.termsUrl && 'TEAMS_TERMS_URL'].filter(Boolean);
+      const own = [!config.teamsManifest.privacyUrl && 'TEAMS_PRIVACY_URL', !config.teamsManifest.termsUrl && 'TEAMS_TERMS_URL'].filter(
+        Boolean,
+      );
       if (own.length) {
-        logger.warn(`${own.join(' and ')} unset: the manifest links to the bot's own pages (${input.links.privacyUrl}, ${input.links.termsOfUseUrl}), which say what this deployment keeps; set your organization's pages before publishing the app to its catalog`);
+        logger.warn(
+          `${own.join(' and ')} unset: the manifest links to the bot's own pages (${input.links.privacyUrl}, ${input.links.termsOfUseUrl}), which say what this deployment keeps; set your organization's pages before publishing the app to its catalog`,
+        );
       }
       process.stdout.write(`Wrote ${opts.out}: upload it in Teams (Apps -> Manage your apps -> Upload an app).\n`);
     });

@@ -14,7 +14,9 @@ const oneLine = (s: string, max = 100) => {
 };
 
 export function registerVerified(program: Command): void {
-  const verified = program.command('verified').description('the verified question/SQL pairs: asked in their words, a question gets their query');
+  const verified = program
+    .command('verified')
+    .description('the verified question/SQL pairs: asked in their words, a question gets their query');
   verified
     .command('list')
     .description('every pair: id, where it came from, the question and its SQL')
@@ -22,7 +24,11 @@ export function registerVerified(program: Command): void {
     .action(async (opts: { json?: boolean }) => {
       const pairs = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).list());
       if (opts.json) process.stdout.write(JSON.stringify(pairs, null, 2) + '\n');
-      else for (const p of pairs) process.stdout.write(`#${p.id} [${p.source}${p.added_by ? ` by ${p.added_by}` : ''}${p.workspace ? `, workspace ${p.workspace} only` : ''}] ${p.question}\n    ${oneLine(p.sql)}\n`);
+      else
+        for (const p of pairs)
+          process.stdout.write(
+            `#${p.id} [${p.source}${p.added_by ? ` by ${p.added_by}` : ''}${p.workspace ? `, workspace ${p.workspace} only` : ''}] ${p.question}\n    ${oneLine(p.sql)}\n`,
+          );
     });
   verified
     .command('add')
@@ -33,7 +39,9 @@ export function registerVerified(program: Command): void {
       const verdict = await checkSql(sql);
       if (!verdict.ok) throw new UserError(`The SQL does not pass the guard: ${verdict.message}`);
       // an operator may replace a pair (a thumbs-up never does); who and when is kept on the row
-      const { id, added } = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).add({ question, sql, source: 'cli', addedBy: `cli:${process.env.USER ?? 'unknown'}`, replace: true }));
+      const { id, added } = await withDatabase(commandContext(), (db) =>
+        new VerifiedStore(db.write).add({ question, sql, source: 'cli', addedBy: `cli:${process.env.USER ?? 'unknown'}`, replace: true }),
+      );
       process.stdout.write(`#${id}: "${question}" is verified${added ? '' : ' (the pair for these words was replaced)'}.\n`);
     });
   verified
@@ -41,7 +49,8 @@ export function registerVerified(program: Command): void {
     .description('forget a pair by its id (see verified list)')
     .argument('<id>', 'the pair id')
     .action(async (id: string) => {
-      if (!/^\d+$/.test(id)) throw new UserError(`"${id}" is not a pair id: use the number verified list shows, e.g. datadesk verified remove 12`);
+      if (!/^\d+$/.test(id))
+        throw new UserError(`"${id}" is not a pair id: use the number verified list shows, e.g. datadesk verified remove 12`);
       const removed = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).remove(id));
       if (!removed) throw new UserError(`There is no verified pair #${id} (datadesk verified list shows them).`);
       process.stdout.write(`#${id} removed.\n`);
@@ -51,7 +60,8 @@ export function registerVerified(program: Command): void {
     .description('every pair as JSON lines (question, sql, source, added_by), for review or another deployment')
     .action(async () => {
       const pairs = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).list());
-      for (const p of pairs) process.stdout.write(JSON.stringify({ question: p.question, sql: p.sql, source: p.source, added_by: p.added_by }) + '\n');
+      for (const p of pairs)
+        process.stdout.write(JSON.stringify({ question: p.question, sql: p.sql, source: p.source, added_by: p.added_by }) + '\n');
     });
 
   program
@@ -69,7 +79,9 @@ export function registerVerified(program: Command): void {
       for (const r of rows) {
         // the resolved question (what was answered); the words typed after it when they differ ("only arrests")
         const typed = r.asked && r.question && r.asked !== r.question ? `  (typed: "${oneLine(r.asked, 60)}")` : '';
-        process.stdout.write(`${r.created_at.toISOString().slice(0, 16).replace('T', ' ')} ${r.platform}:${r.user_id}  ${r.question ?? '(question not kept)'}${typed}\n    ${r.sql ? oneLine(r.sql) : '(no single query)'}\n`);
+        process.stdout.write(
+          `${r.created_at.toISOString().slice(0, 16).replace('T', ' ')} ${r.platform}:${r.user_id}  ${r.question ?? '(question not kept)'}${typed}\n    ${r.sql ? oneLine(r.sql) : '(no single query)'}\n`,
+        );
       }
     });
 }

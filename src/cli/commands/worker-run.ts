@@ -30,7 +30,9 @@ export function warmInBackground(pool: import('pg').Pool, statementTimeoutMs: nu
   const started = performance.now();
   warmBarCache(pool, statementTimeoutMs)
     .then(() => logger.debug(`backtests: bar cache loaded in ${Math.round(performance.now() - started)} ms`))
-    .catch((error) => logger.warn(`backtests: the bar cache could not be loaded ahead (${(error as Error).message}); the first backtest loads it`));
+    .catch((error) =>
+      logger.warn(`backtests: the bar cache could not be loaded ahead (${(error as Error).message}); the first backtest loads it`),
+    );
 }
 
 export async function runWorker(): Promise<void> {
@@ -48,7 +50,9 @@ export async function runWorker(): Promise<void> {
   const charts = ChartStore.inDatabase(db.write, logger);
   const publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const platforms = configuredPlatforms({
-    config, pool: db.write, logger,
+    config,
+    pool: db.write,
+    logger,
     // local mode (TEAMS_LOCAL=true): an empty app id, answers sent unauthenticated to the Emulator's serviceUrl
     teams: config.teams && teamsCredentials(config.teams),
     chartLink: (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`,
@@ -57,7 +61,10 @@ export async function runWorker(): Promise<void> {
   const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: true, outboxes: platforms.outboxes });
   await ensureDigestQueues(jobs.queue.boss, db.write);
   await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms.posters) });
-  if (config.teams?.local) logger.warn('Teams: local mode (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): answers go unauthenticated to the Bot Framework Emulator on this machine');
+  if (config.teams?.local)
+    logger.warn(
+      'Teams: local mode (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): answers go unauthenticated to the Bot Framework Emulator on this machine',
+    );
   const chartsWarning = publicUrlWarning(config);
   if (chartsWarning) logger.warn(chartsWarning);
   warmInBackground(db.read, config.statementTimeoutMs, logger);

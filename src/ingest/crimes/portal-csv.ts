@@ -1,9 +1,7 @@
 // One row of the portal's CSV export -> the crimes table's 22 values.
 import { toCopyLine } from '../copy-text.js';
 import type { CsvSource, RowResult } from '../csv-ingest.js';
-import {
-  FieldError, booleanField, integerField, numberField, portalTimestampField, textField,
-} from '../field-parsers.js';
+import { FieldError, booleanField, integerField, numberField, portalTimestampField, textField } from '../field-parsers.js';
 import { PORTAL_CSV_HEADER } from './crime-table.js';
 
 export function parsePortalRow(f: string[]): RowResult {

@@ -50,9 +50,7 @@ export interface SocrataSyncSummary {
 const toSoda = (ts: string) => `${ts.replace(' ', 'T')}.000`;
 
 async function startingCursor(client: pg.PoolClient): Promise<SocrataCursor | undefined> {
-  const saved = await client.query<{ cursor: SocrataCursor }>('SELECT cursor FROM ingest_state WHERE source = $1', [
-    SOCRATA_STATE_KEY,
-  ]);
+  const saved = await client.query<{ cursor: SocrataCursor }>('SELECT cursor FROM ingest_state WHERE source = $1', [SOCRATA_STATE_KEY]);
   if (saved.rowCount) return saved.rows[0].cursor;
   // No sync yet: continue from what a CSV load brought (re-reading that instant is harmless).
   const max = await client.query<{ updated_on: string | null }>(
@@ -65,20 +63,14 @@ async function startingCursor(client: pg.PoolClient): Promise<SocrataCursor | un
 export function pageUrl(base: string, cursor: SocrataCursor | undefined, limit: number): string {
   const url = new URL(base);
   if (cursor) {
-    url.searchParams.set(
-      '$where',
-      `updated_on > '${cursor.updatedOn}' OR (updated_on = '${cursor.updatedOn}' AND id > ${cursor.id})`,
-    );
+    url.searchParams.set('$where', `updated_on > '${cursor.updatedOn}' OR (updated_on = '${cursor.updatedOn}' AND id > ${cursor.id})`);
   }
   url.searchParams.set('$order', 'updated_on,id');
   url.searchParams.set('$limit', String(limit));
   return url.toString();
 }
 
-async function fetchPage(
-  url: string,
-  options: SocrataSyncOptions,
-): Promise<SodaRecord[]> {
+async function fetchPage(url: string, options: SocrataSyncOptions): Promise<SodaRecord[]> {
   const fetchImpl = options.fetchImpl ?? fetch;
   const sleep = options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   const headers: Record<string, string> = { accept: 'application/json' };

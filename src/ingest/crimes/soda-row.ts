@@ -3,9 +3,7 @@
 // CSV export gives for that incident.
 import { toCopyLine } from '../copy-text.js';
 import type { RowResult } from '../csv-ingest.js';
-import {
-  FieldError, booleanField, integerField, isoTimestampField, numberField, textField,
-} from '../field-parsers.js';
+import { FieldError, booleanField, integerField, isoTimestampField, numberField, textField } from '../field-parsers.js';
 
 export type SodaRecord = Record<string, unknown>;
 

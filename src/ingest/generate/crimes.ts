@@ -10,14 +10,28 @@ import { PORTAL_CSV_HEADER } from '../crimes/crime-table.js';
 import { CsvWriter, csvField } from './csv-writer.js';
 import { Random, WeightedChoice, interpolateAnchors } from './random.js';
 
-interface Offense { iucr: string; description: string; fbiCode: string; weight: number }
+interface Offense {
+  iucr: string;
+  description: string;
+  fbiCode: string;
+  weight: number;
+}
 interface CrimeType {
-  primaryType: string; sharePercent: number; arrestRate: number; domesticRate: number;
-  trend: Record<string, number>; offenses: Offense[]; locations?: Record<string, number>;
+  primaryType: string;
+  sharePercent: number;
+  arrestRate: number;
+  domesticRate: number;
+  trend: Record<string, number>;
+  offenses: Offense[];
+  locations?: Record<string, number>;
 }
 interface CrimeFacts {
-  types: CrimeType[]; defaultLocations: Record<string, number>; incidentsPerYear: Record<string, number>;
-  monthWeights: number[]; hourWeights: number[]; arrestTrend: Record<string, number>;
+  types: CrimeType[];
+  defaultLocations: Record<string, number>;
+  incidentsPerYear: Record<string, number>;
+  monthWeights: number[];
+  hourWeights: number[];
+  arrestTrend: Record<string, number>;
   missing: { coordinates: number; locationDescription: number; wardAndAreaIn2001: number; wardAndArea: number };
   casePrefixes: Record<string, string>;
 }
@@ -174,7 +188,10 @@ export async function generateCrimes(options: CrimeGeneratorOptions): Promise<{ 
   const fromYear = options.fromYear ?? 2001;
   const toYear = options.toYear ?? 2025;
   const years = Array.from({ length: toYear - fromYear + 1 }, (_, i) => fromYear + i);
-  const perYear = apportion(options.rows, years.map((y) => facts.incidentsPerYear[String(y)] ?? 250_000));
+  const perYear = apportion(
+    options.rows,
+    years.map((y) => facts.incidentsPerYear[String(y)] ?? 250_000),
+  );
 
   const offenseChoices = facts.types.map((t) => new WeightedChoice(t.offenses.map((o) => o.weight)));
   const locationChoices = facts.types.map((t) => {
@@ -243,7 +260,14 @@ export async function generateCrimes(options: CrimeGeneratorOptions): Promise<{ 
         updatedOn = BULK_UPDATE_STAMPS[random.int(0, BULK_UPDATE_STAMPS.length - 1)];
       } else {
         const t = new Date(Date.UTC(year, month - 1, dom, hour, minute) + random.int(1, 14) * 86_400_000 + random.int(0, 86_399) * 1000);
-        updatedOn = portalTimestamp(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate(), t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds());
+        updatedOn = portalTimestamp(
+          t.getUTCFullYear(),
+          t.getUTCMonth() + 1,
+          t.getUTCDate(),
+          t.getUTCHours(),
+          t.getUTCMinutes(),
+          t.getUTCSeconds(),
+        );
       }
 
       let coords: string;

@@ -12,11 +12,26 @@ import { CsvWriter, csvField } from './csv-writer.js';
 import { Random, WeightedChoice } from './random.js';
 import { tradingDays } from './trading-calendar.js';
 
-interface Board { exchange: Exchange; board: string; prefixes: string[]; share: number; limit: number; volatility: number }
-interface Boards { boards: Board[]; stShare: number; stLimit: number; lateListingShare: number }
+interface Board {
+  exchange: Exchange;
+  board: string;
+  prefixes: string[];
+  share: number;
+  limit: number;
+  volatility: number;
+}
+interface Boards {
+  boards: Board[];
+  stShare: number;
+  stLimit: number;
+  lateListingShare: number;
+}
 interface Companies {
   wellKnown: { code: string; name: string; shortName: string; startPrice: number }[];
-  places: string[]; cores: string[]; industries: string[]; suffixes: string[];
+  places: string[];
+  cores: string[];
+  industries: string[];
+  suffixes: string[];
 }
 
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(fixturePath('data', 'ashare', file), 'utf8')) as T;
@@ -65,8 +80,16 @@ export function makeTickers(count: number, days: number, random: Random): Ticker
     const board = boardOf(known.code, boards)!;
     codes.add(known.code);
     names.add(known.name);
-    tickers.push({ code: known.code, name: known.name, shortName: known.shortName, exchange: board.exchange, limit: board.limit,
-      volatility: board.volatility, startPrice: known.startPrice, firstDay: 0 });
+    tickers.push({
+      code: known.code,
+      name: known.name,
+      shortName: known.shortName,
+      exchange: board.exchange,
+      limit: board.limit,
+      volatility: board.volatility,
+      startPrice: known.startPrice,
+      firstDay: 0,
+    });
   }
   const boardChoice = new WeightedChoice(boards.map((b) => b.share));
   while (tickers.length < count) {
@@ -84,8 +107,12 @@ export function makeTickers(count: number, days: number, random: Random): Ticker
     codes.add(code);
     names.add(name);
     tickers.push({
-      code, name, shortName: `${st ? 'ST ' : ''}${core} ${industry}`, exchange: board.exchange,
-      limit: st ? stLimit : board.limit, volatility: board.volatility * (0.7 + 0.6 * random.next()),
+      code,
+      name,
+      shortName: `${st ? 'ST ' : ''}${core} ${industry}`,
+      exchange: board.exchange,
+      limit: st ? stLimit : board.limit,
+      volatility: board.volatility * (0.7 + 0.6 * random.next()),
       startPrice: round2(Math.max(2, Math.exp(Math.log(12) + 0.8 * random.normal()))),
       firstDay: random.chance(lateListingShare) ? random.int(1, Math.max(1, days - 60)) : 0,
     });
@@ -119,7 +146,7 @@ function* barsFor(t: Ticker, days: string[], random: Random): Generator<string> 
     const change = round2(close - prevClose);
     const pct = Math.round((change / prevClose) * 1e6) / 1e4;
     lastReturn = close / prevClose - 1;
-    const volume = Math.round(baseVolume * Math.exp(0.35 * random.normal()) * (1 + 12 * Math.abs(lastReturn)) / 100) * 100;
+    const volume = Math.round((baseVolume * Math.exp(0.35 * random.normal()) * (1 + 12 * Math.abs(lastReturn))) / 100) * 100;
     const amount = round2((volume * (open + high + low + close)) / 4);
     yield `${t.code},${name},${shortName},${days[i]},${open},${close},${high},${low},${volume},${amount},${change},${pct}`;
     prevClose = close;

@@ -14,9 +14,18 @@ export const EXCHANGES = {
 export type Exchange = keyof typeof EXCHANGES;
 
 const ALIASES: Record<string, Exchange> = {
-  shanghai: 'shanghai', sse: 'shanghai', sh: 'shanghai', shanghai_stock_exchange: 'shanghai',
-  shenzhen: 'shenzhen', szse: 'shenzhen', sz: 'shenzhen', shenzhen_stock_exchange: 'shenzhen',
-  beijing: 'beijing', bse: 'beijing', bj: 'beijing', beijing_stock_exchange: 'beijing',
+  shanghai: 'shanghai',
+  sse: 'shanghai',
+  sh: 'shanghai',
+  shanghai_stock_exchange: 'shanghai',
+  shenzhen: 'shenzhen',
+  szse: 'shenzhen',
+  sz: 'shenzhen',
+  shenzhen_stock_exchange: 'shenzhen',
+  beijing: 'beijing',
+  bse: 'beijing',
+  bj: 'beijing',
+  beijing_stock_exchange: 'beijing',
 };
 
 export function parseExchange(name: string): Exchange {
@@ -26,8 +35,18 @@ export function parseExchange(name: string): Exchange {
 }
 
 export const STOCK_COLUMNS = [
-  'stock_code', 'name', 'short_name', 'trade_date', 'opening_price', 'closing_price', 'highest_price',
-  'lowest_price', 'volume_traded', 'amount_traded', 'change_amount', 'percentage_change',
+  'stock_code',
+  'name',
+  'short_name',
+  'trade_date',
+  'opening_price',
+  'closing_price',
+  'highest_price',
+  'lowest_price',
+  'volume_traded',
+  'amount_traded',
+  'change_amount',
+  'percentage_change',
 ] as const;
 
 const VALUE_COLUMNS = STOCK_COLUMNS.filter((c) => c !== 'stock_code' && c !== 'trade_date');
@@ -66,9 +85,18 @@ export function parseStockRow(f: string[]): RowResult {
     }
     return {
       values: toCopyLine([
-        code, name, textField('short_name', f[2]), isoDateField('trade_date', f[3]), open, close, high, low,
-        numberField('volume_traded', f[8], 0), numberField('amount_traded', f[9], 0),
-        numberField('change_amount', f[10]), numberField('percentage_change', f[11]),
+        code,
+        name,
+        textField('short_name', f[2]),
+        isoDateField('trade_date', f[3]),
+        open,
+        close,
+        high,
+        low,
+        numberField('volume_traded', f[8], 0),
+        numberField('amount_traded', f[9], 0),
+        numberField('change_amount', f[10]),
+        numberField('percentage_change', f[11]),
       ]),
     };
   } catch (error) {

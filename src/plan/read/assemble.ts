@@ -8,7 +8,14 @@ import { isSubject, type Piece } from './pieces.js';
 import type { Work } from './work.js';
 
 export const PER_OF: Partial<Record<Dimension, PerGroup>> = {
-  date: 'day', month: 'month', year: 'year', block: 'block', community_area: 'community_area', district: 'district', ward: 'ward', beat: 'beat',
+  date: 'day',
+  month: 'month',
+  year: 'year',
+  block: 'block',
+  community_area: 'community_area',
+  district: 'district',
+  ward: 'ward',
+  beat: 'beat',
 };
 export const DISTINCT_OF = new Set<Dimension>(['block', 'beat', 'community_area', 'district', 'ward', 'type', 'location']);
 const TIME_AXES = new Set<Dimension>(['year', 'month', 'date', 'month_of_year', 'weekday', 'hour', 'day_of_year']);
@@ -33,9 +40,15 @@ export function assemble(work: Work): Assembled {
 
   // filters, and the part of a share
   let part: Piece[] = [];
-  if (measure.value.kind === 'share' && measure.cue && !measure.arrestRate) part = sharePartPieces(measure.cue, work.live(), work, isSubject);
-  const filterPieces = work.live().filter((p) => PART_KINDS.has(p.kind) || p.kind === 'months' || p.kind === 'weekdays' || p.kind === 'hours' || p.kind === 'place');
-  const filters = mergeFilters(filterPieces.filter((p) => !part.includes(p)), work);
+  if (measure.value.kind === 'share' && measure.cue && !measure.arrestRate)
+    part = sharePartPieces(measure.cue, work.live(), work, isSubject);
+  const filterPieces = work
+    .live()
+    .filter((p) => PART_KINDS.has(p.kind) || p.kind === 'months' || p.kind === 'weekdays' || p.kind === 'hours' || p.kind === 'place');
+  const filters = mergeFilters(
+    filterPieces.filter((p) => !part.includes(p)),
+    work,
+  );
   let m: Measure;
   const v = measure.value;
   if (v.kind === 'pending') throw new Error('unreachable: readGroups resolves averages');
@@ -56,22 +69,35 @@ export function assemble(work: Work): Assembled {
   if (!groups.length && !top.top) groups = listed(work);
 
   if (groups.includes('type') && filters.types?.length === 1) {
-    for (const d of work.of('dim')) if (d.dim === 'type') work.drop(d, `kinds of ${filters.types[0].toLowerCase()} (its descriptions) are not something the plan can group by`);
+    for (const d of work.of('dim'))
+      if (d.dim === 'type')
+        work.drop(d, `kinds of ${filters.types[0].toLowerCase()} (its descriptions) are not something the plan can group by`);
     groups = groups.filter((g) => g !== 'type');
     delete top.top;
   }
-  for (const p of work.of('change')) if (!groups.some((g) => TIME_AXES.has(g)) && !time.compareWith) work.drop(p, 'a change can be shown along a time axis or against a second period');
+  for (const p of work.of('change'))
+    if (!groups.some((g) => TIME_AXES.has(g)) && !time.compareWith)
+      work.drop(p, 'a change can be shown along a time axis or against a second period');
   for (const p of work.of('grouping')) if (!groups.length) work.drop(p, 'a distribution needs a grouping ("by month", "by district")');
   if (work.of('dim').some((d) => d.calendar && groups.includes('date'))) terms.add('calendar_day');
 
   const live = work.live();
   const asks = live.some((p) => isSubject(p) || p.kind === 'measure' || p.kind === 'rank' || p.kind === 'compare');
-  const hasContent = asks && live.some((p) => (isSubject(p) && p.kind !== 'measure') || p.kind === 'time' || p.kind === 'dim' || FILTER_OR_PLACE.has(p.kind));
+  const hasContent =
+    asks &&
+    live.some((p) => (isSubject(p) && p.kind !== 'measure') || p.kind === 'time' || p.kind === 'dim' || FILTER_OR_PLACE.has(p.kind));
   if (!hasContent) {
     work.problems.push('nothing to count');
     return { terms: [] };
   }
-  const candidate = { measure: m, filters: { ...filters, ...(time.time ? { time: time.time } : {}) }, groupBy: groups, ...(top.top ? { top: top.top } : {}), ...(top.ranked && groups.length && !top.top ? { order: 'measure' as const } : {}), ...(time.compareWith ? { compareWith: time.compareWith } : {}) };
+  const candidate = {
+    measure: m,
+    filters: { ...filters, ...(time.time ? { time: time.time } : {}) },
+    groupBy: groups,
+    ...(top.top ? { top: top.top } : {}),
+    ...(top.ranked && groups.length && !top.top ? { order: 'measure' as const } : {}),
+    ...(time.compareWith ? { compareWith: time.compareWith } : {}),
+  };
   const parsed = QueryPlan.safeParse(candidate);
   if (!parsed.success) {
     work.problems.push(`not a plan: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
@@ -81,7 +107,18 @@ export function assemble(work: Work): Assembled {
   return { plan: parsed.data, terms: order(terms) };
 }
 
-const FILTER_OR_PLACE = new Set<Piece['kind']>(['type', 'category', 'location', 'flag', 'months', 'weekdays', 'weekend', 'hours', 'night', 'place']);
+const FILTER_OR_PLACE = new Set<Piece['kind']>([
+  'type',
+  'category',
+  'location',
+  'flag',
+  'months',
+  'weekdays',
+  'weekend',
+  'hours',
+  'night',
+  'place',
+]);
 const TERM_ORDER = ['night', 'per_block_average', 'calendar_day', 'violent_crime', 'weekend'];
 const order = (terms: Set<string>) => TERM_ORDER.filter((t) => terms.has(t));
 
@@ -114,11 +151,20 @@ function readMeasure(work: Work): MeasureReading {
   const dist = cues.filter((c) => c.measure === 'distinct');
   const count = cues.find((c) => c.measure === 'count');
   // "how many thefts and how many burglaries": two questions
-  for (const c of cues.filter((x) => x.measure === 'count' && /^how (many|much)/i.test(x.text)).slice(1)) work.drop(c, 'two questions at once');
+  for (const c of cues.filter((x) => x.measure === 'count' && /^how (many|much)/i.test(x.text)).slice(1))
+    work.drop(c, 'two questions at once');
   // "crimes and arrests": two things counted
   for (const f of work.of('flag').filter((x) => x.noun)) {
-    const joined = ['and', 'or', 'vs', 'versus'].includes(work.word(f.start - 1) ?? '') || ['and', 'or', 'vs', 'versus'].includes(work.word(f.end) ?? '');
-    if (joined && work.live().some((p) => (p.kind === 'all' || p.kind === 'type' || p.kind === 'category') && (p.end === f.start - 1 || p.start === f.end + 1))) work.drop(f, 'two things counted at once');
+    const joined =
+      ['and', 'or', 'vs', 'versus'].includes(work.word(f.start - 1) ?? '') ||
+      ['and', 'or', 'vs', 'versus'].includes(work.word(f.end) ?? '');
+    if (
+      joined &&
+      work
+        .live()
+        .some((p) => (p.kind === 'all' || p.kind === 'type' || p.kind === 'category') && (p.end === f.start - 1 || p.start === f.end + 1))
+    )
+      work.drop(f, 'two things counted at once');
   }
   if (share.length) {
     for (const c of [...pct, ...avg]) work.drop(c, 'a share and an average at once');
@@ -169,7 +215,8 @@ function readGroups(work: Work, measure: MeasureReading): Dimension[] {
       work.drop(measure.cue!, `${v.of === 'average' ? 'an average' : 'a percentile'} per what? ("per day", "per block")`);
       measure.value = { kind: 'count' };
     } else {
-      measure.value = v.of === 'average' ? { kind: 'average_per', per: PER_OF[per.dim]! } : { kind: 'percentile_per', per: PER_OF[per.dim]!, p: v.p! };
+      measure.value =
+        v.of === 'average' ? { kind: 'average_per', per: PER_OF[per.dim]! } : { kind: 'percentile_per', per: PER_OF[per.dim]!, p: v.p! };
       dims = dims.filter((d) => d !== per);
     }
   }
@@ -196,7 +243,10 @@ function readGroups(work: Work, measure: MeasureReading): Dimension[] {
 }
 
 /** most/least and a number: top N; a singular "which district" is the top 1; no number and no singular: no limit. */
-function readRanking(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; top?: { n: number; order: 'desc' | 'asc' }; ranked?: boolean } {
+function readRanking(
+  work: Work,
+  groupsIn: Dimension[],
+): { groups: Dimension[]; top?: { n: number; order: 'desc' | 'asc' }; ranked?: boolean } {
   let groups = groupsIn;
   const ranks = work.of('rank');
   const numbers = work.of('number');
@@ -273,7 +323,9 @@ function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; tim
   }
   const cmp = work.of('compare');
   if (cmp.length) {
-    const several = new Set(work.of('type').flatMap((p) => p.types)).size >= 2 || Object.keys(PLACE_DIMS).some((k) => work.of('place').filter((p) => p.place === k).length >= 2);
+    const several =
+      new Set(work.of('type').flatMap((p) => p.types)).size >= 2 ||
+      Object.keys(PLACE_DIMS).some((k) => work.of('place').filter((p) => p.place === k).length >= 2);
     if (times.length === 2 && several) {
       // "thefts in 2019 vs burglaries in 2018": two things compared at once
       for (const c of cmp) work.drop(c, 'a comparison of two periods and of two types or places at once');
@@ -297,6 +349,7 @@ function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; tim
     }
     for (const c of cmp) work.drop(c, 'compare with what? (two periods: "2019 vs 2018")');
   }
-  if (times.length > 1) for (const p of times.slice(1)) work.drop(p, 'two periods without a comparison (say "compare 2019 with 2018" or "from 2018 to 2020")');
+  if (times.length > 1)
+    for (const p of times.slice(1)) work.drop(p, 'two periods without a comparison (say "compare 2019 with 2018" or "from 2018 to 2020")');
   return { groups, time: times[0]?.range };
 }

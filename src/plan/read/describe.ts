@@ -50,7 +50,10 @@ function typeWords(f: Pick<Filters, 'types' | 'descriptions' | 'category'>): str
   const names = (f.types ?? []).map((t) => m.types[t]?.many ?? t.toLowerCase());
   if (f.category) names.push(m.categories[f.category].label);
   if (!names.length) return undefined;
-  const described = f.descriptions?.length && !entries(m.type_details).some(([, d]) => f.descriptions!.includes(d.description)) ? ` described as ${f.descriptions.join(' or ')}` : '';
+  const described =
+    f.descriptions?.length && !entries(m.type_details).some(([, d]) => f.descriptions!.includes(d.description))
+      ? ` described as ${f.descriptions.join(' or ')}`
+      : '';
   return names.join(' or ') + described;
 }
 
@@ -76,7 +79,15 @@ function filterPhrases(f: Filters, ctx: ReadContext): string[] {
   if (f.night) out.push('at night');
   if (f.hours) {
     const { from, to } = f.hours;
-    out.push(to === 24 ? `after ${clock(from)}` : from === 0 ? `before ${clock(to)}` : to === from + 1 ? `at ${clock(from)}` : `between ${clock(from)} and ${clock(to)}`);
+    out.push(
+      to === 24
+        ? `after ${clock(from)}`
+        : from === 0
+          ? `before ${clock(to)}`
+          : to === from + 1
+            ? `at ${clock(from)}`
+            : `between ${clock(from)} and ${clock(to)}`,
+    );
   }
   if (f.months) {
     const season = Object.entries(semanticModel().seasons).find(([, s]) => s.months.join() === f.months!.join());
@@ -105,7 +116,8 @@ export function planPhrases(plan: QueryPlan, ctx: ReadContext): string[] {
     ];
     out.push(`share ${words.join(' and ')}`);
   } else if (m.kind === 'average_per') out.push(`average per ${PER_WORDS[m.per]}`);
-  else if (m.kind === 'percentile_per') out.push(m.p === 0.5 ? `median per ${PER_WORDS[m.per]}` : `${Math.round(m.p * 100)}th percentile per ${PER_WORDS[m.per]}`);
+  else if (m.kind === 'percentile_per')
+    out.push(m.p === 0.5 ? `median per ${PER_WORDS[m.per]}` : `${Math.round(m.p * 100)}th percentile per ${PER_WORDS[m.per]}`);
   else if (m.kind === 'distinct') out.push(`how many different ${DIMENSION_WORDS[m.of].many}`);
   out.push(typeWords(f) ?? 'all crimes');
   if (f.arrest !== undefined) out.push(flagPhrase('arrest', f.arrest));
@@ -113,7 +125,14 @@ export function planPhrases(plan: QueryPlan, ctx: ReadContext): string[] {
   out.push(...filterPhrases(f, ctx));
   if (f.time) out.push(saidWords(f.time));
   for (const d of plan.groupBy) out.push(DIMENSION_WORDS[d].by);
-  if (plan.top) out.push(plan.top.n === 1 ? (plan.top.order === 'desc' ? 'the most' : 'the fewest') : `${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`);
+  if (plan.top)
+    out.push(
+      plan.top.n === 1
+        ? plan.top.order === 'desc'
+          ? 'the most'
+          : 'the fewest'
+        : `${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`,
+    );
   if (plan.compareWith) out.push(`compared with ${saidWords(plan.compareWith).replace(/^(in|on) /, '')}`);
   return out;
 }
@@ -128,7 +147,12 @@ export function planQuestion(plan: QueryPlan, ctx: ReadContext): string {
     ...filterPhrases(f, ctx),
     ...(f.time ? [rangeWords(f.time)] : []),
   ];
-  const tail = (groups: readonly Dimension[]) => [...rest, ...groups.map((d) => DIMENSION_WORDS[d].by), ...(plan.compareWith ? [`compared with ${rangeWords(plan.compareWith).replace(/^(in|on) /, '')}`] : [])].join(' ');
+  const tail = (groups: readonly Dimension[]) =>
+    [
+      ...rest,
+      ...groups.map((d) => DIMENSION_WORDS[d].by),
+      ...(plan.compareWith ? [`compared with ${rangeWords(plan.compareWith).replace(/^(in|on) /, '')}`] : []),
+    ].join(' ');
   const m = plan.measure;
   let q: string;
   if (plan.top && plan.groupBy.length === 1) {
@@ -140,9 +164,15 @@ export function planQuestion(plan: QueryPlan, ctx: ReadContext): string {
   } else if (plan.order === 'measure' && plan.groupBy.length === 1) {
     // a ranking with no number: "which districts had the most thefts", "…, which crime types had the highest"
     const which = `which ${DIMENSION_WORDS[plan.groupBy[0]].many}`;
-    q = m.kind === 'count' ? `${which} had the most ${subject} ${tail([])}` : `${measureWords(plan, subject)} ${tail([])}, ${which} had the highest`;
+    q =
+      m.kind === 'count'
+        ? `${which} had the most ${subject} ${tail([])}`
+        : `${measureWords(plan, subject)} ${tail([])}, ${which} had the highest`;
   } else {
-    q = m.kind === 'count' ? `how many ${subject} were reported ${tail(plan.groupBy)}` : `${measureWords(plan, subject)} ${tail(plan.groupBy)}`;
+    q =
+      m.kind === 'count'
+        ? `how many ${subject} were reported ${tail(plan.groupBy)}`
+        : `${measureWords(plan, subject)} ${tail(plan.groupBy)}`;
   }
   return `${q.replace(/\s+/g, ' ').replace(/\s+,/g, ',').trim()}?`;
 }
@@ -165,7 +195,9 @@ function measureWords(plan: QueryPlan, subject: string): string {
     case 'average_per':
       return `what is the average number of ${subject} per ${PER_WORDS[m.per]}`;
     case 'percentile_per':
-      return m.p === 0.5 ? `what is the median number of ${subject} per ${PER_WORDS[m.per]}` : `what is the ${Math.round(m.p * 100)}th percentile of ${subject} per ${PER_WORDS[m.per]}`;
+      return m.p === 0.5
+        ? `what is the median number of ${subject} per ${PER_WORDS[m.per]}`
+        : `what is the ${Math.round(m.p * 100)}th percentile of ${subject} per ${PER_WORDS[m.per]}`;
     case 'distinct':
       return `how many different ${DIMENSION_WORDS[m.of].many} had ${subject}`;
     default:

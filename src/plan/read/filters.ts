@@ -6,7 +6,18 @@ import type { Filters } from '../query-plan.js';
 import type { Piece } from './pieces.js';
 import type { Work } from './work.js';
 
-export const FILTER_KINDS = new Set<Piece['kind']>(['type', 'category', 'location', 'flag', 'months', 'weekdays', 'weekend', 'hours', 'night', 'place']);
+export const FILTER_KINDS = new Set<Piece['kind']>([
+  'type',
+  'category',
+  'location',
+  'flag',
+  'months',
+  'weekdays',
+  'weekend',
+  'hours',
+  'night',
+  'place',
+]);
 /** what a share's part can hold */
 export const PART_KINDS = new Set<Piece['kind']>(['type', 'category', 'location', 'flag', 'night', 'weekend']);
 
@@ -69,7 +80,31 @@ export function mergeFilters(pieces: Piece[], work: Work, into: Filters = {}): F
 }
 
 /** The words of a share's part: what follows "were/that/led to/happened" after the share's subject. */
-const INTRO = new Set(['were', 'was', 'are', 'is', 'that', 'which', 'happened', 'happen', 'happens', 'occurred', 'occur', 'occurs', 'took', 'led', 'lead', 'ended', 'resulted', 'involved', 'had', 'have', 'has', 'got', 'with']);
+const INTRO = new Set([
+  'were',
+  'was',
+  'are',
+  'is',
+  'that',
+  'which',
+  'happened',
+  'happen',
+  'happens',
+  'occurred',
+  'occur',
+  'occurs',
+  'took',
+  'led',
+  'lead',
+  'ended',
+  'resulted',
+  'involved',
+  'had',
+  'have',
+  'has',
+  'got',
+  'with',
+]);
 
 /**
  * The pieces that make the part of a share: those after the introducing word

@@ -30,8 +30,10 @@ export function isFragment(work: Work): boolean {
   // "how many were arrests?", "what share was domestic?": the measure points back at the last answer's subject
   if (live.some((p) => p.kind === 'measure' && BACK_VERBS.has(work.word(p.end) ?? ''))) return true;
   // a subject: what is counted ("thefts", "crimes", "arrests"), crime types as the grouping, an arrest rate
-  const subjectLike = (p: Piece) => isSubject(p) || (p.kind === 'dim' && p.dim === 'type') || (p.kind === 'measure' && p.arrestRate === true);
-  const pureSubject = (p: Piece) => p.kind === 'type' || p.kind === 'category' || p.kind === 'all' || (p.kind === 'flag' && p.noun === true);
+  const subjectLike = (p: Piece) =>
+    isSubject(p) || (p.kind === 'dim' && p.dim === 'type') || (p.kind === 'measure' && p.arrestRate === true);
+  const pureSubject = (p: Piece) =>
+    p.kind === 'type' || p.kind === 'category' || p.kind === 'all' || (p.kind === 'flag' && p.noun === true);
   // complete: a subject and something more than subjects ("burglaries and robberies?" only swaps the subject)
   return !live.some((s) => subjectLike(s) && live.some((q) => q !== s && q.kind !== 'followUp' && !pureSubject(q)));
 }
@@ -96,7 +98,11 @@ export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms
     delete f.category;
     delete f.descriptions;
   }
-  mergeFilters(said(['flag']).map((p) => ({ ...p })), work, withoutFlags(f, said(['flag'])));
+  mergeFilters(
+    said(['flag']).map((p) => ({ ...p })),
+    work,
+    withoutFlags(f, said(['flag'])),
+  );
   replace(['location'], ['locations']);
   replace(['place'], [...PLACE_KEYS]);
   if (said(['allPlaces']).length) for (const k of PLACE_KEYS) delete f[k];
@@ -147,7 +153,14 @@ export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms
     delete plan.top;
   }
   // an average per block (or a count of different blocks) is not also grouped by block
-  const over = plan.measure.kind === 'distinct' ? plan.measure.of : 'per' in plan.measure ? (plan.measure.per === 'day' ? 'date' : plan.measure.per) : undefined;
+  const over =
+    plan.measure.kind === 'distinct'
+      ? plan.measure.of
+      : 'per' in plan.measure
+        ? plan.measure.per === 'day'
+          ? 'date'
+          : plan.measure.per
+        : undefined;
   if (over && plan.groupBy.includes(over as Dimension)) {
     plan.groupBy = plan.groupBy.filter((g) => g !== over);
     if (!numbers.length) delete plan.top;

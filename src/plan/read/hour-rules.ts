@@ -3,7 +3,12 @@
 // other than :00 cannot be held by the plan and are refused.
 import type { RuleInput, RuleMatch, Rule } from './rule.js';
 
-interface Clock { h: number; len: number; midnight?: boolean; invalid?: boolean }
+interface Clock {
+  h: number;
+  len: number;
+  midnight?: boolean;
+  invalid?: boolean;
+}
 
 function clockAt(t: readonly string[], j: number): Clock | undefined {
   const w = t[j];
@@ -24,7 +29,8 @@ function clockAt(t: readonly string[], j: number): Clock | undefined {
     return { h, len, invalid: m[2] !== undefined && m[2] !== '00', midnight: h === 0 || undefined };
   }
   const h24 = /^(\d{1,2}):(\d{2})$/.exec(w);
-  if (h24 && Number(h24[1]) < 24) return { h: Number(h24[1]), len: 1, invalid: h24[2] !== '00', midnight: Number(h24[1]) === 0 || undefined };
+  if (h24 && Number(h24[1]) < 24)
+    return { h: Number(h24[1]), len: 1, invalid: h24[2] !== '00', midnight: Number(h24[1]) === 0 || undefined };
   return undefined;
 }
 

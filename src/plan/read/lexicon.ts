@@ -27,16 +27,115 @@ export interface Lexicon {
   stop: Set<string>;
 }
 
-const PREPOSITIONS = new Set(['in', 'on', 'during', 'of', 'since', 'from', 'between', 'until', 'till', 'through', 'thru', 'to', 'and', 'or', 'before', 'after', 'the', 'every', 'each', 'last', 'this', 'throughout', 'over', 'for', 'only', 'than']);
+const PREPOSITIONS = new Set([
+  'in',
+  'on',
+  'during',
+  'of',
+  'since',
+  'from',
+  'between',
+  'until',
+  'till',
+  'through',
+  'thru',
+  'to',
+  'and',
+  'or',
+  'before',
+  'after',
+  'the',
+  'every',
+  'each',
+  'last',
+  'this',
+  'throughout',
+  'over',
+  'for',
+  'only',
+  'than',
+]);
 /** Month, weekday and season words that are also ordinary words ("may", "fall", "sat"). */
-const AMBIGUOUS = new Set(['may', 'mar', 'jan', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec', 'feb', 'apr', 'sept', 'fall', 'spring', 'sun', 'sat', 'mon', 'wed', 'tue', 'tues', 'thu', 'thurs', 'fri']);
-const needsCompany: Guard = (t, start, end) => PREPOSITIONS.has(t[start - 1] ?? '') || ['and', 'or', 'to', 'through', 'thru'].includes(t[end] ?? '');
+const AMBIGUOUS = new Set([
+  'may',
+  'mar',
+  'jan',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'oct',
+  'nov',
+  'dec',
+  'feb',
+  'apr',
+  'sept',
+  'fall',
+  'spring',
+  'sun',
+  'sat',
+  'mon',
+  'wed',
+  'tue',
+  'tues',
+  'thu',
+  'thurs',
+  'fri',
+]);
+const needsCompany: Guard = (t, start, end) =>
+  PREPOSITIONS.has(t[start - 1] ?? '') || ['and', 'or', 'to', 'through', 'thru'].includes(t[end] ?? '');
 
 /** Grammar words that do not come from the model: a filter we cannot place follows them. */
-const RELATIONS = ['near', 'nearby', 'around', 'close to', 'closest to', 'next to', 'outside', 'outside of', 'within', 'involving', 'involved', 'except', 'excluding', 'exclude', 'not', 'no', 'without', 'other than', 'apart from', 'besides', 'unless', 'but not', 'non', 'committed by', 'per capita', 'per person', 'per resident'];
+const RELATIONS = [
+  'near',
+  'nearby',
+  'around',
+  'close to',
+  'closest to',
+  'next to',
+  'outside',
+  'outside of',
+  'within',
+  'involving',
+  'involved',
+  'except',
+  'excluding',
+  'exclude',
+  'not',
+  'no',
+  'without',
+  'other than',
+  'apart from',
+  'besides',
+  'unless',
+  'but not',
+  'non',
+  'committed by',
+  'per capita',
+  'per person',
+  'per resident',
+];
 
-const CORRECTABLE = new Set<Meaning['kind']>(['type', 'category', 'all', 'location', 'flag', 'dim', 'months', 'weekdays', 'weekend', 'night']);
-const TIME_ADJECTIVES: Record<string, Dimension> = { yearly: 'year', annually: 'year', annual: 'year', monthly: 'month', hourly: 'hour', daily: 'date' };
+const CORRECTABLE = new Set<Meaning['kind']>([
+  'type',
+  'category',
+  'all',
+  'location',
+  'flag',
+  'dim',
+  'months',
+  'weekdays',
+  'weekend',
+  'night',
+]);
+const TIME_ADJECTIVES: Record<string, Dimension> = {
+  yearly: 'year',
+  annually: 'year',
+  annual: 'year',
+  monthly: 'month',
+  hourly: 'hour',
+  daily: 'date',
+};
 const BY_STARTS = new Set(['by', 'per', 'each', 'every', 'across', 'over', 'for', 'in']);
 const PER_STARTS = new Set(['per', 'each', 'every', 'a']);
 
@@ -72,7 +171,12 @@ function build(): Lexicon {
     const words = [...t.words, type.toLowerCase(), t.one, t.many].filter((w) => !w.includes('('));
     for (const w of new Set(words)) {
       // "drug arrests" is narcotics AND an arrest: read as two words so the arrest is not lost
-      if (phraseKey(w).split(' ').some((x) => flagWords.has(x))) continue;
+      if (
+        phraseKey(w)
+          .split(' ')
+          .some((x) => flagWords.has(x))
+      )
+        continue;
       add(w, [{ kind: 'type', types: [type], label: t.many }], 2);
     }
   }
@@ -98,11 +202,13 @@ function build(): Lexicon {
   }
   addDimensions(add);
   for (const [n, words] of Object.entries(m.weekdays)) {
-    for (const w of words) add(w, [{ kind: 'weekdays', days: [Number(n)], label: words[1] ?? words[0] }], 3, AMBIGUOUS.has(w) ? needsCompany : undefined);
+    for (const w of words)
+      add(w, [{ kind: 'weekdays', days: [Number(n)], label: words[1] ?? words[0] }], 3, AMBIGUOUS.has(w) ? needsCompany : undefined);
   }
   for (const w of m.terms?.weekdays ?? []) add(w, [{ kind: 'weekdays', days: [1, 2, 3, 4, 5], label: 'weekdays' }], 3);
   for (const [n, words] of Object.entries(m.months)) {
-    for (const w of words) add(w, [{ kind: 'months', months: [Number(n)], label: words[0] }], 3, AMBIGUOUS.has(w) ? needsCompany : undefined);
+    for (const w of words)
+      add(w, [{ kind: 'months', months: [Number(n)], label: words[0] }], 3, AMBIGUOUS.has(w) ? needsCompany : undefined);
   }
   for (const [season, s] of Object.entries(m.seasons)) {
     for (const w of s.words) add(w, [{ kind: 'months', months: s.months, label: season }], 3, AMBIGUOUS.has(w) ? needsCompany : undefined);
@@ -121,8 +227,19 @@ function build(): Lexicon {
   for (const w of m.grouping_fillers ?? []) add(w, [{ kind: 'grouping' }], 5);
   for (const w of m.places_all ?? []) add(w, [{ kind: 'allPlaces' }], 4);
   for (const w of m.time_all ?? []) add(w, [{ kind: 'allTime' }], 4);
-  const openers = new Set(['what about', 'how about', 'and what about', 'what if', 'same for', 'same question for', 'same but for', 'the same for', 'and']);
-  for (const w of m.follow_up ?? []) add(w, [{ kind: 'followUp', also: ['also', 'as well', 'too'].includes(w), opener: openers.has(w) }], 6);
+  const openers = new Set([
+    'what about',
+    'how about',
+    'and what about',
+    'what if',
+    'same for',
+    'same question for',
+    'same but for',
+    'the same for',
+    'and',
+  ]);
+  for (const w of m.follow_up ?? [])
+    add(w, [{ kind: 'followUp', also: ['also', 'as well', 'too'].includes(w), opener: openers.has(w) }], 6);
   for (const w of m.filler_phrases ?? []) add(w, [], 7);
   for (const w of RELATIONS) add(w, [{ kind: 'relation' }], 8);
 
@@ -160,7 +277,12 @@ function addDimensions(add: Add): void {
 /** A grouping noun ("districts"), not a "by/per/each" phrase or a question word. */
 function noun(key: string): boolean {
   const first = key.split(' ')[0];
-  return !BY_STARTS.has(first) && !['which', 'what', 'where'].includes(first) && !(key in TIME_ADJECTIVES) && !['trend', 'over time', 'year by year', 'month by month', 'day by day'].includes(key);
+  return (
+    !BY_STARTS.has(first) &&
+    !['which', 'what', 'where'].includes(first) &&
+    !(key in TIME_ADJECTIVES) &&
+    !['trend', 'over time', 'year by year', 'month by month', 'day by day'].includes(key)
+  );
 }
 
 const DEICTIC = new Set(['this', 'that', 'these', 'those', 'my', 'our', 'your', 'his', 'her', 'their', 'same', 'one', 'a', 'an']);
@@ -168,7 +290,28 @@ const DEICTIC = new Set(['this', 'that', 'these', 'those', 'my', 'our', 'your', 
 const notDeictic: Guard = (t, start) => !DEICTIC.has(t[start - 1] ?? '');
 /** "where" asks for locations only as the question word, not in "thefts where no arrest was made". */
 const atStart: Guard = (t, start) => t.slice(0, start).every((w) => STOP_AT_START.has(w));
-const STOP_AT_START = new Set(['so', 'and', 'ok', 'okay', 'hey', 'hi', 'then', 'but', 'tell', 'me', 'show', 'please', 'in', 'at', 'exactly', 'roughly', 'generally', 'usually', 'typically', 'mostly']);
+const STOP_AT_START = new Set([
+  'so',
+  'and',
+  'ok',
+  'okay',
+  'hey',
+  'hi',
+  'then',
+  'but',
+  'tell',
+  'me',
+  'show',
+  'please',
+  'in',
+  'at',
+  'exactly',
+  'roughly',
+  'generally',
+  'usually',
+  'typically',
+  'mostly',
+]);
 
 function dimension(dim: Dimension, key: string): Meaning {
   const words = key.split(' ');
@@ -209,4 +352,5 @@ export function areaLexicon(areas: ReadonlyMap<string, number>): Map<string, Ent
   return table;
 }
 
-export const titleCase = (name: string): string => name.replace(/(^|[\s'-])(\p{L})/gu, (_, pre: string, c: string) => pre + c.toUpperCase());
+export const titleCase = (name: string): string =>
+  name.replace(/(^|[\s'-])(\p{L})/gu, (_, pre: string, c: string) => pre + c.toUpperCase());

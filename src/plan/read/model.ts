@@ -2,7 +2,10 @@
 // sees it: every section it reads, typed (the file may hold more).
 import { semanticModel as loadModel } from '../semantic-model.js';
 
-export interface Named { label: string; words: string[] }
+export interface Named {
+  label: string;
+  words: string[];
+}
 
 export interface SemanticModel {
   types: Record<string, { one: string; many: string; words: string[] }>;

@@ -6,7 +6,12 @@ import type { Meaning, PlaceKind } from './pieces.js';
 import { smallNumber, type Rule, type RuleInput, type RuleMatch } from './rule.js';
 
 const ORDINAL = /^(\d{1,2})(st|nd|rd|th)$/;
-const LIMITS: Record<Exclude<PlaceKind, 'blocks'>, [number, number]> = { districts: [1, 31], wards: [1, 50], beats: [100, 2600], areas: [1, 77] };
+const LIMITS: Record<Exclude<PlaceKind, 'blocks'>, [number, number]> = {
+  districts: [1, 31],
+  wards: [1, 50],
+  beats: [100, 2600],
+  areas: [1, 77],
+};
 
 function place(kind: Exclude<PlaceKind, 'blocks'>, n: number): Meaning {
   const [lo, hi] = LIMITS[kind];
@@ -45,7 +50,29 @@ function numberedPlace(kind: Exclude<PlaceKind, 'blocks'>, nouns: string[][]): R
   };
 }
 
-const SUFFIXES = new Set(['st', 'ave', 'av', 'blvd', 'rd', 'dr', 'pkwy', 'pl', 'ct', 'ter', 'way', 'hwy', 'expy', 'ln', 'cir', 'sq', 'row', 'plaza', 'park', 'trl', 'blvd']);
+const SUFFIXES = new Set([
+  'st',
+  'ave',
+  'av',
+  'blvd',
+  'rd',
+  'dr',
+  'pkwy',
+  'pl',
+  'ct',
+  'ter',
+  'way',
+  'hwy',
+  'expy',
+  'ln',
+  'cir',
+  'sq',
+  'row',
+  'plaza',
+  'park',
+  'trl',
+  'blvd',
+]);
 
 /** A block as the data writes it: 052XX W HURON ST. */
 const blockRule: Rule = (x, i) => {
@@ -53,7 +80,10 @@ const blockRule: Rule = (x, i) => {
   if (!/^(\d{3}xx|\d{4}x)$/.test(t[i] ?? '') || !['n', 's', 'e', 'w'].includes(t[i + 1] ?? '')) return undefined;
   for (let j = i + 3; j < Math.min(t.length, i + 8); j++) {
     if (SUFFIXES.has(t[j])) {
-      const value = t.slice(i, j + 1).join(' ').toUpperCase();
+      const value = t
+        .slice(i, j + 1)
+        .join(' ')
+        .toUpperCase();
       return { len: j + 1 - i, meanings: [{ kind: 'place', place: 'blocks', value, label: value }] };
     }
   }
@@ -71,8 +101,13 @@ const percentileRule: Rule = (x, i) => {
 const thresholdRule: Rule = (x, i) => {
   const { t } = x;
   const two = `${t[i]} ${t[i + 1]}`;
-  const len = ['at least', 'at most', 'more than', 'less than', 'fewer than', 'greater than', 'over than', 'no more', 'no less'].includes(two) ? 2
-    : ['over', 'under', 'above', 'below', 'exceeding', 'exceeds', 'exceeded', 'minimum', 'maximum'].includes(t[i] ?? '') ? 1 : 0;
+  const len = ['at least', 'at most', 'more than', 'less than', 'fewer than', 'greater than', 'over than', 'no more', 'no less'].includes(
+    two,
+  )
+    ? 2
+    : ['over', 'under', 'above', 'below', 'exceeding', 'exceeds', 'exceeded', 'minimum', 'maximum'].includes(t[i] ?? '')
+      ? 1
+      : 0;
   if (!len) return undefined;
   if (smallNumber(t[i + len]) === undefined && !/^\d[\d,.]*k?$/.test(t[i + len] ?? '')) return undefined;
   return { len: len + 1, meanings: [{ kind: 'invalid' }] };

@@ -56,4 +56,8 @@ export type Piece = Meaning & {
 };
 
 export const isSubject = (p: Meaning): boolean =>
-  p.kind === 'type' || p.kind === 'category' || p.kind === 'all' || (p.kind === 'flag' && p.noun === true) || (p.kind === 'measure' && p.subject === true);
+  p.kind === 'type' ||
+  p.kind === 'category' ||
+  p.kind === 'all' ||
+  (p.kind === 'flag' && p.noun === true) ||
+  (p.kind === 'measure' && p.subject === true);

@@ -85,7 +85,10 @@ function pick(list: Entry[] | undefined, t: readonly string[], i: number, len: n
   return list?.find((e) => !e.guard || e.guard(t, i, i + len));
 }
 
-interface Fuzzy { words: string[]; known: Set<string> }
+interface Fuzzy {
+  words: string[];
+  known: Set<string>;
+}
 const fuzzyTables = new WeakMap<ReadonlyMap<string, number>, Fuzzy>();
 
 /** The words typos are corrected to: the names in the vocabulary and the area names, of 5+ letters. */

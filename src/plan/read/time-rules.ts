@@ -8,9 +8,19 @@ import type { Meaning } from './pieces.js';
 import { smallNumber, type Rule, type RuleInput, type RuleMatch } from './rule.js';
 
 type Grain = 'day' | 'month' | 'year' | 'relative';
-interface Full { from: string; to: string; len: number; grain: Grain }
+interface Full {
+  from: string;
+  to: string;
+  len: number;
+  grain: Grain;
+}
 /** a month or a month and day without its year ("march", "march 3") */
-interface Partial { month: number; day?: number; len: number; partial: true }
+interface Partial {
+  month: number;
+  day?: number;
+  len: number;
+  partial: true;
+}
 type Period = Full | Partial;
 
 let monthWords: Map<string, number> | undefined;
@@ -28,7 +38,8 @@ function dayNumber(w: string | undefined): number | undefined {
   return d >= 1 && d <= 31 ? d : undefined;
 }
 
-const day = (y: number, m: number, d: number, len: number): Full | undefined => (isValidDay(y, m, d) ? { ...dayRange(y, m, d), len, grain: 'day' } : undefined);
+const day = (y: number, m: number, d: number, len: number): Full | undefined =>
+  isValidDay(y, m, d) ? { ...dayRange(y, m, d), len, grain: 'day' } : undefined;
 
 /** A period written at word i: a day, a month of a year, a year, a relative period, or a month without year. */
 function periodAt(x: RuleInput, i: number): Period | undefined {
@@ -51,7 +62,8 @@ function periodAt(x: RuleInput, i: number): Period | undefined {
       if (y !== undefined) return day(y, month, d, t[i + 2] === 'of' ? 4 : 3);
       return { month, day: d, len: 2, partial: true };
     }
-    if (t[i + 1] === 'of' && yearNumber(t[i + 2]) !== undefined) return { ...monthRange(yearNumber(t[i + 2])!, month), len: 3, grain: 'month' };
+    if (t[i + 1] === 'of' && yearNumber(t[i + 2]) !== undefined)
+      return { ...monthRange(yearNumber(t[i + 2])!, month), len: 3, grain: 'month' };
     if (yearNumber(t[i + 1]) !== undefined) return { ...monthRange(yearNumber(t[i + 1])!, month), len: 2, grain: 'month' };
     return { month, len: 1, partial: true };
   }
@@ -65,7 +77,8 @@ function periodAt(x: RuleInput, i: number): Period | undefined {
       return { month: mo, day: d, len: j + 1 - i, partial: true };
     }
   }
-  if (w === 'the' && t[i + 1] === 'year' && yearNumber(t[i + 2]) !== undefined) return { ...yearRange(yearNumber(t[i + 2])!), len: 3, grain: 'year' };
+  if (w === 'the' && t[i + 1] === 'year' && yearNumber(t[i + 2]) !== undefined)
+    return { ...yearRange(yearNumber(t[i + 2])!), len: 3, grain: 'year' };
   if (w === 'year' && yearNumber(t[i + 1]) !== undefined) return { ...yearRange(yearNumber(t[i + 1])!), len: 2, grain: 'year' };
   const y = yearNumber(w);
   if (y !== undefined) return { ...yearRange(y), len: 1, grain: 'year' };
@@ -75,11 +88,32 @@ function periodAt(x: RuleInput, i: number): Period | undefined {
 const isFull = (p: Period | undefined): p is Full => p !== undefined && !('partial' in p);
 
 const UNITS: Record<string, 'day' | 'week' | 'month' | 'year'> = {
-  day: 'day', days: 'day', week: 'week', weeks: 'week', month: 'month', months: 'month', year: 'year', years: 'year',
+  day: 'day',
+  days: 'day',
+  week: 'week',
+  weeks: 'week',
+  month: 'month',
+  months: 'month',
+  year: 'year',
+  years: 'year',
 };
 
 /** Relative periods, against the data's latest date (not today: the data lags). */
-const RELATIVE_STARTS = new Set(['last', 'previous', 'prior', 'the', 'this', 'so', 'current', 'year', 'ytd', 'month', 'within', 'over', 'past']);
+const RELATIVE_STARTS = new Set([
+  'last',
+  'previous',
+  'prior',
+  'the',
+  'this',
+  'so',
+  'current',
+  'year',
+  'ytd',
+  'month',
+  'within',
+  'over',
+  'past',
+]);
 
 function relativeAt(x: RuleInput, i: number): Full | undefined {
   const { t, ctx } = x;
@@ -91,18 +125,49 @@ function relativeAt(x: RuleInput, i: number): Full | undefined {
     for (const o of options) if (seq(...o)) return o.length;
     return 0;
   };
-  let len = first([['last', 'year'], ['previous', 'year'], ['prior', 'year'], ['the', 'previous', 'year'], ['the', 'prior', 'year']]);
+  let len = first([
+    ['last', 'year'],
+    ['previous', 'year'],
+    ['prior', 'year'],
+    ['the', 'previous', 'year'],
+    ['the', 'prior', 'year'],
+  ]);
   if (len) return { ...yearRange(yearOf(latest) - 1), len, grain: 'relative' };
-  len = first([['so', 'far', 'this', 'year'], ['this', 'year', 'so', 'far'], ['this', 'year'], ['the', 'current', 'year'], ['current', 'year'], ['year', 'to', 'date'], ['ytd']]);
+  len = first([
+    ['so', 'far', 'this', 'year'],
+    ['this', 'year', 'so', 'far'],
+    ['this', 'year'],
+    ['the', 'current', 'year'],
+    ['current', 'year'],
+    ['year', 'to', 'date'],
+    ['ytd'],
+  ]);
   if (len) return { from: yearRange(yearOf(latest)).from, to: end, len, grain: 'relative' };
-  len = first([['last', 'month'], ['previous', 'month'], ['prior', 'month'], ['the', 'previous', 'month']]);
+  len = first([
+    ['last', 'month'],
+    ['previous', 'month'],
+    ['prior', 'month'],
+    ['the', 'previous', 'month'],
+  ]);
   if (len) return { from: addMonths(monthStart(latest), -1), to: monthStart(latest), len, grain: 'relative' };
-  len = first([['this', 'month'], ['the', 'current', 'month'], ['current', 'month'], ['month', 'to', 'date']]);
+  len = first([
+    ['this', 'month'],
+    ['the', 'current', 'month'],
+    ['current', 'month'],
+    ['month', 'to', 'date'],
+  ]);
   if (len) return { from: monthStart(latest), to: end, len, grain: 'relative' };
   const weekStart = addDays(latest, -(isoWeekday(latest) - 1));
-  len = first([['last', 'week'], ['previous', 'week'], ['the', 'previous', 'week']]);
+  len = first([
+    ['last', 'week'],
+    ['previous', 'week'],
+    ['the', 'previous', 'week'],
+  ]);
   if (len) return { from: addDays(weekStart, -7), to: weekStart, len, grain: 'relative' };
-  len = first([['this', 'week'], ['the', 'current', 'week']]);
+  len = first([
+    ['this', 'week'],
+    ['the', 'current', 'week'],
+  ]);
   if (len) return { from: weekStart, to: end, len, grain: 'relative' };
   // the last/past N days|weeks|months|years, the past year: rolling, ending with the latest day
   let j = i;
@@ -122,8 +187,10 @@ function relativeAt(x: RuleInput, i: number): Full | undefined {
   const unit = UNITS[t[j] ?? ''];
   if (!unit || n < 1 || n > 100) return undefined;
   const from =
-    unit === 'day' ? addDays(latest, -(n - 1))
-      : unit === 'week' ? addDays(latest, -(7 * n - 1))
+    unit === 'day'
+      ? addDays(latest, -(n - 1))
+      : unit === 'week'
+        ? addDays(latest, -(7 * n - 1))
         : addMonths(end, unit === 'month' ? -n : -12 * n);
   return { from, to: end, len: j + 1 - i, grain: 'relative' };
 }
@@ -160,7 +227,12 @@ function combine(a: Period, b: Period): { from: string; to: string } | { months:
 
 const TO_WORDS = new Set(['to', 'through', 'thru', 'until', 'till', 'and']);
 
-function rangeMatch(x: RuleInput, i: number, len: number, r: { from: string; to: string } | { months: number[] } | undefined): RuleMatch | undefined {
+function rangeMatch(
+  x: RuleInput,
+  i: number,
+  len: number,
+  r: { from: string; to: string } | { months: number[] } | undefined,
+): RuleMatch | undefined {
   if (!r) return undefined;
   const said = x.said(i, len);
   if ('months' in r) return { len, meanings: [{ kind: 'months', months: r.months, label: said }] };
@@ -189,9 +261,19 @@ function rangeAt(x: RuleInput, i: number): RuleMatch | undefined {
 
 /** since/after/before/until/through A. */
 const BOUNDS: [string[], 'since' | 'after' | 'before' | 'until'][] = [
-  [['since'], 'since'], [['starting', 'in'], 'since'], [['starting', 'from'], 'since'], [['from', 'the', 'start', 'of'], 'since'],
-  [['after'], 'after'], [['before'], 'before'], [['prior', 'to'], 'before'],
-  [['until'], 'until'], [['till'], 'until'], [['through'], 'until'], [['up', 'to'], 'until'], [['up', 'until'], 'until'], [['up', 'through'], 'until'],
+  [['since'], 'since'],
+  [['starting', 'in'], 'since'],
+  [['starting', 'from'], 'since'],
+  [['from', 'the', 'start', 'of'], 'since'],
+  [['after'], 'after'],
+  [['before'], 'before'],
+  [['prior', 'to'], 'before'],
+  [['until'], 'until'],
+  [['till'], 'until'],
+  [['through'], 'until'],
+  [['up', 'to'], 'until'],
+  [['up', 'until'], 'until'],
+  [['up', 'through'], 'until'],
 ];
 const BOUND_STARTS = new Set(BOUNDS.map(([w]) => w[0]));
 
@@ -205,9 +287,12 @@ function boundAt(x: RuleInput, i: number): RuleMatch | undefined {
     const len = w.length + p.len;
     const end = addDays(ctx.latestDate, 1);
     const r =
-      kind === 'since' ? { from: p.from, to: end }
-        : kind === 'after' ? { from: p.to, to: end }
-          : kind === 'before' ? { from: ctx.earliestDate, to: p.from }
+      kind === 'since'
+        ? { from: p.from, to: end }
+        : kind === 'after'
+          ? { from: p.to, to: end }
+          : kind === 'before'
+            ? { from: ctx.earliestDate, to: p.from }
             : { from: ctx.earliestDate, to: p.to };
     return rangeMatch(x, i, len, r);
   }
@@ -226,7 +311,10 @@ function seasonYearAt(x: RuleInput, i: number): RuleMatch | undefined {
   if (season[1].months.includes(12) && season[1].months.includes(1)) return { len: k + 1 - i, meanings: [{ kind: 'invalid' }] };
   const said = x.said(i, k + 1 - i);
   const range: TimeRange = { ...yearRange(y), said };
-  const meanings: Meaning[] = [{ kind: 'time', range }, { kind: 'months', months: season[1].months, label: season[0] }];
+  const meanings: Meaning[] = [
+    { kind: 'time', range },
+    { kind: 'months', months: season[1].months, label: season[0] },
+  ];
   return { len: k + 1 - i, meanings };
 }
 

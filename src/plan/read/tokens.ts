@@ -18,7 +18,8 @@ export interface Words {
 }
 
 const WORD = /[\p{L}\p{N}]+(?:['\-/:.][\p{L}\p{N}]+)*|%/gu;
-const HYPHEN_RANGE = /^(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)-(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/;
+const HYPHEN_RANGE =
+  /^(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)-(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/;
 
 export function normaliseWord(raw: string): string {
   return raw.toLowerCase().replace(/'s$/, '').replace(/'/g, '').replace(/\.$/, '');
@@ -29,7 +30,10 @@ export function normaliseWord(raw: string): string {
  * stripped, so "thefts\u0301", "ｔｈｅｆｔｓ" and "thefts" are one word.
  */
 export function foldText(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').normalize('NFKC');
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .normalize('NFKC');
 }
 
 export function tokenize(text: string): Words {
@@ -58,4 +62,7 @@ export const spanText = (w: Words, i: number, len: number): string =>
   len <= 0 ? '' : w.source.slice(w.tokens[i].start, w.tokens[i + len - 1].end);
 
 /** A phrase of the vocabulary in the same form as the question's words. */
-export const phraseKey = (phrase: string): string => tokenize(phrase).tokens.map((x) => x.t).join(' ');
+export const phraseKey = (phrase: string): string =>
+  tokenize(phrase)
+    .tokens.map((x) => x.t)
+    .join(' ');

@@ -15,7 +15,9 @@ beforeAll(async () => {
   await loadStocks(db.pool, 8, '2022-01-04', '2023-12-29');
   llm = await startFakeLlm();
   deps = {
-    pool: db.pool, statementTimeoutMs: 10_000, logger: createMemoryLogger(),
+    pool: db.pool,
+    statementTimeoutMs: 10_000,
+    logger: createMemoryLogger(),
     llm: createLlmClient({ baseUrl: llm.baseUrl, apiKey: 'test-key', model: 'fake-model', maxRetries: 2 }),
   };
 });
@@ -29,13 +31,27 @@ beforeEach(() => {
 });
 
 const SUMMARY = JSON.stringify({
-  tickers: ['600519'], start: '2023-01-01', end: '2023-12-31', buy_mentions: ['RSI under 25'], sell_mentions: ['RSI above 75'],
-  kpi_mention: 'sharpe', task_hint: 'metrics',
+  tickers: ['600519'],
+  start: '2023-01-01',
+  end: '2023-12-31',
+  buy_mentions: ['RSI under 25'],
+  sell_mentions: ['RSI above 75'],
+  kpi_mention: 'sharpe',
+  task_hint: 'metrics',
 });
 const SPEC = JSON.stringify({
-  task: 'metrics', tickers: ['600519'], start: '2023-01-01', end: '2023-12-31', kpi: 'sharpe_ratio',
-  strategies: [{ name: 'A', buy: [{ type: 'compare', left: { factor: 'RSI', params: { n: 14 } }, op: '<', right: 25 }],
-    sell: [{ type: 'compare', left: { factor: 'RSI', params: { n: 14 } }, op: '>', right: 75 }] }],
+  task: 'metrics',
+  tickers: ['600519'],
+  start: '2023-01-01',
+  end: '2023-12-31',
+  kpi: 'sharpe_ratio',
+  strategies: [
+    {
+      name: 'A',
+      buy: [{ type: 'compare', left: { factor: 'RSI', params: { n: 14 } }, op: '<', right: 25 }],
+      sell: [{ type: 'compare', left: { factor: 'RSI', params: { n: 14 } }, op: '>', right: 75 }],
+    },
+  ],
 });
 const TEXT = 'How would Moutai (600519) have done in 2023 buying when RSI dips under 25 and selling above 75? Sharpe please.';
 
@@ -66,14 +82,20 @@ describe('backtest agent with an LLM (scripted OpenAI-compatible server)', () =>
     const bad = JSON.stringify({ ...JSON.parse(SPEC), task: 'ticker_selection' });
     llm.script.push({ content: SUMMARY }, { content: bad }, { content: bad });
     const a = await answerBacktest(TEXT, deps);
-    expect(a).toMatchObject({ kind: 'refusal', reason: 'To run this backtest I still need: ticker selection needs at least two tickers to compare.' });
+    expect(a).toMatchObject({
+      kind: 'refusal',
+      reason: 'To run this backtest I still need: ticker selection needs at least two tickers to compare.',
+    });
     expect(llm.requests[2].messages[1].content).toContain('It has these problems: ticker selection needs at least two tickers to compare');
   });
 
   it('asks for the ticker when the request names none', async () => {
     llm.script.push({ content: JSON.stringify({ tickers: [], buy_mentions: ['golden cross'], sell_mentions: [] }) });
     const a = await answerBacktest('buy on a golden cross', deps);
-    expect(a).toMatchObject({ kind: 'refusal', reason: 'To run this backtest I still need: which stock (a 6-digit code or the company name).' });
+    expect(a).toMatchObject({
+      kind: 'refusal',
+      reason: 'To run this backtest I still need: which stock (a 6-digit code or the company name).',
+    });
   });
 
   it('waits as Retry-After says on a 429, then succeeds', async () => {
@@ -86,10 +108,16 @@ describe('backtest agent with an LLM (scripted OpenAI-compatible server)', () =>
   });
 
   it('gives a clear answer when the LLM is down, pointing to the rule syntax', async () => {
-    llm.script.push({ status: 503, headers: { 'retry-after-ms': '10' } }, { status: 503, headers: { 'retry-after-ms': '10' } }, { status: 503, headers: { 'retry-after-ms': '10' } });
+    llm.script.push(
+      { status: 503, headers: { 'retry-after-ms': '10' } },
+      { status: 503, headers: { 'retry-after-ms': '10' } },
+      { status: 503, headers: { 'retry-after-ms': '10' } },
+    );
     const a = await answerBacktest(TEXT, deps);
     expect(a).toMatchObject({ kind: 'error', retryable: true });
-    expect(a.kind === 'error' && a.message).toMatch(/^I could not read this request with the language model: the LLM service answered HTTP 503\. The rule syntax works without it:\n/);
+    expect(a.kind === 'error' && a.message).toMatch(
+      /^I could not read this request with the language model: the LLM service answered HTTP 503\. The rule syntax works without it:\n/,
+    );
   });
 
   it('rule syntax never calls the LLM', async () => {

@@ -30,16 +30,38 @@ async function bars(code: string, from: string, to: string): Promise<{ dates: st
   const col = (c: string) => Float64Array.from(rows.map((r) => Number(r[c])));
   const n = rows.length;
   const empty = new Float64Array(n).fill(NaN);
-  return { dates: rows.map((r) => r.trade_date), bars: { OPEN: col('opening_price'), CLOSE: col('closing_price'), HIGH: empty, LOW: empty, VOLUME: empty, AMOUNT: empty, PERCENTAGE_CHANGE: empty } };
+  return {
+    dates: rows.map((r) => r.trade_date),
+    bars: {
+      OPEN: col('opening_price'),
+      CLOSE: col('closing_price'),
+      HIGH: empty,
+      LOW: empty,
+      VOLUME: empty,
+      AMOUNT: empty,
+      PERCENTAGE_CHANGE: empty,
+    },
+  };
 }
 
 describe('backtest agent, rule syntax against PostgreSQL', () => {
-  it('metrics: the answer carries the engine\'s exact KPIs, the SQL, trades and an equity chart', async () => {
-    const a = result(await answerBacktest('600519 2022-01-01..2023-12-31 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe', deps));
+  it("metrics: the answer carries the engine's exact KPIs, the SQL, trades and an equity chart", async () => {
+    const a = result(
+      await answerBacktest('600519 2022-01-01..2023-12-31 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe', deps),
+    );
     // the same run, built by hand from the bars and the written-out short codes
     const { dates, bars: b } = await bars('600519', '2022-01-01', '2023-12-31');
-    const buy = toSignal(compileExpression('MA(DELAY(CLOSE,1),5) > MA(DELAY(CLOSE,1),20) && DELAY(MA(DELAY(CLOSE,1),5),1) <= DELAY(MA(DELAY(CLOSE,1),20),1)').evaluate(b, dates.length));
-    const sell = toSignal(compileExpression('SMA(MAX(DELAY(CLOSE,1)-DELAY(CLOSE,2),0),14,1)/SMA(ABS(DELAY(CLOSE,1)-DELAY(CLOSE,2)),14,1)*100 > 70').evaluate(b, dates.length));
+    const buy = toSignal(
+      compileExpression(
+        'MA(DELAY(CLOSE,1),5) > MA(DELAY(CLOSE,1),20) && DELAY(MA(DELAY(CLOSE,1),5),1) <= DELAY(MA(DELAY(CLOSE,1),20),1)',
+      ).evaluate(b, dates.length),
+    );
+    const sell = toSignal(
+      compileExpression('SMA(MAX(DELAY(CLOSE,1)-DELAY(CLOSE,2),0),14,1)/SMA(ABS(DELAY(CLOSE,1)-DELAY(CLOSE,2)),14,1)*100 > 70').evaluate(
+        b,
+        dates.length,
+      ),
+    );
     const sim = simulate({ dates, open: b.OPEN, close: b.CLOSE, buy, sell });
     const kpis = computeKpis(sim);
     expect(a.headline).toBe(`600519 Kweichow Moutai Co., Ltd.: Sharpe ${kpis.sharpe_ratio!.toFixed(2)}`);
@@ -67,13 +89,22 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     const all = result(await answerBacktest('compare all 2021 buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: sharpe', deps));
     const { rows } = await db.pool.query('SELECT stock_code FROM stock_listings ORDER BY stock_code');
     expect(rows).toHaveLength(20);
-    const listed = result(await answerBacktest(`compare ${rows.map((r) => r.stock_code).join(',')} 2021 buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: sharpe`, deps));
+    const listed = result(
+      await answerBacktest(
+        `compare ${rows.map((r) => r.stock_code).join(',')} 2021 buy: RSI(14) < 40 sell: RSI(14) > 60 kpi: sharpe`,
+        deps,
+      ),
+    );
     expect(all.table!.rowCount).toBeGreaterThan(10);
     // tickers listed after 2021 are left out of "all" (and named in a note); the rest rank identically
     const shared = listed.table!.rows.filter((r) => all.table!.rows.some((x) => x[0] === r[0]));
     expect(all.table!.rows).toEqual(shared);
-    expect(all.notes.join(' ')).toMatch(all.table!.rowCount === 20 ? /20 candidates compared/ : /tickers left out: fewer than 2 trading days in the window/);
-    expect(all.sql[0]).toMatch(/^SELECT stock_code, trade_date, opening_price, closing_price\nFROM (shanghai|shenzhen|beijing)_stock_exchange\nWHERE trade_date >= '2021-01-01'\n  AND trade_date <= '2021-12-31'\nORDER BY stock_code, trade_date$/);
+    expect(all.notes.join(' ')).toMatch(
+      all.table!.rowCount === 20 ? /20 candidates compared/ : /tickers left out: fewer than 2 trading days in the window/,
+    );
+    expect(all.sql[0]).toMatch(
+      /^SELECT stock_code, trade_date, opening_price, closing_price\nFROM (shanghai|shenzhen|beijing)_stock_exchange\nWHERE trade_date >= '2021-01-01'\n  AND trade_date <= '2021-12-31'\nORDER BY stock_code, trade_date$/,
+    );
   });
 
   it('parameter confirmation tries each value', async () => {
@@ -83,7 +114,12 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
   });
 
   it('strategy selection compares A and B', async () => {
-    const a = result(await answerBacktest('600519 2023 strategy A buy: RSI_OVERSOLD sell: RSI_OVERBOUGHT strategy B buy: MACD_CROSS_UP sell: MACD_CROSS_DOWN kpi: drawdown', deps));
+    const a = result(
+      await answerBacktest(
+        '600519 2023 strategy A buy: RSI_OVERSOLD sell: RSI_OVERBOUGHT strategy B buy: MACD_CROSS_UP sell: MACD_CROSS_DOWN kpi: drawdown',
+        deps,
+      ),
+    );
     expect(a.table!.rows.map((r) => r[0]).sort()).toEqual(['strategy A', 'strategy B']);
     const dd = a.table!.rows.map((r) => parseFloat(String(r[2])));
     expect(dd[0]).toBeLessThanOrEqual(dd[1]); // drawdown: lowest is best
@@ -96,10 +132,22 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
   });
 
   it.each([
-    ['999999 2021 buy: RSI(14) < 30', 'Unknown ticker 999999: no bars for that code on the Shanghai, Shenzhen or Beijing exchange in our data.'],
-    ['600519 2030 buy: RSI(14) < 30', '600519 Kweichow Moutai Co., Ltd. has no trading days from 2030-01-01 to 2030-12-31 (its data covers 2020-01-02 to 2025-09-30).'],
-    ['600519 2024-09-30..2024-09-30 buy: RSI(14) < 30', '600519 Kweichow Moutai Co., Ltd. has only 1 trading day from 2024-09-30 to 2024-09-30: too few to backtest.'],
-    ['600519,600036 2021 buy: RSI(14) < 30 strategy B buy: RSI(14) < 20', 'This backtest cannot run as asked: strategy selection runs on one ticker; 2 were given.'],
+    [
+      '999999 2021 buy: RSI(14) < 30',
+      'Unknown ticker 999999: no bars for that code on the Shanghai, Shenzhen or Beijing exchange in our data.',
+    ],
+    [
+      '600519 2030 buy: RSI(14) < 30',
+      '600519 Kweichow Moutai Co., Ltd. has no trading days from 2030-01-01 to 2030-12-31 (its data covers 2020-01-02 to 2025-09-30).',
+    ],
+    [
+      '600519 2024-09-30..2024-09-30 buy: RSI(14) < 30',
+      '600519 Kweichow Moutai Co., Ltd. has only 1 trading day from 2024-09-30 to 2024-09-30: too few to backtest.',
+    ],
+    [
+      '600519,600036 2021 buy: RSI(14) < 30 strategy B buy: RSI(14) < 20',
+      'This backtest cannot run as asked: strategy selection runs on one ticker; 2 were given.',
+    ],
   ])('says exactly what is wrong: %s', async (request, message) => {
     const a = await answerBacktest(request, deps);
     expect(a).toMatchObject({ kind: 'error', message, retryable: false });
@@ -108,7 +156,9 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
   it('explains a syntax error with the help', async () => {
     const a = await answerBacktest('600519 2021 buy: RSX(14) < 30', deps);
     expect(a.kind).toBe('error');
-    expect(a.kind === 'error' && a.message).toMatch(/^I could not read that rule: unknown factor "RSX"; closest: RSI, PSY, ROC \(at position 18: "RSX\(14\) < 30"\)\.\n\nRule syntax:/);
+    expect(a.kind === 'error' && a.message).toMatch(
+      /^I could not read that rule: unknown factor "RSX"; closest: RSI, PSY, ROC \(at position 18: "RSX\(14\) < 30"\)\.\n\nRule syntax:/,
+    );
   });
 });
 
@@ -116,19 +166,25 @@ describe('backtest agent, words without an LLM', () => {
   it('runs a request it can read exactly, saying what it assumed', async () => {
     const a = result(await answerBacktest('backtest 600519 in 2023: buy when RSI is oversold, sell when RSI is overbought', deps));
     expect(a.narration).toContain('buying when RSI(14) < 30 and selling when RSI(14) > 70');
-    expect(a.assumptions).toEqual(expect.arrayContaining(['buy: RSI below 30: oversold (library rule RSI_OVERSOLD)', 'kpi: sharpe ratio (not named)']));
+    expect(a.assumptions).toEqual(
+      expect.arrayContaining(['buy: RSI below 30: oversold (library rule RSI_OVERSOLD)', 'kpi: sharpe ratio (not named)']),
+    );
   });
 
   it('refuses to guess a number it cannot place, offering its reading as a rule line', async () => {
     const a = await answerBacktest('buy 600519 when RSI drops under 25 and sell when RSI is overbought', deps);
     expect(a.kind).toBe('refusal');
     expect(a.kind === 'refusal' && a.reason).toContain('the number 25: without an LLM I cannot tell what it sets');
-    expect(a.kind === 'refusal' && a.alternatives[0]).toBe('Send the corrected line: /backtest 600519 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe');
+    expect(a.kind === 'refusal' && a.alternatives[0]).toBe(
+      'Send the corrected line: /backtest 600519 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe',
+    );
   });
 
   it('says what is missing', async () => {
     const a = await answerBacktest('what would a clever strategy have earned?', deps);
-    expect(a.kind === 'refusal' && a.reason).toMatch(/I am missing a ticker \(its 6-digit code, e\.g\. 600519\); a buy condition naming an indicator I know/);
+    expect(a.kind === 'refusal' && a.reason).toMatch(
+      /I am missing a ticker \(its 6-digit code, e\.g\. 600519\); a buy condition naming an indicator I know/,
+    );
     const b = await answerBacktest('600519 with a momentum strategy, sell when it looks weak', deps);
     expect(b.kind === 'refusal' && b.reason).toContain('I am missing the sell condition: I could not match it to an indicator');
   });

@@ -20,10 +20,17 @@ afterAll(async () => {
 
 describe('a backtest with a hung model', () => {
   it('ends at the answer deadline with a sentence, not minutes later', async () => {
-    const { desk } = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'hung', maxRetries: 0, timeoutMs: 60_000 }), answerDeadlineMs: 1_500 });
+    const { desk } = testDesk(db, {
+      llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'hung', maxRetries: 0, timeoutMs: 60_000 }),
+      answerDeadlineMs: 1_500,
+    });
     llm.script.push({ content: '{}', delayMs: 20_000 }, { content: '{}', delayMs: 20_000 });
     const started = Date.now();
-    const answer = await desk.answer({ platform: 'cli', threadId: 'bt-hung', text: 'backtest a strategy that buys 600519 when RSI(14) is oversold and sells when it is overbought in 2023' });
+    const answer = await desk.answer({
+      platform: 'cli',
+      threadId: 'bt-hung',
+      text: 'backtest a strategy that buys 600519 when RSI(14) is oversold and sells when it is overbought in 2023',
+    });
     const took = Date.now() - started;
     expect(took).toBeLessThan(10_000);
     expect(JSON.stringify(answer)).toMatch(/did not answer within 1(\.5)? s/);

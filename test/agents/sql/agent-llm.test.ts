@@ -15,7 +15,15 @@ beforeAll(async () => {
   await loadCrimes(db.pool, 10_000);
   llm = await startFakeLlm();
   // a scripted model has no rate limit of its own: the client's default token budget (200,000 a minute) would make this file wait
-  desk = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, apiKey: 'k', model: 'fake-sql', maxRetries: 1, limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 } }) }).desk;
+  desk = testDesk(db, {
+    llm: createLlmClient({
+      baseUrl: llm.baseUrl,
+      apiKey: 'k',
+      model: 'fake-sql',
+      maxRetries: 1,
+      limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 },
+    }),
+  }).desk;
   thefts2019 = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
 });
 afterAll(async () => {
@@ -46,13 +54,18 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     // every crime type in the data, most frequent first, the same list on every run
     const types = (await db.pool.query(`SELECT primary_type AS t FROM crimes GROUP BY 1 ORDER BY count(*) DESC, 1`)).rows.map((r) => r.t);
     expect(prompt).toContain(`values (all of them): ${types.join(', ')}`);
-    expect(prompt).toContain('Q: How many thefts were reported in 2019?\nSQL: SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = \'THEFT\'\n  AND year = 2019');
+    expect(prompt).toContain(
+      "Q: How many thefts were reported in 2019?\nSQL: SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
+    );
     expect(prompt).toContain('Do not add LIMIT unless the question asks');
     expect(llm.requests[1].messages[1].content).toContain(`<<<ROWS (all 1)\n${thefts2019}\nROWS>>>`);
   });
 
   it('takes a fenced SQL string inside otherwise valid JSON, as models send it', async () => {
-    llm.script.push({ content: '```json\n' + JSON.stringify({ sql: '```sql\n' + GOOD + ';\n```' }) + '\n```' }, { content: `${thefts2019} thefts.` });
+    llm.script.push(
+      { content: '```json\n' + JSON.stringify({ sql: '```sql\n' + GOOD + ';\n```' }) + '\n```' },
+      { content: `${thefts2019} thefts.` },
+    );
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
     expect(llm.requests).toHaveLength(2); // no repair round, no "model down"
@@ -69,44 +82,72 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     const prompt = llm.requests[1].messages[1].content;
     expect(prompt).toContain(`The result has ${rows.length} rows; the facts below are computed over all of them.`);
     // the total and the extremes of every row, not of the first 1,000 kept
-    expect(prompt).toContain(`incidents: total ${rows.reduce((s, r) => s + r.incidents, 0)}; highest ${max} (${rows.find((r) => r.incidents === max).block}); lowest ${min} (${rows.find((r) => r.incidents === min).block})`);
+    expect(prompt).toContain(
+      `incidents: total ${rows.reduce((s, r) => s + r.incidents, 0)}; highest ${max} (${rows.find((r) => r.incidents === max).block}); lowest ${min} (${rows.find((r) => r.incidents === min).block})`,
+    );
     expect(prompt).toContain(`<<<ROWS (the first 10 of ${rows.length})`);
   });
 
   it('records the tokens of each LLM call in the trace', async () => {
-    llm.script.push({ ...sqlReply(GOOD), promptTokens: 900, completionTokens: 40 }, { content: 'ok', promptTokens: 300, completionTokens: 30 });
+    llm.script.push(
+      { ...sqlReply(GOOD), promptTokens: 900, completionTokens: 40 },
+      { content: 'ok', promptTokens: 300, completionTokens: 30 },
+    );
     const a = await ask(FREE);
-    expect(a.trace.filter((t) => t.tokens).map((t) => [t.node, t.tokens])).toEqual([['generate', 940], ['synthesize', 330]]);
+    expect(a.trace.filter((t) => t.tokens).map((t) => [t.node, t.tokens])).toEqual([
+      ['generate', 940],
+      ['synthesize', 330],
+    ]);
   });
 
   it('stops a slow query at the statement timeout and suggests narrowing it', async () => {
     // planning is instant and running takes minutes: the timeout is what stops it, even on a busy machine
-    const slow = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }), statementTimeoutMs: 1_500 }).desk;
+    const slow = testDesk(db, {
+      llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }),
+      statementTimeoutMs: 1_500,
+    }).desk;
     // each step's estimate is small (the plan budget lets it through); run once per outer row, it takes minutes
-    llm.script.push(sqlReply('SELECT count(*) AS slow FROM crimes a WHERE (SELECT count(*) FROM crimes b, crimes c WHERE b.block <> c.block AND b.id > a.id) > 0'));
+    llm.script.push(
+      sqlReply(
+        'SELECT count(*) AS slow FROM crimes a WHERE (SELECT count(*) FROM crimes b, crimes c WHERE b.block <> c.block AND b.id > a.id) > 0',
+      ),
+    );
     const a = await slow.answer({ platform: 'cli', threadId: 'slow', text: 'how many pairs of crimes are on different blocks?' });
-    expect(a).toMatchObject({ kind: 'error', retryable: true, message: 'The query took longer than 1.5 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.' });
+    expect(a).toMatchObject({
+      kind: 'error',
+      retryable: true,
+      message:
+        'The query took longer than 1.5 s and was stopped. Try a narrower question, e.g. one year or one district instead of all of them.',
+    });
   });
 
   it('feeds the EXPLAIN error back and accepts the fix', async () => {
-    llm.script.push(sqlReply("SELECT count(*) FROM crimes WHERE crime_type = 'THEFT'"), sqlReply(GOOD), { content: `${thefts2019} thefts.` });
+    llm.script.push(sqlReply("SELECT count(*) FROM crimes WHERE crime_type = 'THEFT'"), sqlReply(GOOD), {
+      content: `${thefts2019} thefts.`,
+    });
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
-    expect(llm.requests[1].messages[1].content).toMatch(/Your previous attempt failed\.\nSQL: SELECT count\(\*\) FROM crimes WHERE crime_type = 'THEFT'\nError: PostgreSQL rejected the query: column "crime_type" does not exist/);
+    expect(llm.requests[1].messages[1].content).toMatch(
+      /Your previous attempt failed\.\nSQL: SELECT count\(\*\) FROM crimes WHERE crime_type = 'THEFT'\nError: PostgreSQL rejected the query: column "crime_type" does not exist/,
+    );
     expect(a.trace.filter((t) => t.node === 'validate').map((t) => t.note)).toEqual(['attempt 1', 'attempt 2']);
   });
 
   it("gives the model PostgreSQL's HINT with the error", async () => {
     llm.script.push(sqlReply("SELECT count(*) FROM crimes WHERE primary_typ = 'THEFT'"), sqlReply(GOOD), { content: 'ok' });
     await ask(FREE);
-    expect(llm.requests[1].messages[1].content).toMatch(/column "primary_typ" does not exist \(HINT: Perhaps you meant to reference the column "crimes\.primary_type"\.\)/);
+    expect(llm.requests[1].messages[1].content).toMatch(
+      /column "primary_typ" does not exist \(HINT: Perhaps you meant to reference the column "crimes\.primary_type"\.\)/,
+    );
   });
 
   it('stops after three invalid attempts with a clear message', async () => {
     for (let i = 0; i < 3; i++) llm.script.push(sqlReply('SELECT nothing FROM nowhere'));
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'error', retryable: false });
-    expect(a.kind === 'error' && a.message).toMatch(/^I could not write a valid query for this after 3 attempts\. The last problem: The query reads nowhere, which is not available/);
+    expect(a.kind === 'error' && a.message).toMatch(
+      /^I could not write a valid query for this after 3 attempts\. The last problem: The query reads nowhere, which is not available/,
+    );
     expect(llm.requests).toHaveLength(3);
   });
 
@@ -115,7 +156,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     llm.script.push(
       sqlReply('DELETE FROM crimes'),
       sqlReply('WITH x AS (DELETE FROM crimes RETURNING *) SELECT count(*) FROM x'),
-      sqlReply("SELECT pg_sleep(30), count(*) FROM crimes"),
+      sqlReply('SELECT pg_sleep(30), count(*) FROM crimes'),
     );
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'error' });
@@ -135,16 +176,30 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     llm.script.push(sqlReply(GOOD), { content: `There were ${thefts2019 + 1234} thefts in 2019, up 12% from 2018.` });
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
-    expect(a.kind === 'result' && a.notes[0]).toMatch(/^the LLM narration used numbers not in the result \(\d+, 12, 2018\); replaced by the deterministic one$/);
+    expect(a.kind === 'result' && a.notes[0]).toMatch(
+      /^the LLM narration used numbers not in the result \(\d+, 12, 2018\); replaced by the deterministic one$/,
+    );
   });
 
   it.each([
-    ['a channel mention and a link', `<!channel> There were ${thefts2019Placeholder} thefts. [Click here to verify your account](http://evil.example)`, 'it contained a link'],
-    ['an instruction to the reader', `There were ${thefts2019Placeholder} thefts. Please re-authenticate at the portal to see more.`, 'it contained an instruction'],
+    [
+      'a channel mention and a link',
+      `<!channel> There were ${thefts2019Placeholder} thefts. [Click here to verify your account](http://evil.example)`,
+      'it contained a link',
+    ],
+    [
+      'an instruction to the reader',
+      `There were ${thefts2019Placeholder} thefts. Please re-authenticate at the portal to see more.`,
+      'it contained an instruction',
+    ],
     ['an empty reply', '   ', 'it was empty'],
     ['30 KB of filler', `There were ${thefts2019Placeholder} thefts. ${'Indeed. '.repeat(4_000)}`, 'it was 32,'],
     ['markup that changes meaning', `# URGENT\nThere were ${thefts2019Placeholder} thefts.`, 'it contained markup'],
-    ['JSON instead of sentences (a model answering its other task)', `{"sql": "SELECT count(*) FROM crimes"}`, 'it contained data or SQL, not sentences'],
+    [
+      'JSON instead of sentences (a model answering its other task)',
+      `{"sql": "SELECT count(*) FROM crimes"}`,
+      'it contained data or SQL, not sentences',
+    ],
     ['a query instead of sentences', `SELECT count(*) FROM crimes WHERE primary_type = 'THEFT'`, 'it contained data or SQL, not sentences'],
   ])('never shows a narration with %s: the deterministic one is shown, and the trace says why', async (_, narration, why) => {
     llm.script.push(sqlReply(GOOD), { content: narration.replaceAll(thefts2019Placeholder, String(thefts2019)) });
@@ -160,11 +215,16 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     llm.script.push(reply, reply, reply, reply);
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'error', retryable: true });
-    expect(a.kind === 'error' && a.message).toMatch(/^The language model could not help with this just now: the LLM service sent (a reply that is not a chat completion|a malformed reply)/);
+    expect(a.kind === 'error' && a.message).toMatch(
+      /^The language model could not help with this just now: the LLM service sent (a reply that is not a chat completion|a malformed reply)/,
+    );
   });
 
   it('one deadline for the model per question: past it the answer comes without the model, and says so', async () => {
-    const hurried = testDesk(db, { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }), answerDeadlineMs: 1_500 }).desk;
+    const hurried = testDesk(db, {
+      llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }),
+      answerDeadlineMs: 1_500,
+    }).desk;
     const askHurried = (text: string, thread: string) => hurried.answer({ platform: 'cli', threadId: thread, text });
     // the SQL arrives in time, the narration does not: the deterministic narration, with the reason
     llm.script.push(sqlReply(GOOD), { content: 'There were many thefts.', delayMs: 4_000 });
@@ -179,7 +239,13 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     started = performance.now();
     const b = await askHurried(FREE, 'deadline-2');
     expect(performance.now() - started).toBeLessThan(3_500);
-    expect(b).toMatchObject({ kind: 'error', retryable: true, message: expect.stringMatching(/^The language model could not help with this just now: the language model did not answer within 1\.5 s/) });
+    expect(b).toMatchObject({
+      kind: 'error',
+      retryable: true,
+      message: expect.stringMatching(
+        /^The language model could not help with this just now: the language model did not answer within 1\.5 s/,
+      ),
+    });
   });
 
   it('keeps the numbers when the LLM narration fails', async () => {
@@ -197,17 +263,26 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     llm.script.push({ status: 503 }, { status: 503 });
     const b = await ask('Which crimes tend to cluster within an hour of each other?');
     expect(b).toMatchObject({ kind: 'error', retryable: true });
-    expect(b.kind === 'error' && b.message).toMatch(/^The language model could not help with this just now: the LLM service answered HTTP 503/);
+    expect(b.kind === 'error' && b.message).toMatch(
+      /^The language model could not help with this just now: the LLM service answered HTTP 503/,
+    );
   });
 
   it('asks for clarification before calling the LLM, then puts the chosen definition in the prompt', async () => {
     const q = await ask('how many robberies at night in 2019 involved a getaway driver?', 'llm-night');
     expect(q).toMatchObject({ kind: 'clarify', term: 'night' });
     expect(llm.requests).toHaveLength(0);
-    llm.script.push(sqlReply("SELECT count(*) AS robberies FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)"), { content: 'Done.' });
+    llm.script.push(
+      sqlReply(
+        "SELECT count(*) AS robberies FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)",
+      ),
+      { content: 'Done.' },
+    );
     const a = await desk.choose({ platform: 'cli', threadId: 'llm-night' }, 'night', '20-06');
     expect(a).toMatchObject({ kind: 'result', assumptions: ['night: 20:00-06:00'] });
-    expect(llm.requests[0].messages[1].content).toContain('- night: 20:00-06:00 (from 8 pm) -> (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)');
+    expect(llm.requests[0].messages[1].content).toContain(
+      '- night: 20:00-06:00 (from 8 pm) -> (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)',
+    );
   });
 
   it("the paper's per-block wording asks which average is meant before the model writes anything", async () => {
@@ -221,7 +296,9 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     await ask(FREE, 'fu');
     llm.script.push(sqlReply(GOOD.replace('2019', '2020')), { content: 'ok' });
     await ask('and in 2020?', 'fu');
-    expect(llm.requests[2].messages[1].content).toContain(`This message edits the last answer in this conversation:\nQ: ${FREE}\nSQL: ${GOOD}`);
+    expect(llm.requests[2].messages[1].content).toContain(
+      `This message edits the last answer in this conversation:\nQ: ${FREE}\nSQL: ${GOOD}`,
+    );
   });
 
   it('a complete question after a free-SQL answer inherits nothing: the model is not shown the earlier answer', async () => {
@@ -238,8 +315,14 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     llm.script.push({ content: JSON.stringify({ plan }) });
     const a = await ask('how many thefts were there in the year covid reached chicago?', 'plan');
     const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2020`)).rows[0].n;
-    expect(a).toMatchObject({ kind: 'result', headline: `Thefts in 2020, all of Chicago: ${truth.toLocaleString('en-US')}`, understood: ['thefts', 'in 2020', 'all of Chicago'] });
-    expect(a.kind === 'result' && a.sql[0]).toBe("SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2020");
+    expect(a).toMatchObject({
+      kind: 'result',
+      headline: `Thefts in 2020, all of Chicago: ${truth.toLocaleString('en-US')}`,
+      understood: ['thefts', 'in 2020', 'all of Chicago'],
+    });
+    expect(a.kind === 'result' && a.sql[0]).toBe(
+      "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2020",
+    );
     expect(a.trace.find((t) => t.node === 'generate')?.note).toBe('attempt 1: llm: query plan');
     expect(llm.requests).toHaveLength(1); // no narration call: the plan tells it
     const prompt = llm.requests[0].messages[1].content;
@@ -252,14 +335,21 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   });
 
   it('a plan that needs a definition asks first, then answers with it; a malformed plan gets one repair', async () => {
-    const plan = { measure: { kind: 'count' }, filters: { types: ['ROBBERY'], night: true, time: { from: '2019-01-01', to: '2020-01-01' } } };
+    const plan = {
+      measure: { kind: 'count' },
+      filters: { types: ['ROBBERY'], night: true, time: { from: '2019-01-01', to: '2020-01-01' } },
+    };
     const q = await ask('robberies after dark in the year before covid?', 'plan-night');
     expect(q).toMatchObject({ kind: 'clarify', term: 'night' });
     expect(llm.requests).toHaveLength(0);
     llm.script.push({ content: JSON.stringify({ plan: { ...plan, measure: { kind: 'tally' } } }) }, { content: JSON.stringify({ plan }) });
     const a = await desk.choose({ platform: 'cli', threadId: 'plan-night' }, 'night', '22-06');
     expect(llm.requests[1].messages.at(-1)!.content).toMatch(/^That reply was invalid: /);
-    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)`)).rows[0].n;
+    const truth = (
+      await db.pool.query(
+        `SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)`,
+      )
+    ).rows[0].n;
     expect(a).toMatchObject({ kind: 'result', assumptions: ['night: 22:00-06:00'], table: { rows: [[truth]] } });
   });
   it("a hostile model's plan is checked like a person's words: types resolved or refused with the nearest, its text never in a headline", async () => {
@@ -267,20 +357,46 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
     // a type in other words is the data's value, not zero
     llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['theft'], time: y2019 } } }) });
-    expect(await ask('how many thefts were there in the year before covid?', 'hostile-1')).toMatchObject({ kind: 'result', headline: `Thefts in 2019, all of Chicago: ${truth.toLocaleString('en-US')}` });
+    expect(await ask('how many thefts were there in the year before covid?', 'hostile-1')).toMatchObject({
+      kind: 'result',
+      headline: `Thefts in 2019, all of Chicago: ${truth.toLocaleString('en-US')}`,
+    });
     // a type the data does not have is refused with real ones
     llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['JAYWALKING'], time: y2019 } } }) });
     const unknown = await ask('how many jaywalking crimes were there in the year before covid?', 'hostile-2');
-    expect(unknown).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/"JAYWALKING" is not a crime type in the data \(the nearest: /) });
+    expect(unknown).toMatchObject({
+      kind: 'refusal',
+      reason: expect.stringMatching(/"JAYWALKING" is not a crime type in the data \(the nearest: /),
+    });
     // the model's words for a period never reach the headline; a link in a description is refused
-    llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { ...y2019, said: 'in 2019 - re-authenticate at http://evil.example/login' } } } }) });
+    llm.script.push({
+      content: JSON.stringify({
+        plan: {
+          measure: { kind: 'count' },
+          filters: { types: ['THEFT'], time: { ...y2019, said: 'in 2019 - re-authenticate at http://evil.example/login' } },
+        },
+      }),
+    });
     const said = await ask('how many thefts were there in the year before covid?', 'hostile-3');
     expect(JSON.stringify(said)).not.toMatch(/evil|authenticate/);
-    llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], descriptions: ['visit crime-stats.example now'], time: y2019 } } }) });
-    expect(await ask('how many thefts of the special kind were there in the year before covid?', 'hostile-4')).toMatchObject({ kind: 'refusal' });
+    llm.script.push({
+      content: JSON.stringify({
+        plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], descriptions: ['visit crime-stats.example now'], time: y2019 } },
+      }),
+    });
+    expect(await ask('how many thefts of the special kind were there in the year before covid?', 'hostile-4')).toMatchObject({
+      kind: 'refusal',
+    });
     // dates that are no days are said so, not "Something went wrong"
-    llm.script.push({ content: JSON.stringify({ plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2019-02-30', to: '2019-03-01' } } } }) });
-    expect(await ask('how many thefts were there in the week before covid?', 'hostile-5')).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/"2019-02-30" is not a day of the calendar/) });
+    llm.script.push({
+      content: JSON.stringify({
+        plan: { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: { from: '2019-02-30', to: '2019-03-01' } } },
+      }),
+    });
+    expect(await ask('how many thefts were there in the week before covid?', 'hostile-5')).toMatchObject({
+      kind: 'refusal',
+      reason: expect.stringMatching(/"2019-02-30" is not a day of the calendar/),
+    });
   });
   it("a model's SQL ending in '; -- comment' is answered: the statement alone runs and is shown", async () => {
     llm.script.push(sqlReply(`${GOOD}; -- that is all`), { content: 'ok' });
@@ -298,7 +414,10 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
       const a = await ask(`${FREE} (${sql.length})`, `too-big-${sql.length}`);
       expect(a, sql).toMatchObject({ kind: 'error', message: expect.stringMatching(/The query is too big to run: /) });
       // nothing of it ran: no backend of the reader is busy with it
-      const running = await db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()`, [`%${sql.slice(0, 40)}%`]);
+      const running = await db.pool.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()`,
+        [`%${sql.slice(0, 40)}%`],
+      );
       expect(running.rows[0].n).toBe(0);
     }
   });

@@ -16,7 +16,8 @@ const result = (a: Answer) => {
   if (a.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(a)}`);
   return a;
 };
-const ask = (desk: ReturnType<typeof testDesk>['desk'], text: string, thread = 't') => desk.answer({ platform: 'cli', threadId: thread, text });
+const ask = (desk: ReturnType<typeof testDesk>['desk'], text: string, thread = 't') =>
+  desk.answer({ platform: 'cli', threadId: thread, text });
 
 describe('SQL agent without an LLM (the query plan)', () => {
   it('answers a count exactly, saying what it counted', async () => {
@@ -24,7 +25,9 @@ describe('SQL agent without an LLM (the query plan)', () => {
     const a = result(await ask(desk, 'How many thefts were reported in 2019?'));
     const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
     // the SQL that ran: from the smallest rollup that keeps type and year (the count is checked against crimes on the next line)
-    expect(a.sql).toEqual(["SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2019"]);
+    expect(a.sql).toEqual([
+      "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
+    ]);
     expect(a.table).toEqual({ columns: ['incidents'], rows: [[truth]], rowCount: 1, truncated: false });
     expect(a.headline).toBe(`Thefts in 2019, all of Chicago: ${truth.toLocaleString('en-US')}`);
     expect(a.understood).toEqual(['thefts', 'in 2019', 'all of Chicago']);
@@ -38,14 +41,23 @@ describe('SQL agent without an LLM (the query plan)', () => {
     await ask(desk, 'How many thefts were reported in 2019?', 'cmp');
     await ask(desk, 'by month', 'cmp');
     const a = await ask(desk, 'compare with 2018', 'cmp');
-    expect(a).toMatchObject({ kind: 'refusal', reason: expect.stringMatching(/^I read this as: thefts, in 2019, all of Chicago, by month, compared with 2018; I could not use: "the combination \(a comparison needs a count over a period, without grouping\)"/) });
-    expect(a.kind === 'refusal' && a.alternatives[0]).toBe('Compare totals of two periods, e.g. "How many thefts were reported in 2019 compared with 2018?"');
+    expect(a).toMatchObject({
+      kind: 'refusal',
+      reason: expect.stringMatching(
+        /^I read this as: thefts, in 2019, all of Chicago, by month, compared with 2018; I could not use: "the combination \(a comparison needs a count over a period, without grouping\)"/,
+      ),
+    });
+    expect(a.kind === 'refusal' && a.alternatives[0]).toBe(
+      'Compare totals of two periods, e.g. "How many thefts were reported in 2019 compared with 2018?"',
+    );
   });
 
   it('answers "which blocks had the most burglaries" with the whole ranking (no invented LIMIT) and a bar chart', async () => {
     const { desk } = testDesk(db);
     const a = result(await ask(desk, 'which blocks had the most burglaries'));
-    const { rows } = await db.pool.query(`SELECT block, count(*) AS n FROM crimes WHERE primary_type = 'BURGLARY' GROUP BY block ORDER BY n DESC, block`);
+    const { rows } = await db.pool.query(
+      `SELECT block, count(*) AS n FROM crimes WHERE primary_type = 'BURGLARY' GROUP BY block ORDER BY n DESC, block`,
+    );
     expect(a.table!.rowCount).toBe(rows.length);
     expect(a.table!.rows).toEqual(rows.slice(0, 20).map((r) => [r.block, r.n]));
     expect(a.assumptions).toEqual(['incidents with no recorded block are left out']);
@@ -56,7 +68,9 @@ describe('SQL agent without an LLM (the query plan)', () => {
   it('names the weekday: "which day of the week had the most" is the top one, ties broken by weekday order', async () => {
     const { desk } = testDesk(db);
     const a = result(await ask(desk, 'Which day of the week had the most crimes?'));
-    const { rows } = await db.pool.query(`SELECT to_char(date, 'FMDay') AS d, count(*) AS n FROM crimes GROUP BY 1, extract(isodow FROM date) ORDER BY n DESC, extract(isodow FROM date) LIMIT 1`);
+    const { rows } = await db.pool.query(
+      `SELECT to_char(date, 'FMDay') AS d, count(*) AS n FROM crimes GROUP BY 1, extract(isodow FROM date) ORDER BY n DESC, extract(isodow FROM date) LIMIT 1`,
+    );
     expect(a.table!.rows).toEqual([[rows[0].d, rows[0].n]]);
     expect(a.narration).toContain(`Most: ${rows[0].d} with ${rows[0].n.toLocaleString('en-US')}`);
   });
@@ -65,8 +79,25 @@ describe('SQL agent without an LLM (the query plan)', () => {
     const { desk } = testDesk(db);
     const a = result(await ask(desk, 'Monthly homicides in 2021'));
     expect(a.table!.rowCount).toBe(12);
-    expect(a.table!.rows.map((r) => r[0])).toEqual(['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']);
-    const months = (await db.pool.query(`SELECT count(DISTINCT extract(month FROM date)) AS n FROM crimes WHERE primary_type = 'HOMICIDE' AND year = 2021`)).rows[0].n;
+    expect(a.table!.rows.map((r) => r[0])).toEqual([
+      'January',
+      'February',
+      'March',
+      'April',
+      'May',
+      'June',
+      'July',
+      'August',
+      'September',
+      'October',
+      'November',
+      'December',
+    ]);
+    const months = (
+      await db.pool.query(
+        `SELECT count(DISTINCT extract(month FROM date)) AS n FROM crimes WHERE primary_type = 'HOMICIDE' AND year = 2021`,
+      )
+    ).rows[0].n;
     expect(a.table!.rows.filter((r) => r[1] === 0)).toHaveLength(12 - months);
   });
 
@@ -98,7 +129,11 @@ describe('SQL agent without an LLM (the query plan)', () => {
     const a = result(await desk.choose({ platform: 'cli', threadId: 'night-thread' }, 'night', '22-06'));
     expect(a.sql[0]).toContain('(extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)');
     expect(a.assumptions).toEqual(['night: 22:00-06:00']);
-    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)`)).rows[0].n;
+    const truth = (
+      await db.pool.query(
+        `SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 22 OR extract(hour FROM date) < 6)`,
+      )
+    ).rows[0].n;
     expect(a.table!.rows).toEqual([[truth]]);
 
     // the next question in the thread reuses the choice, and so does a follow-up; another thread asks again
@@ -110,9 +145,16 @@ describe('SQL agent without an LLM (the query plan)', () => {
 
   it('night in Austin: asked, then answered (never asked and then refused)', async () => {
     const { desk } = testDesk(db);
-    expect(await ask(desk, 'How many crimes happen at night in Austin in 2020?', 'austin')).toMatchObject({ kind: 'clarify', term: 'night' });
+    expect(await ask(desk, 'How many crimes happen at night in Austin in 2020?', 'austin')).toMatchObject({
+      kind: 'clarify',
+      term: 'night',
+    });
     const a = result(await desk.choose({ platform: 'cli', threadId: 'austin' }, 'night', '20-06'));
-    const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE community_area = 25 AND year = 2020 AND (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)`)).rows[0].n;
+    const truth = (
+      await db.pool.query(
+        `SELECT count(*) AS n FROM crimes WHERE community_area = 25 AND year = 2020 AND (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)`,
+      )
+    ).rows[0].n;
     expect(a.table!.rows).toEqual([[truth]]);
     expect(a.headline).toBe(`Crimes in 2020 at night (20:00-06:00), in Austin: ${truth}`);
   });
@@ -125,11 +167,21 @@ describe('SQL agent without an LLM (the query plan)', () => {
 
   it('asks "per block" and "calendar day" too, and answers each choice', async () => {
     const { desk } = testDesk(db);
-    expect(await ask(desk, 'What is the average number of burglaries per block in 2019?', 'pb')).toMatchObject({ kind: 'clarify', term: 'per_block_average' });
+    expect(await ask(desk, 'What is the average number of burglaries per block in 2019?', 'pb')).toMatchObject({
+      kind: 'clarify',
+      term: 'per_block_average',
+    });
     const a = result(await desk.choose({ platform: 'cli', threadId: 'pb' }, 'per_block_average', 'all_blocks'));
-    const allBlocks = (await db.pool.query(`SELECT round((SELECT count(*) FROM crimes WHERE primary_type = 'BURGLARY' AND year = 2019)::numeric / (SELECT count(DISTINCT block) FROM crimes), 2) AS v`)).rows[0].v;
+    const allBlocks = (
+      await db.pool.query(
+        `SELECT round((SELECT count(*) FROM crimes WHERE primary_type = 'BURGLARY' AND year = 2019)::numeric / (SELECT count(DISTINCT block) FROM crimes), 2) AS v`,
+      )
+    ).rows[0].v;
     expect(a.table!.rows).toEqual([[Number(allBlocks)]]);
-    expect(await ask(desk, 'Which calendar day had the most crimes in 2019?', 'cd')).toMatchObject({ kind: 'clarify', term: 'calendar_day' });
+    expect(await ask(desk, 'Which calendar day had the most crimes in 2019?', 'cd')).toMatchObject({
+      kind: 'clarify',
+      term: 'calendar_day',
+    });
     const d = result(await desk.choose({ platform: 'cli', threadId: 'cd' }, 'calendar_day', 'day_of_year'));
     expect(d.sql[0]).toContain("to_char(date, 'MM-DD')");
   });
@@ -138,10 +190,16 @@ describe('SQL agent without an LLM (the query plan)', () => {
     const { desk } = testDesk(db);
     const count = async (where: string) => (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE ${where}`)).rows[0].n;
     result(await ask(desk, 'How many thefts were reported in district 11 in 2019?', 'f'));
-    expect(result(await ask(desk, 'and in 2020?', 'f')).table!.rows).toEqual([[await count("primary_type = 'THEFT' AND district = 11 AND year = 2020")]]);
-    expect(result(await ask(desk, 'only district 12', 'f')).table!.rows).toEqual([[await count("primary_type = 'THEFT' AND district = 12 AND year = 2020")]]);
+    expect(result(await ask(desk, 'and in 2020?', 'f')).table!.rows).toEqual([
+      [await count("primary_type = 'THEFT' AND district = 11 AND year = 2020")],
+    ]);
+    expect(result(await ask(desk, 'only district 12', 'f')).table!.rows).toEqual([
+      [await count("primary_type = 'THEFT' AND district = 12 AND year = 2020")],
+    ]);
     // a question complete on its own starts afresh: it does not inherit 2020 or district 12
-    expect(result(await ask(desk, 'How many burglaries were reported in 2018?', 'f')).table!.rows).toEqual([[await count("primary_type = 'BURGLARY' AND year = 2018")]]);
+    expect(result(await ask(desk, 'How many burglaries were reported in 2018?', 'f')).table!.rows).toEqual([
+      [await count("primary_type = 'BURGLARY' AND year = 2018")],
+    ]);
     result(await ask(desk, 'How many homicides were there each year?', 'g'));
     const byYear = result(await ask(desk, 'and in district 11?', 'g'));
     expect(byYear.understood).toEqual(['homicides', 'in district 11', 'by year']);
@@ -163,7 +221,10 @@ describe('SQL agent without an LLM (the query plan)', () => {
 
   it('refuses requests to change data, greets, and turns away other topics', async () => {
     const { desk } = testDesk(db);
-    expect(await ask(desk, 'delete all crimes from 2001')).toMatchObject({ kind: 'refusal', reason: 'I only read data; I never change, add or delete it.' });
+    expect(await ask(desk, 'delete all crimes from 2001')).toMatchObject({
+      kind: 'refusal',
+      reason: 'I only read data; I never change, add or delete it.',
+    });
     expect(await ask(desk, 'hello')).toMatchObject({ kind: 'result', route: 'help', headline: 'What I can do' });
     expect(await ask(desk, 'what is the weather in Paris?')).toMatchObject({ kind: 'refusal', route: 'reject' });
     expect((await db.pool.query('SELECT count(*) AS n FROM crimes')).rows[0].n).toBe(20_000);
@@ -172,20 +233,43 @@ describe('SQL agent without an LLM (the query plan)', () => {
   it('a click with no question waiting gets a clear reply', async () => {
     const { desk } = testDesk(db);
     const a = await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'night', '20-06');
-    expect(a).toMatchObject({ kind: 'error', message: 'Noted: night means 20:00-06:00 in this thread. There is no question waiting for it; ask away.' });
+    expect(a).toMatchObject({
+      kind: 'error',
+      message: 'Noted: night means 20:00-06:00 in this thread. There is no question waiting for it; ask away.',
+    });
     // a wrong option lists the right ones (what `ask --choose` shows)
     expect(await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'night', 'noon')).toMatchObject({
-      kind: 'error', message: '"noon" is not an option of night. The options: 22-06 (22:00-06:00), 20-06 (20:00-06:00), 18-06 (18:00-06:00).',
+      kind: 'error',
+      message: '"noon" is not an option of night. The options: 22-06 (22:00-06:00), 20-06 (20:00-06:00), 18-06 (18:00-06:00).',
     });
-    expect(await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'nite', '20-06')).toMatchObject({ kind: 'error', message: expect.stringMatching(/^"nite" is not a term that takes a choice\. The terms: .*night/) });
+    expect(await desk.choose({ platform: 'cli', threadId: 'fresh' }, 'nite', '20-06')).toMatchObject({
+      kind: 'error',
+      message: expect.stringMatching(/^"nite" is not a term that takes a choice\. The terms: .*night/),
+    });
   });
 
   it('records every question in the audit log, never the rows', async () => {
     const { desk } = testDesk(db);
-    await desk.answer({ platform: 'slack', threadId: 'audit', channel: 'C1', userId: 'U1', text: 'How many thefts were reported in 2019?' });
-    const { rows } = await db.pool.query(`SELECT platform, channel, user_id, route, status, sql, row_count, node_ms, tokens FROM audit_log WHERE thread = 'audit'`);
+    await desk.answer({
+      platform: 'slack',
+      threadId: 'audit',
+      channel: 'C1',
+      userId: 'U1',
+      text: 'How many thefts were reported in 2019?',
+    });
+    const { rows } = await db.pool.query(
+      `SELECT platform, channel, user_id, route, status, sql, row_count, node_ms, tokens FROM audit_log WHERE thread = 'audit'`,
+    );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ platform: 'slack', channel: 'C1', user_id: 'U1', route: 'sql', status: 'answered', row_count: 1, tokens: 0 });
+    expect(rows[0]).toMatchObject({
+      platform: 'slack',
+      channel: 'C1',
+      user_id: 'U1',
+      route: 'sql',
+      status: 'answered',
+      row_count: 1,
+      tokens: 0,
+    });
     expect(Object.keys(rows[0].node_ms).sort()).toEqual(['generate', 'relevance', 'run', 'schema', 'synthesize', 'validate']);
   });
 });

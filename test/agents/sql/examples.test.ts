@@ -9,13 +9,21 @@ import { fixturePath, migrationsDir } from '../../../src/core/paths.js';
 import { readQuestion } from '../../../src/plan/reader.js';
 import { parsePlan, type QueryPlan } from '../../../src/plan/query-plan.js';
 
-const AREAS = [...readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)].map((m) => [m[2].replace(/''/g, "'").toLowerCase(), Number(m[1])] as const);
+const AREAS = [...readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)].map(
+  (m) => [m[2].replace(/''/g, "'").toLowerCase(), Number(m[1])] as const,
+);
 const ctx = { areas: new Map(AREAS), earliestDate: '2001-01-01', latestDate: '2024-12-31' };
 
 /** What a plan is, without its values: the measure kind, which filters, the grouping, the ranking. */
 const shape = (p: QueryPlan) => ({
-  measure: p.measure.kind, filters: Object.keys(p.filters).filter((k) => k !== 'time').sort(), time: Boolean(p.filters.time),
-  groupBy: p.groupBy, top: Boolean(p.top), compare: Boolean(p.compareWith),
+  measure: p.measure.kind,
+  filters: Object.keys(p.filters)
+    .filter((k) => k !== 'time')
+    .sort(),
+  time: Boolean(p.filters.time),
+  groupBy: p.groupBy,
+  top: Boolean(p.top),
+  compare: Boolean(p.compareWith),
 });
 
 describe('the shipped questions', () => {
@@ -46,8 +54,18 @@ describe('the shipped questions', () => {
       }
     }
     expect(unlimited).toBeGreaterThan(20);
-    expect(exampleSql(verifiedQueries().find((v) => v.question === 'Which community areas had the most burglaries in 2020?')!, ctx)).not.toMatch(/LIMIT/);
-    expect(exampleSql(verifiedQueries().find((v) => v.question === 'What were the top 5 crime types in 2019?')!, ctx)).toMatch(/LIMIT 5/);
+    expect(
+      exampleSql(
+        verifiedQueries().find((v) => v.question === 'Which community areas had the most burglaries in 2020?')!,
+        ctx,
+      ),
+    ).not.toMatch(/LIMIT/);
+    expect(
+      exampleSql(
+        verifiedQueries().find((v) => v.question === 'What were the top 5 crime types in 2019?')!,
+        ctx,
+      ),
+    ).toMatch(/LIMIT 5/);
   });
 
   it('a question that rests on a glossary term compiles with the choice given, else its first option', () => {

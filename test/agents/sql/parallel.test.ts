@@ -20,7 +20,12 @@ describe('running an answer', () => {
     try {
       await client.query('BEGIN READ ONLY');
       // a small test table: make parallelism worth it to the planner, as 8.5M rows do by themselves
-      for (const set of ['parallel_setup_cost = 0', 'parallel_tuple_cost = 0', 'min_parallel_table_scan_size = 0', 'max_parallel_workers_per_gather = 2']) {
+      for (const set of [
+        'parallel_setup_cost = 0',
+        'parallel_tuple_cost = 0',
+        'min_parallel_table_scan_size = 0',
+        'max_parallel_workers_per_gather = 2',
+      ]) {
         await client.query(`SET LOCAL ${set}`);
       }
       const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${resultStatement(SQL, 1_000)}`);

@@ -23,7 +23,10 @@ const byQuestion = new Map(items.map((i) => [i.question, i]));
 function faithful(prompt: string, invent: boolean): string {
   const total = /The result has (\d+) rows/.exec(prompt)?.[1];
   const firstRow = /<<<ROWS \([^)]*\)\n([^\n]*)/.exec(prompt)?.[1] ?? '';
-  const last = firstRow.split(' | ').reverse().find((c) => /^-?\d+(\.\d+)?$/.test(c));
+  const last = firstRow
+    .split(' | ')
+    .reverse()
+    .find((c) => /^-?\d+(\.\d+)?$/.test(c));
   const said = total ? `The result has ${total} rows.` : last !== undefined ? `The first row shows ${last}.` : 'Here is the result.';
   return invent ? `${said} That is 987,654,321 more than expected.` : said;
 }
@@ -76,7 +79,8 @@ describe('with a perfect model', () => {
       const expected = { ...gold, rows: gold.rows.slice(0, shown) };
       if (answer.table.rowCount !== gold.rowCount) wrong.push(`${item.id}: ${answer.table.rowCount} rows, gold ${gold.rowCount}`);
       else if (!relaxedMatch(expected, seen, ordered)) wrong.push(`${item.id}: other values`);
-      else if (answer.notes.some((n) => /not shown|not in the result|failed/.test(n))) wrong.push(`${item.id}: narration replaced (${answer.notes.join('; ')})`);
+      else if (answer.notes.some((n) => /not shown|not in the result|failed/.test(n)))
+        wrong.push(`${item.id}: narration replaced (${answer.notes.join('; ')})`);
     }
     expect(wrong).toEqual([]);
   }, 180_000);

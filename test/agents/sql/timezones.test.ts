@@ -17,7 +17,11 @@ afterAll(async () => {
 describe('timestamps in answers', () => {
   it.each(['Asia/Shanghai', 'America/Chicago', 'UTC'])('are the same wall-clock text under TZ=%s', async (tz) => {
     process.env.TZ = tz;
-    const r = await runSql(db.reader!.pool, "SELECT date_trunc('month', '2021-01-15 10:00'::timestamp) AS month, '2021-01-01 06:30:15.25'::timestamp AS at", 5_000);
+    const r = await runSql(
+      db.reader!.pool,
+      "SELECT date_trunc('month', '2021-01-15 10:00'::timestamp) AS month, '2021-01-01 06:30:15.25'::timestamp AS at",
+      5_000,
+    );
     expect(r.rows).toEqual([['2021-01-01', '2021-01-01 06:30:15']]);
   });
 });

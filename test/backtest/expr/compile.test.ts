@@ -5,9 +5,13 @@ import { ExpressionError } from '../../../src/backtest/expr/parser.js';
 const CLOSE = [10, 11, 12, 11, 13, 14];
 const OPEN = [9.5, 10.5, 11.5, 12, 11, 13.5];
 const bars: Bars = {
-  OPEN: Float64Array.from(OPEN), CLOSE: Float64Array.from(CLOSE), HIGH: Float64Array.from(CLOSE.map((c) => c + 1)),
-  LOW: Float64Array.from(CLOSE.map((c) => c - 1)), VOLUME: Float64Array.from([100, 200, 0, 400, 500, 600]),
-  AMOUNT: Float64Array.from([1, 2, 3, 4, 5, 6]), PERCENTAGE_CHANGE: Float64Array.from([0, 10, 9.09, -8.33, 18.18, 7.69]),
+  OPEN: Float64Array.from(OPEN),
+  CLOSE: Float64Array.from(CLOSE),
+  HIGH: Float64Array.from(CLOSE.map((c) => c + 1)),
+  LOW: Float64Array.from(CLOSE.map((c) => c - 1)),
+  VOLUME: Float64Array.from([100, 200, 0, 400, 500, 600]),
+  AMOUNT: Float64Array.from([1, 2, 3, 4, 5, 6]),
+  PERCENTAGE_CHANGE: Float64Array.from([0, 10, 9.09, -8.33, 18.18, 7.69]),
 };
 const values = (src: string) => Array.from(compileExpression(src).evaluate(bars, CLOSE.length), (v) => (Number.isNaN(v) ? null : v));
 
@@ -95,7 +99,7 @@ describe('factor expressions: checks at compile time', () => {
     return 'compiled';
   };
 
-  it('refuses look-ahead: today\'s close, high, low, volume or amount', () => {
+  it("refuses look-ahead: today's close, high, low, volume or amount", () => {
     expect(error('CLOSE > OPEN')).toMatch(/^look-ahead: CLOSE of day t is not known at day t's open .* at position 1/);
     expect(error('SMA(CLOSE, 5) > 0')).toMatch(/^look-ahead: CLOSE .* at position 5/);
     expect(error('DELTA(VOLUME, 1) > 0')).toMatch(/^look-ahead: VOLUME/);
@@ -105,7 +109,9 @@ describe('factor expressions: checks at compile time', () => {
   });
 
   it('names the position of syntax errors and unknown names', () => {
-    expect(error('SMA(DELAY(CLOSE,1), 5')).toBe('expected ")" but found the end of the expression at position 22: SMA(DELAY(CLOSE,1), 5 >>>');
+    expect(error('SMA(DELAY(CLOSE,1), 5')).toBe(
+      'expected ")" but found the end of the expression at position 22: SMA(DELAY(CLOSE,1), 5 >>>',
+    );
     expect(error('DELAY(CLOSE,1) $ 2')).toMatch(/^unexpected character "\$" at position 16/);
     expect(error('RSI(DELAY(CLOSE,1),14)')).toMatch(/^unknown function "RSI" .* at position 1/);
     expect(error('DELAY(PRICE,1)')).toMatch(/^unknown field "PRICE"/);

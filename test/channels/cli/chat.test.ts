@@ -19,7 +19,14 @@ afterAll(async () => {
 describe('datadesk chat (through stdin)', () => {
   it('answers, saves charts as PNG files, and takes a clarification by number', async () => {
     const thefts = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
-    const input = ['How many thefts were reported in 2019?', 'How many crimes were reported each year?', 'How many robberies happened at night in 2019?', '3', 'exit', ''].join('\n');
+    const input = [
+      'How many thefts were reported in 2019?',
+      'How many crimes were reported each year?',
+      'How many robberies happened at night in 2019?',
+      '3',
+      'exit',
+      '',
+    ].join('\n');
     const r = await runCli(['chat'], { DATABASE_URL: db.url, DATADESK_HOME: tmp.dir, THREAD_MEMORY_URL: 'memory' }, undefined, input);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Thefts in 2019, all of Chicago: ${thefts.toLocaleString('en-US')}`);

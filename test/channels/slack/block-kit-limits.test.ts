@@ -39,25 +39,69 @@ const expectWithinLimits = (answer: Answer) => {
   return messages;
 };
 
-describe('the validator knows Slack\'s limits (each rule bites)', () => {
+describe("the validator knows Slack's limits (each rule bites)", () => {
   const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
-  const button = (o: Record<string, unknown> = {}) => ({ type: 'button', action_id: 'a', text: { type: 'plain_text', text: 'Go' }, value: 'v', ...o });
+  const button = (o: Record<string, unknown> = {}) => ({
+    type: 'button',
+    action_id: 'a',
+    text: { type: 'plain_text', text: 'Go' },
+    value: 'v',
+    ...o,
+  });
   const cases: [string, { text?: unknown; blocks?: unknown }, RegExp][] = [
     ['51 blocks', { text: 't', blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) }, /blocks: 51, over 50/],
     ['a section over 3,000', { text: 't', blocks: [section('x'.repeat(3_001))] }, /3001 characters, over 3000/],
     ['an empty section', { text: 't', blocks: [section('')] }, /empty text/],
-    ['11 fields', { text: 't', blocks: [{ type: 'section', fields: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'f' })) }] }, /fields: 11, over 10/],
-    ['a field over 2,000', { text: 't', blocks: [{ type: 'section', fields: [{ type: 'mrkdwn', text: 'f'.repeat(2_001) }] }] }, /over 2000/],
+    [
+      '11 fields',
+      { text: 't', blocks: [{ type: 'section', fields: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'f' })) }] },
+      /fields: 11, over 10/,
+    ],
+    [
+      'a field over 2,000',
+      { text: 't', blocks: [{ type: 'section', fields: [{ type: 'mrkdwn', text: 'f'.repeat(2_001) }] }] },
+      /over 2000/,
+    ],
     ['a header over 150', { text: 't', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] }, /over 150/],
     ['a mrkdwn header', { text: 't', blocks: [{ type: 'header', text: { type: 'mrkdwn', text: 'h' } }] }, /must be plain_text/],
-    ['11 context elements', { text: 't', blocks: [{ type: 'context', elements: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'c' })) }] }, /elements: 11, not 1..10/],
-    ['26 buttons', { text: 't', blocks: [{ type: 'actions', elements: Array.from({ length: 26 }, (_, i) => button({ action_id: `a${i}` })) }] }, /elements: 26, not 1..25/],
-    ['a button text over 75', { text: 't', blocks: [{ type: 'actions', elements: [button({ text: { type: 'plain_text', text: 'b'.repeat(76) } })] }] }, /over 75/],
-    ['a button value over 2,000', { text: 't', blocks: [{ type: 'actions', elements: [button({ value: 'v'.repeat(2_001) })] }] }, /value: 2001 characters/],
-    ['an action_id over 255', { text: 't', blocks: [{ type: 'actions', elements: [button({ action_id: 'a'.repeat(256) })] }] }, /action_id: 256 characters/],
+    [
+      '11 context elements',
+      { text: 't', blocks: [{ type: 'context', elements: Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'c' })) }] },
+      /elements: 11, not 1..10/,
+    ],
+    [
+      '26 buttons',
+      { text: 't', blocks: [{ type: 'actions', elements: Array.from({ length: 26 }, (_, i) => button({ action_id: `a${i}` })) }] },
+      /elements: 26, not 1..25/,
+    ],
+    [
+      'a button text over 75',
+      { text: 't', blocks: [{ type: 'actions', elements: [button({ text: { type: 'plain_text', text: 'b'.repeat(76) } })] }] },
+      /over 75/,
+    ],
+    [
+      'a button value over 2,000',
+      { text: 't', blocks: [{ type: 'actions', elements: [button({ value: 'v'.repeat(2_001) })] }] },
+      /value: 2001 characters/,
+    ],
+    [
+      'an action_id over 255',
+      { text: 't', blocks: [{ type: 'actions', elements: [button({ action_id: 'a'.repeat(256) })] }] },
+      /action_id: 256 characters/,
+    ],
     ['repeated action_ids', { text: 't', blocks: [{ type: 'actions', elements: [button(), button()] }] }, /action_ids repeat/],
     ['a block_id over 255', { text: 't', blocks: [{ type: 'divider', block_id: 'b'.repeat(256) }] }, /block_id: over 255/],
-    ['repeated block_ids', { text: 't', blocks: [{ type: 'divider', block_id: 'x' }, { type: 'divider', block_id: 'x' }] }, /block_id: repeated/],
+    [
+      'repeated block_ids',
+      {
+        text: 't',
+        blocks: [
+          { type: 'divider', block_id: 'x' },
+          { type: 'divider', block_id: 'x' },
+        ],
+      },
+      /block_id: repeated/,
+    ],
     ['text over 4,000', { text: 't'.repeat(4_001), blocks: [] }, /text: 4001 characters, over 4000/],
     ['no fallback text', { blocks: [section('s')] }, /no fallback text/],
     ['a cut entity', { text: 't', blocks: [section('a &am')] }, /bare &/],
@@ -84,7 +128,12 @@ describe('answers from the real agents', () => {
     ['help', 'help', 'question', 'result'],
     ['backtest help', 'help', 'backtest', 'result'],
     ['a backtest with KPIs and trades', '600519 2022..2023 buy: RSI(14) < 45 sell: RSI(14) > 55 kpi: sharpe', 'backtest', 'result'],
-    ['a backtest comparing every ticker', 'compare all 2022..2023 buy: MA(5) crosses above MA(20) sell: MA(5) crosses below MA(20) kpi: return', 'backtest', 'result'],
+    [
+      'a backtest comparing every ticker',
+      'compare all 2022..2023 buy: MA(5) crosses above MA(20) sell: MA(5) crosses below MA(20) kpi: return',
+      'backtest',
+      'result',
+    ],
     ['a backtest over parameters', '600519 2022..2023 buy: RSI(6|14|24) < 40 sell: RSI(6|14|24) > 60 kpi: calmar', 'backtest', 'result'],
     ['a backtest that cannot be read', '600519 2023 buy: NOT_A_FACTOR(3) > 1', 'backtest', 'error'],
   ];
@@ -108,24 +157,60 @@ describe('answers at their extremes', () => {
   const long = (n: number, s = 'word & <tag> ') => s.repeat(Math.ceil(n / s.length)).slice(0, n);
   const table = (cols: number, rows: number, cell: string) => ({
     columns: Array.from({ length: cols }, (_, i) => `column ${i} ${cell.slice(0, 30)}`),
-    rows: Array.from({ length: rows }, () => Array.from({ length: cols }, () => cell)), rowCount: rows * 1_000, truncated: true,
+    rows: Array.from({ length: rows }, () => Array.from({ length: cols }, () => cell)),
+    rowCount: rows * 1_000,
+    truncated: true,
   });
-  const result = (o: Partial<Extract<AnswerInput, { kind: 'result' }>>) => makeAnswer({ kind: 'result', route: 'sql', trace: [], headline: 'h', narration: 'n', sql: [], assumptions: [], notes: [], ...o });
+  const result = (o: Partial<Extract<AnswerInput, { kind: 'result' }>>) =>
+    makeAnswer({ kind: 'result', route: 'sql', trace: [], headline: 'h', narration: 'n', sql: [], assumptions: [], notes: [], ...o });
   const extremes: [string, Answer][] = [
     ['a headline of 5,000 characters with & < >', result({ headline: long(5_000), narration: long(5_000) })],
     ['a headline whose escaping ends on the cap', result({ headline: `${'x'.repeat(2_998)}&&&&` })],
     ['a narration of 60,000 characters', result({ narration: long(60_000) })],
     ['a wide table of long cells', result({ table: table(60, 200, long(400)) })],
-    ['thirty extra tables', result({ extraTables: Array.from({ length: 30 }, (_, i) => ({ title: long(4_000), table: table(8, 50, `trade ${i} &`) })) })],
+    [
+      'thirty extra tables',
+      result({ extraTables: Array.from({ length: 30 }, (_, i) => ({ title: long(4_000), table: table(8, 50, `trade ${i} &`) })) }),
+    ],
     ['300 lines of SQL', result({ sql: [Array.from({ length: 300 }, (_, i) => `  AND x${i} < ${i} AND y <> '&'`).join('\n')] })],
-    ['one line of SQL 12,000 characters long', result({ sql: [`SELECT ${Array.from({ length: 1_000 }, (_, i) => `c${i} < 1`).join(', ')} FROM t`] })],
-    ['SQL over 2,000 characters in a few lines', result({ sql: [Array.from({ length: 12 }, (_, i) => `  AND column_${i} IN (${'1, '.repeat(100)}1)`).join('\n')] })],
-    ['many assumptions, notes and a long freshness', result({ assumptions: Array.from({ length: 100 }, () => long(100)), notes: Array.from({ length: 70 }, () => long(4_000)), freshness: long(5_000), understood: Array.from({ length: 200 }, () => long(30)) })],
-    ['a clarification with 30 long options', makeAnswer({
-      kind: 'clarify', route: 'sql', trace: [], term: 't'.repeat(300), question: long(5_000),
-      options: Array.from({ length: 30 }, (_, i) => ({ id: `${i}-${'o'.repeat(300)}`, label: long(200), description: long(4_000) })),
-    })],
-    ['a refusal with a long reason and many alternatives', makeAnswer({ kind: 'refusal', route: 'reject', trace: [], reason: long(10_000), alternatives: Array.from({ length: 80 }, () => long(4_000)) })],
+    [
+      'one line of SQL 12,000 characters long',
+      result({ sql: [`SELECT ${Array.from({ length: 1_000 }, (_, i) => `c${i} < 1`).join(', ')} FROM t`] }),
+    ],
+    [
+      'SQL over 2,000 characters in a few lines',
+      result({ sql: [Array.from({ length: 12 }, (_, i) => `  AND column_${i} IN (${'1, '.repeat(100)}1)`).join('\n')] }),
+    ],
+    [
+      'many assumptions, notes and a long freshness',
+      result({
+        assumptions: Array.from({ length: 100 }, () => long(100)),
+        notes: Array.from({ length: 70 }, () => long(4_000)),
+        freshness: long(5_000),
+        understood: Array.from({ length: 200 }, () => long(30)),
+      }),
+    ],
+    [
+      'a clarification with 30 long options',
+      makeAnswer({
+        kind: 'clarify',
+        route: 'sql',
+        trace: [],
+        term: 't'.repeat(300),
+        question: long(5_000),
+        options: Array.from({ length: 30 }, (_, i) => ({ id: `${i}-${'o'.repeat(300)}`, label: long(200), description: long(4_000) })),
+      }),
+    ],
+    [
+      'a refusal with a long reason and many alternatives',
+      makeAnswer({
+        kind: 'refusal',
+        route: 'reject',
+        trace: [],
+        reason: long(10_000),
+        alternatives: Array.from({ length: 80 }, () => long(4_000)),
+      }),
+    ],
     ['an error of 10,000 characters', makeAnswer({ kind: 'error', route: 'sql', trace: [], message: long(10_000), retryable: true })],
   ];
   it.each(extremes)('%s', (_name, answer) => {
@@ -134,17 +219,28 @@ describe('answers at their extremes', () => {
 
   it('every clarifying question the glossary can ask', () => {
     for (const term of glossary().filter((t) => (t.options?.length ?? 0) > 1)) {
-      expectWithinLimits(makeAnswer({
-        kind: 'clarify', route: 'sql', trace: [], term: term.id, question: term.question ?? `What does "${term.label}" mean here?`,
-        options: term.options!.map((o) => ({ id: o.id, label: o.label, description: o.description })),
-      }));
+      expectWithinLimits(
+        makeAnswer({
+          kind: 'clarify',
+          route: 'sql',
+          trace: [],
+          term: term.id,
+          question: term.question ?? `What does "${term.label}" mean here?`,
+          options: term.options!.map((o) => ({ id: o.id, label: o.label, description: o.description })),
+        }),
+      );
     }
   });
 
   it('a clarification with more options than an actions block holds still offers every option', () => {
     const options = Array.from({ length: 30 }, (_, i) => ({ id: `o${i}`, label: `option ${i}` }));
-    const messages = expectWithinLimits(makeAnswer({ kind: 'clarify', route: 'sql', trace: [], term: 'night', question: 'Which?', options }));
-    const ids = messages.flatMap((m) => m.blocks).filter((b) => b.type === 'actions').flatMap((b) => (b.elements as { action_id: string }[]).map((e) => e.action_id));
+    const messages = expectWithinLimits(
+      makeAnswer({ kind: 'clarify', route: 'sql', trace: [], term: 'night', question: 'Which?', options }),
+    );
+    const ids = messages
+      .flatMap((m) => m.blocks)
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => (b.elements as { action_id: string }[]).map((e) => e.action_id));
     expect(ids).toEqual(options.map((o) => `clarify:${o.id}`));
   });
 });
@@ -162,7 +258,10 @@ function fakeArgs(extra: Record<string, unknown>) {
   };
   const ack = async (response?: Record<string, unknown>) => void sent.push({ method: 'ack', args: response ?? {} });
   const respond = async (response: Record<string, unknown>) => void sent.push({ method: 'respond', args: response });
-  return { sent, args: { client, ack, respond, context: { teamId: 'T1' }, ...extra } as unknown as AllMiddlewareArgs & Record<string, never> };
+  return {
+    sent,
+    args: { client, ack, respond, context: { teamId: 'T1' }, ...extra } as unknown as AllMiddlewareArgs & Record<string, never>,
+  };
 }
 
 const messageOf = (call: { args: Record<string, unknown> }) => ({ text: call.args.text, blocks: call.args.blocks });
@@ -191,8 +290,16 @@ describe('everything else the bot posts', () => {
   });
 
   it('the settled clarification and the notes on stale or foreign clicks', async () => {
-    const deps = { queue: { enqueue: async () => true }, deliveries: { aheadOf: async () => 0, get: async () => ({ placeholder: '1.2' }) }, logger: createMemoryLogger() };
-    for (const [pending, user] of [[{ term: 'night', userId: 'U1' }, 'U1'], [{ term: 'night', userId: 'U1' }, 'U2'], [undefined, 'U1']] as const) {
+    const deps = {
+      queue: { enqueue: async () => true },
+      deliveries: { aheadOf: async () => 0, get: async () => ({ placeholder: '1.2' }) },
+      logger: createMemoryLogger(),
+    };
+    for (const [pending, user] of [
+      [{ term: 'night', userId: 'U1' }, 'U1'],
+      [{ term: 'night', userId: 'U1' }, 'U2'],
+      [undefined, 'U1'],
+    ] as const) {
       const { sent, args } = fakeArgs({
         body: { channel: { id: 'C1' }, user: { id: user }, message: { ts: '1.2', thread_ts: '1.1' } },
         action: { type: 'button', action_id: 'clarify:20-06', value: JSON.stringify({ term: 'night', option: '20-06' }) },
@@ -212,7 +319,15 @@ describe('everything else the bot posts', () => {
       await backtestCommand({} as never, gate)(args as never);
       replies.push(...sent.map((s) => s.args));
     }
-    for (const text of ['help', 'digest', 'digest list', 'digest weekly monday 09:00 America/Chicago', 'digest list', 'digest weekly someday 09:00', `digest daily 08:00 ${'How many thefts & robberies < 5? '.repeat(100)}`]) {
+    for (const text of [
+      'help',
+      'digest',
+      'digest list',
+      'digest weekly monday 09:00 America/Chicago',
+      'digest list',
+      'digest weekly someday 09:00',
+      `digest daily 08:00 ${'How many thefts & robberies < 5? '.repeat(100)}`,
+    ]) {
       const { sent, args } = fakeArgs({ command: { command: '/datadesk', text, channel_id: 'C7', user_id: 'U1' } });
       await datadeskCommand(db.pool, 'America/Chicago')(args as never);
       replies.push(...sent.map((s) => s.args));

@@ -12,14 +12,16 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 let db: TestDatabase;
 
-const installation = (team: string, token: string, enterprise?: string): Installation => ({
-  team: enterprise ? undefined : { id: team, name: `Team ${team}` },
-  enterprise: enterprise ? { id: enterprise, name: 'Big Org' } : undefined,
-  isEnterpriseInstall: Boolean(enterprise),
-  user: { id: 'UADMIN', token: undefined, scopes: undefined },
-  bot: { token, scopes: ['chat:write'], id: 'B1', userId: 'UBOT' },
-  appId: 'A1', tokenType: 'bot',
-} as Installation);
+const installation = (team: string, token: string, enterprise?: string): Installation =>
+  ({
+    team: enterprise ? undefined : { id: team, name: `Team ${team}` },
+    enterprise: enterprise ? { id: enterprise, name: 'Big Org' } : undefined,
+    isEnterpriseInstall: Boolean(enterprise),
+    user: { id: 'UADMIN', token: undefined, scopes: undefined },
+    bot: { token, scopes: ['chat:write'], id: 'B1', userId: 'UBOT' },
+    appId: 'A1',
+    tokenType: 'bot',
+  }) as Installation;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -32,13 +34,19 @@ describe('sealed Slack installations', () => {
     await old.storeInstallation(installation('T1', 'xoxb-one'));
     // rotation: the new key first, the old one still listed
     const rotating = new PgInstallationStore(db.pool, parseSealingKeys(`k2:${key(2)},k1:${key(1)}`));
-    expect((await rotating.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token).toBe('xoxb-one');
+    expect((await rotating.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token).toBe(
+      'xoxb-one',
+    );
     expect(await rotating.rekey()).toBe(1);
     expect((await db.pool.query('SELECT key_id FROM slack_installations')).rows).toEqual([{ key_id: 'k2' }]);
     const rotated = new PgInstallationStore(db.pool, parseSealingKeys(`k2:${key(2)}`));
-    expect((await rotated.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token).toBe('xoxb-one');
+    expect((await rotated.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token).toBe(
+      'xoxb-one',
+    );
     // dropping the key before rekey: a sentence, not a crash or garbage
-    await expect(old.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).rejects.toThrow('sealed with key "k2", which SLACK_TOKEN_KEYS no longer lists');
+    await expect(old.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).rejects.toThrow(
+      'sealed with key "k2", which SLACK_TOKEN_KEYS no longer lists',
+    );
   });
 
   it('a sealed value is bound to its row: copied onto another workspace it does not open', async () => {
@@ -60,7 +68,9 @@ describe('sealed Slack installations', () => {
     expect((await clients.forWorkspace('T1')).token).toBe('xoxb-one');
     await expect(clients.forWorkspace('T-unknown')).rejects.toBeInstanceOf(WorkspaceNotInstalledError);
     await store.deleteInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false });
-    await expect(store.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).rejects.toBeInstanceOf(NoInstallationError);
+    await expect(store.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).rejects.toBeInstanceOf(
+      NoInstallationError,
+    );
   });
 
   it('configuration: OAuth installs need their secret, signing secret and token keys, and exclude the single token', () => {
@@ -76,7 +86,9 @@ describe('sealed Slack installations', () => {
       }
     };
     expect(problems({ ...base, SLACK_TOKEN_KEYS: undefined })[0]).toMatch(/^SLACK_TOKEN_KEYS: required with SLACK_CLIENT_ID/);
-    expect(problems({ ...base, SLACK_TOKEN_KEYS: 'k1:short' })).toEqual(['SLACK_TOKEN_KEYS: key "k1" is 3 bytes; it must be 32 (openssl rand -base64 32)']);
+    expect(problems({ ...base, SLACK_TOKEN_KEYS: 'k1:short' })).toEqual([
+      'SLACK_TOKEN_KEYS: key "k1" is 3 bytes; it must be 32 (openssl rand -base64 32)',
+    ]);
     expect(problems({ ...base, SLACK_BOT_TOKEN: 'xoxb-1' })[0]).toMatch(/^SLACK_BOT_TOKEN: unset it with SLACK_CLIENT_ID/);
     expect(problems({ ...base, SLACK_CLIENT_SECRET: undefined })[0]).toMatch(/^SLACK_CLIENT_SECRET: required/);
     expect(problems({ ...base, SLACK_APP_TOKEN: 'xapp-1' })[0]).toMatch(/^SLACK_APP_TOKEN: Socket Mode apps cannot be distributed/);

@@ -14,9 +14,17 @@ import { SLACK_BOT_SCOPES } from '../../../src/config/env.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const manifest = parse(readFileSync(path.join(root, 'manifests/slack/manifest.yml'), 'utf8')) as {
-  features: { app_home: Record<string, boolean>; bot_user: unknown; slash_commands: { command: string; url: string; should_escape: boolean }[] };
+  features: {
+    app_home: Record<string, boolean>;
+    bot_user: unknown;
+    slash_commands: { command: string; url: string; should_escape: boolean }[];
+  };
   oauth_config: { redirect_urls: string[]; scopes: { bot: string[] } };
-  settings: { event_subscriptions: { request_url: string; bot_events: string[] }; interactivity: { is_enabled: boolean; request_url: string }; socket_mode_enabled: boolean };
+  settings: {
+    event_subscriptions: { request_url: string; bot_events: string[] };
+    interactivity: { is_enabled: boolean; request_url: string };
+    socket_mode_enabled: boolean;
+  };
 };
 
 /** Slack's bot scopes for each Web API method (docs.slack.dev/reference/methods): what a call the code makes needs. */
@@ -45,7 +53,9 @@ const EVENT_SCOPES: Record<string, string[]> = {
 
 /** Every .ts file under a folder. */
 const sources = (dir: string): string[] =>
-  readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+  );
 
 /** The Web API methods the code calls through a WebClient (client.chat.postMessage(...) -> chat.postMessage), and where. */
 function webApiCalls(): Map<string, string[]> {
@@ -71,8 +81,10 @@ function registered(): { events: string[]; commands: string[]; other: string[] }
     if (kind === 'event' && literal) events.push(literal);
     else if (kind === 'message') events.push('message.im');
     else if (kind === 'command' && literal) commands.push(literal);
-    else if (kind === 'command' && /RegExp\(`\^\(\?!/.test(first)) continue; // the catch-all for unknown commands
-    else if (kind === 'action') continue; // actions arrive at the interactivity URL, checked below
+    else if (kind === 'command' && /RegExp\(`\^\(\?!/.test(first))
+      continue; // the catch-all for unknown commands
+    else if (kind === 'action')
+      continue; // actions arrive at the interactivity URL, checked below
     else other.push(`${kind}(${first})`);
   }
   return { events, commands, other };
@@ -111,7 +123,7 @@ describe('the Slack manifest covers what the code uses', () => {
     expect(manifest.features.app_home.messages_tab_read_only_enabled).toBe(false);
   });
 
-  it('an OAuth install asks for the manifest\'s bot scopes, and Slack sends the admin back to the route the bot serves', () => {
+  it("an OAuth install asks for the manifest's bot scopes, and Slack sends the admin back to the route the bot serves", () => {
     expect([...SLACK_BOT_SCOPES].sort()).toEqual([...manifest.oauth_config.scopes.bot].sort());
     expect(manifest.oauth_config.redirect_urls.map((u) => new URL(u).pathname)).toEqual([SLACK_REDIRECT_PATH]);
   });
@@ -123,23 +135,44 @@ describe('the Slack manifest covers what the code uses', () => {
   it('the bot scopes are what the Web API calls, events and commands need: none missing, none spare', () => {
     const calls = webApiCalls();
     const unknown = [...calls.keys()].filter((m) => !(m in METHOD_SCOPES));
-    expect(unknown, `Web API methods with no scope listed here (${unknown.map((m) => `${m} in ${calls.get(m)!.join(', ')}`).join('; ')}): look up its scope, add it here and to the manifest`).toEqual([]);
+    expect(
+      unknown,
+      `Web API methods with no scope listed here (${unknown.map((m) => `${m} in ${calls.get(m)!.join(', ')}`).join('; ')}): look up its scope, add it here and to the manifest`,
+    ).toEqual([]);
     // the calls this test knows of are all still found (the scan works)
-    for (const m of ['chat.postMessage', 'chat.update', 'chat.delete', 'chat.postEphemeral', 'files.uploadV2', 'views.publish', 'conversations.history', 'conversations.replies']) expect(calls.has(m), m).toBe(true);
+    for (const m of [
+      'chat.postMessage',
+      'chat.update',
+      'chat.delete',
+      'chat.postEphemeral',
+      'files.uploadV2',
+      'views.publish',
+      'conversations.history',
+      'conversations.replies',
+    ])
+      expect(calls.has(m), m).toBe(true);
     const needed = new Set([
       ...[...calls.keys()].flatMap((m) => METHOD_SCOPES[m]),
       ...SLACK_BOT_EVENTS.flatMap((e) => EVENT_SCOPES[e] ?? [`(no scope known for ${e})`]),
       ...(SLACK_COMMANDS.length ? ['commands'] : []),
     ]);
     const granted = new Set(manifest.oauth_config.scopes.bot);
-    expect([...needed].filter((s) => !granted.has(s)), 'missing from oauth_config.scopes.bot').toEqual([]);
-    expect([...granted].filter((s) => !needed.has(s)), 'granted but nothing in the code needs it').toEqual([]);
+    expect(
+      [...needed].filter((s) => !granted.has(s)),
+      'missing from oauth_config.scopes.bot',
+    ).toEqual([]);
+    expect(
+      [...granted].filter((s) => !needed.has(s)),
+      'granted but nothing in the code needs it',
+    ).toEqual([]);
   });
 
   it('should_escape matches how slack-text.ts reads a command', () => {
     for (const c of manifest.features.slash_commands) expect(c.should_escape, c.command).toBe(false);
     // should_escape: false sends people and channels as typed; &, < and > still come as entities, which are decoded
-    expect(fromSlackText('600519 2023 buy: RSI(14) &lt; 30 sell: RSI(14) &gt; 70 &amp; @ann #general')).toBe('600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 & @ann #general');
+    expect(fromSlackText('600519 2023 buy: RSI(14) &lt; 30 sell: RSI(14) &gt; 70 &amp; @ann #general')).toBe(
+      '600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 & @ann #general',
+    );
     // and were it turned on, the escaped forms would read the same
     expect(fromSlackText('<@U123|ann> <#C123|general> <https://example.com|example.com>')).toBe(fromSlackText('@ann #general example.com'));
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BLOCKS_PER_MESSAGE, SECTION_LIMIT, chunkText, renderAnswerMessages } from '../../../src/channels/slack/render-blocks.js';
 import { makeAnswer } from '../../../src/core/answer.js';
 
-const textsOf = (blocks: Record<string, unknown>[]) => blocks.map((b) => ((b.text as { text?: string } | undefined)?.text ?? ''));
+const textsOf = (blocks: Record<string, unknown>[]) => blocks.map((b) => (b.text as { text?: string } | undefined)?.text ?? '');
 
 describe('Block Kit rendering within Slack limits', () => {
   it('splits long text at line ends into sections of at most 3,000 characters', () => {
@@ -15,7 +15,14 @@ describe('Block Kit rendering within Slack limits', () => {
   it('never sends a section over 3,000 characters or a message over 50 blocks', () => {
     const narration = Array.from({ length: 8_000 }, (_, i) => `Sentence ${i} about the data.`).join('\n');
     const answer = makeAnswer({
-      kind: 'result', route: 'sql', trace: [], headline: 'A long answer', narration, sql: ['SELECT 1'], assumptions: [], notes: [],
+      kind: 'result',
+      route: 'sql',
+      trace: [],
+      headline: 'A long answer',
+      narration,
+      sql: ['SELECT 1'],
+      assumptions: [],
+      notes: [],
       table: { columns: ['a'], rows: [[1]], rowCount: 1, truncated: false },
     });
     const messages = renderAnswerMessages(answer);
@@ -29,7 +36,9 @@ describe('Block Kit rendering within Slack limits', () => {
 
   it('shortens long SQL with a button for the full text, and escapes &, < and >', () => {
     const sql = Array.from({ length: 20 }, (_, i) => `  AND x${i} < 5`).join('\n');
-    const [m] = renderAnswerMessages(makeAnswer({ kind: 'result', route: 'sql', trace: [], headline: 'h', narration: 'h', sql: [sql], assumptions: [], notes: [] }));
+    const [m] = renderAnswerMessages(
+      makeAnswer({ kind: 'result', route: 'sql', trace: [], headline: 'h', narration: 'h', sql: [sql], assumptions: [], notes: [] }),
+    );
     const json = JSON.stringify(m.blocks);
     expect(json).toContain('x7 &lt; 5');
     expect(json).not.toContain('x8 &lt; 5\\n');
@@ -40,24 +49,39 @@ describe('Block Kit rendering within Slack limits', () => {
   it('SQL longer than a button can carry (2,000 characters) is shown whole, in as many sections as it takes, with no button', () => {
     const sql = Array.from({ length: 12 }, (_, i) => `  AND column_${i} IN (${'1, '.repeat(100)}1)`).join('\n');
     expect(sql.length).toBeGreaterThan(2_000);
-    const [m] = renderAnswerMessages(makeAnswer({ kind: 'result', route: 'sql', trace: [], headline: 'h', narration: 'h', sql: [sql], assumptions: [], notes: [] }));
+    const [m] = renderAnswerMessages(
+      makeAnswer({ kind: 'result', route: 'sql', trace: [], headline: 'h', narration: 'h', sql: [sql], assumptions: [], notes: [] }),
+    );
     expect(JSON.stringify(m.blocks)).not.toContain('show_sql');
-    const code = textsOf(m.blocks).filter((t) => t.startsWith('```')).map((t) => t.slice(3, -3));
+    const code = textsOf(m.blocks)
+      .filter((t) => t.startsWith('```'))
+      .map((t) => t.slice(3, -3));
     expect(code.join('\n')).toBe(sql);
   });
 
   it('cuts escaped text only between entities: a cap never leaves "&am"', () => {
-    const [m] = renderAnswerMessages(makeAnswer({ kind: 'error', route: 'sql', trace: [], message: `${'x'.repeat(2_997)}&&&&`, retryable: false }));
+    const [m] = renderAnswerMessages(
+      makeAnswer({ kind: 'error', route: 'sql', trace: [], message: `${'x'.repeat(2_997)}&&&&`, retryable: false }),
+    );
     expect(m.text).toBe(`${'x'.repeat(2_997)}…`);
     const pieces = chunkText(`${'y'.repeat(2_998)}&amp;&amp;`, SECTION_LIMIT);
     expect(pieces).toEqual([`${'y'.repeat(2_998)}`, '&amp;&amp;']);
   });
 
   it('renders a clarifying question as buttons carrying the term and option', () => {
-    const [m] = renderAnswerMessages(makeAnswer({
-      kind: 'clarify', route: 'sql', trace: [], term: 'night', question: 'What counts as night?',
-      options: [{ id: '22-06', label: '22:00-06:00' }, { id: '20-06', label: '20:00-06:00' }],
-    }));
+    const [m] = renderAnswerMessages(
+      makeAnswer({
+        kind: 'clarify',
+        route: 'sql',
+        trace: [],
+        term: 'night',
+        question: 'What counts as night?',
+        options: [
+          { id: '22-06', label: '22:00-06:00' },
+          { id: '20-06', label: '20:00-06:00' },
+        ],
+      }),
+    );
     const actions = m.blocks.find((b) => b.type === 'actions') as unknown as { elements: { action_id: string; value: string }[] };
     expect(actions.elements.map((e) => [e.action_id, JSON.parse(e.value)])).toEqual([
       ['clarify:22-06', { term: 'night', option: '22-06' }],
@@ -70,7 +94,8 @@ describe('Block Kit rendering within Slack limits', () => {
 // the model's narration: Slack's link and mention syntax, and words Slack would
 // otherwise turn into mentions and links by itself.
 const HOSTILE = '<!channel> <http://evil.example|click here> <@U0123> & @here #general http://evil.example [click](http://evil.example)';
-const ESCAPED = '&lt;!channel&gt; &lt;http://evil.example|click here&gt; &lt;@U0123&gt; &amp; @here #general http://evil.example [click](http://evil.example)';
+const ESCAPED =
+  '&lt;!channel&gt; &lt;http://evil.example|click here&gt; &lt;@U0123&gt; &amp; @here #general http://evil.example [click](http://evil.example)';
 
 /** Every mrkdwn text object in the blocks. */
 function mrkdwnTexts(node: unknown): { text: string; verbatim?: boolean }[] {
@@ -84,32 +109,62 @@ function mrkdwnTexts(node: unknown): { text: string; verbatim?: boolean }[] {
 describe('data, user and model text stays inert in Slack', () => {
   const answers = [
     makeAnswer({
-      kind: 'result', route: 'sql', trace: [], headline: `Top: ${HOSTILE}`, narration: `Top: ${HOSTILE}\nMore: ${HOSTILE}`, sql: ['SELECT 1'],
-      assumptions: [HOSTILE], notes: [HOSTILE], freshness: HOSTILE,
-      table: { columns: ['description', HOSTILE], rows: [[HOSTILE, 1], ['``` closes the block? ' + HOSTILE, 2]], rowCount: 2, truncated: false },
+      kind: 'result',
+      route: 'sql',
+      trace: [],
+      headline: `Top: ${HOSTILE}`,
+      narration: `Top: ${HOSTILE}\nMore: ${HOSTILE}`,
+      sql: ['SELECT 1'],
+      assumptions: [HOSTILE],
+      notes: [HOSTILE],
+      freshness: HOSTILE,
+      table: {
+        columns: ['description', HOSTILE],
+        rows: [
+          [HOSTILE, 1],
+          ['``` closes the block? ' + HOSTILE, 2],
+        ],
+        rowCount: 2,
+        truncated: false,
+      },
       extraTables: [{ title: HOSTILE, table: { columns: ['a'], rows: [[HOSTILE]], rowCount: 1, truncated: false } }],
     }),
-    makeAnswer({ kind: 'clarify', route: 'sql', trace: [], term: 'night', question: HOSTILE, options: [{ id: 'a', label: 'A', description: HOSTILE }, { id: 'b', label: 'B' }] }),
+    makeAnswer({
+      kind: 'clarify',
+      route: 'sql',
+      trace: [],
+      term: 'night',
+      question: HOSTILE,
+      options: [
+        { id: 'a', label: 'A', description: HOSTILE },
+        { id: 'b', label: 'B' },
+      ],
+    }),
     makeAnswer({ kind: 'refusal', route: 'reject', trace: [], reason: HOSTILE, alternatives: [HOSTILE] }),
     makeAnswer({ kind: 'error', route: 'sql', trace: [], message: HOSTILE, retryable: false }),
   ];
 
-  it.each(answers.map((a) => [a.kind, a] as const))('%s: &, < and > escaped everywhere, the notification text included; Slack does not link or mention by itself', (_kind, answer) => {
-    for (const m of renderAnswerMessages(answer)) {
-      const texts = [m.text, ...mrkdwnTexts(m.blocks).map((t) => t.text)];
-      for (const t of texts) {
-        expect(t).not.toMatch(/<[!@#a-z]/i);
-        expect(t).not.toMatch(/&(?!amp;|lt;|gt;)/);
+  it.each(answers.map((a) => [a.kind, a] as const))(
+    '%s: &, < and > escaped everywhere, the notification text included; Slack does not link or mention by itself',
+    (_kind, answer) => {
+      for (const m of renderAnswerMessages(answer)) {
+        const texts = [m.text, ...mrkdwnTexts(m.blocks).map((t) => t.text)];
+        for (const t of texts) {
+          expect(t).not.toMatch(/<[!@#a-z]/i);
+          expect(t).not.toMatch(/&(?!amp;|lt;|gt;)/);
+        }
+        expect(texts.join('\n')).toContain(ESCAPED);
+        expect(mrkdwnTexts(m.blocks).length).toBeGreaterThan(0);
+        for (const t of mrkdwnTexts(m.blocks)) expect(t.verbatim).toBe(true);
       }
-      expect(texts.join('\n')).toContain(ESCAPED);
-      expect(mrkdwnTexts(m.blocks).length).toBeGreaterThan(0);
-      for (const t of mrkdwnTexts(m.blocks)) expect(t.verbatim).toBe(true);
-    }
-  });
+    },
+  );
 
-  it('a cell with ``` cannot end the table\'s code block early', () => {
+  it("a cell with ``` cannot end the table's code block early", () => {
     const [m] = renderAnswerMessages(answers[0]);
-    const code = mrkdwnTexts(m.blocks).map((t) => t.text).filter((t) => t.startsWith('```'));
+    const code = mrkdwnTexts(m.blocks)
+      .map((t) => t.text)
+      .filter((t) => t.startsWith('```'));
     expect(code.length).toBeGreaterThan(0);
     for (const t of code) expect(t.slice(3, -3)).not.toContain('```');
     expect(code[0]).toContain('`\u200B`\u200B` closes the block?');

@@ -31,15 +31,32 @@ const servers: RunningServer[] = [];
 const runtimes: Jobs[] = [];
 
 async function botServer(options: { withLlm?: boolean; exports?: boolean; curators?: string[] } = {}) {
-  const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    RATE_LIMIT_USER_PER_MINUTE: '100',
+  });
   const verified = options.curators ? new VerifiedStore(db.pool) : undefined;
-  const { desk, logger } = testDesk(db, { verified, ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}) });
+  const { desk, logger } = testDesk(db, {
+    verified,
+    ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}),
+  });
   // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
   for (const j of runtimes.splice(0)) await j.stop();
   const jobs = await testJobs(db, desk, logger, { slack: botClient(config), exports: options.exports });
   runtimes.push(jobs);
   const exports = options.exports ? { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 } : undefined;
-  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue, exports, feedback: verified && { verified, curators: options.curators! } });
+  const app = createSlackApp({
+    config,
+    desk,
+    readPool: db.pool,
+    writePool: db.pool,
+    logger,
+    queue: jobs.queue,
+    exports,
+    feedback: verified && { verified, curators: options.curators! },
+  });
   const server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
   servers.push(server);
   return Object.assign(server, { logger });
@@ -65,9 +82,23 @@ async function post(server: RunningServer, body: string, contentType: string, he
 let eventSeq = 0;
 function mention(text: string, opts: { threadTs?: string; user?: string; eventId?: string } = {}) {
   const ts = `1800000${String(++eventSeq).padStart(3, '0')}.000100`;
-  const event = { type: 'app_mention', user: opts.user ?? 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts, ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}) };
+  const event = {
+    type: 'app_mention',
+    user: opts.user ?? 'U1',
+    text: `<@UBOT> ${text}`,
+    ts,
+    channel: 'C1',
+    event_ts: ts,
+    ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}),
+  };
   const body = JSON.stringify({
-    token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: opts.eventId ?? `Ev${eventSeq}`, event_time: 1, event,
+    token: 'x',
+    team_id: 'T1',
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: opts.eventId ?? `Ev${eventSeq}`,
+    event_time: 1,
+    event,
     authorizations: [{ team_id: 'T1', user_id: 'UBOT', is_bot: true }],
   });
   return { body, ts };
@@ -115,11 +146,22 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const deliveries = runtimes[0].deliveries;
     const delivery = (await deliveries.get(key))!;
     const client = botClient(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl }));
-    const job = { key, message: { platform: 'slack', threadId: `slack:C1:${ts}`, text: 'x' }, action: { type: 'answer' }, reply: { platform: 'slack', channel: 'C1', threadTs: ts } } satisfies AnswerJob;
-    const sink = await slackOutbox({ clients: singleTokenClients(client), deliveries, logger: createMemoryLogger() }).replies(job, delivery);
+    const job = {
+      key,
+      message: { platform: 'slack', threadId: `slack:C1:${ts}`, text: 'x' },
+      action: { type: 'answer' },
+      reply: { platform: 'slack', channel: 'C1', threadTs: ts },
+    } satisfies AnswerJob;
+    const sink = await slackOutbox({ clients: singleTokenClients(client), deliveries, logger: createMemoryLogger() }).replies(
+      job,
+      delivery,
+    );
     const uploads = slack.calls.filter((c) => c.method === 'files.getUploadURLExternal').length;
     const recorded: string[] = [];
-    await sink.deliver(delivery.answer!, { done: (step) => ['answer', 'chart:started'].includes(step), record: async (step) => void recorded.push(step) });
+    await sink.deliver(delivery.answer!, {
+      done: (step) => ['answer', 'chart:started'].includes(step),
+      record: async (step) => void recorded.push(step),
+    });
     expect(slack.calls.filter((c) => c.method === 'files.getUploadURLExternal')).toHaveLength(uploads);
     expect(recorded).toEqual(['chart']);
     // one that died before the upload began uploads it, once
@@ -134,10 +176,25 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const question = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('clarify:22-06'));
     const action = (optionId: string, user: string) => {
       const payload = JSON.stringify({
-        type: 'block_actions', user: { id: user }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
-        channel: { id: 'C1' }, container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
+        type: 'block_actions',
+        user: { id: user },
+        team: { id: 'T1' },
+        api_app_id: 'A1',
+        token: 'x',
+        trigger_id: 't',
+        response_url: 'http://127.0.0.1:1/none',
+        channel: { id: 'C1' },
+        container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
         message: { ts: question.args.ts, thread_ts: ts, text: 'q' },
-        actions: [{ type: 'button', action_id: `clarify:${optionId}`, block_id: 'clarify:night', value: JSON.stringify({ term: 'night', option: optionId }), action_ts: '1' }],
+        actions: [
+          {
+            type: 'button',
+            action_id: `clarify:${optionId}`,
+            block_id: 'clarify:night',
+            value: JSON.stringify({ term: 'night', option: optionId }),
+            action_ts: '1',
+          },
+        ],
       });
       return `payload=${encodeURIComponent(payload)}`;
     };
@@ -153,7 +210,9 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('extract(hour FROM date) &gt;= 20'));
     expect(blocksText(answer)).toContain('Assumptions: night: 20:00-06:00');
     // the question now says what was chosen and by whom, with no buttons left to press
-    const settled = slack.calls.find((c) => c.method === 'chat.update' && c.args.ts === question.args.ts && blocksText(c).includes('chosen by'))!;
+    const settled = slack.calls.find(
+      (c) => c.method === 'chat.update' && c.args.ts === question.args.ts && blocksText(c).includes('chosen by'),
+    )!;
     expect(settled.args.text).toBe('Night = 20:00-06:00, chosen by <@U7>');
     expect(blocksText(settled)).not.toContain('clarify:');
 
@@ -166,12 +225,32 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer();
     const { body, ts } = mention('How many robberies happened at night in 2018?', { user: 'U9' });
     await post(server, body, 'application/json');
-    const question = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('clarify:22-06') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
+    const question = await slack.waitFor(
+      (c) =>
+        c.method === 'chat.update' &&
+        blocksText(c).includes('clarify:22-06') &&
+        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
     const payload = JSON.stringify({
-      type: 'block_actions', user: { id: 'U9' }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
-      channel: { id: 'C1' }, container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
+      type: 'block_actions',
+      user: { id: 'U9' },
+      team: { id: 'T1' },
+      api_app_id: 'A1',
+      token: 'x',
+      trigger_id: 't',
+      response_url: 'http://127.0.0.1:1/none',
+      channel: { id: 'C1' },
+      container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
       message: { ts: question.args.ts, thread_ts: ts, text: 'q' },
-      actions: [{ type: 'button', action_id: 'clarify:18-06', block_id: 'clarify:night', value: JSON.stringify({ term: 'night', option: '18-06' }), action_ts: '1' }],
+      actions: [
+        {
+          type: 'button',
+          action_id: 'clarify:18-06',
+          block_id: 'clarify:night',
+          value: JSON.stringify({ term: 'night', option: '18-06' }),
+          action_ts: '1',
+        },
+      ],
     });
     const click = `payload=${encodeURIComponent(payload)}`;
     await Promise.all([post(server, click, 'application/x-www-form-urlencoded'), post(server, click, 'application/x-www-form-urlencoded')]);
@@ -194,12 +273,19 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     try {
       const first = mention('Which crimes tend to cluster within an hour of each other?', { user: 'U42' });
       await post(server, first.body, 'application/json');
-      await pollUntil(async () => (calls >= 1 ? true : undefined), 10_000, 'the first question at the model').catch((e) => { throw new Error(e.message + server.logger.lines.join('\n')); });
+      await pollUntil(async () => (calls >= 1 ? true : undefined), 10_000, 'the first question at the model').catch((e) => {
+        throw new Error(e.message + server.logger.lines.join('\n'));
+      });
       const second = mention('Which crimes tend to cluster within a day of each other?', { user: 'U42' });
       await post(server, second.body, 'application/json');
       const waiting = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === second.ts);
       expect(waiting.args.text).toBe(':hourglass_flowing_sand: In line: 1 question ahead of yours…');
-      const answerOf = (ts: string) => slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts), 20_000);
+      const answerOf = (ts: string) =>
+        slack.waitFor(
+          (c) =>
+            c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+          20_000,
+        );
       const [a, b] = await Promise.all([answerOf(first.ts), answerOf(second.ts)]);
       expect(a.at).toBeLessThanOrEqual(b.at);
     } finally {
@@ -211,13 +297,31 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer({ exports: true });
     const { body, ts } = mention('Which blocks had the most thefts?', { user: 'U31' });
     await post(server, body, 'application/json');
-    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('export_csv') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
-    const button = (answer.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).flatMap((b) => b.elements ?? []).find((e) => e.action_id === 'export_csv')!;
-    const click = (channel: string) => `payload=${encodeURIComponent(JSON.stringify({
-      type: 'block_actions', user: { id: 'U31' }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
-      channel: { id: channel }, container: { type: 'message', message_ts: answer.args.ts, channel_id: channel }, message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
-      actions: [{ type: 'button', action_id: 'export_csv', block_id: 'b', value: button.value, action_ts: '1' }],
-    }))}`;
+    const answer = await slack.waitFor(
+      (c) =>
+        c.method === 'chat.update' &&
+        blocksText(c).includes('export_csv') &&
+        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
+    const button = (answer.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[])
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === 'export_csv')!;
+    const click = (channel: string) =>
+      `payload=${encodeURIComponent(
+        JSON.stringify({
+          type: 'block_actions',
+          user: { id: 'U31' },
+          team: { id: 'T1' },
+          api_app_id: 'A1',
+          token: 'x',
+          trigger_id: 't',
+          response_url: 'http://127.0.0.1:1/none',
+          channel: { id: channel },
+          container: { type: 'message', message_ts: answer.args.ts, channel_id: channel },
+          message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
+          actions: [{ type: 'button', action_id: 'export_csv', block_id: 'b', value: button.value, action_ts: '1' }],
+        }),
+      )}`;
     const elsewhere = await post(server, click('C-other'), 'application/x-www-form-urlencoded');
     expect(elsewhere.status).toBe(200);
     const refused = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.channel === 'C-other');
@@ -225,24 +329,43 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const res = await post(server, click('C1'), 'application/x-www-form-urlencoded');
     expect(res.status).toBe(200);
     expect(res.ms).toBeLessThan(2_500);
-    const done = await slack.waitFor((c) => c.method === 'files.completeUploadExternal' && c.args.thread_ts === ts && Boolean(c.args.initial_comment));
+    const done = await slack.waitFor(
+      (c) => c.method === 'files.completeUploadExternal' && c.args.thread_ts === ts && Boolean(c.args.initial_comment),
+    );
     expect(String(done.args.initial_comment)).toMatch(/^<@U31> the rows of this answer as CSV/);
     const fileId = (done.args.files as { id: string }[])[0].id;
-    const csv = fileOf(slack.uploads.find((u) => u.fileId === fileId)!.bytes).trim().split(/\r?\n/);
+    const csv = fileOf(slack.uploads.find((u) => u.fileId === fileId)!.bytes)
+      .trim()
+      .split(/\r?\n/);
     const { rows } = await db.pool.query(`SELECT count(DISTINCT block)::int AS n FROM crimes WHERE primary_type = 'THEFT'`);
     expect(csv[0]).toBe('block,incidents');
     expect(csv.length - 1).toBe(rows[0].n);
   });
 
-  it("👍 from a curator on an answer makes its question verified; 👎 from anyone is noted; other reactions are not ours", async () => {
+  it('👍 from a curator on an answer makes its question verified; 👎 from anyone is noted; other reactions are not ours', async () => {
     const server = await botServer({ curators: ['U50'] });
     const { body, ts } = mention('Which blocks had the most assault cases?', { user: 'U51' });
     await post(server, body, 'application/json');
-    const answer = await slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
-    const react = (user: string, reaction: string) => JSON.stringify({
-      token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: `EvReact${user}${reaction}`, event_time: 1,
-      event: { type: 'reaction_added', user, reaction, item: { type: 'message', channel: 'C1', ts: answer.args.ts }, item_user: 'UBOT', event_ts: '1' },
-    });
+    const answer = await slack.waitFor(
+      (c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
+    const react = (user: string, reaction: string) =>
+      JSON.stringify({
+        token: 'x',
+        team_id: 'T1',
+        api_app_id: 'A1',
+        type: 'event_callback',
+        event_id: `EvReact${user}${reaction}`,
+        event_time: 1,
+        event: {
+          type: 'reaction_added',
+          user,
+          reaction,
+          item: { type: 'message', channel: 'C1', ts: answer.args.ts },
+          item_user: 'UBOT',
+          event_ts: '1',
+        },
+      });
     await post(server, react('U51', 'tada'), 'application/json');
     await post(server, react('U51', '-1'), 'application/json');
     const noted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U51');
@@ -253,12 +376,20 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(slack.calls.filter((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U51')).toHaveLength(1);
     await post(server, react('U50', '+1::skin-tone-2'), 'application/json');
     const promoted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U50');
-    expect(promoted.args.text).toMatch(/^Thanks: "Which blocks had the most assaults\?" is now a verified question .*asked in any words that mean the same/);
+    expect(promoted.args.text).toMatch(
+      /^Thanks: "Which blocks had the most assaults\?" is now a verified question .*asked in any words that mean the same/,
+    );
     const { rows } = await db.pool.query(`SELECT user_id, verdict FROM feedback ORDER BY user_id`);
-    expect(rows).toEqual([{ user_id: 'U50', verdict: 'up' }, { user_id: 'U51', verdict: 'down' }]);
+    expect(rows).toEqual([
+      { user_id: 'U50', verdict: 'up' },
+      { user_id: 'U51', verdict: 'down' },
+    ]);
     const again = mention('which blocks had the most ASSAULT cases', { user: 'U52' });
     await post(server, again.body, 'application/json');
-    const verifiedAnswer = await slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === again.ts && m.ts === c.args.ts));
+    const verifiedAnswer = await slack.waitFor(
+      (c) =>
+        c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === again.ts && m.ts === c.args.ts),
+    );
     expect(blocksText(verifiedAnswer)).toContain('Verified answer: this question');
   });
 
@@ -266,18 +397,35 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer();
     const { body, ts } = mention('How many thefts were reported in 2018?', { user: 'U61' });
     await post(server, body, 'application/json');
-    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('follow_up:') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
-    const buttons = (answer.args.blocks as { block_id?: string; elements?: { action_id: string; value: string; text: { text: string } }[] }[]).find((b) => b.block_id === 'follow_ups')!.elements!;
+    const answer = await slack.waitFor(
+      (c) =>
+        c.method === 'chat.update' &&
+        blocksText(c).includes('follow_up:') &&
+        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
+    const buttons = (
+      answer.args.blocks as { block_id?: string; elements?: { action_id: string; value: string; text: { text: string } }[] }[]
+    ).find((b) => b.block_id === 'follow_ups')!.elements!;
     expect(buttons.map((b) => b.text.text)).toEqual(['by month', 'compare with 2017', 'only arrests']);
     // another question in the thread first: the button still edits the answer it sits under
     const later = mention('How many homicides were there in 2015?', { user: 'U61', threadTs: ts });
     await post(server, later.body, 'application/json');
     await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Homicides in 2015'));
-    const click = `payload=${encodeURIComponent(JSON.stringify({
-      type: 'block_actions', user: { id: 'U62' }, team: { id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: 't', response_url: 'http://127.0.0.1:1/none',
-      channel: { id: 'C1' }, container: { type: 'message', message_ts: answer.args.ts, channel_id: 'C1' }, message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
-      actions: [{ type: 'button', action_id: buttons[0].action_id, block_id: 'follow_ups', value: buttons[0].value, action_ts: '1' }],
-    }))}`;
+    const click = `payload=${encodeURIComponent(
+      JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'U62' },
+        team: { id: 'T1' },
+        api_app_id: 'A1',
+        token: 'x',
+        trigger_id: 't',
+        response_url: 'http://127.0.0.1:1/none',
+        channel: { id: 'C1' },
+        container: { type: 'message', message_ts: answer.args.ts, channel_id: 'C1' },
+        message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
+        actions: [{ type: 'button', action_id: buttons[0].action_id, block_id: 'follow_ups', value: buttons[0].value, action_ts: '1' }],
+      }),
+    )}`;
     await Promise.all([post(server, click, 'application/x-www-form-urlencoded'), post(server, click, 'application/x-www-form-urlencoded')]);
     const byMonth = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts by month in 2018'));
     expect(slack.messages.find((m) => m.ts === byMonth.args.ts)?.thread_ts).toBe(ts);
@@ -299,12 +447,26 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     } finally {
       queue.enqueue = real;
     }
-    const told = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts && String(c.args.text).startsWith('The database is unavailable'));
+    const told = await slack.waitFor(
+      (c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts && String(c.args.text).startsWith('The database is unavailable'),
+    );
     expect(told).toBeDefined();
     // Slack's retry of the same event, now that the database takes it
-    expect((await post(server, body, 'application/json', { ...sign(body), 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' })).status).toBe(200);
-    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts in 2017') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
-    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts && String(c.args.text).startsWith('The database is unavailable'))).toHaveLength(1);
+    expect(
+      (await post(server, body, 'application/json', { ...sign(body), 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' }))
+        .status,
+    ).toBe(200);
+    await slack.waitFor(
+      (c) =>
+        c.method === 'chat.update' &&
+        blocksText(c).includes('Thefts in 2017') &&
+        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
+    expect(
+      slack.calls.filter(
+        (c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts && String(c.args.text).startsWith('The database is unavailable'),
+      ),
+    ).toHaveLength(1);
   });
 
   it('a follow-up in the thread uses the thread memory', async () => {
@@ -322,29 +484,56 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer();
     // as Slack delivers what was typed: < and > as &lt; and &gt; (the README's own example failed on them)
     const text = '600519 2023 buy: RSI(14) &lt; 30 sell: RSI(14) &gt; 70 kpi: sharpe';
-    const form = new URLSearchParams({ command: '/backtest', text, user_id: 'U3', channel_id: 'C2', team_id: 'T1', response_url: 'http://127.0.0.1:1/r', trigger_id: 't' }).toString();
+    const form = new URLSearchParams({
+      command: '/backtest',
+      text,
+      user_id: 'U3',
+      channel_id: 'C2',
+      team_id: 'T1',
+      response_url: 'http://127.0.0.1:1/r',
+      trigger_id: 't',
+    }).toString();
     const res = await post(server, form, 'application/x-www-form-urlencoded');
     expect(res.status).toBe(200);
     expect(res.ms).toBeLessThan(3_000);
     const parent = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.channel === 'C2' && !c.args.thread_ts);
     expect(parent.args.text).toBe(`<@U3> asked for a backtest: \`${text}\``);
-    const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'C2' && blocksText(c).includes('Kweichow Moutai'));
+    const answer = await slack.waitFor(
+      (c) => c.method === 'chat.update' && c.args.channel === 'C2' && blocksText(c).includes('Kweichow Moutai'),
+    );
     expect(blocksText(answer)).toContain('FROM shanghai_stock_exchange');
     await slack.waitFor((c) => c.method === 'files.completeUploadExternal' && c.args.channel_id === 'C2');
   });
 
   it('/datadesk digest subscribes the channel; bad input gets a specific ephemeral error', async () => {
     const server = await botServer();
-    const command = (text: string) => new URLSearchParams({ command: '/datadesk', text, user_id: 'U3', channel_id: 'C9', team_id: 'T1', response_url: 'http://127.0.0.1:1/r', trigger_id: 't' }).toString();
+    const command = (text: string) =>
+      new URLSearchParams({
+        command: '/datadesk',
+        text,
+        user_id: 'U3',
+        channel_id: 'C9',
+        team_id: 'T1',
+        response_url: 'http://127.0.0.1:1/r',
+        trigger_id: 't',
+      }).toString();
     const ok = await post(server, command('digest weekly monday 09:00 America/Chicago'), 'application/x-www-form-urlencoded');
-    expect(JSON.parse(ok.text)).toMatchObject({ response_type: 'in_channel', text: expect.stringMatching(/^Digest #\d+: the crime digest, every Monday at 09:00 \(America\/Chicago\)/) });
+    expect(JSON.parse(ok.text)).toMatchObject({
+      response_type: 'in_channel',
+      text: expect.stringMatching(/^Digest #\d+: the crime digest, every Monday at 09:00 \(America\/Chicago\)/),
+    });
     const bad = await post(server, command('digest weekly someday 09:00'), 'application/x-www-form-urlencoded');
-    expect(JSON.parse(bad.text)).toEqual({ response_type: 'ephemeral', text: '"someday" is not a day of the week: weekly needs one, e.g. "weekly monday 09:00".' });
+    expect(JSON.parse(bad.text)).toEqual({
+      response_type: 'ephemeral',
+      text: '"someday" is not a day of the week: weekly needs one, e.g. "weekly monday 09:00".',
+    });
     const { rows } = await db.pool.query(`SELECT count(*) AS n FROM digest_subscriptions WHERE channel = 'C9'`);
     expect(rows[0].n).toBe(1);
     // help and the list answer the asker alone
     for (const text of ['digest', 'digest help', 'digest list']) {
-      expect(JSON.parse((await post(server, command(text), 'application/x-www-form-urlencoded')).text), text).toMatchObject({ response_type: 'ephemeral' });
+      expect(JSON.parse((await post(server, command(text), 'application/x-www-form-urlencoded')).text), text).toMatchObject({
+        response_type: 'ephemeral',
+      });
     }
   });
 
@@ -371,7 +560,10 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
   it('a bad or stale signature gets 401 and nothing runs', async () => {
     const server = await botServer();
     const { body, ts } = mention('How many thefts were reported in 2019?');
-    const bad = await post(server, body, 'application/json', { 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)), 'x-slack-signature': 'v0=deadbeef' });
+    const bad = await post(server, body, 'application/json', {
+      'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)),
+      'x-slack-signature': 'v0=deadbeef',
+    });
     expect(bad.status).toBe(401);
     const stale = await post(server, body, 'application/json', sign(body, Math.floor(Date.now() / 1000) - 3_600));
     expect(stale.status).toBe(401);
@@ -387,35 +579,78 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const get = await fetch(`${server.url}/slack/events`);
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
-    const action = new URLSearchParams({ payload: JSON.stringify({
-      type: 'block_actions', user: { id: 'U1' }, team: { id: 'T1' }, api_app_id: 'A1', container: { type: 'message' }, trigger_id: 't',
-      channel: { id: 'C1' }, message: { ts: '1.2' }, actions: [{ action_id: 'something_new', block_id: 'b', type: 'button', value: 'x', action_ts: '1' }],
-    }) }).toString();
+    const action = new URLSearchParams({
+      payload: JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'U1' },
+        team: { id: 'T1' },
+        api_app_id: 'A1',
+        container: { type: 'message' },
+        trigger_id: 't',
+        channel: { id: 'C1' },
+        message: { ts: '1.2' },
+        actions: [{ action_id: 'something_new', block_id: 'b', type: 'button', value: 'x', action_ts: '1' }],
+      }),
+    }).toString();
     const acked = await post(server, action, 'application/x-www-form-urlencoded');
     expect(acked.status).toBe(200);
     expect(acked.ms).toBeLessThan(2_500);
     // and the clicker is told, not left wondering
-    const told = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U1' && c.args.channel === 'C1' && c.args.thread_ts === '1.2');
+    const told = await slack.waitFor(
+      (c) => c.method === 'chat.postEphemeral' && c.args.user === 'U1' && c.args.channel === 'C1' && c.args.thread_ts === '1.2',
+    );
     expect(told.args.text).toBe(UNKNOWN_ACTION_TEXT);
-    const form = new URLSearchParams({ command: '/weather', text: 'tomorrow', user_id: 'U3', channel_id: 'C2', team_id: 'T1', response_url: 'http://127.0.0.1:1/r', trigger_id: 't' }).toString();
+    const form = new URLSearchParams({
+      command: '/weather',
+      text: 'tomorrow',
+      user_id: 'U3',
+      channel_id: 'C2',
+      team_id: 'T1',
+      response_url: 'http://127.0.0.1:1/r',
+      trigger_id: 't',
+    }).toString();
     const unknown = await post(server, form, 'application/x-www-form-urlencoded');
     expect(unknown.status).toBe(200);
-    expect(JSON.parse(unknown.text)).toMatchObject({ response_type: 'ephemeral', text: 'I do not know /weather; try /datadesk help or /backtest help.' });
+    expect(JSON.parse(unknown.text)).toMatchObject({
+      response_type: 'ephemeral',
+      text: 'I do not know /weather; try /datadesk help or /backtest help.',
+    });
   });
 
   it('answers direct messages in their thread and publishes the App Home', async () => {
     const server = await botServer();
     const ts = '1800009999.000100';
     const dm = JSON.stringify({
-      token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'EvDm1', event_time: 1,
-      event: { type: 'message', channel_type: 'im', channel: 'D1', user: 'U5', text: 'How many thefts were reported in 2019?', ts, event_ts: ts },
+      token: 'x',
+      team_id: 'T1',
+      api_app_id: 'A1',
+      type: 'event_callback',
+      event_id: 'EvDm1',
+      event_time: 1,
+      event: {
+        type: 'message',
+        channel_type: 'im',
+        channel: 'D1',
+        user: 'U5',
+        text: 'How many thefts were reported in 2019?',
+        ts,
+        event_ts: ts,
+      },
     });
     await post(server, dm, 'application/json');
     const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'D1' && Boolean(c.args.blocks));
     expect(blocksText(answer)).toContain('Thefts in 2019, all of Chicago');
     expect(slack.calls.find((c) => c.method === 'chat.postMessage' && c.args.channel === 'D1')!.args.thread_ts).toBe(ts);
 
-    const home = JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: 'EvHome1', event_time: 1, event: { type: 'app_home_opened', user: 'U5', channel: 'D1', tab: 'home' } });
+    const home = JSON.stringify({
+      token: 'x',
+      team_id: 'T1',
+      api_app_id: 'A1',
+      type: 'event_callback',
+      event_id: 'EvHome1',
+      event_time: 1,
+      event: { type: 'app_home_opened', user: 'U5', channel: 'D1', tab: 'home' },
+    });
     await post(server, home, 'application/json');
     const view = await slack.waitFor((c) => c.method === 'views.publish');
     expect(view.args.user_id).toBe('U5');
@@ -431,11 +666,14 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(String(answer.args.text)).toMatch(/^The language model could not help with this just now: the LLM service answered HTTP 500/);
   });
 
-  it('every message the bot sent in these tests is within Slack\'s published limits', () => {
+  it("every message the bot sent in these tests is within Slack's published limits", () => {
     const sent = slack.calls.filter((c) => ['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'views.publish'].includes(c.method));
     expect(sent.length).toBeGreaterThan(30);
     for (const c of sent) {
-      const problems = c.method === 'views.publish' ? viewProblems(c.args.view as { type: string; blocks: unknown[] }) : blockKitProblems({ text: c.args.text, blocks: c.args.blocks });
+      const problems =
+        c.method === 'views.publish'
+          ? viewProblems(c.args.view as { type: string; blocks: unknown[] })
+          : blockKitProblems({ text: c.args.text, blocks: c.args.blocks });
       expect(problems, `${c.method} ${String(c.args.text).slice(0, 60)}`).toEqual([]);
     }
   });

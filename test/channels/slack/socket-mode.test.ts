@@ -35,17 +35,34 @@ function mentionPayload(text: string, eventId = `EvSock${++seq}`) {
     ts,
     eventId,
     payload: {
-      token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: eventId, event_time: 1_810_000_000,
+      token: 'x',
+      team_id: 'T1',
+      api_app_id: 'A1',
+      type: 'event_callback',
+      event_id: eventId,
+      event_time: 1_810_000_000,
       event: { type: 'app_mention', user: 'U1', text: `<@UBOT> ${text}`, ts, channel: 'C1', event_ts: ts },
       authorizations: [{ enterprise_id: null, team_id: 'T1', user_id: 'UBOT', is_bot: true, is_enterprise_install: false }],
-      is_ext_shared_channel: false, event_context: '4-fake',
+      is_ext_shared_channel: false,
+      event_context: '4-fake',
     },
   };
 }
 
 const commandPayload = (command: string, text: string) => ({
-  token: 'x', team_id: 'T1', team_domain: 'test', channel_id: 'C2', channel_name: 'general', user_id: 'U3', user_name: 'asker',
-  command, text, api_app_id: 'A1', is_enterprise_install: 'false', response_url: 'http://127.0.0.1:1/response/x', trigger_id: `trig${++seq}`,
+  token: 'x',
+  team_id: 'T1',
+  team_domain: 'test',
+  channel_id: 'C2',
+  channel_name: 'general',
+  user_id: 'U3',
+  user_name: 'asker',
+  command,
+  text,
+  api_app_id: 'A1',
+  is_enterprise_install: 'false',
+  response_url: 'http://127.0.0.1:1/response/x',
+  trigger_id: `trig${++seq}`,
 });
 
 beforeAll(async () => {
@@ -54,7 +71,12 @@ beforeAll(async () => {
   slack = await startFakeSlack();
   socket = await startFakeSocketMode();
   slack.socketModeUrl = socket.url;
-  const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_APP_TOKEN: 'xapp-test', SLACK_API_URL: slack.apiUrl, RATE_LIMIT_USER_PER_MINUTE: '100' });
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-test',
+    SLACK_APP_TOKEN: 'xapp-test',
+    SLACK_API_URL: slack.apiUrl,
+    RATE_LIMIT_USER_PER_MINUTE: '100',
+  });
   const { desk, logger } = testDesk(db);
   jobs = await testJobs(db, desk, logger, { slack: botClient(config) });
   const queue = Object.assign(Object.create(jobs.queue) as Jobs['queue'], {
@@ -80,7 +102,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe('Socket Mode (a local server speaking Slack\'s socket protocol)', () => {
+describe("Socket Mode (a local server speaking Slack's socket protocol)", () => {
   it('connects with the app-level token through apps.connections.open and is connected after hello', () => {
     expect(slack.of('apps.connections.open')).toHaveLength(1);
     expect(socket.connections).toBe(1);
@@ -98,7 +120,9 @@ describe('Socket Mode (a local server speaking Slack\'s socket protocol)', () =>
     // acknowledged only once the question was durable: a process killed right after the ack loses nothing
     const { rows } = await db.pool.query('SELECT key FROM deliveries WHERE key = $1', [`slack:event:${eventId}`]);
     expect(rows).toHaveLength(1);
-    const answer = await slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
+    const answer = await slack.waitFor(
+      (c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
     expect(blocksText(answer)).toContain('Thefts in 2019, all of Chicago');
     expect(answer.args.channel).toBe('C1');
   });
@@ -109,10 +133,16 @@ describe('Socket Mode (a local server speaking Slack\'s socket protocol)', () =>
     const again = socket.send('events_api', payload, { retryAttempt: 1, retryReason: 'timeout' });
     await socket.ackOf(first);
     await socket.ackOf(again);
-    await slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
+    await slack.waitFor(
+      (c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts)).toHaveLength(1);
-    expect(slack.calls.filter((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts))).toHaveLength(1);
+    expect(
+      slack.calls.filter(
+        (c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+      ),
+    ).toHaveLength(1);
   });
 
   it('an envelope whose question could not be queued is not acknowledged: Slack sends it again, and that one is answered', async () => {
@@ -123,7 +153,12 @@ describe('Socket Mode (a local server speaking Slack\'s socket protocol)', () =>
     expect(socket.acks.find((a) => a.envelope_id === first)).toBeUndefined();
     const again = socket.send('events_api', payload, { retryAttempt: 1, retryReason: 'timeout' });
     await socket.ackOf(again);
-    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Burglaries in 2018') && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts));
+    await slack.waitFor(
+      (c) =>
+        c.method === 'chat.update' &&
+        blocksText(c).includes('Burglaries in 2018') &&
+        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
   });
 
   it('a slash command envelope (/backtest help) is acknowledged with the ephemeral help as its payload', async () => {
@@ -135,16 +170,34 @@ describe('Socket Mode (a local server speaking Slack\'s socket protocol)', () =>
 
   it('a command it does not know is acknowledged with an ephemeral sentence', async () => {
     const id = socket.send('slash_commands', commandPayload('/weather', 'tomorrow'));
-    expect((await socket.ackOf(id)).payload).toEqual({ response_type: 'ephemeral', text: 'I do not know /weather; try /datadesk help or /backtest help.' });
+    expect((await socket.ackOf(id)).payload).toEqual({
+      response_type: 'ephemeral',
+      text: 'I do not know /weather; try /datadesk help or /backtest help.',
+    });
   });
 
   it('an interactive (block_actions) envelope is acknowledged, handled or not', async () => {
     const action = (actionId: string, value: string) => ({
-      type: 'block_actions', user: { id: 'U4', username: 'clicker', team_id: 'T1' }, api_app_id: 'A1', token: 'x', trigger_id: `trig${++seq}`,
-      team: { id: 'T1', domain: 'test' }, container: { type: 'message', message_ts: '1810000999.000100', channel_id: 'C1', is_ephemeral: false },
-      channel: { id: 'C1', name: 'general' }, message: { type: 'message', ts: '1810000999.000100', thread_ts: '1810000998.000100', text: 'answer' },
+      type: 'block_actions',
+      user: { id: 'U4', username: 'clicker', team_id: 'T1' },
+      api_app_id: 'A1',
+      token: 'x',
+      trigger_id: `trig${++seq}`,
+      team: { id: 'T1', domain: 'test' },
+      container: { type: 'message', message_ts: '1810000999.000100', channel_id: 'C1', is_ephemeral: false },
+      channel: { id: 'C1', name: 'general' },
+      message: { type: 'message', ts: '1810000999.000100', thread_ts: '1810000998.000100', text: 'answer' },
       response_url: 'http://127.0.0.1:1/response/y',
-      actions: [{ type: 'button', action_id: actionId, block_id: 'b1', text: { type: 'plain_text', text: 'Full SQL' }, value, action_ts: '1810000999.5' }],
+      actions: [
+        {
+          type: 'button',
+          action_id: actionId,
+          block_id: 'b1',
+          text: { type: 'plain_text', text: 'Full SQL' },
+          value,
+          action_ts: '1810000999.5',
+        },
+      ],
     });
     const showSql = socket.send('interactive', action('show_sql', 'SELECT count(*)\nFROM crimes\nWHERE x < 5'));
     expect((await socket.ackOf(showSql)).ms).toBeLessThan(2_000);
@@ -152,7 +205,9 @@ describe('Socket Mode (a local server speaking Slack\'s socket protocol)', () =>
     expect(blocksText(note)).toContain('WHERE x &lt; 5');
     const unknown = socket.send('interactive', action('something_new', 'x'));
     expect((await socket.ackOf(unknown)).ms).toBeLessThan(2_000);
-    const told = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U4' && c.args.text === UNKNOWN_ACTION_TEXT);
+    const told = await slack.waitFor(
+      (c) => c.method === 'chat.postEphemeral' && c.args.user === 'U4' && c.args.text === UNKNOWN_ACTION_TEXT,
+    );
     expect(told.args.thread_ts).toBe('1810000998.000100');
   });
 

@@ -27,20 +27,32 @@ let jobs: Jobs;
 
 const sign = (body: string) => slackSignature(SECRET, body);
 const postEvent = (body: string, type = 'application/json') =>
-  fetch(`${server.url}/slack/events`, { method: 'POST', headers: { 'content-type': type, ...sign(body) }, body }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  fetch(`${server.url}/slack/events`, { method: 'POST', headers: { 'content-type': type, ...sign(body) }, body }).then(async (r) => ({
+    status: r.status,
+    text: await r.text(),
+  }));
 
 let seq = 0;
 function mention(team: string, text: string, user: string) {
   const ts = `1810000${String(++seq).padStart(3, '0')}.000100`;
   const body = JSON.stringify({
-    token: 'x', team_id: team, api_app_id: 'A1', type: 'event_callback', event_id: `EvWs${seq}`, event_time: 1,
+    token: 'x',
+    team_id: team,
+    api_app_id: 'A1',
+    type: 'event_callback',
+    event_id: `EvWs${seq}`,
+    event_time: 1,
     event: { type: 'app_mention', user, text: `<@UBOT> ${text}`, ts, channel: 'CSHARED', event_ts: ts },
     authorizations: [{ team_id: team, user_id: 'UBOT', is_bot: true }],
   });
   return { body, ts };
 }
 
-const answerIn = (ts: string) => slack.waitFor((c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts), 20_000);
+const answerIn = (ts: string) =>
+  slack.waitFor(
+    (c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    20_000,
+  );
 const textOf = (c: SlackCall) => JSON.stringify(c.args.blocks);
 
 /** An admin's install: the Add to Slack page (its state and cookie), Slack's "Allow" (a code), the redirect back. */
@@ -61,15 +73,34 @@ beforeAll(async () => {
   await loadCrimes(db.pool, 3_000);
   slack = await startFakeSlack();
   const config = loadConfig({
-    SLACK_CLIENT_ID: slack.oauthApp.clientId, SLACK_CLIENT_SECRET: slack.oauthApp.clientSecret, SLACK_SIGNING_SECRET: SECRET, SLACK_TOKEN_KEYS: `k1:${KEY}`,
-    SLACK_API_URL: slack.apiUrl, SLACK_AUTHORIZE_URL: 'https://slack.test/oauth/v2/authorize', RATE_LIMIT_USER_PER_MINUTE: '100',
+    SLACK_CLIENT_ID: slack.oauthApp.clientId,
+    SLACK_CLIENT_SECRET: slack.oauthApp.clientSecret,
+    SLACK_SIGNING_SECRET: SECRET,
+    SLACK_TOKEN_KEYS: `k1:${KEY}`,
+    SLACK_API_URL: slack.apiUrl,
+    SLACK_AUTHORIZE_URL: 'https://slack.test/oauth/v2/authorize',
+    RATE_LIMIT_USER_PER_MINUTE: '100',
   });
   const verified = new VerifiedStore(db.pool);
   const { desk, logger } = testDesk(db, { verified });
-  const installer = createSlackInstaller({ oauth: config.slack!.oauth!, pool: db.pool, logger, clientOptions: clientOptionsOf(config.slack!) });
+  const installer = createSlackInstaller({
+    oauth: config.slack!.oauth!,
+    pool: db.pool,
+    logger,
+    clientOptions: clientOptionsOf(config.slack!),
+  });
   jobs = await testJobs(db, desk, logger, { slack: installedClients(installer.store, clientOptionsOf(config.slack!)) });
   // U-CUR is a curator in workspace TA only
-  const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue, installer, feedback: { verified, curators: ['TA:U-CUR'] } });
+  const app = createSlackApp({
+    config,
+    desk,
+    readPool: db.pool,
+    writePool: db.pool,
+    logger,
+    queue: jobs.queue,
+    installer,
+    feedback: { verified, curators: ['TA:U-CUR'] },
+  });
   server = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
 }, 60_000);
 afterAll(async () => {
@@ -95,15 +126,20 @@ describe('one app, two Slack workspaces', () => {
 
     // the same redirect again (a replay, a back button): the state was used, nothing is installed twice
     slack.grants.set('code-again', { teamId: 'TX', teamName: 'Intruder', botToken: 'xoxb-intruder', installer: 'UX' });
-    const replay = await fetch(`${server.url}/slack/oauth_redirect?code=code-again&state=${encodeURIComponent(a.state)}`, { headers: { cookie: a.cookie } });
+    const replay = await fetch(`${server.url}/slack/oauth_redirect?code=code-again&state=${encodeURIComponent(a.state)}`, {
+      headers: { cookie: a.cookie },
+    });
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain('Data Desk was not installed');
     const { rows } = await db.pool.query(`SELECT install_key, team_name, key_id, sealed FROM slack_installations ORDER BY install_key`);
-    expect(rows.map((r) => [r.install_key, r.team_name, r.key_id])).toEqual([['TA', 'Alpha Corp', 'k1'], ['TB', 'Beta Ltd', 'k1']]);
+    expect(rows.map((r) => [r.install_key, r.team_name, r.key_id])).toEqual([
+      ['TA', 'Alpha Corp', 'k1'],
+      ['TB', 'Beta Ltd', 'k1'],
+    ]);
     for (const r of rows) expect((r.sealed as Buffer).toString('latin1')).not.toContain('xoxb-');
   });
 
-  it('each workspace is answered with its own token; a curator\'s 👍 in one never makes a verified answer in the other', async () => {
+  it("each workspace is answered with its own token; a curator's 👍 in one never makes a verified answer in the other", async () => {
     const question = 'How many robberies were reported in 2018?'; // not one of the shipped (shared) pairs
     const inA = mention('TA', question, 'U-CUR');
     expect((await postEvent(inA.body)).status).toBe(200);
@@ -118,10 +154,23 @@ describe('one app, two Slack workspaces', () => {
     for (const c of slack.calls.filter((c) => c.args.thread_ts === inB.ts)) expect(c.token).toBe('xoxb-beta');
 
     // the same curator id reacting in TB is not a curator there; in TA they are
-    const react = (team: string, user: string, ts: string, id: string) => JSON.stringify({
-      token: 'x', team_id: team, api_app_id: 'A1', type: 'event_callback', event_id: id, event_time: 1,
-      event: { type: 'reaction_added', user, reaction: '+1', item: { type: 'message', channel: 'CSHARED', ts }, item_user: 'UBOT', event_ts: '1' },
-    });
+    const react = (team: string, user: string, ts: string, id: string) =>
+      JSON.stringify({
+        token: 'x',
+        team_id: team,
+        api_app_id: 'A1',
+        type: 'event_callback',
+        event_id: id,
+        event_time: 1,
+        event: {
+          type: 'reaction_added',
+          user,
+          reaction: '+1',
+          item: { type: 'message', channel: 'CSHARED', ts },
+          item_user: 'UBOT',
+          event_ts: '1',
+        },
+      });
     // a 👍 sent from TB on TA's answer (same channel id, shared): not found there, nothing stored
     await postEvent(react('TB', 'U-B', answerA.args.ts as string, 'EvReactCross'));
     await postEvent(react('TA', 'U-CUR', answerA.args.ts as string, 'EvReactA'));
@@ -136,7 +185,7 @@ describe('one app, two Slack workspaces', () => {
     // asked again: verified in TA, an ordinary answer in TB
     const againA = mention('TA', 'how many ROBBERIES were reported in 2018', 'U-A2');
     await postEvent(againA.body);
-    expect(textOf(await answerIn(againA.ts))).toContain('Verified answer: this question\'s query was checked by slack:U-CUR');
+    expect(textOf(await answerIn(againA.ts))).toContain("Verified answer: this question's query was checked by slack:U-CUR");
     const againB = mention('TB', 'how many ROBBERIES were reported in 2018', 'U-B2');
     await postEvent(againB.body);
     const plainB = await answerIn(againB.ts);
@@ -145,7 +194,16 @@ describe('one app, two Slack workspaces', () => {
   }, 60_000);
 
   it('digests are kept per workspace: the same channel id and schedule in two workspaces are two digests, each listing its own', async () => {
-    const command = (team: string, text: string) => new URLSearchParams({ command: '/datadesk', text, user_id: `U-${team}`, channel_id: 'CSHARED', team_id: team, response_url: 'http://127.0.0.1:1/r', trigger_id: 't' }).toString();
+    const command = (team: string, text: string) =>
+      new URLSearchParams({
+        command: '/datadesk',
+        text,
+        user_id: `U-${team}`,
+        channel_id: 'CSHARED',
+        team_id: team,
+        response_url: 'http://127.0.0.1:1/r',
+        trigger_id: 't',
+      }).toString();
     for (const team of ['TA', 'TB']) {
       const res = await postEvent(command(team, 'digest weekly monday 09:00 America/Chicago'), 'application/x-www-form-urlencoded');
       expect(JSON.parse(res.text).text).toMatch(/^Digest #\d+/);
@@ -156,17 +214,31 @@ describe('one app, two Slack workspaces', () => {
     expect(listB).toContain(`#${rows[1].id}:`);
     expect(listB).not.toContain(`#${rows[0].id}:`);
     // TB cannot turn off TA's digest
-    const off = JSON.parse((await postEvent(command('TB', `digest off ${rows[0].id}`), 'application/x-www-form-urlencoded')).text).text as string;
+    const off = JSON.parse((await postEvent(command('TB', `digest off ${rows[0].id}`), 'application/x-www-form-urlencoded')).text)
+      .text as string;
     expect(off).toContain(`There is no digest #${rows[0].id} in this channel`);
   });
 
   it('uninstalling one workspace deletes its token and stops its digests; the other keeps answering', async () => {
-    const uninstall = JSON.stringify({ token: 'x', team_id: 'TA', api_app_id: 'A1', type: 'event_callback', event_id: 'EvUninstallA', event_time: 1, event: { type: 'app_uninstalled' } });
+    const uninstall = JSON.stringify({
+      token: 'x',
+      team_id: 'TA',
+      api_app_id: 'A1',
+      type: 'event_callback',
+      event_id: 'EvUninstallA',
+      event_time: 1,
+      event: { type: 'app_uninstalled' },
+    });
     expect((await postEvent(uninstall)).status).toBe(200);
     const { rows } = await db.pool.query('SELECT install_key FROM slack_installations ORDER BY 1');
     expect(rows).toEqual([{ install_key: 'TB' }]);
-    const { rows: digests } = await db.pool.query('SELECT workspace, enabled, disabled_reason FROM digest_subscriptions ORDER BY workspace');
-    expect(digests).toEqual([{ workspace: 'TA', enabled: false, disabled_reason: 'the app was uninstalled' }, { workspace: 'TB', enabled: true, disabled_reason: null }]);
+    const { rows: digests } = await db.pool.query(
+      'SELECT workspace, enabled, disabled_reason FROM digest_subscriptions ORDER BY workspace',
+    );
+    expect(digests).toEqual([
+      { workspace: 'TA', enabled: false, disabled_reason: 'the app was uninstalled' },
+      { workspace: 'TB', enabled: true, disabled_reason: null },
+    ]);
     slack.revokedTokens.add('xoxb-alpha');
     // Slack rate-limits the answer's edit once (HTTP 429, Retry-After: 1): the client waits that long and sends it again
     slack.rateLimit.push({ method: 'chat.update', retryAfter: 1 });
@@ -176,9 +248,15 @@ describe('one app, two Slack workspaces', () => {
     expect(answer.token).toBe('xoxb-beta');
     const refused = slack.calls.find((c) => c.limited)!;
     expect(refused).toMatchObject({ method: 'chat.update', token: 'xoxb-beta' });
-    const retry = slack.calls.find((c) => c.method === 'chat.update' && c.at > refused.at && c.args.ts === refused.args.ts && c.args.text === refused.args.text)!;
+    const retry = slack.calls.find(
+      (c) => c.method === 'chat.update' && c.at > refused.at && c.args.ts === refused.args.ts && c.args.text === refused.args.text,
+    )!;
     expect(retry.at - refused.at).toBeGreaterThanOrEqual(1_000);
     expect(textOf(answer)).toContain('Burglaries in 2019');
-    await pollUntil(async () => ((await jobs.deliveries.get(`slack:event:EvWs${seq}`))?.status === 'answered' ? true : undefined), 10_000, 'the answer recorded');
+    await pollUntil(
+      async () => ((await jobs.deliveries.get(`slack:event:EvWs${seq}`))?.status === 'answered' ? true : undefined),
+      10_000,
+      'the answer recorded',
+    );
   }, 60_000);
 });

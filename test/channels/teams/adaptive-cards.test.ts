@@ -25,7 +25,11 @@ import { testDesk } from '../../helpers/desk.js';
 const AC = createRequire(import.meta.url)('adaptivecards/dist/adaptivecards.js') as typeof import('adaptivecards');
 
 /** Teams' host settings that decide what is valid (from Microsoft's Teams host config sample). */
-const TEAMS_HOST = { supportsInteractivity: true, actions: { maxActions: 6, showCard: { actionMode: 'inline' } }, adaptiveCard: { allowCustomStyle: false } };
+const TEAMS_HOST = {
+  supportsInteractivity: true,
+  actions: { maxActions: 6, showCard: { actionMode: 'inline' } },
+  adaptiveCard: { allowCustomStyle: false },
+};
 
 /** Every parse and validation event the library raises for this card JSON. */
 function cardEvents(json: Card): string[] {
@@ -48,7 +52,14 @@ beforeAll(async () => {
   await loadStocks(db.pool, 4, '2022-01-04', '2023-12-29');
   const { desk } = testDesk(db);
   const ask = (text: string, extra: { kind?: 'backtest'; threadId?: string } = {}) =>
-    desk.answer({ platform: 'teams', threadId: extra.threadId ?? `teams:cards-${answers.length}`, channel: 'c1', userId: 'u1', text, kind: extra.kind });
+    desk.answer({
+      platform: 'teams',
+      threadId: extra.threadId ?? `teams:cards-${answers.length}`,
+      channel: 'c1',
+      userId: 'u1',
+      text,
+      kind: extra.kind,
+    });
   answers.push(
     ['result: series', await ask('How many crimes were reported each year?')],
     ['result: ranking', await ask('Which 5 community areas had the most thefts in 2019?')],
@@ -57,20 +68,57 @@ beforeAll(async () => {
     ['refusal: off topic', await ask('Write me a poem about the sea')],
     ['refusal: a write', await ask('Delete all crimes from 2019')],
     ['help', await ask('help')],
-    ['backtest: KPI and trade tables, equity chart', await ask('600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe', { kind: 'backtest' })],
+    [
+      'backtest: KPI and trade tables, equity chart',
+      await ask('600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe', { kind: 'backtest' }),
+    ],
     ['backtest: rule syntax help', await ask('help', { kind: 'backtest' })],
   );
   const { desk: withDeadLlm } = testDesk(db, { llm: createLlmClient({ baseUrl: 'http://127.0.0.1:9/v1', model: 'down', maxRetries: 0 }) });
-  answers.push(['error: the LLM is down', await withDeadLlm.answer({ platform: 'teams', threadId: 'teams:cards-llm', text: 'Which crimes tend to cluster within an hour of each other?' })]);
+  answers.push([
+    'error: the LLM is down',
+    await withDeadLlm.answer({
+      platform: 'teams',
+      threadId: 'teams:cards-llm',
+      text: 'Which crimes tend to cluster within an hour of each other?',
+    }),
+  ]);
   const period = { start: new Date('2019-03-04T06:00:00Z'), end: new Date('2019-03-11T05:00:00Z') };
   answers.push(['digest: crimes of the week', await crimeDigest(db.pool, period, 'America/Chicago')]);
   const content = digestContent(db.pool, desk, { pool: db.pool, statementTimeoutMs: 10_000, logger: createMemoryLogger() });
   const sub = (kind: Subscription['kind'], topic: string): Subscription => ({
-    id: 1, platform: 'teams', workspace: null, enterprise_id: null, channel: 'c1', created_by: 'u1', cron: '0 8 * * *', timezone: 'UTC', kind, topic, enabled: true, last_state: null, created_at: new Date(),
+    id: 1,
+    platform: 'teams',
+    workspace: null,
+    enterprise_id: null,
+    channel: 'c1',
+    created_by: 'u1',
+    cron: '0 8 * * *',
+    timezone: 'UTC',
+    kind,
+    topic,
+    enabled: true,
+    last_state: null,
+    created_at: new Date(),
   });
-  answers.push(['digest: saved question', (await content.produce(sub('question', 'How many thefts were reported in 2019?'), period)).answer]);
-  answers.push(['digest: backtest watch', (await content.produce(sub('backtest', '600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe'), period)).answer]);
-  answers.push(['error: retryable', makeAnswer({ kind: 'error', route: 'sql', trace: [], message: 'The database is unavailable right now; please try again shortly.', retryable: true })]);
+  answers.push([
+    'digest: saved question',
+    (await content.produce(sub('question', 'How many thefts were reported in 2019?'), period)).answer,
+  ]);
+  answers.push([
+    'digest: backtest watch',
+    (await content.produce(sub('backtest', '600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe'), period)).answer,
+  ]);
+  answers.push([
+    'error: retryable',
+    makeAnswer({
+      kind: 'error',
+      route: 'sql',
+      trace: [],
+      message: 'The database is unavailable right now; please try again shortly.',
+      retryable: true,
+    }),
+  ]);
 }, 120_000);
 afterAll(async () => {
   await destroyWorkerPool();
@@ -78,21 +126,34 @@ afterAll(async () => {
 });
 
 /** What the Teams sink adds to every answer card. */
-const AS_SENT = { feedbackKey: 'teams:activity:1700000000001', exportUrl: 'https://bot.example.com/exports/0123456789abcdef0123456789abcdef.csv' };
+const AS_SENT = {
+  feedbackKey: 'teams:activity:1700000000001',
+  exportUrl: 'https://bot.example.com/exports/0123456789abcdef0123456789abcdef.csv',
+};
 
-describe('Adaptive Cards pass Microsoft\'s parser and validation', () => {
+describe("Adaptive Cards pass Microsoft's parser and validation", () => {
   it('the harness sees problems: an unknown element and more actions than Teams shows are reported', () => {
-    expect(cardEvents({ type: 'AdaptiveCard', version: '1.5', body: [{ type: 'Bogus' }] }).join('\n')).toMatch(/Unknown element type "Bogus"/);
+    expect(cardEvents({ type: 'AdaptiveCard', version: '1.5', body: [{ type: 'Bogus' }] }).join('\n')).toMatch(
+      /Unknown element type "Bogus"/,
+    );
     const many = Array.from({ length: 7 }, (_, i) => ({ type: 'Action.Submit', title: `o${i}` }));
     expect(cardEvents({ type: 'AdaptiveCard', version: '1.5', body: [], actions: many }).length).toBeGreaterThan(0);
   });
 
   it('the answers cover every kind and the backtest and digest cards', () => {
     const kinds = answers.map(([name, a]) => `${name} -> ${a.kind}`);
-    expect(kinds).toEqual(expect.arrayContaining([
-      'clarify -> clarify', 'refusal: off topic -> refusal', 'refusal: a write -> refusal', 'help -> result', 'error: the LLM is down -> error',
-      'backtest: KPI and trade tables, equity chart -> result', 'digest: crimes of the week -> result', 'digest: backtest watch -> result',
-    ]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'clarify -> clarify',
+        'refusal: off topic -> refusal',
+        'refusal: a write -> refusal',
+        'help -> result',
+        'error: the LLM is down -> error',
+        'backtest: KPI and trade tables, equity chart -> result',
+        'digest: crimes of the week -> result',
+        'digest: backtest watch -> result',
+      ]),
+    );
     const backtest = answers.find(([n]) => n.startsWith('backtest: KPI'))![1];
     expect(backtest.kind === 'result' && backtest.table && backtest.extraTables.length > 0 && backtest.chart).toBeTruthy();
   });
@@ -105,8 +166,14 @@ describe('Adaptive Cards pass Microsoft\'s parser and validation', () => {
     for (const [name, answer] of answers) {
       const charts: [string, ChartImage | undefined][] = [['no chart', undefined]];
       if (answer.kind === 'result' && answer.chart) {
-        charts.push(['chart as sent', await chartForCard(answer, () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', undefined, AS_SENT)]);
-        charts.push(['chart linked', { url: 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', alt: answer.chart.title }]);
+        charts.push([
+          'chart as sent',
+          await chartForCard(answer, () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', undefined, AS_SENT),
+        ]);
+        charts.push([
+          'chart linked',
+          { url: 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', alt: answer.chart.title },
+        ]);
       }
       for (const [variant, chart] of charts) {
         tried++;
@@ -131,8 +198,26 @@ describe('Adaptive Cards pass Microsoft\'s parser and validation', () => {
     const hostile = '[click](http://evil.example) <a href="x">x</a> **b** \\n\n[1]: javascript:alert(1)';
     const sql = Array.from({ length: 12 }, (_, i) => `SELECT ${i} AS "${hostile}"`).join('\n');
     const answer = makeAnswer({
-      kind: 'result', route: 'sql', trace: [], headline: hostile, narration: hostile, sql: [sql, sql], assumptions: [hostile], notes: [hostile], freshness: hostile, understood: [hostile],
-      table: { columns: [hostile, 'n'], rows: [[hostile, 1], [null, 2.5], [true, -1]], rowCount: 3, truncated: false },
+      kind: 'result',
+      route: 'sql',
+      trace: [],
+      headline: hostile,
+      narration: hostile,
+      sql: [sql, sql],
+      assumptions: [hostile],
+      notes: [hostile],
+      freshness: hostile,
+      understood: [hostile],
+      table: {
+        columns: [hostile, 'n'],
+        rows: [
+          [hostile, 1],
+          [null, 2.5],
+          [true, -1],
+        ],
+        rowCount: 3,
+        truncated: false,
+      },
       extraTables: [{ title: hostile, table: { columns: ['a'], rows: [[hostile]], rowCount: 1, truncated: false } }],
     });
     const card = answerCard(answer);

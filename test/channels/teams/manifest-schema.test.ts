@@ -25,18 +25,28 @@ function validatorFor(manifestVersion: string) {
 }
 
 const input = (env: Record<string, string> = {}) =>
-  teamsPackageInput(loadConfig({ MICROSOFT_APP_ID: '7c9a1f3e-52b4-4d0e-9a61-3f2b8c4d5e6f', PUBLIC_BASE_URL: 'https://datadesk.example.com', ...env }));
+  teamsPackageInput(
+    loadConfig({ MICROSOFT_APP_ID: '7c9a1f3e-52b4-4d0e-9a61-3f2b8c4d5e6f', PUBLIC_BASE_URL: 'https://datadesk.example.com', ...env }),
+  );
 
 describe('the Teams app manifest', () => {
   it('names the schema of its own manifestVersion', () => {
     const manifest = teamsManifest(input());
-    expect(manifest.$schema).toBe(`https://developer.microsoft.com/en-us/json-schemas/teams/v${manifest.manifestVersion}/MicrosoftTeams.schema.json`);
+    expect(manifest.$schema).toBe(
+      `https://developer.microsoft.com/en-us/json-schemas/teams/v${manifest.manifestVersion}/MicrosoftTeams.schema.json`,
+    );
   });
 
   it.each([
-    ['default links (the bot\'s own pages)', {}],
-    ['the organization\'s privacy and terms pages', { TEAMS_PRIVACY_URL: 'https://corp.example.com/legal/privacy?app=datadesk&v=2', TEAMS_TERMS_URL: 'https://corp.example.com/legal/terms' }],
-  ])('validates against Microsoft\'s schema, with %s', (_name, env) => {
+    ["default links (the bot's own pages)", {}],
+    [
+      "the organization's privacy and terms pages",
+      {
+        TEAMS_PRIVACY_URL: 'https://corp.example.com/legal/privacy?app=datadesk&v=2',
+        TEAMS_TERMS_URL: 'https://corp.example.com/legal/terms',
+      },
+    ],
+  ])("validates against Microsoft's schema, with %s", (_name, env) => {
     const zip = new AdmZip(buildTeamsPackage(input(env)));
     const manifest = JSON.parse(zip.readAsText('manifest.json'));
     const validate = validatorFor(manifest.manifestVersion);
@@ -50,7 +60,9 @@ describe('the Teams app manifest', () => {
     const validate = validatorFor(String(manifest.manifestVersion));
     const { termsOfUseUrl: _dropped, ...developer } = manifest.developer as Record<string, string>;
     expect(validate({ ...manifest, developer })).toBe(false);
-    expect(validate({ ...manifest, developer: { ...(manifest.developer as object), privacyUrl: 'datadesk.example.com/privacy' } })).toBe(false);
+    expect(validate({ ...manifest, developer: { ...(manifest.developer as object), privacyUrl: 'datadesk.example.com/privacy' } })).toBe(
+      false,
+    );
     expect(validate({ ...manifest, id: 'not-a-guid' })).toBe(false);
   });
 

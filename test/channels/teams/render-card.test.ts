@@ -15,43 +15,73 @@ function nodes(node: unknown): Node[] {
 }
 
 const result = makeAnswer({
-  kind: 'result', route: 'sql', trace: [], headline: HOSTILE, narration: `${HOSTILE} and more: ${HOSTILE}`, sql: ['SELECT 1'],
-  assumptions: [HOSTILE], notes: [HOSTILE], freshness: HOSTILE,
+  kind: 'result',
+  route: 'sql',
+  trace: [],
+  headline: HOSTILE,
+  narration: `${HOSTILE} and more: ${HOSTILE}`,
+  sql: ['SELECT 1'],
+  assumptions: [HOSTILE],
+  notes: [HOSTILE],
+  freshness: HOSTILE,
   table: { columns: ['description', HOSTILE], rows: [[HOSTILE, 1]], rowCount: 1, truncated: false },
   extraTables: [{ title: HOSTILE, table: { columns: ['a'], rows: [[HOSTILE]], rowCount: 1, truncated: false } }],
 });
 const answers = [
   result,
-  makeAnswer({ kind: 'clarify', route: 'sql', trace: [], term: 'night', question: HOSTILE, options: [{ id: 'a', label: 'A', description: HOSTILE }, { id: 'b', label: 'B' }] }),
+  makeAnswer({
+    kind: 'clarify',
+    route: 'sql',
+    trace: [],
+    term: 'night',
+    question: HOSTILE,
+    options: [
+      { id: 'a', label: 'A', description: HOSTILE },
+      { id: 'b', label: 'B' },
+    ],
+  }),
   makeAnswer({ kind: 'refusal', route: 'reject', trace: [], reason: HOSTILE, alternatives: [HOSTILE] }),
   makeAnswer({ kind: 'error', route: 'sql', trace: [], message: HOSTILE, retryable: true }),
 ];
 
 describe('Adaptive Card text is plain text', () => {
-  it.each(answers.map((a) => [a.kind, a] as const))('%s: no markdown TextBlock anywhere; the text is shown exactly as written', (_kind, answer) => {
-    const all = nodes(answerCard(answer));
-    expect(all.filter((n) => n.type === 'TextBlock')).toEqual([]);
-    const runs = all.filter((n) => n.type === 'TextRun').map((n) => n.text as string);
-    expect(runs.some((t) => t.includes(HOSTILE))).toBe(true);
-    // a TextRun has no markdown: the only things with a url in the card are the bot's own
-    expect(all.filter((n) => 'url' in n || 'selectAction' in n)).toEqual([]);
-  });
+  it.each(answers.map((a) => [a.kind, a] as const))(
+    '%s: no markdown TextBlock anywhere; the text is shown exactly as written',
+    (_kind, answer) => {
+      const all = nodes(answerCard(answer));
+      expect(all.filter((n) => n.type === 'TextBlock')).toEqual([]);
+      const runs = all.filter((n) => n.type === 'TextRun').map((n) => n.text as string);
+      expect(runs.some((t) => t.includes(HOSTILE))).toBe(true);
+      // a TextRun has no markdown: the only things with a url in the card are the bot's own
+      expect(all.filter((n) => 'url' in n || 'selectAction' in n)).toEqual([]);
+    },
+  );
 
   it('keeps the table, its cells in TextRuns, and the run and block styles', () => {
     const all = nodes(answerCard(result));
     const table = all.find((n) => n.type === 'Table') as { rows: { cells: { items: Node[] }[] }[] };
     expect(table.rows[1].cells[0].items[0]).toEqual({ type: 'RichTextBlock', inlines: [{ type: 'TextRun', text: HOSTILE }] });
-    expect(table.rows[0].cells[1].items[0]).toEqual({ type: 'RichTextBlock', inlines: [{ type: 'TextRun', text: HOSTILE, weight: 'Bolder' }] });
-    expect(all).toContainEqual({ type: 'RichTextBlock', inlines: [{ type: 'TextRun', text: '1 of 1 rows', size: 'Small', isSubtle: true }], spacing: 'None' });
+    expect(table.rows[0].cells[1].items[0]).toEqual({
+      type: 'RichTextBlock',
+      inlines: [{ type: 'TextRun', text: HOSTILE, weight: 'Bolder' }],
+    });
+    expect(all).toContainEqual({
+      type: 'RichTextBlock',
+      inlines: [{ type: 'TextRun', text: '1 of 1 rows', size: 'Small', isSubtle: true }],
+      spacing: 'None',
+    });
   });
 });
 
 describe('the message text above the card', () => {
-  it.each(answers.map((a) => [a.kind, a] as const))('%s: link, tag, definition and URL syntax broken by invisible characters only', (_kind, answer) => {
-    const summary = answerSummary(answer);
-    expect(summary).not.toMatch(/\]\(|\]:|<[a-z/!?]|:\/\//i);
-    expect(summary.replaceAll('\u200B', '')).toBe(HOSTILE);
-  });
+  it.each(answers.map((a) => [a.kind, a] as const))(
+    '%s: link, tag, definition and URL syntax broken by invisible characters only',
+    (_kind, answer) => {
+      const summary = answerSummary(answer);
+      expect(summary).not.toMatch(/\]\(|\]:|<[a-z/!?]|:\/\//i);
+      expect(summary.replaceAll('\u200B', '')).toBe(HOSTILE);
+    },
+  );
 
   it('leaves ordinary text alone', () => {
     expect(inertMarkdown('Thefts: 1,234 (up 5% from 2018) <= 2019 [approx]')).toBe('Thefts: 1,234 (up 5% from 2018) <= 2019 [approx]');

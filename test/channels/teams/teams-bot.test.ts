@@ -30,24 +30,48 @@ const runtimes: Jobs[] = [];
 /** the running bot's job runtime */
 const jobs = () => runtimes.at(-1)!;
 
-async function botServer(options: { appId?: string; withLlm?: boolean; curators?: string[]; perMinute?: number; allowedTenants?: string[] } = {}) {
+async function botServer(
+  options: { appId?: string; withLlm?: boolean; curators?: string[]; perMinute?: number; allowedTenants?: string[] } = {},
+) {
   const verified = options.curators ? new VerifiedStore(db.pool) : undefined;
-  const { desk, logger } = testDesk(db, { verified, ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}) });
+  const { desk, logger } = testDesk(db, {
+    verified,
+    ...(options.withLlm ? { llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'down', maxRetries: 0 }) } : {}),
+  });
   const charts = new ChartStore();
   let base = '';
-  const adapter = createTeamsAdapter({ appId: options.appId ?? '', appPassword: options.appId ? 'secret' : '', tenantId: '', appType: 'MultiTenant' }, logger);
+  const adapter = createTeamsAdapter(
+    { appId: options.appId ?? '', appPassword: options.appId ? 'secret' : '', tenantId: '', appType: 'MultiTenant' },
+    logger,
+  );
   // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
   for (const j of runtimes.splice(0)) await j.stop();
   const jobs = await testJobs(db, desk, logger, {
-    teams: { adapter, appId: options.appId ?? '' }, chartLink: (png) => `${base}/charts/${charts.put(png)}.png`, exports: true, exportLink: (token) => `${base}/exports/${token}.csv`,
+    teams: { adapter, appId: options.appId ?? '' },
+    chartLink: (png) => `${base}/charts/${charts.put(png)}.png`,
+    exports: true,
+    exportLink: (token) => `${base}/exports/${token}.csv`,
   });
   runtimes.push(jobs);
   const bot = new DataDeskTeamsBot({
-    desk, queue: jobs.queue, deliveries: jobs.deliveries, pool: db.pool, logger, defaultTimezone: 'America/Chicago',
-    gate: { userLimit: new RateLimiter(options.perMinute ?? 100), channelLimit: new RateLimiter(1_000), allowedChannels: [], allowedWorkspaces: options.allowedTenants ?? [] },
+    desk,
+    queue: jobs.queue,
+    deliveries: jobs.deliveries,
+    pool: db.pool,
+    logger,
+    defaultTimezone: 'America/Chicago',
+    gate: {
+      userLimit: new RateLimiter(options.perMinute ?? 100),
+      channelLimit: new RateLimiter(1_000),
+      allowedChannels: [],
+      allowedWorkspaces: options.allowedTenants ?? [],
+    },
     feedback: verified && { verified, curators: options.curators! },
   });
-  const exports = exportRoutes(jobs.deliveries, { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 }, logger, { hosts: ['127.0.0.1', 'localhost'], perMinute: 100 });
+  const exports = exportRoutes(jobs.deliveries, { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 }, logger, {
+    hosts: ['127.0.0.1', 'localhost'],
+    perMinute: 100,
+  });
   const server = await startHttpServer('127.0.0.1', 0, [teamsRoutes(adapter, bot, logger), chartRoutes(charts), exports], logger);
   base = server.url;
   servers.push(server);
@@ -59,24 +83,40 @@ function channelMessage(text: string, extra: Record<string, unknown> = {}) {
   const id = `17000000${String(++seq).padStart(5, '0')}`;
   const conversationId = `19:general${seq}@thread.tacv2;messageid=${id}`;
   return {
-    id, conversationId,
+    id,
+    conversationId,
     activity: {
-      type: 'message', id, timestamp: new Date().toISOString(), serviceUrl: connector.serviceUrl, channelId: 'msteams',
+      type: 'message',
+      id,
+      timestamp: new Date().toISOString(),
+      serviceUrl: connector.serviceUrl,
+      channelId: 'msteams',
       from: { id: '29:user-ada', name: 'Ada', aadObjectId: 'aad-ada' },
       conversation: { id: conversationId, conversationType: 'channel', isGroup: true, tenantId: 'tenant-1' },
       recipient: { id: '28:datadesk', name: 'Data Desk' },
       text: `<at>Data Desk</at> ${text}`,
       entities: [{ type: 'mention', mentioned: { id: '28:datadesk', name: 'Data Desk' }, text: '<at>Data Desk</at>' }],
-      channelData: { teamsChannelId: '19:general@thread.tacv2', teamsTeamId: '19:team@thread.tacv2', channel: { id: '19:general@thread.tacv2' }, team: { id: '19:team@thread.tacv2' }, tenant: { id: 'tenant-1' } },
+      channelData: {
+        teamsChannelId: '19:general@thread.tacv2',
+        teamsTeamId: '19:team@thread.tacv2',
+        channel: { id: '19:general@thread.tacv2' },
+        team: { id: '19:team@thread.tacv2' },
+        tenant: { id: 'tenant-1' },
+      },
       ...extra,
     },
   };
 }
 
 const post = (server: RunningServer, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(`${server.url}/api/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
-const cardOf = (c: ConnectorCall) => ((c.activity.attachments as { contentType: string; content: Record<string, unknown> }[] | undefined) ?? [])[0];
+const cardOf = (c: ConnectorCall) =>
+  ((c.activity.attachments as { contentType: string; content: Record<string, unknown> }[] | undefined) ?? [])[0];
 const cardText = (c: ConnectorCall) => JSON.stringify(cardOf(c)?.content ?? {});
 
 beforeAll(async () => {
@@ -117,27 +157,40 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     // drawn for the card (small, few colors): inline, no link to the bot's server
     expect(image.url).toMatch(/^data:image\/png;base64,/);
     expect(Buffer.from(image.url.split(',')[1], 'base64').subarray(1, 4).toString()).toBe('PNG');
-    const { rows } = await db.pool.query('SELECT conversation_type, team_id, reference FROM conversation_references WHERE conversation_id = $1', [m.conversationId]);
+    const { rows } = await db.pool.query(
+      'SELECT conversation_type, team_id, reference FROM conversation_references WHERE conversation_id = $1',
+      [m.conversationId],
+    );
     expect(rows[0]).toMatchObject({ conversation_type: 'channel', team_id: '19:team@thread.tacv2' });
     expect(rows[0].reference.serviceUrl).toBe(connector.serviceUrl);
   });
 
-  it('with TEAMS_ALLOWED_TENANTS, another tenant gets one sentence and nothing is queued; the allowed tenant\'s questions are its own', async () => {
+  it("with TEAMS_ALLOWED_TENANTS, another tenant gets one sentence and nothing is queued; the allowed tenant's questions are its own", async () => {
     const server = await botServer({ allowedTenants: ['tenant-1'] });
     const other = channelMessage('How many crimes were reported in 2019?');
-    const foreign = { ...other.activity, conversation: { ...other.activity.conversation, tenantId: 'tenant-9' }, channelData: { ...other.activity.channelData, tenant: { id: 'tenant-9' } } };
+    const foreign = {
+      ...other.activity,
+      conversation: { ...other.activity.conversation, tenantId: 'tenant-9' },
+      channelData: { ...other.activity.channelData, tenant: { id: 'tenant-9' } },
+    };
     expect((await post(server, foreign)).status).toBe(200);
     const refused = await connector.waitFor((c) => c.conversationId === other.conversationId && typeof c.activity.text === 'string');
-    expect(refused.activity.text).toBe('Data Desk is not enabled for your organization; ask the person who runs it to add your tenant or workspace.');
+    expect(refused.activity.text).toBe(
+      'Data Desk is not enabled for your organization; ask the person who runs it to add your tenant or workspace.',
+    );
     expect(await jobs().deliveries.get(`teams:activity:${other.id}`)).toBeUndefined();
     const mine = channelMessage('How many crimes were reported in 2019?');
     await post(server, mine.activity);
     await connector.waitFor((c) => c.verb === 'update' && c.conversationId === mine.conversationId && Boolean(cardOf(c)));
     // the card is sent before the delivery is marked answered
-    const row = await pollUntil(async () => {
-      const r = await jobs().deliveries.get(`teams:activity:${mine.id}`);
-      return r?.status === 'answered' ? r : undefined;
-    }, 10_000, 'the delivery answered');
+    const row = await pollUntil(
+      async () => {
+        const r = await jobs().deliveries.get(`teams:activity:${mine.id}`);
+        return r?.status === 'answered' ? r : undefined;
+      },
+      10_000,
+      'the delivery answered',
+    );
     expect(row.workspace).toBe('tenant-1');
   });
 
@@ -148,51 +201,73 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     const question = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Action.Submit'));
     const actions = (cardOf(question).content as { actions: { data: unknown }[] }).actions;
     expect(actions.map((a) => a.data)).toEqual([
-      { datadesk: 'clarify', term: 'night', option: '22-06' }, { datadesk: 'clarify', term: 'night', option: '20-06' }, { datadesk: 'clarify', term: 'night', option: '18-06' },
+      { datadesk: 'clarify', term: 'night', option: '22-06' },
+      { datadesk: 'clarify', term: 'night', option: '20-06' },
+      { datadesk: 'clarify', term: 'night', option: '18-06' },
     ]);
     const click = { ...m.activity, id: `${m.id}9`, text: undefined, entities: [], value: actions[2].data };
     await post(server, click);
-    const answer = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Assumptions: night: 18:00-06:00'));
+    const answer = await connector.waitFor(
+      (c) => c.conversationId === m.conversationId && cardText(c).includes('Assumptions: night: 18:00-06:00'),
+    );
     expect(cardText(answer)).toContain('extract(hour FROM date) >= 18');
     await post(server, { ...click, id: `${m.id}8` });
-    await connector.waitFor((c) => c.conversationId === m.conversationId && c.activity.text === 'That question was already answered or has expired. Ask it again to get fresh choices.');
+    await connector.waitFor(
+      (c) =>
+        c.conversationId === m.conversationId &&
+        c.activity.text === 'That question was already answered or has expired. Ask it again to get fresh choices.',
+    );
   });
 
-  it('a follow-up click asks the plan it carries and counts against the asker\'s limit like a typed question', async () => {
+  it("a follow-up click asks the plan it carries and counts against the asker's limit like a typed question", async () => {
     const server = await botServer({ perMinute: 2 });
     const m = channelMessage('How many thefts were reported in 2018?');
     await post(server, m.activity);
     const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('"followup"'));
-    const actions = (cardOf(card).content as { actions: { title: string; data: { datadesk?: string } }[] }).actions.filter((a) => a.data?.datadesk === 'followup');
+    const actions = (cardOf(card).content as { actions: { title: string; data: { datadesk?: string } }[] }).actions.filter(
+      (a) => a.data?.datadesk === 'followup',
+    );
     expect(actions.map((a) => a.title)).toEqual(['by month', 'compare with 2017', 'only arrests']);
     await post(server, { ...m.activity, id: `${m.id}7`, text: undefined, entities: [], value: actions[0].data });
     await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Thefts by month in 2018'));
     // the third question within the minute: told to wait, not answered
     await post(server, { ...m.activity, id: `${m.id}6`, text: undefined, entities: [], value: actions[2].data });
-    await connector.waitFor((c) => c.conversationId === m.conversationId && /^You are asking faster than I can answer well/.test(String(c.activity.text ?? '')));
+    await connector.waitFor(
+      (c) => c.conversationId === m.conversationId && /^You are asking faster than I can answer well/.test(String(c.activity.text ?? '')),
+    );
   });
 
-  it("👍 on an answer card from a curator makes the question verified; the same words then get a card marked verified", async () => {
+  it('👍 on an answer card from a curator makes the question verified; the same words then get a card marked verified', async () => {
     const server = await botServer({ curators: ['aad-ada'] });
     const m = channelMessage('Which blocks had the most deceptive practice cases?');
     await post(server, m.activity);
     const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('"datadesk":"feedback"'));
-    const up = (cardOf(card).content as { actions: { title: string; data: Record<string, string> }[] }).actions.find((a) => a.title === '👍')!;
+    const up = (cardOf(card).content as { actions: { title: string; data: Record<string, string> }[] }).actions.find(
+      (a) => a.title === '👍',
+    )!;
     await post(server, { ...m.activity, id: `${m.id}7`, text: undefined, entities: [], value: up.data });
-    const thanks = await connector.waitFor((c) => c.conversationId === m.conversationId && String(c.activity.text ?? '').startsWith('Thanks:'));
-    expect(thanks.activity.text).toMatch(/^Thanks: "Which blocks had the most deceptive practices\?" is now a verified question .*asked in any words that mean the same/);
+    const thanks = await connector.waitFor(
+      (c) => c.conversationId === m.conversationId && String(c.activity.text ?? '').startsWith('Thanks:'),
+    );
+    expect(thanks.activity.text).toMatch(
+      /^Thanks: "Which blocks had the most deceptive practices\?" is now a verified question .*asked in any words that mean the same/,
+    );
     const again = channelMessage('which blocks had the most DECEPTIVE PRACTICE cases');
     await post(server, again.activity);
-    const verifiedCard = await connector.waitFor((c) => c.conversationId === again.conversationId && cardText(c).includes('Verified answer'));
+    const verifiedCard = await connector.waitFor(
+      (c) => c.conversationId === again.conversationId && cardText(c).includes('Verified answer'),
+    );
     expect(cardText(verifiedCard)).toContain('checked by teams:aad-ada');
   });
 
-  it('a table card links to all its rows as CSV (an unguessable link on the bot\'s server)', async () => {
+  it("a table card links to all its rows as CSV (an unguessable link on the bot's server)", async () => {
     const server = await botServer();
     const m = channelMessage('Which blocks had the most criminal damage cases?');
     await post(server, m.activity);
     const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Download CSV'));
-    const link = (cardOf(card).content as { actions: { type: string; title: string; url?: string }[] }).actions.find((a) => a.title === 'Download CSV')!;
+    const link = (cardOf(card).content as { actions: { type: string; title: string; url?: string }[] }).actions.find(
+      (a) => a.title === 'Download CSV',
+    )!;
     expect(link.type).toBe('Action.OpenUrl');
     expect(link.url).toMatch(new RegExp(`^${server.url}/exports/[0-9a-f]{32}\\.csv$`));
     const csv = (await (await fetch(link.url!)).text()).trim().split(/\r?\n/);
@@ -242,7 +317,10 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
       expect([first.status, again.status]).toEqual([200, 200]);
       expect(Date.now() - started).toBeLessThan(2_500);
       expect(connector.calls.filter((c) => c.conversationId === m.conversationId && cardOf(c))).toEqual([]);
-      const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('SELECT count(*) AS crimes'), 20_000);
+      const card = await connector.waitFor(
+        (c) => c.conversationId === m.conversationId && cardText(c).includes('SELECT count(*) AS crimes'),
+        20_000,
+      );
       expect(card.verb).toBe('update');
       await new Promise((r) => setTimeout(r, 1_000));
       expect(connector.calls.filter((c) => c.conversationId === m.conversationId && cardOf(c))).toHaveLength(1);
@@ -266,11 +344,23 @@ describe('datadesk teams package', () => {
   it('zips the manifest with the app id and domain filled in, and the two icons', async () => {
     const { buildTeamsPackage } = await import('../../../src/cli/commands/teams.js');
     const AdmZip = (await import('adm-zip')).default;
-    const zip = new AdmZip(buildTeamsPackage({
-      appId: '11111111-2222-3333-4444-555555555555', domain: 'datadesk.example.com',
-      links: { websiteUrl: 'https://datadesk.example.com/teams', privacyUrl: 'https://corp.example.com/privacy?a=1&b="2"', termsOfUseUrl: 'https://datadesk.example.com/teams/terms' },
-    }));
-    expect(zip.getEntries().map((e) => e.entryName).sort()).toEqual(['color.png', 'manifest.json', 'outline.png']);
+    const zip = new AdmZip(
+      buildTeamsPackage({
+        appId: '11111111-2222-3333-4444-555555555555',
+        domain: 'datadesk.example.com',
+        links: {
+          websiteUrl: 'https://datadesk.example.com/teams',
+          privacyUrl: 'https://corp.example.com/privacy?a=1&b="2"',
+          termsOfUseUrl: 'https://datadesk.example.com/teams/terms',
+        },
+      }),
+    );
+    expect(
+      zip
+        .getEntries()
+        .map((e) => e.entryName)
+        .sort(),
+    ).toEqual(['color.png', 'manifest.json', 'outline.png']);
     const manifest = JSON.parse(zip.readAsText('manifest.json'));
     expect(manifest.id).toBe('11111111-2222-3333-4444-555555555555');
     expect(manifest.bots[0].botId).toBe('11111111-2222-3333-4444-555555555555');
@@ -278,7 +368,10 @@ describe('datadesk teams package', () => {
     expect(manifest.bots[0].commandLists[0].commands.map((c: { title: string }) => c.title)).toEqual(['backtest', 'help', 'digest']);
     expect(manifest.validDomains).toEqual(['datadesk.example.com']);
     expect(manifest.developer).toEqual({
-      name: 'Data Desk', websiteUrl: 'https://datadesk.example.com/teams', privacyUrl: 'https://corp.example.com/privacy?a=1&b="2"', termsOfUseUrl: 'https://datadesk.example.com/teams/terms',
+      name: 'Data Desk',
+      websiteUrl: 'https://datadesk.example.com/teams',
+      privacyUrl: 'https://corp.example.com/privacy?a=1&b="2"',
+      termsOfUseUrl: 'https://datadesk.example.com/teams/terms',
     });
     expect(zip.readFile('color.png')!.subarray(1, 4).toString()).toBe('PNG');
   });

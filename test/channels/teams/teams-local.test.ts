@@ -28,10 +28,18 @@ function emulatorMessage(text: string, extra: Record<string, unknown> = {}) {
   const id = `5d3c6f90-${String(++seq).padStart(4, '0')}-11ef-9b4e-0f1d2c3b4a59`;
   const conversationId = `c0ffee${seq}-1f2e-11ef-8a3b-2b1c0d9e8f7a|livechat`;
   return {
-    id, conversationId,
+    id,
+    conversationId,
     activity: {
-      type: 'message', id, text, textFormat: 'plain', locale: 'en-US', timestamp: new Date().toISOString(), localTimestamp: new Date().toISOString(),
-      channelId: 'emulator', serviceUrl,
+      type: 'message',
+      id,
+      text,
+      textFormat: 'plain',
+      locale: 'en-US',
+      timestamp: new Date().toISOString(),
+      localTimestamp: new Date().toISOString(),
+      channelId: 'emulator',
+      serviceUrl,
       from: { id: 'a3f7e1c2-7d0b-4a9e-9c1f-1b2d3e4f5a6b', name: 'User', role: 'user' },
       recipient: { id: '9b8f2c40-1f2e-11ef-8a3b-2b1c0d9e8f7a', name: 'Bot', role: 'bot' },
       conversation: { id: conversationId },
@@ -45,7 +53,8 @@ function emulatorMessage(text: string, extra: Record<string, unknown> = {}) {
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${url}/api/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-const card = (c: ConnectorCall) => ((c.activity.attachments as { contentType: string; content: Record<string, unknown> }[] | undefined) ?? [])[0];
+const card = (c: ConnectorCall) =>
+  ((c.activity.attachments as { contentType: string; content: Record<string, unknown> }[] | undefined) ?? [])[0];
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -67,7 +76,9 @@ describe('Teams in local mode (TEAMS_LOCAL=true, no app id)', () => {
   it('a receiver and a separate worker answer an unauthenticated Emulator message; the console says so loudly', async () => {
     receiver = await spawnServe(env(), children, ['--no-worker']);
     const worker = await spawnWorker(env(), children);
-    expect(receiver.log()).toContain(`TEAMS RUNS UNAUTHENTICATED, FOR LOCAL TESTING (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): ${receiver.url}/api/messages`);
+    expect(receiver.log()).toContain(
+      `TEAMS RUNS UNAUTHENTICATED, FOR LOCAL TESTING (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): ${receiver.url}/api/messages`,
+    );
     expect(receiver.log()).toMatch(/warn: Teams: PUBLIC_BASE_URL is not set .* the Emulator on this machine can load but Teams could not/);
     expect(worker.log()).toContain('Teams: local mode (TEAMS_LOCAL=true, no MICROSOFT_APP_ID)');
     // the playground stays: local Teams is not a configured chat platform
@@ -78,7 +89,11 @@ describe('Teams in local mode (TEAMS_LOCAL=true, no app id)', () => {
     expect(await privacy.text()).toContain('has not published a privacy statement of their own (they can, with TEAMS_PRIVACY_URL)');
     expect((await fetch(`${receiver.url}/teams/terms`)).status).toBe(200);
 
-    const hello = emulatorMessage('', { type: 'conversationUpdate', text: undefined, membersAdded: [{ id: 'a3f7e1c2-7d0b-4a9e-9c1f-1b2d3e4f5a6b', name: 'User' }] });
+    const hello = emulatorMessage('', {
+      type: 'conversationUpdate',
+      text: undefined,
+      membersAdded: [{ id: 'a3f7e1c2-7d0b-4a9e-9c1f-1b2d3e4f5a6b', name: 'User' }],
+    });
     expect((await post(receiver.url, hello.activity)).status).toBe(200);
     const m = emulatorMessage('How many crimes were reported each year?', { conversation: { id: hello.conversationId } });
     expect((await post(receiver.url, m.activity)).status).toBe(200);
@@ -90,7 +105,9 @@ describe('Teams in local mode (TEAMS_LOCAL=true, no app id)', () => {
     expect(card(answer).contentType).toBe('application/vnd.microsoft.card.adaptive');
     expect(JSON.stringify(card(answer).content)).toContain('SELECT year AS k1');
     expect(connector.calls.filter((c) => c.verb === 'update' && c.conversationId === hello.conversationId)).toEqual([]);
-    const { rows } = await db.pool.query("SELECT reference FROM datadesk_app.conversation_references WHERE conversation_id = $1", [hello.conversationId]);
+    const { rows } = await db.pool.query('SELECT reference FROM datadesk_app.conversation_references WHERE conversation_id = $1', [
+      hello.conversationId,
+    ]);
     expect(rows[0].reference).toMatchObject({ channelId: 'emulator', serviceUrl });
   });
 
@@ -99,18 +116,33 @@ describe('Teams in local mode (TEAMS_LOCAL=true, no app id)', () => {
     const m = emulatorMessage('How many thefts were reported in 2019?');
     const origin = await post(receiver.url, m.activity, { origin: 'https://evil.example' });
     expect(origin.status).toBe(403);
-    const form = await fetch(`${receiver.url}/api/messages`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(m.activity) });
+    const form = await fetch(`${receiver.url}/api/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify(m.activity),
+    });
     expect(form.status).toBe(415);
     const elsewhere = await post(receiver.url, { ...m.activity, serviceUrl: 'https://smba.trafficmanager.net/amer/' });
     expect(elsewhere.status).toBe(403);
-    expect(await elsewhere.json()).toEqual({ error: 'Without MICROSOFT_APP_ID the bot answers only to a serviceUrl on this machine (the Bot Framework Emulator).' });
+    expect(await elsewhere.json()).toEqual({
+      error: 'Without MICROSOFT_APP_ID the bot answers only to a serviceUrl on this machine (the Bot Framework Emulator).',
+    });
     // a DNS-rebinding page reaches 127.0.0.1 under its own name
     const rebound = await new Promise<number>((resolve, reject) => {
       const u = new URL(`${receiver.url}/api/messages`);
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { host: `attacker.example:${u.port}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          headers: { host: `attacker.example:${u.port}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(m.activity));
     });
@@ -121,7 +153,10 @@ describe('Teams in local mode (TEAMS_LOCAL=true, no app id)', () => {
 
   it('on a non-loopback HOST, serve does not start Teams and says why in one line', async () => {
     const wide = await spawnServe(env({ HOST: '0.0.0.0' }), children, ['--no-worker']);
-    const lines = wide.log().split('\n').filter((l) => l.includes('Teams is NOT started'));
+    const lines = wide
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('Teams is NOT started'));
     expect(lines).toEqual([
       'error: Teams is NOT started: TEAMS_LOCAL=true takes activities without authentication, which is allowed only on a loopback HOST, and HOST=0.0.0.0 is not one. Set HOST=127.0.0.1 to try Teams with the Bot Framework Emulator, or MICROSOFT_APP_ID and MICROSOFT_APP_PASSWORD for a registered bot.',
     ]);
@@ -138,7 +173,14 @@ describe('Teams in local mode (TEAMS_LOCAL=true, no app id)', () => {
 
 describe('config and the package', () => {
   it('TEAMS_LOCAL=true makes Teams "on" without an app id; with one it is a contradiction', () => {
-    expect(loadConfig({ TEAMS_LOCAL: 'true' }).teams).toEqual({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant', local: true, allowedTenants: [] });
+    expect(loadConfig({ TEAMS_LOCAL: 'true' }).teams).toEqual({
+      appId: '',
+      appPassword: '',
+      tenantId: '',
+      appType: 'MultiTenant',
+      local: true,
+      allowedTenants: [],
+    });
     expect(loadConfig({}).teams).toBeUndefined();
     expect(() => loadConfig({ TEAMS_LOCAL: 'true', MICROSOFT_APP_ID: 'x' })).toThrow(/TEAMS_LOCAL: true runs Teams without authentication/);
     expect(() => loadConfig({ TEAMS_LOCAL: 'yes' })).toThrow(/TEAMS_LOCAL: expected true or false/);
@@ -146,16 +188,32 @@ describe('config and the package', () => {
   });
 
   it('`teams package` needs the app id and an https PUBLIC_BASE_URL, not the password', () => {
-    const input = teamsPackageInput(loadConfig({ MICROSOFT_APP_ID: '11111111-2222-3333-4444-555555555555', PUBLIC_BASE_URL: 'https://bot.example.com/' }));
+    const input = teamsPackageInput(
+      loadConfig({ MICROSOFT_APP_ID: '11111111-2222-3333-4444-555555555555', PUBLIC_BASE_URL: 'https://bot.example.com/' }),
+    );
     expect(input).toEqual({
-      appId: '11111111-2222-3333-4444-555555555555', domain: 'bot.example.com',
-      links: { websiteUrl: 'https://bot.example.com/teams', privacyUrl: 'https://bot.example.com/teams/privacy', termsOfUseUrl: 'https://bot.example.com/teams/terms' },
+      appId: '11111111-2222-3333-4444-555555555555',
+      domain: 'bot.example.com',
+      links: {
+        websiteUrl: 'https://bot.example.com/teams',
+        privacyUrl: 'https://bot.example.com/teams/privacy',
+        termsOfUseUrl: 'https://bot.example.com/teams/terms',
+      },
     });
-    const own = teamsPackageInput(loadConfig({
-      MICROSOFT_APP_ID: 'a', PUBLIC_BASE_URL: 'https://bot.example.com', TEAMS_PRIVACY_URL: 'https://corp.example.com/privacy', TEAMS_TERMS_URL: 'https://corp.example.com/terms',
-    }));
+    const own = teamsPackageInput(
+      loadConfig({
+        MICROSOFT_APP_ID: 'a',
+        PUBLIC_BASE_URL: 'https://bot.example.com',
+        TEAMS_PRIVACY_URL: 'https://corp.example.com/privacy',
+        TEAMS_TERMS_URL: 'https://corp.example.com/terms',
+      }),
+    );
     expect(own.links).toMatchObject({ privacyUrl: 'https://corp.example.com/privacy', termsOfUseUrl: 'https://corp.example.com/terms' });
-    expect(() => teamsPackageInput(loadConfig({ TEAMS_LOCAL: 'true', PUBLIC_BASE_URL: 'https://bot.example.com' }))).toThrow(/Set MICROSOFT_APP_ID first/);
-    expect(() => teamsPackageInput(loadConfig({ MICROSOFT_APP_ID: 'a', PUBLIC_BASE_URL: 'http://bot.example.com' }))).toThrow(/needs the bot at an https URL/);
+    expect(() => teamsPackageInput(loadConfig({ TEAMS_LOCAL: 'true', PUBLIC_BASE_URL: 'https://bot.example.com' }))).toThrow(
+      /Set MICROSOFT_APP_ID first/,
+    );
+    expect(() => teamsPackageInput(loadConfig({ MICROSOFT_APP_ID: 'a', PUBLIC_BASE_URL: 'http://bot.example.com' }))).toThrow(
+      /needs the bot at an https URL/,
+    );
   });
 });

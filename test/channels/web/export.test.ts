@@ -21,8 +21,13 @@ async function playground(rowLimit: number) {
   const { desk, logger } = testDesk(db);
   jobs ??= await testJobs(db, desk, logger);
   const route = playgroundRoutes({
-    queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts: new ChartStore(), logger,
-    access: { host: '127.0.0.1', allowedHosts: [], perMinute: 100 }, exports: { pool: db.reader!.pool, rowLimit, statementTimeoutMs: 10_000 },
+    queue: jobs.queue,
+    deliveries: jobs.deliveries,
+    events: jobs.events,
+    charts: new ChartStore(),
+    logger,
+    access: { host: '127.0.0.1', allowedHosts: [], perMinute: 100 },
+    exports: { pool: db.reader!.pool, rowLimit, statementTimeoutMs: 10_000 },
   });
   const server = await startHttpServer('127.0.0.1', 0, [route], logger);
   servers.push(server);
@@ -30,9 +35,17 @@ async function playground(rowLimit: number) {
 }
 
 async function ask(url: string, text: string) {
-  const res = await fetch(`${url}/api/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread: THREAD, text }) });
+  const res = await fetch(`${url}/api/ask`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ thread: THREAD, text }),
+  });
   const body = await res.text();
-  return JSON.parse(/^event: answer\ndata: (.*)$/m.exec(body)![1]) as { answer: { table?: { rowCount: number; rows: unknown[][] } }; exportUrl: string | null; exportLimit: number | null };
+  return JSON.parse(/^event: answer\ndata: (.*)$/m.exec(body)![1]) as {
+    answer: { table?: { rowCount: number; rows: unknown[][] } };
+    exportUrl: string | null;
+    exportLimit: number | null;
+  };
 }
 
 beforeAll(async () => {
@@ -73,13 +86,23 @@ describe('Download CSV', () => {
     const writes = await import('../../../src/export/csv-export.js');
     const sink: Buffer[] = [];
     const { Writable } = await import('node:stream');
-    const out = new Writable({ write(chunk, _e, done) { sink.push(Buffer.from(chunk)); done(); } });
-    const sql = "SELECT '=HYPERLINK(\"http://evil.example\")' AS a, '+1' AS b, '@cmd' AS c, 'safe' AS d, -5 AS n, count(*) AS incidents FROM crimes; -- the end";
+    const out = new Writable({
+      write(chunk, _e, done) {
+        sink.push(Buffer.from(chunk));
+        done();
+      },
+    });
+    const sql =
+      "SELECT '=HYPERLINK(\"http://evil.example\")' AS a, '+1' AS b, '@cmd' AS c, 'safe' AS d, -5 AS n, count(*) AS incidents FROM crimes; -- the end";
     await writes.writeCsvExport({ pool: db.reader!.pool, rowLimit: 10, statementTimeoutMs: 10_000 }, { kind: 'query', sql }, out);
     const [header, row] = parseSimpleCsv(Buffer.concat(sink).toString('utf8'));
     expect(header).toEqual(['a', 'b', 'c', 'd', 'n', 'incidents']);
-    expect(row.slice(0, 5)).toEqual(["'=HYPERLINK(\"http://evil.example\")", "'+1", "'@cmd", 'safe', '-5']);
-    const buffered = await writes.csvExportBuffer({ pool: db.reader!.pool, rowLimit: 10, statementTimeoutMs: 10_000 }, { kind: 'rows', columns: ['x', 'n'], rows: [['-cmd', -2]] }, 1_000);
+    expect(row.slice(0, 5)).toEqual(['\'=HYPERLINK("http://evil.example")', "'+1", "'@cmd", 'safe', '-5']);
+    const buffered = await writes.csvExportBuffer(
+      { pool: db.reader!.pool, rowLimit: 10, statementTimeoutMs: 10_000 },
+      { kind: 'rows', columns: ['x', 'n'], rows: [['-cmd', -2]] },
+      1_000,
+    );
     expect(buffered.toString('utf8')).toBe("x,n\r\n'-cmd,-2\r\n");
   });
 
@@ -88,7 +111,9 @@ describe('Download CSV', () => {
     const page = await ask(url, 'Which blocks had the most robberies?');
     const id = page.exportUrl!.split('/').pop()!.replace('.csv', '');
     // as if someone had changed the stored answer
-    await db.pool.query(`UPDATE deliveries SET answer = jsonb_set(answer, '{sql}', '["DELETE FROM crimes"]') WHERE key = $1`, [`web:${THREAD}:${id}`]);
+    await db.pool.query(`UPDATE deliveries SET answer = jsonb_set(answer, '{sql}', '["DELETE FROM crimes"]') WHERE key = $1`, [
+      `web:${THREAD}:${id}`,
+    ]);
     const refused = await fetch(`${url}${page.exportUrl}`);
     expect(refused.status).toBe(422);
     expect((await refused.json()).error).toMatch(/^This answer's query cannot be exported: This is DELETE: only reading is allowed/);

@@ -35,7 +35,12 @@ beforeAll(async () => {
 async function serve(access: Partial<PlaygroundAccess> = {}, extra: Route[] = []) {
   const logger = createMemoryLogger();
   const route = playgroundRoutes({
-    queue: jobs.queue, deliveries: jobs.deliveries, events: jobs.events, charts: new ChartStore(), logger, access: { host: '127.0.0.1', allowedHosts: [], perMinute: 100, ...access },
+    queue: jobs.queue,
+    deliveries: jobs.deliveries,
+    events: jobs.events,
+    charts: new ChartStore(),
+    logger,
+    access: { host: '127.0.0.1', allowedHosts: [], perMinute: 100, ...access },
     feedback: { pool: db.pool, verified: new VerifiedStore(db.pool) },
   });
   const server = await startHttpServer('127.0.0.1', 0, [route, ...extra], logger);
@@ -43,7 +48,11 @@ async function serve(access: Partial<PlaygroundAccess> = {}, extra: Route[] = []
   return { server, route, logger, port: new URL(server.url).port };
 }
 
-interface Reply { status: number; headers: http.IncomingHttpHeaders; body: string }
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 /** node:http, so that Host, Origin and Content-Type are exactly what a hostile client sends. */
 function request(server: RunningServer, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
@@ -82,11 +91,25 @@ describe('playground on loopback, no token', () => {
 
   it('refuses a cross-site text/plain post (what a form or a no-cors fetch can send): 403 for the origin, 415 for the type', async () => {
     const { server } = await serve();
-    const formPost = await request(server, 'POST', '/api/ask', { 'content-type': 'text/plain', origin: 'http://evil.example' }, JSON.stringify({ thread: THREAD, text: 'help' }));
+    const formPost = await request(
+      server,
+      'POST',
+      '/api/ask',
+      { 'content-type': 'text/plain', origin: 'http://evil.example' },
+      JSON.stringify({ thread: THREAD, text: 'help' }),
+    );
     expect(formPost.status).toBe(403);
-    expect(errorOf(formPost)).toBe(`Cross-origin request refused: a page from http://evil.example may not use this playground (only pages from http://${new URL(server.url).host}).`);
+    expect(errorOf(formPost)).toBe(
+      `Cross-origin request refused: a page from http://evil.example may not use this playground (only pages from http://${new URL(server.url).host}).`,
+    );
     // without an Origin (older browsers, curl): the type alone is refused
-    const plain = await request(server, 'POST', '/api/ask', { 'content-type': 'text/plain;charset=UTF-8' }, JSON.stringify({ thread: THREAD, text: 'help' }));
+    const plain = await request(
+      server,
+      'POST',
+      '/api/ask',
+      { 'content-type': 'text/plain;charset=UTF-8' },
+      JSON.stringify({ thread: THREAD, text: 'help' }),
+    );
     expect(plain.status).toBe(415);
     expect(errorOf(plain)).toBe('Send the request as JSON, with Content-Type: application/json.');
     const form = await request(server, 'POST', '/api/choose', { 'content-type': 'application/x-www-form-urlencoded' }, 'thread=x');
@@ -99,7 +122,9 @@ describe('playground on loopback, no token', () => {
     const { server, port } = await serve({ allowedHosts: ['datadesk.internal'] });
     const rebound = await request(server, 'GET', '/', { host: `evil.example:${port}` });
     expect(rebound.status).toBe(403);
-    expect(errorOf(rebound)).toBe(`Host "evil.example:${port}" is not one this playground answers to (localhost, 127.0.0.1, [::1], datadesk.internal). Open it by one of those names, or add the name to PLAYGROUND_ALLOWED_HOSTS.`);
+    expect(errorOf(rebound)).toBe(
+      `Host "evil.example:${port}" is not one this playground answers to (localhost, 127.0.0.1, [::1], datadesk.internal). Open it by one of those names, or add the name to PLAYGROUND_ALLOWED_HOSTS.`,
+    );
     expect((await ask(server, { host: `evil.example:${port}`, origin: `http://evil.example:${port}` })).status).toBe(403);
     expect((await request(server, 'GET', '/app.js', { host: `localhost:${port}` })).status).toBe(200);
     expect((await request(server, 'GET', '/style.css', { host: `DataDesk.Internal:${port}` })).status).toBe(200);
@@ -115,7 +140,9 @@ describe('playground on loopback, no token', () => {
       expect(r.status).toBe(400);
       expect(errorOf(r)).toBe('thread must be 32 lowercase hex digits (128 random bits, e.g. from crypto.getRandomValues).');
     }
-    expect(errorOf(await ask(server, {}, '{"thread": '))).toBe('The request is not valid JSON. Send {"thread": "<32 hex digits>", "text": "..."}.');
+    expect(errorOf(await ask(server, {}, '{"thread": '))).toBe(
+      'The request is not valid JSON. Send {"thread": "<32 hex digits>", "text": "..."}.',
+    );
     expect(errorOf(await ask(server, {}, 'null'))).toBe('Send a JSON object: {"thread": "<32 hex digits>", "text": "..."}.');
     expect(errorOf(await ask(server, {}, { thread: THREAD, text: '  ' }))).toMatch(/^text must be the question/);
     const choose = await request(server, 'POST', '/api/choose', JSON_TYPE, JSON.stringify({ thread: THREAD, term: ['x'] }));
@@ -124,12 +151,15 @@ describe('playground on loopback, no token', () => {
     expect([big.status, errorOf(big)]).toEqual([413, 'The request is over 64 KB.']);
   });
 
-  it("each browser thread is a channel of its own: the limit of answers at once per channel never makes one person wait for another", async () => {
+  it('each browser thread is a channel of its own: the limit of answers at once per channel never makes one person wait for another', async () => {
     const { server } = await serve();
     const [a, b] = ['ab'.repeat(16), 'cd'.repeat(16)];
     expect((await ask(server, {}, { thread: a, text: 'help' })).status).toBe(200);
     expect((await ask(server, {}, { thread: b, text: 'help' })).status).toBe(200);
-    const { rows } = await db.pool.query<{ channel: string }>(`SELECT DISTINCT channel FROM deliveries WHERE key LIKE 'web:' || $1 || ':%' OR key LIKE 'web:' || $2 || ':%' ORDER BY channel`, [a, b]);
+    const { rows } = await db.pool.query<{ channel: string }>(
+      `SELECT DISTINCT channel FROM deliveries WHERE key LIKE 'web:' || $1 || ':%' OR key LIKE 'web:' || $2 || ':%' ORDER BY channel`,
+      [a, b],
+    );
     expect(rows.map((r) => r.channel)).toEqual([`playground:${a}`, `playground:${b}`]);
   });
 
@@ -144,7 +174,13 @@ describe('playground on loopback, no token', () => {
     expect(errorOf(limited)).toMatch(/^Too many questions: at most 2 a minute\. Try again in \d+ s\.$/);
     // the page itself is not limited, and clicks (a choice, a verdict) are no questions: they do not count against them
     expect((await request(server, 'GET', '/')).status).toBe(200);
-    const click = await request(server, 'POST', '/api/choose', JSON_TYPE, JSON.stringify({ thread: THREAD, term: 'night', option: '22-06' }));
+    const click = await request(
+      server,
+      'POST',
+      '/api/choose',
+      JSON_TYPE,
+      JSON.stringify({ thread: THREAD, term: 'night', option: '22-06' }),
+    );
     expect(click.status).not.toBe(429);
   });
 });
@@ -158,7 +194,9 @@ describe('playground with PLAYGROUND_TOKEN (HOST=0.0.0.0)', () => {
     const bare = await request(server, 'GET', '/');
     expect(bare.status).toBe(401);
     expect(bare.headers['www-authenticate']).toMatch(/^Bearer /);
-    expect(errorOf(bare)).toBe('This playground needs its token (PLAYGROUND_TOKEN): open /?token=... once in the browser, or send Authorization: Bearer ...');
+    expect(errorOf(bare)).toBe(
+      'This playground needs its token (PLAYGROUND_TOKEN): open /?token=... once in the browser, or send Authorization: Bearer ...',
+    );
     expect((await request(server, 'GET', '/app.js')).status).toBe(401);
     expect((await ask(server)).status).toBe(401);
     expect((await request(server, 'GET', `/?token=${TOKEN.slice(0, -1)}0`)).status).toBe(401);
@@ -180,7 +218,13 @@ describe('playground with PLAYGROUND_TOKEN (HOST=0.0.0.0)', () => {
       const answered = await ask(server, headers, { thread, text: 'How many narcotics cases were reported in 2011?' });
       const answerId = /"answerId":"([0-9a-f-]{36})"/.exec(answered.body)?.[1];
       expect(answerId, answered.body).toBeDefined();
-      const verdict = await request(server, 'POST', '/api/feedback', { ...JSON_TYPE, ...headers }, JSON.stringify({ thread, answer: answerId, verdict: 'up' }));
+      const verdict = await request(
+        server,
+        'POST',
+        '/api/feedback',
+        { ...JSON_TYPE, ...headers },
+        JSON.stringify({ thread, answer: answerId, verdict: 'up' }),
+      );
       expect(verdict.status).toBe(200);
       return JSON.parse(verdict.body) as { promoted?: string; message: string };
     };
@@ -237,9 +281,20 @@ describe('configuration', () => {
     expect(playgroundAccess(loadConfig({}))).toEqual({ host: '127.0.0.1', token: undefined, allowedHosts: [], perMinute: 10 });
     expect(playgroundAccess(loadConfig({ HOST: '192.168.1.20' })).allowedHosts).toEqual(['192.168.1.20']);
     expect(playgroundAccess(loadConfig({ HOST: '::1' })).allowedHosts).toEqual([]);
-    const access = playgroundAccess(loadConfig({
-      HOST: '0.0.0.0', PLAYGROUND_TOKEN: TOKEN, PLAYGROUND_ALLOWED_HOSTS: 'Desk.Example.com, 10.0.0.5', PUBLIC_BASE_URL: 'https://bot.example.com/', RATE_LIMIT_USER_PER_MINUTE: '4',
-    }));
-    expect(access).toEqual({ host: '0.0.0.0', token: TOKEN, allowedHosts: ['desk.example.com', '10.0.0.5', 'bot.example.com'], perMinute: 4 });
+    const access = playgroundAccess(
+      loadConfig({
+        HOST: '0.0.0.0',
+        PLAYGROUND_TOKEN: TOKEN,
+        PLAYGROUND_ALLOWED_HOSTS: 'Desk.Example.com, 10.0.0.5',
+        PUBLIC_BASE_URL: 'https://bot.example.com/',
+        RATE_LIMIT_USER_PER_MINUTE: '4',
+      }),
+    );
+    expect(access).toEqual({
+      host: '0.0.0.0',
+      token: TOKEN,
+      allowedHosts: ['desk.example.com', '10.0.0.5', 'bot.example.com'],
+      perMinute: 4,
+    });
   });
 });

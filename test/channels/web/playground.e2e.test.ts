@@ -34,11 +34,23 @@ beforeAll(async () => {
   const access = { host: '127.0.0.1', allowedHosts: [], perMinute: 100 };
   server = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ ...answering, charts, logger, access }), chartRoutes(charts)], logger);
   const withToken = { ...access, host: '0.0.0.0', token: TOKEN };
-  tokenServer = await startHttpServer('127.0.0.1', 0, [playgroundRoutes({ ...answering, charts, logger, access: withToken }), chartRoutes(charts)], logger);
+  tokenServer = await startHttpServer(
+    '127.0.0.1',
+    0,
+    [playgroundRoutes({ ...answering, charts, logger, access: withToken }), chartRoutes(charts)],
+    logger,
+  );
   if (existsSync(CHROMIUM)) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
     });
   }
 });
@@ -57,15 +69,23 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.fill('#question', 'How many crimes were reported each year?');
     await page.press('#question', 'Enter');
     await page.waitForSelector('img.chart');
-    await expect.poll(() => page.$eval('img.chart', (img) => (img as HTMLImageElement).naturalWidth), { timeout: 15_000 }).toBeGreaterThan(100);
+    await expect
+      .poll(() => page.$eval('img.chart', (img) => (img as HTMLImageElement).naturalWidth), { timeout: 15_000 })
+      .toBeGreaterThan(100);
     const headline = await page.textContent('.msg.bot .headline');
     expect(headline).toBe('Crimes by year, all of Chicago');
-    expect(await page.$$eval('.msg.bot .understood .chip', (cs) => cs.map((c) => c.textContent))).toEqual(['crimes', 'all of Chicago', 'by year']);
+    expect(await page.$$eval('.msg.bot .understood .chip', (cs) => cs.map((c) => c.textContent))).toEqual([
+      'crimes',
+      'all of Chicago',
+      'by year',
+    ]);
     expect(await page.textContent('.msg.bot .rows-note')).toBe('showing 10 of 25 rows');
     // follow-ups to click, from what the plan did not do yet
     expect(await page.$$eval('.msg.bot .follow-ups button', (bs) => bs.map((b) => b.textContent))).toEqual(['only arrests']);
     // the SQL laid out (sql-formatter), numbers right-aligned
-    expect(await page.textContent('.msg.bot details pre')).toMatch(/^WITH\n  counts AS \(\n    SELECT\n      year AS k1,[\s\S]*ORDER BY\n  axis1\.k1$/);
+    expect(await page.textContent('.msg.bot details pre')).toMatch(
+      /^WITH\n  counts AS \(\n    SELECT\n      year AS k1,[\s\S]*ORDER BY\n  axis1\.k1$/,
+    );
     expect(await page.$eval('.msg.bot td.num', (td) => getComputedStyle(td).textAlign)).toBe('right');
     // the thread is listed and kept in the browser, under an id of 128 random bits
     expect(await page.textContent('#threads li.active')).toBe('How many crimes were reported each year?'.slice(0, 40));
@@ -78,7 +98,9 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
   it('gives threads saved with an old, guessable id a new one, and shows why the server refused a request', async () => {
     const page = await browser.newPage();
     await page.goto(server.url);
-    await page.evaluate(() => localStorage.setItem('datadesk.threads', JSON.stringify([{ id: 'tlz3k9abc123', title: 'Old thread', messages: [] }])));
+    await page.evaluate(() =>
+      localStorage.setItem('datadesk.threads', JSON.stringify([{ id: 'tlz3k9abc123', title: 'Old thread', messages: [] }])),
+    );
     await page.reload();
     const ids = await page.evaluate(() => JSON.parse(localStorage.getItem('datadesk.threads') ?? '[]').map((t: { id: string }) => t.id));
     expect(ids).toHaveLength(1);
@@ -114,12 +136,22 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.fill('#question', 'How many robberies happened at night in 2019?');
     await page.press('#question', 'Enter');
     await page.waitForSelector('.options button');
-    expect(await page.$$eval('.options button', (bs) => bs.map((b) => b.textContent))).toEqual(['22:00-06:00', '20:00-06:00', '18:00-06:00']);
+    expect(await page.$$eval('.options button', (bs) => bs.map((b) => b.textContent))).toEqual([
+      '22:00-06:00',
+      '20:00-06:00',
+      '18:00-06:00',
+    ]);
     await page.click('.options button >> nth=1');
     await page.waitForSelector('.assumptions');
     expect(await page.textContent('.assumptions')).toBe('Assumptions: night: 20:00-06:00');
-    const expected = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)`)).rows[0].n;
-    expect(await page.textContent('.msg.bot:last-child .headline')).toBe(`Robberies in 2019 at night (20:00-06:00), all of Chicago: ${expected.toLocaleString('en-US')}`);
+    const expected = (
+      await db.pool.query(
+        `SELECT count(*) AS n FROM crimes WHERE primary_type = 'ROBBERY' AND year = 2019 AND (extract(hour FROM date) >= 20 OR extract(hour FROM date) < 6)`,
+      )
+    ).rows[0].n;
+    expect(await page.textContent('.msg.bot:last-child .headline')).toBe(
+      `Robberies in 2019 at night (20:00-06:00), all of Chicago: ${expected.toLocaleString('en-US')}`,
+    );
     // the answered clarification shows the choice and has no buttons left, also after a reload
     await page.reload();
     expect(await page.textContent('.chosen')).toBe('✓ 20:00-06:00');
@@ -161,11 +193,20 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.fill('#question', 'How many thefts were reported in 2019?');
     await page.press('#question', 'Enter');
     await page.waitForSelector('.msg.bot .follow-ups button');
-    expect(await page.$$eval('.msg.bot .follow-ups button', (bs) => bs.map((b) => b.textContent))).toEqual(['by month', 'compare with 2018', 'only arrests']);
+    expect(await page.$$eval('.msg.bot .follow-ups button', (bs) => bs.map((b) => b.textContent))).toEqual([
+      'by month',
+      'compare with 2018',
+      'only arrests',
+    ]);
     await page.click('.msg.bot .follow-ups button >> text=compare with 2018');
     await page.waitForSelector('.msg.bot:last-child .headline');
     expect(await page.textContent('.msg.user:nth-last-child(2)')).toContain('compare with 2018');
-    expect(await page.$$eval('.msg.bot:last-child .chip', (cs) => cs.map((c) => c.textContent))).toEqual(['thefts', 'in 2019', 'all of Chicago', 'compared with 2018']);
+    expect(await page.$$eval('.msg.bot:last-child .chip', (cs) => cs.map((c) => c.textContent))).toEqual([
+      'thefts',
+      'in 2019',
+      'all of Chicago',
+      'compared with 2018',
+    ]);
     await page.close();
   });
 
@@ -176,13 +217,18 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.press('#question', 'Enter');
     await page.waitForSelector('.msg.bot .feedback button');
     await page.click('.msg.bot .feedback button >> nth=0');
-    await expect.poll(() => page.textContent('.msg.bot .feedback-note')).toMatch(/^Thanks: "Which blocks had the most batteries\?" is now a verified question .*asked in any words that mean the same/);
+    await expect
+      .poll(() => page.textContent('.msg.bot .feedback-note'))
+      .toMatch(/^Thanks: "Which blocks had the most batteries\?" is now a verified question .*asked in any words that mean the same/);
     await page.reload();
     expect(await page.getAttribute('.msg.bot .feedback button >> nth=0', 'class')).toBe('chosen-verdict');
     await page.fill('#question', 'which blocks had the most BATTERY cases');
     await page.press('#question', 'Enter');
     await page.waitForSelector('.msg.bot:last-child .verified');
-    expect(await page.textContent('.msg.bot:last-child .verified')).toBe("✓ Verified answer: this question's query was checked by web:playground:" + (await page.evaluate(() => JSON.parse(localStorage.getItem('datadesk.threads') ?? '[]')[0].id.slice(0, 8))));
+    expect(await page.textContent('.msg.bot:last-child .verified')).toBe(
+      "✓ Verified answer: this question's query was checked by web:playground:" +
+        (await page.evaluate(() => JSON.parse(localStorage.getItem('datadesk.threads') ?? '[]')[0].id.slice(0, 8))),
+    );
     await page.close();
   });
 });

@@ -16,8 +16,14 @@ const GOOD = [
   '10000095,HY190052,03/18/2015 12:00:00 AM,044XX S LAKE PARK AVE,0486,BATTERY,DOMESTIC BATTERY SIMPLE,"CTA ""L"" TRAIN",false,true,0222,002,4,39,08B,1185075,1875622,2015,02/10/2018 03:50:01 PM,41.813861248,-87.596642837,"(41.813861248, -87.596642837)"',
 ];
 const BAD = [
-  ['10000096,HY190054,13/45/2015 11:00:00 PM,051XX S WABASH AVE,0460,BATTERY,SIMPLE,APARTMENT,false,false,0225,002,3,40,08B,,,2015,02/10/2018 03:50:01 PM,,,', 'Date: "13/45/2015 11:00:00 PM" is not a real date and time'],
-  ['10000097,HY190055,03/18/2015 10:00:00 PM,051XX S WABASH AVE,0460,BATTERY,SIMPLE,APARTMENT,yes,false,0225,002,3,40,08B,,,2015,02/10/2018 03:50:01 PM,,,', 'Arrest: "yes" is not true or false'],
+  [
+    '10000096,HY190054,13/45/2015 11:00:00 PM,051XX S WABASH AVE,0460,BATTERY,SIMPLE,APARTMENT,false,false,0225,002,3,40,08B,,,2015,02/10/2018 03:50:01 PM,,,',
+    'Date: "13/45/2015 11:00:00 PM" is not a real date and time',
+  ],
+  [
+    '10000097,HY190055,03/18/2015 10:00:00 PM,051XX S WABASH AVE,0460,BATTERY,SIMPLE,APARTMENT,yes,false,0225,002,3,40,08B,,,2015,02/10/2018 03:50:01 PM,,,',
+    'Arrest: "yes" is not true or false',
+  ],
   ['10000098,HY190056,03/18/2015 10:00:00 PM,051XX S WABASH AVE', 'expected 22 fields, found 4'],
 ];
 
@@ -33,8 +39,12 @@ afterAll(async () => {
 
 const load = (name: string, lines: string[], batchSize?: number) =>
   ingestCsv({
-    pool: db.pool, file: tmp.file(name, [HEADER, ...lines].join('\r\n') + '\r\n'), spec: CRIMES_SPEC,
-    source: portalCsvSource, rejectsPath: tmp.file(`${name}.rejects.csv`), batchSize,
+    pool: db.pool,
+    file: tmp.file(name, [HEADER, ...lines].join('\r\n') + '\r\n'),
+    spec: CRIMES_SPEC,
+    source: portalCsvSource,
+    rejectsPath: tmp.file(`${name}.rejects.csv`),
+    batchSize,
   });
 
 describe('ingest crimes from the portal CSV', () => {
@@ -55,10 +65,62 @@ describe('ingest crimes from the portal CSV', () => {
               iucr, fbi_code, x_coordinate, latitude, location FROM crimes ORDER BY id`,
     );
     expect(rows).toEqual([
-      { id: 10000092, date: '2015-03-18 19:44:00', location_description: 'STREET', arrest: false, domestic: false, beat: 1111, district: 11, iucr: '041A', fbi_code: '04B', x_coordinate: 1144606, latitude: 41.891398861, location: '(41.891398861, -87.744384567)' },
-      { id: 10000094, date: '2015-03-18 23:00:00', location_description: 'SCHOOL, PUBLIC, BUILDING', arrest: true, domestic: false, beat: 725, district: 7, iucr: '4625', fbi_code: '26', x_coordinate: 1166468, latitude: 41.773371528, location: '(41.773371528, -87.665319468)' },
-      { id: 10000095, date: '2015-03-18 00:00:00', location_description: 'CTA "L" TRAIN', arrest: false, domestic: true, beat: 222, district: 2, iucr: '0486', fbi_code: '08B', x_coordinate: 1185075, latitude: 41.813861248, location: '(41.813861248, -87.596642837)' },
-      { id: 11706917, date: '2019-05-31 23:55:00', location_description: 'STREET', arrest: true, domestic: false, beat: 1524, district: 15, iucr: '143A', fbi_code: '15', x_coordinate: null, latitude: null, location: null },
+      {
+        id: 10000092,
+        date: '2015-03-18 19:44:00',
+        location_description: 'STREET',
+        arrest: false,
+        domestic: false,
+        beat: 1111,
+        district: 11,
+        iucr: '041A',
+        fbi_code: '04B',
+        x_coordinate: 1144606,
+        latitude: 41.891398861,
+        location: '(41.891398861, -87.744384567)',
+      },
+      {
+        id: 10000094,
+        date: '2015-03-18 23:00:00',
+        location_description: 'SCHOOL, PUBLIC, BUILDING',
+        arrest: true,
+        domestic: false,
+        beat: 725,
+        district: 7,
+        iucr: '4625',
+        fbi_code: '26',
+        x_coordinate: 1166468,
+        latitude: 41.773371528,
+        location: '(41.773371528, -87.665319468)',
+      },
+      {
+        id: 10000095,
+        date: '2015-03-18 00:00:00',
+        location_description: 'CTA "L" TRAIN',
+        arrest: false,
+        domestic: true,
+        beat: 222,
+        district: 2,
+        iucr: '0486',
+        fbi_code: '08B',
+        x_coordinate: 1185075,
+        latitude: 41.813861248,
+        location: '(41.813861248, -87.596642837)',
+      },
+      {
+        id: 11706917,
+        date: '2019-05-31 23:55:00',
+        location_description: 'STREET',
+        arrest: true,
+        domestic: false,
+        beat: 1524,
+        district: 15,
+        iucr: '143A',
+        fbi_code: '15',
+        x_coordinate: null,
+        latitude: null,
+        location: null,
+      },
     ]);
   });
 
@@ -95,7 +157,13 @@ describe('ingest crimes from the portal CSV', () => {
 
   it('says so when the file does not exist', async () => {
     await expect(
-      ingestCsv({ pool: db.pool, file: tmp.file('missing.csv'), spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath: tmp.file('m.rejects') }),
+      ingestCsv({
+        pool: db.pool,
+        file: tmp.file('missing.csv'),
+        spec: CRIMES_SPEC,
+        source: portalCsvSource,
+        rejectsPath: tmp.file('m.rejects'),
+      }),
     ).rejects.toThrow(/Cannot read .*missing\.csv: no such file/);
   });
 });

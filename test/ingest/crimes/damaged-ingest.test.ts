@@ -42,12 +42,17 @@ describe('ingest of a damaged portal CSV', () => {
     const [beforeBad, afterBad] = row(5).split('OHIO');
     const content = Buffer.concat([
       Buffer.from([HEADER, row(1), stray, row(3), nul, ''].join('\n')),
-      Buffer.from(beforeBad), Buffer.from([0xc3, 0x28]), Buffer.from(`OHIO${afterBad}\n`),
+      Buffer.from(beforeBad),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from(`OHIO${afterBad}\n`),
       Buffer.from([row(6).replace('BATTERY', 'X'.repeat(3000)), row(7).split(',').slice(0, 11).join(','), row(8), ''].join('\n')),
     ]);
     const { summary, rejects, ids } = await load('damaged.csv', content);
     expect(rejects.map(([line, reason]) => [line, reason])).toEqual([
-      ['3', `malformed CSV: unterminated quote starting at line 3, column ${stray.indexOf('"') + 1} (closing it on line 4 does not give a valid record)`],
+      [
+        '3',
+        `malformed CSV: unterminated quote starting at line 3, column ${stray.indexOf('"') + 1} (closing it on line 4 does not give a valid record)`,
+      ],
       ['5', `NUL byte at column ${nul.indexOf('\0') + 1} (PostgreSQL text cannot hold one)`],
       ['6', `invalid UTF-8 at byte ${beforeBad.length + 1} of the line (0xc3)`],
       ['7', 'Primary Type: 3,000 characters, more than the 500 a value may have'],
@@ -81,7 +86,10 @@ describe('ingest of a damaged portal CSV', () => {
     // rows without any quoted field, so that nothing closes the stray quote: the old reader took minutes here
     const clean = tmp.file('unquoted.csv');
     await generateCrimes({ rows: 20_000, seed: 12, out: clean });
-    const lines = readFileSync(clean, 'utf8').trimEnd().split('\n').map((l) => l.replace(/,"\([^"]*\)"$/, ','));
+    const lines = readFileSync(clean, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.replace(/,"\([^"]*\)"$/, ','));
     const unquoted = lines.filter((l) => !l.includes('"'));
     unquoted[2] = unquoted[2].replace(/,$/, ',"(41.8');
     const { summary, rejects } = await load('stray.csv', unquoted.join('\n') + '\n');
@@ -96,16 +104,45 @@ describe('ingest of a damaged portal CSV', () => {
   it('rejects a row that PostgreSQL refuses (an index entry too large) and loads the rest of its batch', async () => {
     // A source without the length check: the crimes_type_year_idx entry for this value exceeds the B-tree limit.
     let seed = 1;
-    const noise = Array.from({ length: 4_000 }, () => String.fromCharCode(33 + ((seed = (seed * 48_271) % 2_147_483_647) % 90))).join('').replace(/[",\\]/g, 'a');
+    const noise = Array.from({ length: 4_000 }, () => String.fromCharCode(33 + ((seed = (seed * 48_271) % 2_147_483_647) % 90)))
+      .join('')
+      .replace(/[",\\]/g, 'a');
     const unchecked: CsvSource = {
       header: PORTAL_CSV_HEADER,
-      parseRow: (f) => ({ values: toCopyLine([f[0], f[1], '2015-03-18 19:44:00', f[3], f[4], f[5], null, null, null, null, null, null, null, null, null, null, null, 2015, null, null, null, null]) }),
+      parseRow: (f) => ({
+        values: toCopyLine([
+          f[0],
+          f[1],
+          '2015-03-18 19:44:00',
+          f[3],
+          f[4],
+          f[5],
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          2015,
+          null,
+          null,
+          null,
+          null,
+        ]),
+      }),
     };
     const lines = [HEADER, row(1), row(2).replace('BATTERY', () => noise), row(3), row(4)];
     const { summary, rejects, ids } = await load('refused.csv', lines.join('\n') + '\n', unchecked);
     expect(rejects).toHaveLength(1);
     expect(rejects[0][0]).toBe('3');
-    expect(rejects[0][1]).toMatch(/^refused by PostgreSQL: index row size \d+ exceeds btree version \d maximum \d+ for index "crimes_type_year_idx"$/);
+    expect(rejects[0][1]).toMatch(
+      /^refused by PostgreSQL: index row size \d+ exceeds btree version \d maximum \d+ for index "crimes_type_year_idx"$/,
+    );
     expect(rejects[0][2]).toBe(lines[2]); // the source text, read back from the file
     expect(ids).toEqual([1, 3, 4]);
     expect(summary).toMatchObject({ inserted: 3, rejected: 1 });

@@ -3,7 +3,10 @@ import { parsePortalRow } from '../../../src/ingest/crimes/portal-csv.js';
 import { parseSodaRecord } from '../../../src/ingest/crimes/soda-row.js';
 
 // The real row from CHICAGO_DATA.md, split as the CSV reader splits it.
-const REAL = '11706917,JC287103,05/31/2019 11:55:00 PM,052XX W HURON ST,143A,WEAPONS VIOLATION,UNLAWFUL POSS OF HANDGUN,STREET,true,false,1524,015,37,25,15,,,2019,06/07/2019 04:05:48 PM,,,'.split(',');
+const REAL =
+  '11706917,JC287103,05/31/2019 11:55:00 PM,052XX W HURON ST,143A,WEAPONS VIOLATION,UNLAWFUL POSS OF HANDGUN,STREET,true,false,1524,015,37,25,15,,,2019,06/07/2019 04:05:48 PM,,,'.split(
+    ',',
+  );
 
 const values = (fields: string[]) => {
   const r = parsePortalRow(fields);
@@ -14,9 +17,28 @@ const values = (fields: string[]) => {
 describe('parsePortalRow', () => {
   it('converts the real portal row exactly', () => {
     expect(values(REAL)).toEqual([
-      '11706917', 'JC287103', '2019-05-31 23:55:00', '052XX W HURON ST', '143A', 'WEAPONS VIOLATION',
-      'UNLAWFUL POSS OF HANDGUN', 'STREET', 'true', 'false', '1524', '15', '37', '25', '15', '\\N', '\\N', '2019',
-      '2019-06-07 16:05:48', '\\N', '\\N', '\\N',
+      '11706917',
+      'JC287103',
+      '2019-05-31 23:55:00',
+      '052XX W HURON ST',
+      '143A',
+      'WEAPONS VIOLATION',
+      'UNLAWFUL POSS OF HANDGUN',
+      'STREET',
+      'true',
+      'false',
+      '1524',
+      '15',
+      '37',
+      '25',
+      '15',
+      '\\N',
+      '\\N',
+      '2019',
+      '2019-06-07 16:05:48',
+      '\\N',
+      '\\N',
+      '\\N',
     ]);
   });
 
@@ -60,17 +82,33 @@ describe('parsePortalRow', () => {
 describe('parseSodaRecord', () => {
   it('gives the same values as the CSV export for the same incident', () => {
     const soda = {
-      id: '11706917', case_number: 'JC287103', date: '2019-05-31T23:55:00.000', block: '052XX W HURON ST', iucr: '143A',
-      primary_type: 'WEAPONS VIOLATION', description: 'UNLAWFUL POSS OF HANDGUN', location_description: 'STREET',
-      arrest: true, domestic: false, beat: '1524', district: '015', ward: '37', community_area: '25', fbi_code: '15',
-      year: '2019', updated_on: '2019-06-07T16:05:48.000',
+      id: '11706917',
+      case_number: 'JC287103',
+      date: '2019-05-31T23:55:00.000',
+      block: '052XX W HURON ST',
+      iucr: '143A',
+      primary_type: 'WEAPONS VIOLATION',
+      description: 'UNLAWFUL POSS OF HANDGUN',
+      location_description: 'STREET',
+      arrest: true,
+      domestic: false,
+      beat: '1524',
+      district: '015',
+      ward: '37',
+      community_area: '25',
+      fbi_code: '15',
+      year: '2019',
+      updated_on: '2019-06-07T16:05:48.000',
     };
     expect(parseSodaRecord(soda)).toEqual(parsePortalRow(REAL));
   });
 
   it('turns a GeoJSON location into the export\'s "(lat, lon)" text', () => {
     const r = parseSodaRecord({
-      id: '1', date: '2020-01-01T00:00:00.000', latitude: '41.8', longitude: '-87.6',
+      id: '1',
+      date: '2020-01-01T00:00:00.000',
+      latitude: '41.8',
+      longitude: '-87.6',
       location: { type: 'Point', coordinates: [-87.6, 41.8] },
     });
     expect('values' in r && r.values.split('\t').slice(19)).toEqual(['41.8', '-87.6', '(41.8, -87.6)']);

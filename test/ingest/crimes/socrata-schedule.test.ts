@@ -31,12 +31,24 @@ describe('the portal sync schedule inside serve', () => {
     try {
       const next = job.nextRun()!;
       // Mondays 04:00 in Chicago
-      expect(new Intl.DateTimeFormat('en-US', { timeZone: 'America/Chicago', weekday: 'long', hour: '2-digit', minute: '2-digit', hour12: false }).format(next)).toBe('Monday 04:00');
+      expect(
+        new Intl.DateTimeFormat('en-US', {
+          timeZone: 'America/Chicago',
+          weekday: 'long',
+          hour: '2-digit',
+          minute: '2-digit',
+          hour12: false,
+        }).format(next),
+      ).toBe('Monday 04:00');
       await job.trigger();
-      expect(logger.lines.find((l) => l.startsWith('Portal sync: 2 new'))).toMatch(/^Portal sync: 2 new, 0 updated, 0 unchanged, 0 rejected in 1 pages/);
+      expect(logger.lines.find((l) => l.startsWith('Portal sync: 2 new'))).toMatch(
+        /^Portal sync: 2 new, 0 updated, 0 unchanged, 0 rejected in 1 pages/,
+      );
       soda.failNext.push({ status: 403 });
       await job.trigger();
-      expect(logger.lines.at(-1)).toMatch(/^error: Portal sync failed: SODA API refused the request \(HTTP 403\).* It resumes from the last committed page at the next run\.$/);
+      expect(logger.lines.at(-1)).toMatch(
+        /^error: Portal sync failed: SODA API refused the request \(HTTP 403\).* It resumes from the last committed page at the next run\.$/,
+      );
     } finally {
       job.stop();
     }

@@ -11,9 +11,7 @@ const tmp = tempDir();
 const waits: number[] = [];
 
 // 25 records over 5 distinct updated_on instants (ties exercise the id part of the cursor).
-const RECORDS = Array.from({ length: 25 }, (_, i) =>
-  sodaRecord(1000 + i, `2024-01-0${1 + Math.floor(i / 5)}T10:00:00.000`),
-);
+const RECORDS = Array.from({ length: 25 }, (_, i) => sodaRecord(1000 + i, `2024-01-0${1 + Math.floor(i / 5)}T10:00:00.000`));
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -30,8 +28,13 @@ beforeEach(() => {
 });
 
 const options = (overrides: Partial<SocrataSyncOptions> = {}): SocrataSyncOptions => ({
-  pool: db.pool, url: soda.url, pageSize: 10, rejectsPath: tmp.file('soda.rejects.csv'), logger: createMemoryLogger(),
-  sleep: async (ms) => void waits.push(ms), ...overrides,
+  pool: db.pool,
+  url: soda.url,
+  pageSize: 10,
+  rejectsPath: tmp.file('soda.rejects.csv'),
+  logger: createMemoryLogger(),
+  sleep: async (ms) => void waits.push(ms),
+  ...overrides,
 });
 
 const count = async () => (await db.pool.query('SELECT count(*) AS n FROM crimes')).rows[0].n;

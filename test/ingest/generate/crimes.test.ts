@@ -40,7 +40,8 @@ describe('generate crimes', () => {
 
   it('covers 2001-2025 with the real yearly trend (2001 about twice 2021)', async () => {
     const r = await one<{ min: number; max: number; y2001: number; y2021: number }>(
-      `SELECT min(year), max(year), count(*) FILTER (WHERE year = 2001) AS y2001, count(*) FILTER (WHERE year = 2021) AS y2021 FROM crimes`);
+      `SELECT min(year), max(year), count(*) FILTER (WHERE year = 2001) AS y2001, count(*) FILTER (WHERE year = 2021) AS y2021 FROM crimes`,
+    );
     expect([r.min, r.max]).toEqual([2001, 2025]);
     expect(r.y2001 / r.y2021).toBeGreaterThan(2.0);
     expect(r.y2001 / r.y2021).toBeLessThan(2.6);
@@ -58,9 +59,13 @@ describe('generate crimes', () => {
   });
 
   it('keeps IUCR and FBI codes consistent with the type', async () => {
-    const r = await one<{ n: number }>(`SELECT count(*) AS n FROM (SELECT iucr FROM crimes GROUP BY iucr HAVING count(DISTINCT primary_type) > 1 AND iucr NOT IN ('0281', '0261', '0266')) x`);
+    const r = await one<{ n: number }>(
+      `SELECT count(*) AS n FROM (SELECT iucr FROM crimes GROUP BY iucr HAVING count(DISTINCT primary_type) > 1 AND iucr NOT IN ('0281', '0261', '0266')) x`,
+    );
     expect(r.n).toBe(0); // an IUCR code names one type (the sexual assault codes span the 2019 rename)
-    const homicide = await one<{ codes: string[] }>(`SELECT array_agg(DISTINCT fbi_code ORDER BY fbi_code) AS codes FROM crimes WHERE primary_type = 'HOMICIDE'`);
+    const homicide = await one<{ codes: string[] }>(
+      `SELECT array_agg(DISTINCT fbi_code ORDER BY fbi_code) AS codes FROM crimes WHERE primary_type = 'HOMICIDE'`,
+    );
     expect(homicide.codes.every((c) => c.startsWith('01'))).toBe(true);
   });
 
@@ -79,7 +84,9 @@ describe('generate crimes', () => {
     expect(r).toMatchObject({ districts: 22, wards: 50, areas: 77, bad_beats: 0 });
     expect(r.beats).toBeGreaterThanOrEqual(270);
     expect(r.beats).toBeLessThanOrEqual(285);
-    const inside = await one<{ outside: number }>(`SELECT count(*) FILTER (WHERE latitude NOT BETWEEN 41.60 AND 42.05 OR longitude NOT BETWEEN -87.95 AND -87.50) AS outside FROM crimes`);
+    const inside = await one<{ outside: number }>(
+      `SELECT count(*) FILTER (WHERE latitude NOT BETWEEN 41.60 AND 42.05 OR longitude NOT BETWEEN -87.95 AND -87.50) AS outside FROM crimes`,
+    );
     expect(inside.outside / ROWS).toBeLessThan(0.002);
   });
 

@@ -42,7 +42,7 @@ describe('generate stocks', () => {
     expect(bj.every((r) => /^(43|83|87)/.test(r[0]))).toBe(true);
   });
 
-  it('writes only valid bars, on trading days, within each board\'s daily limit', () => {
+  it("writes only valid bars, on trading days, within each board's daily limit", () => {
     const days = new Set(tradingDays('2020-01-02', '2025-09-30'));
     const problems: string[] = [];
     for (const r of rows) {
@@ -73,7 +73,9 @@ describe('generate stocks', () => {
     const corr = (a: number[], b: number[]) => {
       const ma = a.reduce((s, x) => s + x, 0) / a.length;
       const mb = b.reduce((s, x) => s + x, 0) / b.length;
-      let num = 0, da = 0, db = 0;
+      let num = 0,
+        da = 0,
+        db = 0;
       a.forEach((x, i) => ((num += (x - ma) * (b[i] - mb)), (da += (x - ma) ** 2), (db += (b[i] - mb) ** 2)));
       return num / Math.sqrt(da * db);
     };

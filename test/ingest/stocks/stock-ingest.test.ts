@@ -21,15 +21,24 @@ const BARS = [
   '600519,"Kweichow Moutai Co., Ltd.",Kweichow Moutai,2024-01-03,1681.11,1694.00,1695.22,1676.33,2015300,3398044000.00,8.99,0.5335',
 ];
 const load = (name: string, lines: string[]) =>
-  ingestCsv({ pool: db.pool, file: tmp.file(name, [HEADER, ...lines].join('\n')), spec: stockSpec('shanghai'),
-    source: stockCsvSource, rejectsPath: tmp.file(`${name}.rejects.csv`) });
+  ingestCsv({
+    pool: db.pool,
+    file: tmp.file(name, [HEADER, ...lines].join('\n')),
+    spec: stockSpec('shanghai'),
+    source: stockCsvSource,
+    rejectsPath: tmp.file(`${name}.rejects.csv`),
+  });
 
 describe('ingest stocks', () => {
   it('loads bars, rejects inconsistent ones with a reason, and re-running changes nothing', async () => {
     const bad = '600519,"Kweichow Moutai Co., Ltd.",Kweichow Moutai,2024-01-04,1700,1710,1705,1690,1,1,1,1';
     const first = await load('a.csv', [...BARS, bad, '60051,x,y,2024-01-05,1,1,1,1,1,1,0,0']);
     expect(first).toMatchObject({ inserted: 2, rejected: 2 });
-    expect(parseSimpleCsv(readFileSync(first.rejectsPath!, 'utf8')).slice(1).map((r) => [r[0], r[1]])).toEqual([
+    expect(
+      parseSimpleCsv(readFileSync(first.rejectsPath!, 'utf8'))
+        .slice(1)
+        .map((r) => [r[0], r[1]]),
+    ).toEqual([
       ['4', 'prices inconsistent: high 1705 and low 1690 must bound open 1700 and close 1710'],
       ['5', 'stock_code: "60051" is not a 6-digit code'],
     ]);

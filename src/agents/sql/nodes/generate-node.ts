@@ -34,7 +34,8 @@ async function settleTerms(state: SqlState, mayAsk: boolean): Promise<boolean> {
 }
 
 /** Who vouched for a pair, as the answer says it. */
-const voucher = (pair: { source: string; added_by: string | null }) => (pair.source === 'fixture' ? 'the examples Data Desk ships with' : pair.added_by ?? 'a curator');
+const voucher = (pair: { source: string; added_by: string | null }) =>
+  pair.source === 'fixture' ? 'the examples Data Desk ships with' : (pair.added_by ?? 'a curator');
 
 /** A compiled plan is our own SQL; a curator's 👍 on the same plan (any wording, any thread) makes it verified. */
 async function usePlan(state: SqlState, sql: string, note: string): Promise<'validate'> {
@@ -76,10 +77,12 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
     state.answer = state.unread
       ? unreadRefusal(state, state.unread, 'No LLM is configured, and the rest needs one.')
       : makeAnswer({
-        kind: 'refusal', route: 'sql', trace: state.trace,
-        reason: 'No LLM is configured, and this question needs one.',
-        alternatives: ['Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form questions'],
-      });
+          kind: 'refusal',
+          route: 'sql',
+          trace: state.trace,
+          reason: 'No LLM is configured, and this question needs one.',
+          alternatives: ['Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form questions'],
+        });
     return 'end';
   }
   const ctx = await state.loadPlanContext();
@@ -87,8 +90,15 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
   let generated;
   try {
     generated = await generateWithLlm(deps.llm, {
-      question: state.question, schema: schema!, choices: state.choices, edits, previous: state.previous,
-      readContext: ctx, dataFrom: ctx.earliestDate, dataTo: ctx.latestDate, curated: await deps.verified?.similar(state.question, state.workspace),
+      question: state.question,
+      schema: schema!,
+      choices: state.choices,
+      edits,
+      previous: state.previous,
+      readContext: ctx,
+      dataFrom: ctx.earliestDate,
+      dataTo: ctx.latestDate,
+      curated: await deps.verified?.similar(state.question, state.workspace),
     });
   } catch (error) {
     if (!(error instanceof LlmError)) throw error;
@@ -101,7 +111,16 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
     // the model filled the plan: its values are checked like a person's words, our compiler writes the SQL, our narrator tells it
     const checked = checkPlan(generated.answer.plan, schema);
     if (!checked.ok) {
-      state.answer = unreadRefusal(state, { kind: 'unread', understood: state.unread?.understood ?? [], unplaced: [], suggestion: 'Name the crime type as the data does, e.g. "thefts" or "motor vehicle thefts"' }, `The model read it into a query I cannot run: ${checked.problem}.`);
+      state.answer = unreadRefusal(
+        state,
+        {
+          kind: 'unread',
+          understood: state.unread?.understood ?? [],
+          unplaced: [],
+          suggestion: 'Name the crime type as the data does, e.g. "thefts" or "motor vehicle thefts"',
+        },
+        `The model read it into a query I cannot run: ${checked.problem}.`,
+      );
       return 'end';
     }
     const outcome = await adoptPlan(state, checked.plan, planTerms(checked.plan), ctx);

@@ -14,7 +14,9 @@ export function queryPool(state: SqlState): pg.Pool | undefined {
   if (state.deps.reader) return state.deps.reader;
   if (isOwnSql(state)) return state.deps.pool;
   state.answer = makeAnswer({
-    kind: 'refusal', route: 'sql', trace: state.trace,
+    kind: 'refusal',
+    route: 'sql',
+    trace: state.trace,
     reason: `I cannot run a query written by the language model here: ${state.deps.readerProblem ?? 'no read-only login is configured: give READ_DATABASE_URL a login with SELECT on the data tables only, or let the app create one (CREATEROLE)'}`,
     alternatives: ['Ask one of the verified question types, e.g. "How many thefts were reported in 2019?"'],
   });

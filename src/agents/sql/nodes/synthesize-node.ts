@@ -36,7 +36,9 @@ async function factsOverAll(state: SqlState, result: QueryResult) {
   try {
     return await wholeResultFacts(queryPool(state)!, state.sql!, result, state.deps.statementTimeoutMs);
   } catch (error) {
-    state.deps.logger.warn(`sql agent: the facts over all rows could not be computed (${describeError(error)}); the prompt says they cover the rows kept`);
+    state.deps.logger.warn(
+      `sql agent: the facts over all rows could not be computed (${describeError(error)}); the prompt says they cover the rows kept`,
+    );
     return undefined;
   }
 }
@@ -49,7 +51,9 @@ async function narration(state: SqlState, result: QueryResult): Promise<{ text: 
     const { text, usage } = await llm.chatText({
       system: 'You report query results faithfully and briefly.',
       user: renderPrompt('sql-narrate', {
-        question: state.question, columns: result.columns.join(', '), rows: narrationFacts(result, await factsOverAll(state, result)),
+        question: state.question,
+        columns: result.columns.join(', '),
+        rows: narrationFacts(result, await factsOverAll(state, result)),
       }),
     });
     state.tokens += usage.promptTokens + usage.completionTokens;
@@ -57,7 +61,11 @@ async function narration(state: SqlState, result: QueryResult): Promise<{ text: 
     const problem = narrationProblem(text);
     if (problem) return { text: plain, note: `the LLM narration was not shown (${problem}); deterministic narration used` };
     const bad = uncheckedNumbers(text, result, state.question);
-    if (bad.length) return { text: plain, note: `the LLM narration used numbers not in the result (${bad.join(', ')}); replaced by the deterministic one` };
+    if (bad.length)
+      return {
+        text: plain,
+        note: `the LLM narration used numbers not in the result (${bad.join(', ')}); replaced by the deterministic one`,
+      };
     return { text: text.trim() };
   } catch (error) {
     return { text: plain, note: `the LLM narration failed (${describeError(error)}); deterministic narration used` };
@@ -69,11 +77,18 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
   const result = state.result!;
   // a plan's answer is told from the plan: exact, no model; its claims over the groups come from the database, over all of them
   // (when every group is in the rows kept and no cut hides any, the narrator computes the same facts from them)
-  const grouped = state.plan?.groupBy.length && !state.plan.compareWith && state.plan.measure.kind !== 'average_per' && state.plan.measure.kind !== 'percentile_per';
-  const facts = grouped && (result.truncated || state.plan!.top)
-    ? await groupFacts(queryPool(state)!, state.plan!, state.choices, cutValue(state.plan!, result), state.deps.statementTimeoutMs)
+  const grouped =
+    state.plan?.groupBy.length &&
+    !state.plan.compareWith &&
+    state.plan.measure.kind !== 'average_per' &&
+    state.plan.measure.kind !== 'percentile_per';
+  const facts =
+    grouped && (result.truncated || state.plan!.top)
+      ? await groupFacts(queryPool(state)!, state.plan!, state.choices, cutValue(state.plan!, result), state.deps.statementTimeoutMs)
+      : undefined;
+  const told = state.plan
+    ? narratePlan(state.plan, result, narrationContext(await state.loadPlanContext(), state.choices), facts)
     : undefined;
-  const told = state.plan ? narratePlan(state.plan, result, narrationContext(await state.loadPlanContext(), state.choices), facts) : undefined;
   const { text, note } = told ? { text: told.narration, note: undefined } : await narration(state, result);
   if (note) state.stepNote = note;
   const ctx = await state.loadPlanContext();
@@ -82,12 +97,19 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     s.pending = undefined;
     // a free-SQL answer to a fragment the model did not restate: kept in the words typed after the question it edited
     const question = resolved ?? `${s.history.at(-1)?.question ?? ''} (then: ${state.question})`.trim();
-    s.history.push({ question, ...(question !== state.question ? { asked: state.question } : {}), sql: state.sql, ...(state.plan ? { plan: state.plan } : {}) });
+    s.history.push({
+      question,
+      ...(question !== state.question ? { asked: state.question } : {}),
+      sql: state.sql,
+      ...(state.plan ? { plan: state.plan } : {}),
+    });
   });
   // a short result (an axis of 24 hours, 12 months, 22 districts) is kept whole, so no channel cuts it
   const display = result.rowCount <= WHOLE_TABLE_ROWS ? Math.max(state.deps.displayRows, result.rowCount) : state.deps.displayRows;
   state.answer = makeAnswer({
-    kind: 'result', route: 'sql', trace: state.trace,
+    kind: 'result',
+    route: 'sql',
+    trace: state.trace,
     // a model's narration opens with what it counted; the deterministic one of free SQL ("Incidents: 12.") does not, so
     // the question it answered, in full words, heads it
     headline: told?.headline ?? (text === narrate(result) ? clip(resolved ?? state.question) : text.split(/(?<=\.)\s/)[0]),
@@ -97,7 +119,13 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
       columns: result.columns.map(humanize),
       // years, months and hours are labels: as text, so no renderer formats them as quantities
       // a text cell that carries a link or an instruction (the data is anyone's to write) is withheld, in every channel
-      rows: result.rows.slice(0, display).map((row) => row.map((c, i) => (typeof c === 'number' && TIME_COLUMN.test(result.columns[i]) ? String(c) : typeof c === 'string' ? shownValue(c) : c))),
+      rows: result.rows
+        .slice(0, display)
+        .map((row) =>
+          row.map((c, i) =>
+            typeof c === 'number' && TIME_COLUMN.test(result.columns[i]) ? String(c) : typeof c === 'string' ? shownValue(c) : c,
+          ),
+        ),
       rowCount: result.rowCount,
       truncated: result.rowCount > display,
     },
@@ -107,7 +135,9 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     ...(state.understood ? { understood: state.understood } : {}),
     ...(state.verifiedBy ? { verified: `Verified answer: this question's query was checked by ${state.verifiedBy}` } : {}),
     ...(state.plan ? { followUps: suggestFollowUps(state.plan, ctx, state.choices) } : {}),
-    ...(resolved ? { resolved: { question: resolved, ...(state.plan ? { plan: state.plan, planKey: planKey(state.plan, state.choices) } : {}) } } : {}),
+    ...(resolved
+      ? { resolved: { question: resolved, ...(state.plan ? { plan: state.plan, planKey: planKey(state.plan, state.choices) } : {}) } }
+      : {}),
   });
   return 'end';
 }

@@ -25,7 +25,10 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   const llmWrites = Boolean(state.deps.llm) && !state.llmUnavailable;
   if (llmWrites && state.attempt < MAX_ATTEMPTS) return 'generate';
   state.answer = makeAnswer({
-    kind: 'error', route: 'sql', trace: state.trace, retryable: false,
+    kind: 'error',
+    route: 'sql',
+    trace: state.trace,
+    retryable: false,
     message: `I could not write a valid query for this after ${state.attempt} attempt${state.attempt === 1 ? '' : 's'}. The last problem: ${verdict.error} Try rephrasing, or ask for something narrower.`,
   });
   return 'end';

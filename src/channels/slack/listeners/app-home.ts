@@ -19,10 +19,12 @@ export function appHome(pool: pg.Pool) {
           { type: 'divider' },
           {
             type: 'context',
-            elements: [{
-              type: 'mrkdwn',
-              text: `Data: ${f.crimes.rows.toLocaleString('en-US')} crimes through ${f.crimes.latest ?? 'none yet'}; ${f.stocks.rows.toLocaleString('en-US')} daily bars through ${f.stocks.latest ?? 'none yet'}.`,
-            }],
+            elements: [
+              {
+                type: 'mrkdwn',
+                text: `Data: ${f.crimes.rows.toLocaleString('en-US')} crimes through ${f.crimes.latest ?? 'none yet'}; ${f.stocks.rows.toLocaleString('en-US')} daily bars through ${f.stocks.latest ?? 'none yet'}.`,
+              },
+            ],
           },
         ],
       },

@@ -18,7 +18,13 @@ export function appMention(deps: SlackReceiverDeps, gate: Gate) {
     }
     const text = stripMention(event.text) || 'help';
     await queueOrTell(
-      () => enqueueInThread(deps, { client, ...origin, channel: event.channel, threadTs, userId: user }, key, inbound(origin, event.channel, threadTs, user, text)),
+      () =>
+        enqueueInThread(
+          deps,
+          { client, ...origin, channel: event.channel, threadTs, userId: user },
+          key,
+          inbound(origin, event.channel, threadTs, user, text),
+        ),
       (text) => client.chat.postMessage({ channel: event.channel, thread_ts: threadTs, text }),
       context.retryNum,
     );

@@ -16,13 +16,25 @@ export function appUninstalled(deps: { pool: pg.Pool; store?: PgInstallationStor
     const enterpriseId = context.enterpriseId;
     const isEnterpriseInstall = Boolean(context.isEnterpriseInstall);
     if (deps.store && (teamId || enterpriseId)) {
-      await deps.store.deleteInstallation(isEnterpriseInstall ? { teamId: undefined, enterpriseId: enterpriseId!, isEnterpriseInstall: true } : { teamId: teamId!, enterpriseId, isEnterpriseInstall: false });
+      await deps.store.deleteInstallation(
+        isEnterpriseInstall
+          ? { teamId: undefined, enterpriseId: enterpriseId!, isEnterpriseInstall: true }
+          : { teamId: teamId!, enterpriseId, isEnterpriseInstall: false },
+      );
     }
-    const stopped = await disableWorkspaceDigests(deps.pool, 'slack', { workspace: isEnterpriseInstall ? undefined : teamId, enterprise: enterpriseId }, why);
-    deps.logger.info(`Slack: ${why} in ${isEnterpriseInstall ? `enterprise ${enterpriseId}` : `workspace ${teamId}`}: token deleted, ${stopped} digest${stopped === 1 ? '' : 's'} stopped`);
+    const stopped = await disableWorkspaceDigests(
+      deps.pool,
+      'slack',
+      { workspace: isEnterpriseInstall ? undefined : teamId, enterprise: enterpriseId },
+      why,
+    );
+    deps.logger.info(
+      `Slack: ${why} in ${isEnterpriseInstall ? `enterprise ${enterpriseId}` : `workspace ${teamId}`}: token deleted, ${stopped} digest${stopped === 1 ? '' : 's'} stopped`,
+    );
   };
   return {
-    uninstalled: async ({ context }: SlackEventMiddlewareArgs<'app_uninstalled'> & AllMiddlewareArgs) => forget(context, 'the app was uninstalled'),
+    uninstalled: async ({ context }: SlackEventMiddlewareArgs<'app_uninstalled'> & AllMiddlewareArgs) =>
+      forget(context, 'the app was uninstalled'),
     tokensRevoked: async ({ event, context }: SlackEventMiddlewareArgs<'tokens_revoked'> & AllMiddlewareArgs) => {
       // a revoked user token (we ask for none) leaves the bot's token working
       if (!event.tokens.bot?.length) return;

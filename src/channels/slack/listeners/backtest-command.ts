@@ -27,16 +27,27 @@ export function backtestCommand(deps: SlackReceiverDeps, gate: Gate) {
     let threadTs: string;
     try {
       // what the person typed goes back out escaped: "RSI(14) < 30" is text, not a Slack link
-      const parent = await client.chat.postMessage({ channel: command.channel_id, text: `<@${command.user_id}> asked for a backtest: \`${escapeMrkdwn(text.replace(/`/g, "'"))}\`` });
+      const parent = await client.chat.postMessage({
+        channel: command.channel_id,
+        text: `<@${command.user_id}> asked for a backtest: \`${escapeMrkdwn(text.replace(/`/g, "'"))}\``,
+      });
       threadTs = parent.ts!;
     } catch (error) {
       deps.logger.error(`slack /backtest: ${(error as Error).message}`);
-      await respond({ response_type: 'ephemeral', text: 'I could not post in this channel. Is the bot a member of it? (/invite @Data Desk)' });
+      await respond({
+        response_type: 'ephemeral',
+        text: 'I could not post in this channel. Is the bot a member of it? (/invite @Data Desk)',
+      });
       return;
     }
     try {
       const key = `slack:command:${command.trigger_id ?? `${command.channel_id}:${threadTs}`}`;
-      await enqueueInThread(deps, { client, ...origin, channel: command.channel_id, threadTs, userId: command.user_id }, key, inbound(origin, command.channel_id, threadTs, command.user_id, text, 'backtest'));
+      await enqueueInThread(
+        deps,
+        { client, ...origin, channel: command.channel_id, threadTs, userId: command.user_id },
+        key,
+        inbound(origin, command.channel_id, threadTs, command.user_id, text, 'backtest'),
+      );
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       await client.chat.postMessage({ channel: command.channel_id, thread_ts: threadTs, text: DATABASE_UNAVAILABLE_MESSAGE });

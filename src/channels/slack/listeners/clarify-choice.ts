@@ -15,7 +15,13 @@ const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** The desk is asked only which choice the thread waits for (its thread memory). */
 export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, 'pendingChoice'> }) {
-  return async ({ ack, body, action, client, context }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+    context,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const click = clickOf(body, client);
     if (!click) return;
@@ -41,13 +47,27 @@ export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, '
     const chosen = option(choice.term, choice.option);
     const label = glossary().find((t) => t.id === choice.term)?.label ?? choice.term;
     const settled = `${capitalize(label)} = ${escapeMrkdwn(chosen?.label ?? choice.option)}, chosen by <@${body.user.id}>`;
-    await client.chat.update({ channel, ts: click.messageTs, text: settled, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:white_check_mark: ${settled}` } }] })
+    await client.chat
+      .update({
+        channel,
+        ts: click.messageTs,
+        text: settled,
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `:white_check_mark: ${settled}` } }],
+      })
       .catch((error: Error) => deps.logger.warn(`slack: could not mark the clarification answered: ${error.message}`));
     const choiceMessage = inbound(origin, channel, threadTs, body.user.id, `(choice ${choice.term}=${choice.option})`);
     await queueOrTell(async () => {
-      const queued = await enqueueInThread(deps, { client, ...origin, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${choice.term}`, choiceMessage, {
-        type: 'choose', term: choice.term!, option: choice.option!,
-      });
+      const queued = await enqueueInThread(
+        deps,
+        { client, ...origin, channel, threadTs, userId: body.user.id },
+        `slack:click:${channel}:${click.messageTs}:${choice.term}`,
+        choiceMessage,
+        {
+          type: 'choose',
+          term: choice.term!,
+          option: choice.option!,
+        },
+      );
       if (!queued) await say('That choice is already being answered.');
     }, say);
   };

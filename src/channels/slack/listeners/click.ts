@@ -22,5 +22,11 @@ export function clickOf(body: BlockAction, client: WebClient): Click | undefined
   if (!channel || !message?.ts) return undefined;
   const threadTs = message.thread_ts ?? message.ts;
   const userId = body.user.id;
-  return { channel, messageTs: message.ts, threadTs, userId, say: (text) => client.chat.postEphemeral({ channel, user: userId, thread_ts: threadTs, text }) };
+  return {
+    channel,
+    messageTs: message.ts,
+    threadTs,
+    userId,
+    say: (text) => client.chat.postEphemeral({ channel, user: userId, thread_ts: threadTs, text }),
+  };
 }

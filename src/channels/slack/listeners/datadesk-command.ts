@@ -13,12 +13,21 @@ export function datadeskCommand(pool: pg.Pool, defaultTimezone: string) {
     const text = fromSlackText(command.text);
     if (/^digests?\b/i.test(text)) {
       try {
-        const reply = await digestCommand(pool, text, { platform: 'slack', ...originOf(context), channel: command.channel_id, userId: command.user_id, defaultTimezone });
+        const reply = await digestCommand(pool, text, {
+          platform: 'slack',
+          ...originOf(context),
+          channel: command.channel_id,
+          userId: command.user_id,
+          defaultTimezone,
+        });
         // help and the list are for the one who asked; a new or stopped digest is news for the channel
         const forAsker = /^digests?\s*(help\s*)?$|^digests?\s+list\b/i.test(text);
         await ack({ response_type: forAsker ? 'ephemeral' : 'in_channel', text: cutText(escapeMrkdwn(reply), TEXT_LIMIT) });
       } catch (error) {
-        await ack({ response_type: 'ephemeral', text: error instanceof UserError ? escapeMrkdwn(error.message) : 'The digest could not be saved; please try again.' });
+        await ack({
+          response_type: 'ephemeral',
+          text: error instanceof UserError ? escapeMrkdwn(error.message) : 'The digest could not be saved; please try again.',
+        });
       }
       return;
     }

@@ -21,6 +21,16 @@ export function directMessage(deps: SlackReceiverDeps, gate: Gate) {
       return;
     }
     const text = fromSlackText(('text' in message && message.text) || '') || 'help';
-    await queueOrTell(() => enqueueInThread(deps, { client, ...origin, channel: message.channel, threadTs, userId: user }, key, inbound(origin, message.channel, threadTs, user, text)), tell, context.retryNum);
+    await queueOrTell(
+      () =>
+        enqueueInThread(
+          deps,
+          { client, ...origin, channel: message.channel, threadTs, userId: user },
+          key,
+          inbound(origin, message.channel, threadTs, user, text),
+        ),
+      tell,
+      context.retryNum,
+    );
   };
 }

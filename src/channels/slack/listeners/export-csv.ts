@@ -17,7 +17,13 @@ import { originOf } from '../thread-reply.js';
 const SLACK_EXPORT_BYTES = 100 * 1_048_576;
 
 export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSettings; logger: Logger }) {
-  return async ({ ack, body, action, client, context }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+    context,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const click = clickOf(body, client);
     if (!click) return;
@@ -33,7 +39,12 @@ export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSetting
         return;
       }
       const headline = row.answer.kind === 'result' ? row.answer.headline : 'answer';
-      const name = headline.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'answer';
+      const name =
+        headline
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '')
+          .slice(0, 60) || 'answer';
       const ticket = deps.exports.gate?.enter(`slack:${body.user.id}`) ?? { release: () => undefined };
       if ('busy' in ticket) {
         await say(`Busy: ${ticket.busy}. Try again in ${ticket.retryAfterS} s.`);
@@ -47,7 +58,11 @@ export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSetting
       }
       const rows = Math.max(0, csv.toString('utf8').split('\n').length - 2);
       await client.files.uploadV2({
-        channel_id: channel, thread_ts: threadTs, file: csv, filename: `datadesk-${name}.csv`, title: `${headline} (CSV)`,
+        channel_id: channel,
+        thread_ts: threadTs,
+        file: csv,
+        filename: `datadesk-${name}.csv`,
+        title: `${headline} (CSV)`,
         initial_comment: `<@${body.user.id}> the rows of this answer as CSV${source.kind === 'query' ? ` (at most ${deps.exports.rowLimit.toLocaleString('en-US')})` : ''}.`,
       });
       deps.logger.info(`slack: exported ${rows} rows of ${action.value} for ${body.user.id}`);

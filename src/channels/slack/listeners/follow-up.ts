@@ -11,7 +11,13 @@ import { clickOf } from './click.js';
 import { decodeFollowUp } from '../../../core/follow-up-value.js';
 
 export function followUp(deps: SlackReceiverDeps, gate: Gate) {
-  return async ({ ack, body, action, client, context }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+    context,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const click = clickOf(body, client);
     const { text, plan } = decodeFollowUp((action.value ?? '').trim());
@@ -24,7 +30,12 @@ export function followUp(deps: SlackReceiverDeps, gate: Gate) {
       return;
     }
     await queueOrTell(async () => {
-      const queued = await enqueueInThread(deps, { client, ...origin, channel, threadTs, userId: body.user.id }, `slack:click:${channel}:${click.messageTs}:${action.action_id}`, { ...inbound(origin, channel, threadTs, body.user.id, text.trim()), ...(plan ? { plan } : {}) });
+      const queued = await enqueueInThread(
+        deps,
+        { client, ...origin, channel, threadTs, userId: body.user.id },
+        `slack:click:${channel}:${click.messageTs}:${action.action_id}`,
+        { ...inbound(origin, channel, threadTs, body.user.id, text.trim()), ...(plan ? { plan } : {}) },
+      );
       if (!queued) await say('That follow-up was asked already; its answer is in the thread.');
     }, say);
   };

@@ -17,7 +17,11 @@ export class NotStoredError extends Error {
  * says "received" for a question it lost. When the database is down the person is also told so in the
  * thread, once (not at each of Slack's retries).
  */
-export async function queueOrTell(enqueue: () => Promise<unknown>, tell: (text: string) => Promise<unknown>, retryNum?: number): Promise<void> {
+export async function queueOrTell(
+  enqueue: () => Promise<unknown>,
+  tell: (text: string) => Promise<unknown>,
+  retryNum?: number,
+): Promise<void> {
   try {
     await enqueue();
   } catch (error) {

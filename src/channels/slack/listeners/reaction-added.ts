@@ -38,10 +38,16 @@ export function reactionAdded(deps: ReactionDeps) {
     if (!key) return;
     try {
       const outcome = await recordFeedback(deps.pool, deps.deliveries, deps.verified, {
-        deliveryKey: key, platform: 'slack', workspace, userId: event.user, verdict, curator: isCurator(deps.curators, workspace, event.user),
+        deliveryKey: key,
+        platform: 'slack',
+        workspace,
+        userId: event.user,
+        verdict,
+        curator: isCurator(deps.curators, workspace, event.user),
       });
       // a retried event (or the same thumb again) says nothing twice
-      if (!outcome.repeated && (outcome.promoted || verdict === 'down')) await client.chat.postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message });
+      if (!outcome.repeated && (outcome.promoted || verdict === 'down'))
+        await client.chat.postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message });
     } catch (error) {
       deps.logger.warn(`slack: feedback on ${key}: ${describeError(error)}`);
     }

@@ -13,7 +13,15 @@ export async function clarifyClick(deps: TeamsBotDeps, { context, value, userId,
     return;
   }
   const activity = context.activity;
-  await enqueueTurn(deps, context, `teams:click:${activity.replyToId ?? activity.id}:${value.term}`, { ...message, text: `(choice ${value.term}=${value.option})` }, {
-    type: 'choose', term: value.term, option: value.option,
-  });
+  await enqueueTurn(
+    deps,
+    context,
+    `teams:click:${activity.replyToId ?? activity.id}:${value.term}`,
+    { ...message, text: `(choice ${value.term}=${value.option})` },
+    {
+      type: 'choose',
+      term: value.term,
+      option: value.option,
+    },
+  );
 }

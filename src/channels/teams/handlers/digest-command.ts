@@ -6,7 +6,13 @@ import type { TeamsBotDeps, TeamsTurn } from './turn.js';
 
 export async function digestCommand(deps: TeamsBotDeps, { context, workspace, userId }: TeamsTurn, text: string): Promise<void> {
   try {
-    const reply = await runDigestCommand(deps.pool, text, { platform: 'teams', workspace, channel: context.activity.conversation.id, userId, defaultTimezone: deps.defaultTimezone });
+    const reply = await runDigestCommand(deps.pool, text, {
+      platform: 'teams',
+      workspace,
+      channel: context.activity.conversation.id,
+      userId,
+      defaultTimezone: deps.defaultTimezone,
+    });
     await context.sendActivity(reply);
   } catch (error) {
     await context.sendActivity(error instanceof UserError ? error.message : 'The digest could not be saved; please try again.');

@@ -10,13 +10,24 @@ export async function feedbackClick(deps: TeamsBotDeps, { context, value, userId
   const key = typeof value?.key === 'string' ? value.key : '';
   const delivery = key ? await deps.deliveries.get(key) : undefined;
   const verdict = value?.verdict;
-  if (!feedback || !userId || !delivery || delivery.channel !== context.activity.conversation.id || (verdict !== 'up' && verdict !== 'down')) {
+  if (
+    !feedback ||
+    !userId ||
+    !delivery ||
+    delivery.channel !== context.activity.conversation.id ||
+    (verdict !== 'up' && verdict !== 'down')
+  ) {
     await context.sendActivity('That answer can no longer take feedback (answers are kept for 3 days).');
     return;
   }
   try {
     const outcome = await recordFeedback(deps.pool, deps.deliveries, feedback.verified, {
-      deliveryKey: key, platform: 'teams', workspace, userId, verdict, curator: isCurator(feedback.curators, workspace, userId),
+      deliveryKey: key,
+      platform: 'teams',
+      workspace,
+      userId,
+      verdict,
+      curator: isCurator(feedback.curators, workspace, userId),
     });
     await context.sendActivity(outcome.message);
   } catch (error) {

@@ -7,7 +7,12 @@ export async function followUpClick(deps: TeamsBotDeps, turn: TeamsTurn): Promis
   const { value, context, message } = turn;
   const text = typeof value?.text === 'string' ? value.text.trim() : '';
   if (!text || !(await admitted(deps, turn))) return;
-  const plan = value?.plan && typeof value.plan === 'object' && !Array.isArray(value.plan) ? (value.plan as Record<string, unknown>) : undefined;
+  const plan =
+    value?.plan && typeof value.plan === 'object' && !Array.isArray(value.plan) ? (value.plan as Record<string, unknown>) : undefined;
   const activity = context.activity;
-  await enqueueTurn(deps, context, `teams:click:${activity.replyToId ?? activity.id}:followup:${text}`.slice(0, 500), { ...message, text: text.slice(0, 500), ...(plan ? { plan } : {}) });
+  await enqueueTurn(deps, context, `teams:click:${activity.replyToId ?? activity.id}:followup:${text}`.slice(0, 500), {
+    ...message,
+    text: text.slice(0, 500),
+    ...(plan ? { plan } : {}),
+  });
 }

@@ -62,20 +62,33 @@ export function turnOf(context: TurnContext): TeamsTurn {
   const workspace = tenantOf(activity);
   const threadId = workspace ? `teams:${workspace}:${activity.conversation.id}` : `teams:${activity.conversation.id}`;
   return {
-    context, userId, workspace, value: activity.value as CardValue | undefined,
+    context,
+    userId,
+    workspace,
+    value: activity.value as CardValue | undefined,
     message: { platform: 'teams', threadId, channel: activity.conversation.id, workspace, userId },
   };
 }
 
 /** A question (typed, or a follow-up click) or a digest command passes the allow-lists and rate limits; false: the person was told why not. */
 export async function admitted(deps: Pick<TeamsBotDeps, 'gate'>, turn: TeamsTurn): Promise<boolean> {
-  const verdict = admit(deps.gate, { workspace: turn.workspace, channel: turn.context.activity.conversation.id, userId: turn.userId ?? 'unknown' });
+  const verdict = admit(deps.gate, {
+    workspace: turn.workspace,
+    channel: turn.context.activity.conversation.id,
+    userId: turn.userId ?? 'unknown',
+  });
   if (!verdict.go && verdict.tellUser) await turn.context.sendActivity(verdict.tellUser);
   return verdict.go;
 }
 
 /** Queues the question and shows it: typing, then "on it" (or its place in line), which the worker replaces. */
-export async function enqueueTurn(deps: TeamsBotDeps, context: TurnContext, key: string, message: InboundMessage, action: AnswerJob['action'] = { type: 'answer' }): Promise<void> {
+export async function enqueueTurn(
+  deps: TeamsBotDeps,
+  context: TurnContext,
+  key: string,
+  message: InboundMessage,
+  action: AnswerJob['action'] = { type: 'answer' },
+): Promise<void> {
   const reference = TurnContext.getConversationReference(context.activity) as Record<string, unknown>;
   let queued: boolean;
   try {
