@@ -15,15 +15,11 @@ import { lastAnswerPlan } from './sql/plan-path.js';
 import { withDeadline } from '../llm/deadline.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
-import type { Platform } from '../core/platform.js';
+import type { ThreadRef } from '../core/platform.js';
 
-export interface InboundMessage {
-  platform: Platform;
-  threadId: string;
+/** One message as the desk reads it: the thread it is in (see core/platform.ts ThreadRef), its words and who said them. */
+export interface InboundMessage extends ThreadRef {
   text: string;
-  channel?: string;
-  /** the Slack workspace or Teams tenant it came from (its verified pairs answer it; see core/platform.ts) */
-  workspace?: string;
   userId?: string;
   /** the message is a /backtest command: no routing */
   kind?: 'question' | 'backtest';

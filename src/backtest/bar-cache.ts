@@ -91,7 +91,7 @@ function checkedTable(exchange: string): string {
  * The data version of a table as the current transaction sees it. Run the
  * loads in the same REPEATABLE READ transaction so that version and rows agree.
  */
-export async function tableVersion(client: pg.PoolClient, exchange: string): Promise<{ version: string; rows: number }> {
+async function tableVersion(client: pg.PoolClient, exchange: string): Promise<{ version: string; rows: number }> {
   const table = checkedTable(exchange);
   const { rows } = await client.query<{ n: string; last: string | null; xmins: string | null; node: string }>(
     `SELECT count(*) AS n, max(trade_date)::text AS last, sum(xmin::text::bigint)::text AS xmins,

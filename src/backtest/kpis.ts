@@ -15,8 +15,8 @@ export type KpiName = (typeof KPI_NAMES)[number];
 export type Kpis = Record<KpiName, number | null>;
 
 /** Daily risk-free rate of the Sharpe ratio, and the trading days of a year. */
-export const RISK_FREE_DAILY = 0.0001;
-export const DAYS_PER_YEAR = 252;
+const RISK_FREE_DAILY = 0.0001;
+const DAYS_PER_YEAR = 252;
 
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
@@ -30,13 +30,13 @@ function sampleStd(xs: number[]): number {
   return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
 }
 
-export function dailyReturns(equity: number[]): number[] {
+function dailyReturns(equity: number[]): number[] {
   const r: number[] = [];
   for (let i = 1; i < equity.length; i++) r.push(equity[i] / equity[i - 1] - 1);
   return r;
 }
 
-export function maxDrawdown(equity: number[]): number {
+function maxDrawdown(equity: number[]): number {
   let peak = -Infinity;
   let worst = 0;
   for (const e of equity) {

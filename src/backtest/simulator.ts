@@ -2,7 +2,7 @@
 // strictly alternating, buy at the open, sell at the close, no T+0, no buy on
 // the last day, forced liquidation at the last close, zero costs.
 
-export type Sizing = 'lots' | 'shares';
+type Sizing = 'lots' | 'shares';
 
 export interface SimulationInput {
   /** trading dates, for the trade list (any labels; same length as the prices) */
@@ -15,7 +15,7 @@ export interface SimulationInput {
   sizing?: Sizing;
 }
 
-export interface Trade {
+interface Trade {
   buy_date: string;
   buy_price: number;
   sell_date: string;
@@ -32,8 +32,8 @@ export interface SimulationResult {
   trades: Trade[];
 }
 
-export const DEFAULT_CAPITAL = 1_000_000;
-export const LOT = 100;
+const DEFAULT_CAPITAL = 1_000_000;
+const LOT = 100;
 
 export function simulate(input: SimulationInput): SimulationResult {
   const n = input.dates.length;

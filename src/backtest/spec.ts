@@ -6,12 +6,12 @@ import { KPI_NAMES } from './kpis.js';
 import { instantiate, loadLibrary, type Factor } from './library.js';
 import { UserError } from '../core/errors.js';
 
-export const factorRefSchema = z.object({
+const factorRefSchema = z.object({
   factor: z.string().describe('factor id from the library, e.g. RSI, MA, MACD_CROSS_UP'),
   params: z.record(z.string(), z.number()).optional().describe('parameter overrides by name, e.g. {"n": 14}'),
 });
 
-export const conditionSchema = z.discriminatedUnion('type', [
+const conditionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rule'), rule: z.string().describe('an atomic rule id, e.g. RSI_OVERSOLD') }),
   z.object({
     type: z.literal('compare'),
@@ -24,7 +24,7 @@ export const conditionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('expression'), code: z.string().describe('a raw factor short code') }),
 ]);
 
-export const strategySchema = z.object({
+const strategySchema = z.object({
   name: z.string(),
   buy: z.array(conditionSchema).min(1, 'a strategy needs at least one buy condition'),
   sell: z.array(conditionSchema),
@@ -102,14 +102,14 @@ function factorOf(ref: FactorRef): Factor {
 }
 
 /** The short code of a factor reference, with an optional parameter override from a parameter task. */
-export function refCode(ref: FactorRef, override?: { factor: string; param: string; value: number }): string {
+function refCode(ref: FactorRef, override?: { factor: string; param: string; value: number }): string {
   const factor = factorOf(ref);
   const params = { ...ref.params };
   if (override && override.factor.toUpperCase() === factor.id) params[override.param] = override.value;
   return instantiate(factor, params);
 }
 
-export function refLabel(ref: FactorRef, override?: { factor: string; param: string; value: number }): string {
+function refLabel(ref: FactorRef, override?: { factor: string; param: string; value: number }): string {
   const factor = factorOf(ref);
   const params = { ...ref.params };
   if (override && override.factor.toUpperCase() === factor.id) params[override.param] = override.value;

@@ -6,7 +6,7 @@ import type { Logger } from '../core/logger.js';
 import { APP_SEARCH_PATH, openDatabase, type Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 
-export const BENCH_DATABASE = 'datadesk_bench';
+const BENCH_DATABASE = 'datadesk_bench';
 
 export interface BenchDatabase {
   pool: pg.Pool;

@@ -13,7 +13,7 @@ const DRAWDOWN = '#d62728';
 export type ChartStyle = 'full' | 'card';
 
 /** The card style's text and grid colors (Chart.js' defaults are translucent: they would blend into many). */
-export const CARD_INKS = { text: '#333333', grid: '#dddddd' };
+const CARD_INKS = { text: '#333333', grid: '#dddddd' };
 
 /** Every solid color a card chart draws with, over white: text, grid, and each series' line, bar or fill. */
 export function chartInks(spec: ChartSpec): string[] {

@@ -10,7 +10,7 @@ import type { ChartSpec } from '../core/answer.js';
 import { toChartJsConfig, type ChartStyle } from './chartjs-config.js';
 import { runTask } from '../backtest/threads/pool.js';
 
-export class ChartRenderError extends Error {}
+class ChartRenderError extends Error {}
 
 export const CHART_SIZE = { width: 960, height: 480 };
 /**

@@ -19,7 +19,7 @@ export function writeOut(text: string, stream: NodeJS.WritableStream = process.s
 export const drained = (stream: NodeJS.WritableStream): Promise<void> => writeOut('', stream);
 
 /** Exit codes of commands that print an answer (ask, backtest run). */
-export const ANSWER_EXIT = {
+const ANSWER_EXIT = {
   /** an answer with data */
   result: 0,
   /** the answer is an error: the database, the LLM, a timeout (also: a bad command line or setting) */

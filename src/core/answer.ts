@@ -3,9 +3,9 @@
 // so a renderer can trust its shape.
 import { z } from 'zod';
 
-export const cellSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const cellSchema = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-export const tableSchema = z.object({
+const tableSchema = z.object({
   columns: z.array(z.string()),
   rows: z.array(z.array(cellSchema)),
   /** all rows the query produced, even when only the first are kept here */
@@ -13,7 +13,7 @@ export const tableSchema = z.object({
   truncated: z.boolean(),
 });
 
-export const chartSchema = z.object({
+const chartSchema = z.object({
   kind: z.enum(['line', 'bar', 'grouped-bar']),
   title: z.string(),
   labels: z.array(z.string()),
@@ -31,7 +31,7 @@ export const chartSchema = z.object({
   y2Label: z.string().optional(),
 });
 
-export const traceStepSchema = z.object({
+const traceStepSchema = z.object({
   node: z.string(),
   ms: z.number().nonnegative(),
   note: z.string().optional(),
@@ -43,7 +43,7 @@ const base = {
   trace: z.array(traceStepSchema),
 };
 
-export const answerSchema = z.discriminatedUnion('kind', [
+const answerSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('result'),
     ...base,

@@ -22,24 +22,22 @@ export const isChatPlatform = (p: string): p is ChatPlatform => (CHAT_PLATFORMS 
 /** How a person subscribes a digest on each chat platform (the guide says it in their words). */
 export const DIGEST_COMMAND: Record<ChatPlatform, string> = { slack: '/datadesk digest', teams: 'digest' };
 
-/**
- * Whose data a question is part of: a Slack workspace (team id), a Teams tenant, or undefined (the playground,
- * the terminal and a single-workspace install that never said). Thread memory, feedback, verified pairs, exports,
- * digests and rate limits are kept per workspace, so two workspaces of one running app never see each other's.
- */
-export type Workspace = string | undefined;
-
 /** A thread on some platform, as the neutral code knows it: an id for memory, the channel, the workspace. */
 export interface ThreadRef {
   platform: Platform;
   /** stable across the thread's messages (thread memory is keyed by it); includes the workspace */
   threadId: string;
   channel?: string;
+  /**
+   * Whose data the thread is part of: a Slack workspace (team id), a Teams tenant, or undefined (the playground,
+   * the terminal). Thread memory, feedback, verified pairs, exports, digests and rate limits are kept per
+   * workspace, so two workspaces of one running app never see each other's.
+   */
   workspace?: string;
 }
 
 /** Reply steps a retry must not repeat (posting a second message, uploading the chart again). */
-export interface StepLog {
+interface StepLog {
   done(step: string): boolean;
   record(step: string): Promise<void>;
 }

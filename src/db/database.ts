@@ -53,7 +53,7 @@ function logPoolError(logger: Logger, name: string, error: Error & { code?: stri
 }
 
 /** A pool whose errors are logged, never thrown at the process: a database that goes away must not stop the bot. */
-export function createPool(config: pg.PoolConfig, name: string, logger: Logger): pg.Pool {
+function createPool(config: pg.PoolConfig, name: string, logger: Logger): pg.Pool {
   const pool = new pg.Pool({ connectionTimeoutMillis: 5_000, ...config });
   pool.on('error', (error) => logPoolError(logger, name, error));
   // a checked-out client whose connection dies emits on the client, not the pool

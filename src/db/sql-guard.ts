@@ -10,8 +10,6 @@
 import { parse } from 'libpg-query';
 import { sqlAllowList, type SqlAllowList } from './sql-allowlist.js';
 
-export const ALLOWED_TABLES = [...sqlAllowList().relations.keys()];
-
 export type GuardReason =
   | 'empty'
   | 'parse_error'

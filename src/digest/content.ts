@@ -29,7 +29,7 @@ export interface Period {
 const LOCAL = (param: string) => `(${param}::timestamptz AT TIME ZONE 'America/Chicago')`;
 
 /** The calendar day of an instant in a time zone, YYYY-MM-DD (en-CA writes dates that way). */
-export const dayIn = (timeZone: string) => (d: Date) =>
+const dayIn = (timeZone: string) => (d: Date) =>
   new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
 
 /**

@@ -12,7 +12,7 @@ import { ensureQueue, oneAtATime } from '../jobs/queue.js';
 import { runDigest, type Period, type Platform, type RunDeps } from './scheduler.js';
 import type { Subscription } from './subscriptions.js';
 
-export const digestQueue = (platform: Platform) => `digest-${platform}`;
+const digestQueue = (platform: Platform) => `digest-${platform}`;
 
 interface DigestJob {
   subscriptionId: number;

@@ -37,7 +37,7 @@ const LEADER_LOCK_KEY = 7_322_007;
 const RUN_LOCK_KEY = 7_322_008;
 
 /** The second key of a platform's leader lock: FNV-1a of its name, as a signed 32-bit integer. */
-export function platformLockKey(platform: string): number {
+function platformLockKey(platform: string): number {
   let h = 0x811c9dc5;
   for (const ch of Buffer.from(platform, 'utf8')) {
     h ^= ch;

@@ -9,7 +9,7 @@ import { UserError } from '../core/errors.js';
 import { looksLikeRuleSyntax } from '../backtest/rule-syntax.js';
 import { parseSchedule } from './schedule.js';
 
-export type DigestKind = 'crime' | 'question' | 'backtest';
+type DigestKind = 'crime' | 'question' | 'backtest';
 
 export interface Subscription {
   id: number;
@@ -29,7 +29,7 @@ export interface Subscription {
   created_at: Date;
 }
 
-export function kindOf(topic: string): DigestKind {
+function kindOf(topic: string): DigestKind {
   const t = topic.trim();
   if (!t || /^crimes?$/i.test(t)) return 'crime';
   return looksLikeRuleSyntax(t) ? 'backtest' : 'question';

@@ -24,7 +24,7 @@ export interface EvalTask {
   text: string;
 }
 
-export interface EvalOutcome {
+interface EvalOutcome {
   task: EvalTask;
   correct: boolean;
   failure?: string;
@@ -48,7 +48,7 @@ function pickRules(random: Random, side: 'buy' | 'sell', count: number): Conditi
   return [...chosen].map(ruleToCondition);
 }
 
-export function factorsOf(spec: StrategySpec): string[] {
+function factorsOf(spec: StrategySpec): string[] {
   const ids = new Set<string>();
   const lib = loadLibrary();
   const add = (c: Condition) => {
@@ -143,7 +143,7 @@ export async function generateTasks(pool: pg.Pool, perFamily: number, seed: numb
 }
 
 /** With an LLM, each task is restated as a person would write it. */
-export async function phraseTasks(tasks: EvalTask[], llm: LlmClient): Promise<void> {
+async function phraseTasks(tasks: EvalTask[], llm: LlmClient): Promise<void> {
   for (const task of tasks) {
     const { text } = await llm.chatText({
       system: 'You write short requests to a trading assistant.',
@@ -170,7 +170,7 @@ async function truthOf(task: EvalTask, deps: BacktestDeps): Promise<SpecResult> 
 const close = (a: number | null, b: number | null) =>
   a === null || b === null ? a === b : Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
 
-export async function scoreTask(task: EvalTask, deps: BacktestDeps): Promise<EvalOutcome> {
+async function scoreTask(task: EvalTask, deps: BacktestDeps): Promise<EvalOutcome> {
   const truth = await truthOf(task, deps);
   const outcome = await runBacktest(task.text, deps);
   const truthFactors = factorsOf(task.spec);

@@ -13,7 +13,7 @@ export interface BenchmarkPlan {
   choices: Record<string, string>;
 }
 
-export function firstChoices(terms: readonly string[]): Record<string, string> {
+function firstChoices(terms: readonly string[]): Record<string, string> {
   return Object.fromEntries(terms.map((t) => [t, glossary().find((g) => g.id === t)?.options?.[0]?.id ?? '']));
 }
 

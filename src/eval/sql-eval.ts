@@ -38,7 +38,7 @@ export interface BenchmarkItem extends z.infer<typeof itemSchema> {
   file?: string;
 }
 
-export const TIERS = ['easy', 'medium', 'hard'] as const;
+const TIERS = ['easy', 'medium', 'hard'] as const;
 
 /** The benchmark files `datadesk eval sql` runs, in order. */
 export const BENCHMARK_FILES = ['crime-100.jsonl', 'crime-chat-40.jsonl'] as const;
@@ -115,7 +115,7 @@ export function relaxedMatch(gold: QueryResult, pred: QueryResult, ordered: bool
 }
 
 /** What became of a question: answered (right or wrong) or not (refused, asked back, error). */
-export type OutcomeStatus = 'right' | 'wrong' | 'refused' | 'asked' | 'error';
+type OutcomeStatus = 'right' | 'wrong' | 'refused' | 'asked' | 'error';
 
 export interface ItemOutcome {
   item: BenchmarkItem;

@@ -4,7 +4,7 @@
 // rejected by the reader, bad values by the source's row check, and a row
 // PostgreSQL still refuses by refused-rows.ts. Re-running the same file
 // changes nothing.
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type pg from 'pg';
 import type { TableSpec } from './table-spec.js';
 import { BatchUpserter, addCounts, zeroCounts, type BatchCounts } from './upsert-batch.js';

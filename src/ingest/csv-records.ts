@@ -25,7 +25,7 @@ export const MAX_SPILL_CHARS = 64 * 1024;
 export type CsvRecord =
   { line: number; fields: string[]; raw: string; error?: undefined } | { line: number; fields?: undefined; raw: string; error: string };
 
-export interface CsvReadProgress {
+interface CsvReadProgress {
   bytesRead: number;
 }
 

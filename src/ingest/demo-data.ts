@@ -13,7 +13,7 @@ import { generateStocks } from './generate/stocks.js';
 import { EXCHANGES, stockCsvSource, stockSpec, type Exchange } from './stocks/stock-table.js';
 import { tablesChangedByLoad } from '../db/rollups.js';
 
-export const DEMO_WINDOW = { from: '2020-01-02', to: '2025-09-30' };
+const DEMO_WINDOW = { from: '2020-01-02', to: '2025-09-30' };
 const DEMO_SEED = 20_010_101;
 
 async function isEmpty(pool: pg.Pool, table: string): Promise<boolean> {

@@ -18,7 +18,7 @@ export interface RefusedRow {
 }
 
 /** SQLSTATEs that one row's values cause: data exceptions (22xxx), NOT NULL and CHECK violations, an index row too large. */
-export function isDataError(error: unknown): boolean {
+function isDataError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && (code.startsWith('22') || code === '23502' || code === '23514' || code === '54000');
 }

@@ -44,4 +44,3 @@ export const answerJobSchema = z.object({
 });
 
 export type AnswerJob = z.infer<typeof answerJobSchema>;
-export type ReplyTarget = AnswerJob['reply'];

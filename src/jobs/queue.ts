@@ -14,7 +14,7 @@ import { Deliveries, type Queryable } from './deliveries.js';
 import { dedicatedClient } from './dedicated-client.js';
 import { inTransaction } from '../db/transaction.js';
 
-export const JOBS_SCHEMA = 'datadesk_jobs';
+const JOBS_SCHEMA = 'datadesk_jobs';
 
 export interface QueueSettings {
   /** attempts after the first when a worker fails or dies mid-answer */

@@ -39,7 +39,7 @@ export interface VerifiedPair {
  * What makes two questions "the same words": Unicode compatibility forms folded (NFKC), accents and
  * other marks stripped, case, spacing and punctuation ignored. "thefts\u0301" and "thefts" are one.
  */
-export function normalizeQuestion(question: string): string {
+function normalizeQuestion(question: string): string {
   // the reader's own folding (tokens.ts), so "the same words" means one thing everywhere
   return foldText(question)
     .toLowerCase()

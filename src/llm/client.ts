@@ -21,12 +21,12 @@ export interface LlmSettings {
   maxReplyBytes?: number;
 }
 
-export interface LlmUsage {
+interface LlmUsage {
   promptTokens: number;
   completionTokens: number;
 }
 
-export interface ChatRequest {
+interface ChatRequest {
   system: string;
   user: string;
 }

@@ -33,7 +33,7 @@ function wholeYears(t: TimeRange): [number, number] | undefined {
 }
 
 /** `yearColumn`: whole years as `year = N` (false: always a date range) */
-export function timeCondition(t: TimeRange, yearColumn = true): string {
+function timeCondition(t: TimeRange, yearColumn = true): string {
   const years = yearColumn ? wholeYears(t) : undefined;
   if (years) return years[0] === years[1] ? `year = ${years[0]}` : `year BETWEEN ${years[0]} AND ${years[1]}`;
   return `date >= ${quote(t.from)} AND date < ${quote(t.to)}`;

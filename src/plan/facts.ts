@@ -27,7 +27,7 @@ export interface GroupFacts {
 }
 
 /** The SQL of the facts: the plan's groups without its cut, summarised. `$1` is the value at the cut (or null). */
-export function factsSql(plan: QueryPlan, choices: Record<string, string>): string {
+function factsSql(plan: QueryPlan, choices: Record<string, string>): string {
   const all: QueryPlan = { ...plan, top: undefined, order: 'axis' };
   // the same groups as the answer: a fewest question's every place (zeros included), without the cut
   const inner = compilePlan(all, choices, { everyPlace: plan.top?.order === 'asc' }).sql;

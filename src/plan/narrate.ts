@@ -35,7 +35,7 @@ function choiceLabel(term: string, ctx: NarrationContext): string {
 }
 
 /** "thefts", "thefts and robberies", "violent crimes (FBI violent index)", "crimes". */
-export function subject(plan: QueryPlan, ctx: NarrationContext): string {
+function subject(plan: QueryPlan, ctx: NarrationContext): string {
   const f = plan.filters;
   const model = semanticModel();
   let what = f.types
@@ -61,7 +61,7 @@ export function subject(plan: QueryPlan, ctx: NarrationContext): string {
 }
 
 /** "in 2019", "on 2019-07-04", "on weekends at night (22:00-06:00)". */
-export function when(plan: QueryPlan, ctx: NarrationContext): string {
+function when(plan: QueryPlan, ctx: NarrationContext): string {
   const f = plan.filters;
   const parts: string[] = [];
   if (f.time) {
@@ -90,7 +90,7 @@ export function when(plan: QueryPlan, ctx: NarrationContext): string {
 }
 
 /** "all of Chicago", "in Austin", "in district 11", "in wards 3 and 4". */
-export function where(plan: QueryPlan, ctx: NarrationContext): string {
+function where(plan: QueryPlan, ctx: NarrationContext): string {
   const f = plan.filters;
   const parts: string[] = [];
   if (f.areas)
@@ -146,7 +146,7 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
 }
 
 /** "Thefts in 2019, all of Chicago" */
-export function title(plan: QueryPlan, ctx: NarrationContext): string {
+function title(plan: QueryPlan, ctx: NarrationContext): string {
   const w = when(plan, ctx);
   const by = plan.groupBy.length ? ` by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}` : '';
   return `${capital(measurePhrase(plan, ctx))}${by}${w ? ` ${w}` : ''}, ${where(plan, ctx)}`;

@@ -74,7 +74,7 @@ export const Filters = z
 export type Filters = z.infer<typeof Filters>;
 
 /** The part a share is taken of: "share of thefts that led to an arrest" = part {arrest: true}. */
-export const SharePart = Filters.pick({
+const SharePart = Filters.pick({
   types: true,
   category: true,
   locations: true,

@@ -8,7 +8,7 @@ import { CRIME_COLUMNS } from '../ingest/crimes/crime-table.js';
 import { GRAIN_FACETS, ROLLUPS, type Rollup, type TimeFacet } from '../db/rollups.js';
 
 /** What a plan reads of a crime: whole columns, and facets of its `date`. */
-export interface PlanNeeds {
+interface PlanNeeds {
   columns: Set<string>;
   facets: Set<TimeFacet>;
 }
@@ -102,7 +102,7 @@ class Needs implements PlanNeeds {
   }
 }
 
-export function planNeeds(plan: QueryPlan, choices: Record<string, string>): PlanNeeds {
+function planNeeds(plan: QueryPlan, choices: Record<string, string>): PlanNeeds {
   const needs = new Needs();
   needs.filters(plan.filters, choices);
   needs.measure(plan.measure, choices);
@@ -115,7 +115,7 @@ export function planNeeds(plan: QueryPlan, choices: Record<string, string>): Pla
   return needs;
 }
 
-export const rollupHolds = (r: Rollup, needs: PlanNeeds): boolean =>
+const rollupHolds = (r: Rollup, needs: PlanNeeds): boolean =>
   [...needs.columns].every((c) => r.columns.includes(c)) && [...needs.facets].every((f) => GRAIN_FACETS[r.grain].includes(f));
 
 /** The smallest rollup that answers the plan exactly, or undefined: then crimes. */

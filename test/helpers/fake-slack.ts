@@ -20,7 +20,7 @@ export interface SlackCall {
 }
 
 /** A workspace's "Allow" on Slack's authorize page, as oauth.v2.access answers it for its code. */
-export interface FakeGrant {
+interface FakeGrant {
   teamId: string;
   teamName: string;
   botToken: string;
@@ -61,7 +61,7 @@ export interface FakeSlack {
   of(method: string): SlackCall[];
 }
 
-export interface FakeSlackMessage {
+interface FakeSlackMessage {
   channel: string;
   ts: string;
   thread_ts?: string;

@@ -12,9 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { waitFor } from './wait.js';
 
-export type EnvelopeType = 'events_api' | 'slash_commands' | 'interactive';
+type EnvelopeType = 'events_api' | 'slash_commands' | 'interactive';
 
-export interface Envelope {
+interface Envelope {
   envelope_id: string;
   type: EnvelopeType;
   payload: Record<string, unknown>;
@@ -23,7 +23,7 @@ export interface Envelope {
   retry_reason?: string;
 }
 
-export interface Ack {
+interface Ack {
   envelope_id: string;
   /** what the client sent with the ack ({} for a bare ack; the slash command's response, say) */
   payload?: Record<string, unknown>;

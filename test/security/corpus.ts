@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { GuardReason } from '../../src/db/sql-guard.js';
 
-export type Limit = 'timeout' | 'bytes' | 'temp';
+type Limit = 'timeout' | 'bytes' | 'temp';
 
 export interface Hostile {
   sql: string;

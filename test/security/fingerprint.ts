@@ -14,7 +14,7 @@ const DATA_TABLES = [
   'beijing_stock_exchange',
   'stock_listings',
 ];
-export const APP_TABLES = [
+const APP_TABLES = [
   'audit_log',
   'keyv_store',
   'conversation_references',

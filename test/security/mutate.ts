@@ -7,10 +7,10 @@
 // same mutants.
 import { scan, type ScanToken } from 'libpg-query';
 
-export type Rng = () => number;
+type Rng = () => number;
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-export function seededRng(seed: number): Rng {
+function seededRng(seed: number): Rng {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -24,7 +24,7 @@ export interface Listing {
 const COLUMN = BAR_COLUMN;
 
 /** Too few bars for a meaningful backtest: most factors need a few weeks of history. */
-export const MIN_BARS = 2;
+const MIN_BARS = 2;
 
 const listingColumns = `stock_code AS code, name, exchange, first_date::text AS "firstDate", last_date::text AS "lastDate"`;
 
@@ -72,7 +72,7 @@ export async function resolveTickers(client: pg.PoolClient, wanted: string[]): P
 }
 
 /** The bars query for display, with the literal values a reader can run as is. */
-export function barsSql(listing: Listing, fields: Field[], start?: string, end?: string): string {
+function barsSql(listing: Listing, fields: Field[], start?: string, end?: string): string {
   const cols = ['trade_date', ...fields.map((f) => COLUMN[f])].join(', ');
   const window = [start ? `trade_date >= '${start}'` : '', end ? `trade_date <= '${end}'` : ''].filter(Boolean);
   return `SELECT ${cols}\nFROM ${listing.exchange}\nWHERE stock_code = '${listing.code}'${window.map((w) => `\n  AND ${w}`).join('')}\nORDER BY trade_date`;
@@ -203,7 +203,7 @@ export async function fetchManyBars(
  * version. The same tickers, bars and order as fetchManyBars(..., skipShort).
  * `client` must be in a REPEATABLE READ transaction: versions and rows agree.
  */
-export async function cachedManyBars(
+async function cachedManyBars(
   client: pg.PoolClient,
   listings: Listing[],
   fields: Field[],

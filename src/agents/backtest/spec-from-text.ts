@@ -21,7 +21,7 @@ const summarySchema = z.object({
   kpi_mention: z.string().nullable().optional(),
   task_hint: z.enum(TASKS).nullable().optional(),
 });
-export type Summary = z.infer<typeof summarySchema>;
+type Summary = z.infer<typeof summarySchema>;
 
 export type SpecFromText = { spec: StrategySpec; assumptions: string[]; mentions: Summary } | { problems: string[] };
 

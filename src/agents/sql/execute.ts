@@ -70,7 +70,7 @@ const NUMERIC_OIDS = new Set([1700, 700, 701, 20, 21, 23]);
 export const resultStatement = (sql: string, keep: number) =>
   `SELECT * FROM (\n${sql.trim().replace(/;+$/, '')}\n) AS answer LIMIT ${keep + 1}`;
 /** The statement that counts a result that did not fit. */
-export const countStatement = (sql: string) => `SELECT count(*) AS total FROM (\n${sql.trim().replace(/;+$/, '')}\n) AS answer`;
+const countStatement = (sql: string) => `SELECT count(*) AS total FROM (\n${sql.trim().replace(/;+$/, '')}\n) AS answer`;
 
 /**
  * Runs the query; keeps the first `keepRows` rows (enough to narrate and chart

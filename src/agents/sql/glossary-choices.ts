@@ -13,7 +13,7 @@ export function chosenOption(state: SqlState, termId: string): string | undefine
 }
 
 /** "night: 22:00-06:00", with "(workspace default)" when the thread did not choose it itself. */
-export function assumptionFor(state: SqlState, termId: string, optionId: string): string {
+function assumptionFor(state: SqlState, termId: string, optionId: string): string {
   return `${glossaryTerm(termId).label}: ${option(termId, optionId)!.label}${state.thread.clarifications[termId] ? '' : ' (workspace default)'}`;
 }
 

@@ -6,7 +6,7 @@
 import { inertProblem } from '../../core/inert-text.js';
 
 /** The longest narration shown; a model's filler beyond it is no answer. */
-export const NARRATION_MAX_CHARS = 1_200;
+const NARRATION_MAX_CHARS = 1_200;
 
 /** Why the narration cannot be shown, or undefined when it can. */
 export function narrationProblem(text: string): string | undefined {

@@ -57,7 +57,7 @@ export async function wholeResultFacts(pool: pg.Pool, sql: string, r: QueryResul
 }
 
 /** Rows sent whole up to this many. */
-export const WHOLE_ROWS = 50;
+const WHOLE_ROWS = 50;
 const EDGE_ROWS = 10;
 
 const line = (row: Cell[]) => row.map((c) => (c === null ? 'null' : String(c))).join(' | ');

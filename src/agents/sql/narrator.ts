@@ -6,7 +6,7 @@ import { fmtNumber } from '../../core/format.js';
 import { humanize, isNum, shapeOf, TIME_COLUMN, type QueryResult } from '../../core/result-shape.js';
 import { shownValue } from '../../core/inert-text.js';
 
-export function fmtCell(v: Cell, column = ''): string {
+function fmtCell(v: Cell, column = ''): string {
   // years, hours and months are labels, not quantities: no thousands separator
   if (typeof v === 'number' && TIME_COLUMN.test(column)) return String(v);
   if (typeof v === 'number') return Number.isInteger(v) ? v.toLocaleString('en-US') : fmtNumber(v, Math.abs(v) < 10 ? 2 : 1);
@@ -70,7 +70,7 @@ export function narrate(r: QueryResult): string {
 }
 
 /** Numbers as written in a text: 12,345 / 3.5 / -2%. */
-export function numbersIn(text: string): number[] {
+function numbersIn(text: string): number[] {
   return writtenNumbers(text).map((w) => w.value);
 }
 

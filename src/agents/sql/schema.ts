@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { fixturePath } from '../../core/paths.js';
 import { ROLLUPS } from '../../db/rollups.js';
 
-export interface ColumnInfo {
+interface ColumnInfo {
   table: string;
   name: string;
   type: string;

@@ -69,7 +69,7 @@ const FUNCTIONS: Record<string, FunctionSpec> = {
   MIN: { arity: [2], run: ([a, b]) => ops.map2(a, b, Math.min) },
 };
 
-export const FUNCTION_NAMES = Object.keys(FUNCTIONS);
+const FUNCTION_NAMES = Object.keys(FUNCTIONS);
 
 /** Fields that may be read for the current day t: only the open is known when we act. */
 const KNOWN_AT_OPEN: ReadonlySet<Field> = new Set(['OPEN']);

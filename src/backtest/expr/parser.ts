@@ -11,10 +11,10 @@ export type Node =
   | { kind: 'binary'; op: BinaryOp; left: Node; right: Node; pos: number }
   | { kind: 'ternary'; cond: Node; then: Node; else: Node; pos: number };
 
-export type BinaryOp = '+' | '-' | '*' | '/' | '>' | '<' | '>=' | '<=' | '==' | '!=' | '&&' | '||';
+type BinaryOp = '+' | '-' | '*' | '/' | '>' | '<' | '>=' | '<=' | '==' | '!=' | '&&' | '||';
 
 /** Columns an expression can read, with their aliases. */
-export const FIELDS = ['OPEN', 'CLOSE', 'HIGH', 'LOW', 'VOLUME', 'AMOUNT', 'PERCENTAGE_CHANGE'] as const;
+const FIELDS = ['OPEN', 'CLOSE', 'HIGH', 'LOW', 'VOLUME', 'AMOUNT', 'PERCENTAGE_CHANGE'] as const;
 export type Field = (typeof FIELDS)[number];
 const FIELD_ALIASES: Record<string, Field> = { VOL: 'VOLUME' };
 

@@ -20,7 +20,7 @@ import type { TaskName, TaskInput, TaskOutput } from './worker.js';
 let pool: Piscina | undefined;
 
 /** The compiled worker script for this module, from dist/ or from src/. */
-export function workerScript(): string {
+function workerScript(): string {
   const here = fileURLToPath(import.meta.url);
   const dir = path.dirname(here);
   if (here.endsWith('.js')) return path.join(dir, 'worker.js');
@@ -49,7 +49,7 @@ function thePool(): Piscina {
 }
 
 /** A worker's answer that a user error stopped the work (its message is for the user). */
-export interface WorkerUserError {
+interface WorkerUserError {
   userError: string;
 }
 

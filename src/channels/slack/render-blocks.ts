@@ -21,7 +21,7 @@ const TABLE_ROWS_SHOWN = 10;
 /** Slack's guidance for a message's top-level `text`: under 4,000 characters (40,000 are truncated). */
 export const TEXT_LIMIT = 4_000;
 /** A button's value holds at most 2,000 characters. */
-export const BUTTON_VALUE_LIMIT = 2_000;
+const BUTTON_VALUE_LIMIT = 2_000;
 /** An actions block holds at most 25 elements. */
 const ACTIONS_PER_BLOCK = 25;
 
@@ -111,7 +111,7 @@ function sqlBlocks(sql: string): Block[] {
 }
 
 /** The blocks of an answer, possibly more than one message's worth; `text` (the notification) is escaped too. */
-export function answerBlocks(answer: Answer, extras: { exportKey?: string } = {}): { text: string; blocks: Block[] } {
+function answerBlocks(answer: Answer, extras: { exportKey?: string } = {}): { text: string; blocks: Block[] } {
   const { text, blocks } = answerParts(answer, extras);
   return { text: cutText(escapeMrkdwn(text), 3_000), blocks };
 }
@@ -119,7 +119,7 @@ export function answerBlocks(answer: Answer, extras: { exportKey?: string } = {}
 /** "Download CSV": uploads all rows of the answer's query into the thread; the value names the delivery the answer is kept on. */
 export const EXPORT_ACTION = 'export_csv';
 /** A suggested follow-up button ("by month"): action ids follow_up:0, follow_up:1, ... */
-export const FOLLOW_UP_ACTION = 'follow_up:';
+const FOLLOW_UP_ACTION = 'follow_up:';
 
 function answerParts(answer: Answer, extras: { exportKey?: string }): { text: string; blocks: Block[] } {
   switch (answer.kind) {
@@ -147,14 +147,12 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
         blocks.push({
           type: 'actions',
           block_id: 'follow_ups',
-          elements: answer.followUps
-            .slice(0, 5)
-            .map((f, i) => ({
-              type: 'button',
-              action_id: `${FOLLOW_UP_ACTION}${i}`,
-              text: { type: 'plain_text', text: cutText(f.label, 75) },
-              value: encodeFollowUp(f, BUTTON_VALUE_LIMIT),
-            })),
+          elements: answer.followUps.slice(0, 5).map((f, i) => ({
+            type: 'button',
+            action_id: `${FOLLOW_UP_ACTION}${i}`,
+            text: { type: 'plain_text', text: cutText(f.label, 75) },
+            value: encodeFollowUp(f, BUTTON_VALUE_LIMIT),
+          })),
         });
       }
       return { text: answer.headline, blocks };

@@ -64,7 +64,7 @@ export const SLACK_BOT_EVENTS = [
 /** Slash commands the app answers; any other is acknowledged with a pointer to these. */
 export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
 /** Action ids the app handles (clarify: a prefix); any other click is acknowledged and told it is stale. */
-export const SLACK_ACTIONS = { clarify: /^clarify:/, followUp: /^follow_up:/, showSql: 'show_sql', exportCsv: EXPORT_ACTION } as const;
+const SLACK_ACTIONS = { clarify: /^clarify:/, followUp: /^follow_up:/, showSql: 'show_sql', exportCsv: EXPORT_ACTION } as const;
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -88,7 +88,7 @@ function boltLogger(logger: Logger): BoltLogger {
  * an acknowledged envelope. One that throws is not acknowledged, and Slack redelivers it (the queue's
  * unique key makes that one answer).
  */
-export class QueueFirstSocketModeReceiver implements Receiver {
+class QueueFirstSocketModeReceiver implements Receiver {
   readonly client: SocketModeClient;
   private app?: App;
 

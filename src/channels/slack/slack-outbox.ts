@@ -53,7 +53,7 @@ export interface PlaceholderDeps {
 }
 
 /** A Slack answer job's reply target: the thread, and the workspace (and enterprise) whose token reaches it. */
-export const slackReplyTarget = z.object({
+const slackReplyTarget = z.object({
   platform: z.literal('slack'),
   channel: z.string(),
   threadTs: z.string(),
@@ -201,10 +201,10 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
 }
 
 /** The event type of the message metadata on every Slack digest post. */
-export const DIGEST_EVENT_TYPE = 'datadesk_digest';
+const DIGEST_EVENT_TYPE = 'datadesk_digest';
 
 /** The metadata a Slack digest post carries (chat.postMessage `metadata`). */
-export function digestMetadata(key: DigestKey): { event_type: string; event_payload: { subscription_id: number; period_end: string } } {
+function digestMetadata(key: DigestKey): { event_type: string; event_payload: { subscription_id: number; period_end: string } } {
   return { event_type: DIGEST_EVENT_TYPE, event_payload: { subscription_id: key.subscriptionId, period_end: key.periodEnd.toISOString() } };
 }
 

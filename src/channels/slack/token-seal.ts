@@ -10,7 +10,7 @@ export interface SealingKey {
   key: Buffer;
 }
 
-export class SealError extends Error {}
+class SealError extends Error {}
 
 /** Reads SLACK_TOKEN_KEYS ("id:base64,id:base64"); throws a sentence that says what is wrong. */
 export function parseSealingKeys(text: string): SealingKey[] {

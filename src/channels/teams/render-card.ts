@@ -55,7 +55,7 @@ export interface ChartImage {
 export const CARD_BYTES_LIMIT = 24_000;
 
 /** The chart inline when its data URI is at most `room` characters, else a link from `linkFor`. */
-export function chartImage(png: Buffer, alt: string, linkFor: (png: Buffer) => string, room = INLINE_IMAGE_LIMIT): ChartImage {
+function chartImage(png: Buffer, alt: string, linkFor: (png: Buffer) => string, room = INLINE_IMAGE_LIMIT): ChartImage {
   const inline = `data:image/png;base64,${png.toString('base64')}`;
   return { url: inline.length <= Math.min(room, INLINE_IMAGE_LIMIT) ? inline : linkFor(png), alt };
 }

@@ -28,7 +28,7 @@ import { loadConversationReference } from './conversation-store.js';
 export const ON_IT = 'On it…';
 
 /** A Teams answer job's reply target: the conversation, reached proactively through its stored reference. */
-export const teamsReplyTarget = z.object({
+const teamsReplyTarget = z.object({
   platform: z.literal('teams'),
   conversationId: z.string(),
   reference: z.record(z.string(), z.unknown()),

@@ -7,7 +7,7 @@
 import type { Config } from '../../config/env.js';
 import type { Route } from '../../server/http-server.js';
 
-export const TEAMS_PAGES = { website: '/teams', privacy: '/teams/privacy', terms: '/teams/terms' } as const;
+const TEAMS_PAGES = { website: '/teams', privacy: '/teams/privacy', terms: '/teams/terms' } as const;
 
 /** The manifest's developer links for a bot served at `domain`. */
 export function manifestLinks(

@@ -22,7 +22,7 @@ export interface PlaygroundAccess {
 
 export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const WILDCARD = ['0.0.0.0', '::', '[::]'];
-export const COOKIE = 'datadesk_playground';
+const COOKIE = 'datadesk_playground';
 
 export function isLoopback(host: string): boolean {
   const h = host.toLowerCase().replace(/^\[|\]$/g, '');

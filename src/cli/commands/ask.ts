@@ -16,7 +16,7 @@ import { answerExitCode, exitCodesHelp, writeOut } from '../output.js';
 const STATUS: Record<Answer['kind'], string> = { result: 'answered', clarify: 'clarify', refusal: 'rejected', error: 'error' };
 
 /** The --json shape of the issue: one flat object a script can read. */
-export function answerJson(answer: Answer, chartPng: string | null): Record<string, unknown> {
+function answerJson(answer: Answer, chartPng: string | null): Record<string, unknown> {
   const unsupported = answer.kind === 'refusal' && answer.route === 'sql';
   return {
     route: answer.route,

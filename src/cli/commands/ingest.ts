@@ -17,7 +17,7 @@ import { tablesChangedByLoad } from '../../db/rollups.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
-export function printSummary(what: string, s: IngestSummary): void {
+function printSummary(what: string, s: IngestSummary): void {
   process.stdout.write(
     `${what}: ${n(s.rowsRead)} rows read; ${n(s.inserted)} loaded, ${n(s.updated)} updated, ` +
       `${n(s.unchanged)} unchanged, ${n(s.rejected)} rejected in ${s.seconds.toFixed(1)} s ` +

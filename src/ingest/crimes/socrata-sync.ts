@@ -15,7 +15,7 @@ import { parseSodaRecord, type SodaRecord } from './soda-row.js';
 
 export const SOCRATA_STATE_KEY = 'crimes:socrata';
 
-export interface SocrataCursor {
+interface SocrataCursor {
   /** the last committed updated_on, as SODA writes it (floating, no offset) */
   updatedOn: string;
   id: number;
@@ -60,7 +60,7 @@ async function startingCursor(client: pg.PoolClient): Promise<SocrataCursor | un
   return last ? { updatedOn: toSoda(last), id: 0 } : undefined;
 }
 
-export function pageUrl(base: string, cursor: SocrataCursor | undefined, limit: number): string {
+function pageUrl(base: string, cursor: SocrataCursor | undefined, limit: number): string {
   const url = new URL(base);
   if (cursor) {
     url.searchParams.set('$where', `updated_on > '${cursor.updatedOn}' OR (updated_on = '${cursor.updatedOn}' AND id > ${cursor.id})`);

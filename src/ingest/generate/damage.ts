@@ -15,7 +15,7 @@ export type DamageKind = (typeof DAMAGE_KINDS)[number];
 const join = (fields: string[]) => fields.map(csvField).join(',');
 
 /** One portal row (22 fields) with the damage applied, as bytes. */
-export function damageRow(fields: string[], kind: DamageKind): Buffer {
+function damageRow(fields: string[], kind: DamageKind): Buffer {
   switch (kind) {
     case 'stray quote': // the last field opens a quote that never closes
       return Buffer.from(`${join(fields.slice(0, -1))},"${fields[fields.length - 1]}`);

@@ -36,7 +36,7 @@ interface Companies {
 
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(fixturePath('data', 'ashare', file), 'utf8')) as T;
 
-export interface Ticker {
+interface Ticker {
   code: string;
   name: string;
   shortName: string;
@@ -65,11 +65,11 @@ export interface StockGeneratorResult {
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-export function boardOf(code: string, boards: Board[]): Board | undefined {
+function boardOf(code: string, boards: Board[]): Board | undefined {
   return boards.find((b) => b.prefixes.some((p) => code.startsWith(p)));
 }
 
-export function makeTickers(count: number, days: number, random: Random): Ticker[] {
+function makeTickers(count: number, days: number, random: Random): Ticker[] {
   const { boards, stShare, stLimit, lateListingShare } = readJson<Boards>('boards.json');
   const companies = readJson<Companies>('companies.json');
   const tickers: Ticker[] = [];

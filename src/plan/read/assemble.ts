@@ -2,7 +2,7 @@
 // taken per, the groupings, the ranking, the filters, the comparison. A piece
 // that does not fit is dropped with a reason, so the caller can refuse and
 // still suggest the question it could read.
-import { QueryPlan, type Dimension, type Filters, type Measure, type PerGroup, type TimeRange } from '../query-plan.js';
+import { QueryPlan, type Dimension, type Measure, type PerGroup, type TimeRange } from '../query-plan.js';
 import { mergeFilters, PART_KINDS, sharePartPieces } from './filters.js';
 import { isSubject, type Piece } from './pieces.js';
 import type { Work } from './work.js';

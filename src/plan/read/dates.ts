@@ -1,7 +1,7 @@
 // Calendar arithmetic on YYYY-MM-DD strings (UTC, no time of day).
 const pad = (n: number) => String(n).padStart(2, '0');
 
-export const isoDate = (y: number, m: number, d: number): string => `${y}-${pad(m)}-${pad(d)}`;
+const isoDate = (y: number, m: number, d: number): string => `${y}-${pad(m)}-${pad(d)}`;
 
 const parts = (s: string): [number, number, number] => {
   const [y, m, d] = s.split('-').map(Number);

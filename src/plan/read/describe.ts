@@ -14,7 +14,7 @@ function clock(h: number): string {
 }
 
 /** A time range as words the reader reads back ("in 2019", "from 2018 to 2020", "on 2019-07-04"). */
-export function rangeWords(r: Pick<TimeRange, 'from' | 'to'>): string {
+function rangeWords(r: Pick<TimeRange, 'from' | 'to'>): string {
   const yearAligned = r.from.endsWith('-01-01') && r.to.endsWith('-01-01');
   if (yearAligned) {
     const a = yearOf(r.from);

@@ -6,18 +6,6 @@ import type { Filters } from '../query-plan.js';
 import type { Piece } from './pieces.js';
 import type { Work } from './work.js';
 
-export const FILTER_KINDS = new Set<Piece['kind']>([
-  'type',
-  'category',
-  'location',
-  'flag',
-  'months',
-  'weekdays',
-  'weekend',
-  'hours',
-  'night',
-  'place',
-]);
 /** what a share's part can hold */
 export const PART_KINDS = new Set<Piece['kind']>(['type', 'category', 'location', 'flag', 'night', 'weekend']);
 

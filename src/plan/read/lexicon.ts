@@ -7,7 +7,7 @@ import type { Meaning } from './pieces.js';
 import { phraseKey } from './tokens.js';
 
 /** Whether an entry may be read at [start, end) of the words t (ambiguous words need company). */
-export type Guard = (t: readonly string[], start: number, end: number) => boolean;
+type Guard = (t: readonly string[], start: number, end: number) => boolean;
 
 export interface Entry {
   meanings: Meaning[];
@@ -258,7 +258,6 @@ function addDimensions(add: Add): void {
   for (const [dim, d] of Object.entries(m.dimensions) as [Dimension, { words: string[] }][]) {
     for (const w of d.words) {
       const key = phraseKey(w);
-      const words = key.split(' ');
       if (dim === 'weekday' && (key === 'weekday' || key === 'weekdays')) {
         // "on weekdays" is a filter; "by weekday" and "which weekday" group
         for (const pre of ['by', 'per', 'each', 'every', 'which', 'what']) add(`${pre} ${key}`, [dimension(dim, `${pre} ${key}`)], 3);

@@ -2,7 +2,7 @@
 // sees it: every section it reads, typed (the file may hold more).
 import { semanticModel as loadModel } from '../semantic-model.js';
 
-export interface Named {
+interface Named {
   label: string;
   words: string[];
 }

@@ -2,9 +2,9 @@
 // assembler turns into a QueryPlan (or an edit of one).
 import type { Dimension, TimeRange } from '../query-plan.js';
 
-export type Flag = 'arrest' | 'domestic';
+type Flag = 'arrest' | 'domestic';
 export type PlaceKind = 'areas' | 'districts' | 'wards' | 'beats' | 'blocks';
-export type MeasureCue = 'count' | 'distinct' | 'share' | 'average' | 'median' | 'percentile';
+type MeasureCue = 'count' | 'distinct' | 'share' | 'average' | 'median' | 'percentile';
 
 export type Meaning =
   /** a crime type (or a kind within one, with description words) */

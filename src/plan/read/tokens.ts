@@ -21,7 +21,7 @@ const WORD = /[\p{L}\p{N}]+(?:['\-/:.][\p{L}\p{N}]+)*|%/gu;
 const HYPHEN_RANGE =
   /^(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)-(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/;
 
-export function normaliseWord(raw: string): string {
+function normaliseWord(raw: string): string {
   return raw.toLowerCase().replace(/'s$/, '').replace(/'/g, '').replace(/\.$/, '');
 }
 

@@ -7,7 +7,7 @@ import { DEFAULT_PLAN_BUDGET } from '../../../db/plan-budget.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { isOwnSql, queryPool } from './query-pool.js';
 
-export const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 3;
 
 export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'> {
   state.progress?.('Checking the query');

@@ -4,7 +4,7 @@
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/errors.js';
 
 /** The question could not be stored: thrown on, so the receiver answers non-2xx (Slack retries) or leaves the envelope unacked. */
-export class NotStoredError extends Error {
+class NotStoredError extends Error {
   constructor(readonly cause: unknown) {
     super(`the question could not be queued (${(cause as Error)?.message ?? String(cause)}); Slack is asked to send it again`);
     this.name = 'NotStoredError';

@@ -30,7 +30,7 @@ export interface TeamsBotDeps {
 }
 
 /** What the card buttons send back (Action.Submit data in `value`): a clarification choice, feedback or a follow-up. */
-export interface CardValue {
+interface CardValue {
   datadesk?: string;
   term?: string;
   option?: string;
@@ -52,7 +52,7 @@ export interface TeamsTurn {
 }
 
 /** The tenant (organization) an activity came from: Teams' workspace. */
-export function tenantOf(activity: TurnContext['activity']): string | undefined {
+function tenantOf(activity: TurnContext['activity']): string | undefined {
   return activity.conversation?.tenantId ?? (activity.channelData as { tenant?: { id?: string } } | undefined)?.tenant?.id ?? undefined;
 }
 
