@@ -28,6 +28,7 @@ import type { Logger } from '../../core/logger.js';
 import { RateLimiter } from '../../core/rate-limit.js';
 import type { Gate } from '../inbox.js';
 import type { SlackInstaller } from './slack-install.js';
+import { NoInstallationError } from './installation-store.js';
 import { appUninstalled } from './listeners/app-uninstalled.js';
 import type { DataDesk } from '../../agents/desk.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
@@ -158,6 +159,18 @@ export interface SlackApp {
 export const clientOptionsOf = (slack: NonNullable<Config['slack']>): WebClientOptions | undefined =>
   slack.apiUrl ? { slackApiUrl: slack.apiUrl.endsWith('/') ? slack.apiUrl : `${slack.apiUrl}/` } : undefined;
 
+/** Whether `error`, or an error it wraps (Bolt's and the OAuth package's `original`, or `cause`), is a `kind`. */
+function causedBy(error: unknown, kind: new (...args: never[]) => Error): boolean {
+  for (
+    let e = error as { original?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = (e.original ?? e.cause) as typeof e, depth++
+  ) {
+    if (e instanceof kind) return true;
+  }
+  return false;
+}
+
 /** The workspace a request belongs to, as the request itself says (events, actions, commands). */
 function bodyTeam(body: AnyMiddlewareArgs['body']): string | undefined {
   const b = body as { team_id?: string; team?: { id?: string } | null; event?: { team?: string } };
@@ -165,16 +178,27 @@ function bodyTeam(body: AnyMiddlewareArgs['body']): string | undefined {
 }
 
 /**
- * With one bot token, Bolt labels every request with the token's own workspace: a request from another
- * workspace (an app distributed by mistake, a forged but signed body) would be answered there with this token.
- * Dropped instead (acknowledged, so Slack does not retry).
+ * With one bot token, a request from another workspace (an app distributed by mistake, a signed body from a
+ * workspace that shares the app's signing secret) would be answered there with this token: Bolt takes the
+ * request's own team id and never compares it with the token's. Dropped instead (acknowledged, so Slack does not
+ * retry). The token's workspace is asked once (auth.test); while Slack cannot say, requests go through as before.
  */
 function oneWorkspaceOnly(logger: Logger) {
+  let tokenTeam: Promise<string | undefined> | undefined;
   return async (args: AnyMiddlewareArgs & AllMiddlewareArgs) => {
+    tokenTeam ??= args.client.auth.test().then(
+      (r) => r.team_id,
+      (error: Error) => {
+        tokenTeam = undefined; // asked again with the next request
+        logger.warn(`slack: auth.test failed (${error.message}); this request is not checked against the token's workspace`);
+        return undefined;
+      },
+    );
     const from = bodyTeam(args.body);
-    if (from && args.context.teamId && from !== args.context.teamId) {
+    const mine = await tokenTeam;
+    if (from && mine && from !== mine) {
       logger.warn(
-        `slack: a request from workspace ${from} reached the single-workspace token of ${args.context.teamId}; dropped (use SLACK_CLIENT_ID installs for many workspaces)`,
+        `slack: a request from workspace ${from} reached the single-workspace token of ${mine}; dropped (use SLACK_CLIENT_ID installs for many workspaces)`,
       );
       if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
       return;
@@ -250,6 +274,12 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   // logged, then thrown on: the HTTP receiver answers 500 and Socket Mode leaves the envelope unacked, so Slack
   // delivers it again (the delivery key answers it once); a 200 here would tell Slack a lost question was received
   app.error(async (error) => {
+    // a workspace with no installation (never added, or removed) has nothing to answer with: acknowledged and dropped,
+    // where a failed lookup (the database is down) goes on to a non-2xx, and Slack delivers it again
+    if (causedBy(error, NoInstallationError)) {
+      deps.logger.warn(`slack: a request from a workspace that has not installed the app was dropped (${error.message})`);
+      return;
+    }
     deps.logger.error(`slack: ${error.message}`);
     throw error;
   });

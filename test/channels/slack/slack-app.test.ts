@@ -169,6 +169,22 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(slack.calls.filter((c) => c.method === 'files.getUploadURLExternal')).toHaveLength(uploads + 1);
   });
 
+  it('with one bot token, a signed request from another workspace is dropped, not answered there with this token', async () => {
+    const server = await botServer();
+    const { body, ts } = mention('How many crimes were reported in 2019?', { eventId: 'EvOtherTeam' });
+    const foreign = body.replaceAll('"T1"', '"T9"');
+    const calls = slack.calls.length;
+    expect((await post(server, foreign, 'application/json')).status).toBe(200);
+    expect(await runtimes[0].deliveries.get('slack:event:EvOtherTeam')).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(
+      slack.calls.slice(calls).filter((c) => c.method.startsWith('chat.') && (c.args.thread_ts === ts || c.args.channel === 'C1')),
+    ).toEqual([]);
+    expect(
+      server.logger.lines.some((l) => l.includes('a request from workspace T9 reached the single-workspace token of T1; dropped')),
+    ).toBe(true);
+  });
+
   it('clarification: buttons, a click stores the choice and answers in the thread; stale and foreign clicks get an ephemeral note', async () => {
     const server = await botServer();
     const { body, ts } = mention('How many robberies happened at night in 2019?', { user: 'U7' });

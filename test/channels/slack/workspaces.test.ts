@@ -24,6 +24,7 @@ let db: TestDatabase;
 let slack: FakeSlack;
 let server: RunningServer;
 let jobs: Jobs;
+let logger: ReturnType<typeof testDesk>['logger'];
 
 const sign = (body: string) => slackSignature(SECRET, body);
 const postEvent = (body: string, type = 'application/json') =>
@@ -82,7 +83,9 @@ beforeAll(async () => {
     RATE_LIMIT_USER_PER_MINUTE: '100',
   });
   const verified = new VerifiedStore(db.pool);
-  const { desk, logger } = testDesk(db, { verified });
+  const made = testDesk(db, { verified });
+  const { desk } = made;
+  logger = made.logger;
   const installer = createSlackInstaller({
     oauth: config.slack!.oauth!,
     pool: db.pool,
@@ -192,6 +195,16 @@ describe('one app, two Slack workspaces', () => {
     expect(textOf(plainB)).not.toContain('Verified answer');
     expect(textOf(plainB)).toContain('Robberies in 2018');
   }, 60_000);
+
+  it('a request from a workspace that never installed the app is acknowledged and dropped: no job, no reply, no retry', async () => {
+    const stranger = mention('TZ', 'How many crimes were reported in 2019?', 'U-Z');
+    const calls = slack.calls.length;
+    expect((await postEvent(stranger.body)).status).toBe(200);
+    expect(await jobs.deliveries.get(`slack:event:EvWs${seq}`)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(slack.calls.slice(calls).filter((c) => c.method.startsWith('chat.'))).toEqual([]);
+    expect(logger.lines.some((l) => l.includes('a request from a workspace that has not installed the app was dropped'))).toBe(true);
+  });
 
   it('digests are kept per workspace: the same channel id and schedule in two workspaces are two digests, each listing its own', async () => {
     const command = (team: string, text: string) =>
