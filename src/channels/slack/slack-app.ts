@@ -10,6 +10,8 @@
 // workspace are dropped.
 import {
   App,
+  ErrorCode,
+  HTTPModuleFunctions,
   HTTPReceiver,
   LogLevel,
   type AllMiddlewareArgs,
@@ -222,6 +224,19 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
         signatureVerification: true,
         processBeforeResponse: true,
         logger,
+        // Bolt answers 401 to any failed authorize; one whose installation lookup failed (the database is down) is
+        // answered 500 instead, a failure of ours that Slack delivers again, not a refusal of Slack's request
+        processEventErrorHandler: async (args) => {
+          if (
+            (args.error as { code?: string }).code === ErrorCode.AuthorizationError &&
+            !causedBy(args.error, NoInstallationError) &&
+            !args.response.headersSent
+          ) {
+            args.response.writeHead(500).end();
+            return false;
+          }
+          return HTTPModuleFunctions.defaultProcessEventErrorHandler(args);
+        },
       });
   const installer = deps.installer;
   const app = installer

@@ -50,7 +50,7 @@ const SCOPE_WORDS: Record<string, string> = {
   'files:write': 'upload chart images and CSV exports into the thread',
   'im:history': 'read direct messages sent to it',
   'mpim:history': 'read group direct messages it is in',
-  'reactions:read': 'see 👍 and 👎 on its answers (feedback)',
+  'reactions:read': 'see thumbs-up and thumbs-down reactions on its answers (feedback)',
 };
 
 /** The Add to Slack page: what the app will be able to do, then the button (Slack's own page asks the admin next). */

@@ -3,6 +3,7 @@
 // subscribes a digest; nothing crosses between them, a replayed OAuth state
 // is refused, tokens are sealed at rest, and uninstalling one leaves the
 // other answering. Real HTTP throughout, real PostgreSQL.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/env.js';
 import { createSlackApp, clientOptionsOf } from '../../../src/channels/slack/slack-app.js';
@@ -204,6 +205,39 @@ describe('one app, two Slack workspaces', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(slack.calls.slice(calls).filter((c) => c.method.startsWith('chat.'))).toEqual([]);
     expect(logger.lines.some((l) => l.includes('a request from a workspace that has not installed the app was dropped'))).toBe(true);
+  });
+
+  it('when the installation cannot be looked up (its database is unreachable), Slack is answered 500, so it delivers the event again', async () => {
+    const unreachable = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
+    unreachable.on('error', () => undefined);
+    const config = loadConfig({
+      SLACK_CLIENT_ID: slack.oauthApp.clientId,
+      SLACK_CLIENT_SECRET: slack.oauthApp.clientSecret,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_TOKEN_KEYS: `k1:${KEY}`,
+      SLACK_API_URL: slack.apiUrl,
+    });
+    const installer = createSlackInstaller({
+      oauth: config.slack!.oauth!,
+      pool: unreachable,
+      logger,
+      clientOptions: clientOptionsOf(config.slack!),
+    });
+    const { desk } = testDesk(db);
+    const app = createSlackApp({ config, desk, readPool: db.pool, writePool: db.pool, logger, queue: jobs.queue, installer });
+    const down = await startHttpServer('127.0.0.1', 0, [app.route!], logger);
+    try {
+      const { body } = mention('TB', 'How many crimes were reported in 2019?', 'U-B');
+      const res = await fetch(`${down.url}/slack/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...sign(body) },
+        body,
+      });
+      expect(res.status).toBe(500);
+    } finally {
+      await down.close();
+      await unreachable.end();
+    }
   });
 
   it('digests are kept per workspace: the same channel id and schedule in two workspaces are two digests, each listing its own', async () => {
