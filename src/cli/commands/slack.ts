@@ -5,17 +5,20 @@
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { PgInstallationStore } from '../../channels/slack/installation-store.js';
-import { parseSealingKeys } from '../../channels/slack/token-seal.js';
-import type { Config } from '../../config/env.js';
+import { parseSealingKeys, type SealingKey } from '../../channels/slack/token-seal.js';
 import { commandContext, withDatabase } from '../context.js';
 
-function tokenKeys(config: Config): string {
-  const oauth = config.slack?.oauth;
-  if (!oauth)
+/** Runs `run` with the installation store of this configuration (its keys), or says installs are off. */
+async function withInstallations<T>(run: (store: PgInstallationStore, keys: SealingKey[]) => Promise<T>): Promise<T> {
+  const ctx = commandContext();
+  const oauth = ctx.config.slack?.oauth;
+  if (!oauth) {
     throw new UserError(
       'Slack installs are off: set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_TOKEN_KEYS (a single SLACK_BOT_TOKEN keeps no installations).',
     );
-  return oauth.tokenKeys;
+  }
+  const keys = parseSealingKeys(oauth.tokenKeys);
+  return withDatabase(ctx, (db) => run(new PgInstallationStore(db.write, keys), keys));
 }
 
 export function registerSlack(program: Command): void {
@@ -24,9 +27,7 @@ export function registerSlack(program: Command): void {
     .command('installs')
     .description('the workspaces (and org-wide enterprises) that installed the app, newest last')
     .action(async () => {
-      const ctx = commandContext();
-      const keys = parseSealingKeys(tokenKeys(ctx.config));
-      const installs = await withDatabase(ctx, (db) => new PgInstallationStore(db.write, keys).list());
+      const installs = await withInstallations((store) => store.list());
       if (!installs.length) process.stdout.write('No workspace has installed the app yet (send an admin to /slack/install).\n');
       for (const i of installs) {
         process.stdout.write(
@@ -38,9 +39,7 @@ export function registerSlack(program: Command): void {
     .command('rekey')
     .description('re-seal every installation with the first key of SLACK_TOKEN_KEYS (after a rotation)')
     .action(async () => {
-      const ctx = commandContext();
-      const keys = parseSealingKeys(tokenKeys(ctx.config));
-      const n = await withDatabase(ctx, (db) => new PgInstallationStore(db.write, keys).rekey());
+      const { n, keys } = await withInstallations(async (store, keys) => ({ n: await store.rekey(), keys }));
       process.stdout.write(
         `${n} installation${n === 1 ? '' : 's'} re-sealed with key "${keys[0].id}"; the other keys in SLACK_TOKEN_KEYS can be dropped now.\n`,
       );

@@ -70,11 +70,9 @@ async function install(teamId: string, teamName: string, botToken: string) {
   return { page, html, authorize, state, cookie, back, backHtml: await back.text() };
 }
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await loadCrimes(db.pool, 3_000);
-  slack = await startFakeSlack();
-  const config = loadConfig({
+/** The app's settings for installs from many workspaces, against the fake Slack. */
+const oauthConfig = () =>
+  loadConfig({
     SLACK_CLIENT_ID: slack.oauthApp.clientId,
     SLACK_CLIENT_SECRET: slack.oauthApp.clientSecret,
     SLACK_SIGNING_SECRET: SECRET,
@@ -83,6 +81,12 @@ beforeAll(async () => {
     SLACK_AUTHORIZE_URL: 'https://slack.test/oauth/v2/authorize',
     RATE_LIMIT_USER_PER_MINUTE: '100',
   });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadCrimes(db.pool, 3_000);
+  slack = await startFakeSlack();
+  const config = oauthConfig();
   const verified = new VerifiedStore(db.pool);
   const made = testDesk(db, { verified });
   const { desk } = made;
@@ -210,13 +214,7 @@ describe('one app, two Slack workspaces', () => {
   it('when the installation cannot be looked up (its database is unreachable), Slack is answered 500, so it delivers the event again', async () => {
     const unreachable = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
     unreachable.on('error', () => undefined);
-    const config = loadConfig({
-      SLACK_CLIENT_ID: slack.oauthApp.clientId,
-      SLACK_CLIENT_SECRET: slack.oauthApp.clientSecret,
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_TOKEN_KEYS: `k1:${KEY}`,
-      SLACK_API_URL: slack.apiUrl,
-    });
+    const config = oauthConfig();
     const installer = createSlackInstaller({
       oauth: config.slack!.oauth!,
       pool: unreachable,
