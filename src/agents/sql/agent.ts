@@ -44,7 +44,7 @@ export type { SqlAgentDeps } from './state.js';
 
 export interface SqlQuestion {
   question: string;
-  /** a thread id unique across platforms, e.g. "slack:C123:1700000000.0001" */
+  /** a thread id unique across platforms and workspaces (see core/platform.ts ThreadRef) */
   threadId: string;
   /** a plan to answer as is (a follow-up button's), instead of reading the question */
   plan?: Record<string, unknown>;
