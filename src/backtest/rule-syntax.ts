@@ -54,7 +54,7 @@ export function looksLikeRuleSyntax(text: string): boolean {
 }
 
 interface Section {
-  key: 'buy' | 'sell' | 'kpi' | 'capital' | 'sizing' | 'strategy';
+  key: 'buy' | 'sell' | 'kpi' | 'capital' | 'sizing' | 'costs' | 'slippage' | 'strategy';
   /** for `strategy NAME` */
   name?: string;
   text: string;
@@ -63,7 +63,7 @@ interface Section {
 }
 
 function splitSections(input: string): { header: string; sections: Section[] } {
-  const marker = /\b(buy|sell|kpi|capital|sizing):|\bstrategy\s+([A-Za-z0-9_]+)\b/gi;
+  const marker = /\b(buy|sell|kpi|capital|sizing|costs|slippage):|\bstrategy\s+([A-Za-z0-9_]+)\b/gi;
   const hits = [...input.matchAll(marker)];
   const header = hits.length ? input.slice(0, hits[0].index) : input;
   const sections = hits.map((m, i) => {
@@ -289,6 +289,8 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   let kpi: KpiName | undefined;
   let capital: number | undefined;
   let sizing: 'lots' | 'shares' | undefined;
+  let costs: StrategySpec['costs'] | undefined;
+  let slippage: { bps: number; at: number } | undefined;
   for (const s of sections) {
     if (s.key === 'strategy') {
       current = { name: s.name!, buy: [], sell: [] };
@@ -328,8 +330,29 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       if (v !== 'lots' && v !== 'shares')
         throw new RuleSyntaxError(`sizing is "lots" (whole lots of 100, the default) or "shares"`, s.at, input);
       sizing = v;
+      continue;
+    }
+    if (s.key === 'costs') {
+      const v = s.text.toLowerCase();
+      if (v !== 'none' && v !== 'china')
+        throw new RuleSyntaxError(
+          `costs is "china" (A-share commission, stamp duty, transfer fee and price limits) or "none" (the protocol's zero costs)`,
+          s.at,
+          input,
+        );
+      costs = v;
+      continue;
+    }
+    if (s.key === 'slippage') {
+      const m = /^(\d+(?:\.\d+)?)\s*(bps|bp|%)?$/i.exec(s.text);
+      const bps = m ? Number(m[1]) * (m[2] === '%' ? 100 : 1) : NaN;
+      if (!m || !(bps >= 0 && bps <= 1_000))
+        throw new RuleSyntaxError(`slippage is basis points, e.g. "slippage: 5bps" (0 to 1000), not "${s.text}"`, s.at, input);
+      slippage = { bps, at: s.at };
     }
   }
+  if (slippage && costs !== 'china')
+    throw new RuleSyntaxError('slippage applies to "costs: china" only; add it, or drop the slippage', slippage.at, input);
   if (!strategies.length) throw new RuleSyntaxError('no "buy:" conditions', input.length, input);
   for (const s of strategies) {
     if (!s.buy.length)
@@ -359,6 +382,8 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       kpi,
       capital: capital ?? 1_000_000,
       sizing: sizing ?? 'lots',
+      costs: costs ?? 'none',
+      ...(slippage ? { slippageBps: slippage.bps } : {}),
       ...(ctx.varied ? { parameter: ctx.varied } : {}),
     },
     defaults,

@@ -5,6 +5,9 @@ import { compileExpression, type Bars, type Memo } from './expr/compile.js';
 import { computeKpis, type Kpis, type KpiName } from './kpis.js';
 import { rankIndices } from './ranking.js';
 import { simulate, type SimulationResult } from './simulator.js';
+import { simulateWithCosts } from './simulate-costs.js';
+import { chinaModel } from './execution-model.js';
+import { daysFromCivil } from './days.js';
 import { conditionCode, conditionLabel, type Strategy, type StrategySpec } from './spec.js';
 
 export interface TickerBars {
@@ -45,8 +48,50 @@ function compileOnce(code: string) {
   return c;
 }
 
-/** Bars of one ticker as the engine reads them: dates and the fields' columns. */
-export type EngineBars = Pick<TickerBars, 'dates' | 'bars'>;
+/**
+ * Bars of one ticker as the engine reads them: dates and the fields' columns; for an execution model with costs
+ * also the ticker (its board and price limits) and the days as numbers (the rates in force; from the dates if absent).
+ */
+export type EngineBars = Pick<TickerBars, 'dates' | 'bars'> & { days?: ArrayLike<number>; code?: string; name?: string };
+
+// the day numbers of a ticker's dates, made once per dates array (a parameter sweep runs the same ticker many times)
+const dayCache = new WeakMap<readonly string[], Int32Array>();
+function dayNumbers(dates: readonly string[]): Int32Array {
+  let days = dayCache.get(dates);
+  if (!days) {
+    days = Int32Array.from(dates, (d) => daysFromCivil(Number(d.slice(0, 4)), Number(d.slice(5, 7)), Number(d.slice(8, 10))));
+    dayCache.set(dates, days);
+  }
+  return days;
+}
+
+/** The protocol's execution, or the spec's execution model with costs, on these bars and signals. */
+function execute(
+  spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>,
+  ticker: EngineBars,
+  buy: boolean[],
+  sell: boolean[],
+): SimulationResult {
+  const input = {
+    dates: ticker.dates,
+    open: ticker.bars.OPEN,
+    close: ticker.bars.CLOSE,
+    buy,
+    sell,
+    capital: spec.capital,
+    sizing: spec.sizing,
+  };
+  if (spec.costs !== 'china') return simulate(input);
+  const model = chinaModel();
+  return simulateWithCosts({
+    ...input,
+    model,
+    days: ticker.days ?? dayNumbers(ticker.dates),
+    code: ticker.code ?? '',
+    name: ticker.name ?? '',
+    slippageBps: spec.slippageBps ?? model.defaultSlippageBps,
+  });
+}
 
 function signal(codes: string[], t: EngineBars, n: number, memo: Memo): boolean[] {
   const out = new Array<boolean>(n).fill(codes.length > 0);
@@ -71,16 +116,8 @@ export function simulateCandidate(spec: StrategySpec, ticker: EngineBars, strate
   const sellCodes = strategy.sell.map((c) => conditionCode(c, override));
   // the buy and sell conditions share their common subexpressions on these bars
   const memo: Memo = new Map();
-  return simulate({
-    dates: ticker.dates,
-    open: ticker.bars.OPEN,
-    close: ticker.bars.CLOSE,
-    // several buy (sell) conditions combine by intersection; no sell condition never sells
-    buy: signal(buyCodes, ticker, n, memo),
-    sell: signal(sellCodes, ticker, n, memo),
-    capital: spec.capital,
-    sizing: spec.sizing,
-  });
+  // several buy (sell) conditions combine by intersection; no sell condition never sells
+  return execute(spec, ticker, signal(buyCodes, ticker, n, memo), signal(sellCodes, ticker, n, memo));
 }
 
 /** The rules of a candidate in words (the same for every ticker of a strategy and parameter value). */
@@ -147,18 +184,10 @@ export function runSpec(spec: StrategySpec, tickers: TickerBars[]): SpecResult {
   };
 }
 
-/** Equity of buying at the first open with the same sizing and holding to the last close. */
-export function buyAndHold(ticker: TickerBars, capital: number, sizing: StrategySpec['sizing']): number[] {
+/** Equity of buying at the first open (the first allowed, with costs) with the same sizing and model, held to the last close. */
+export function buyAndHold(ticker: TickerBars, spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>): number[] {
   const n = ticker.dates.length;
   const buy = new Array<boolean>(n).fill(false);
   buy[0] = true;
-  return simulate({
-    dates: ticker.dates,
-    open: ticker.bars.OPEN,
-    close: ticker.bars.CLOSE,
-    buy,
-    sell: new Array(n).fill(false),
-    capital,
-    sizing,
-  }).equity;
+  return execute(spec, ticker, buy, new Array(n).fill(false)).equity;
 }

@@ -36,6 +36,8 @@ function chunkSize(jobs: number): number {
 interface Source {
   tables?: SharedTableRef[];
   tickers?: TickerBars[];
+  /** every ticker of the run, whatever the source */
+  all: TickerBars[];
   /** per ticker: source index, from, to */
   where: (ticker: number) => [number, number, number];
 }
@@ -53,10 +55,10 @@ function sourceOf(tickers: TickerBars[]): Source {
       for (const f of fields) columns[f] = l!.table.columns.get(f);
       tables.push({ days: l!.table.days, columns });
     }
-    return { tables, where: (i) => [tableIndex.get(locations[i]!.table)!, locations[i]!.from, locations[i]!.to] };
+    return { tables, all: tickers, where: (i) => [tableIndex.get(locations[i]!.table)!, locations[i]!.from, locations[i]!.to] };
   }
   // bars fetched for this run: each task gets a copy of its own tickers' bars
-  return { tickers, where: (i) => [i, 0, 0] };
+  return { tickers, all: tickers, where: (i) => [i, 0, 0] };
 }
 
 async function evaluatePlans(spec: StrategySpec, source: Source, plans: CandidatePlan[], full: boolean): Promise<EvaluateOutput[]> {
@@ -68,6 +70,10 @@ async function evaluatePlans(spec: StrategySpec, source: Source, plans: Candidat
     const params = new Float64Array(chunk.length);
     const used = new Map<number, number>();
     const tickers: InlineTicker[] = [];
+    // an execution model with costs needs each run's dates and ticker (rates in force, board, price limits)
+    const costs = spec.costs !== 'none';
+    const tickerOfJob =
+      costs && source.tables ? chunk.map((p) => ({ code: source.all[p.ticker].code, name: source.all[p.ticker].name })) : undefined;
     chunk.forEach((p, i) => {
       let [src, from, to] = source.where(p.ticker);
       if (source.tickers) {
@@ -75,14 +81,14 @@ async function evaluatePlans(spec: StrategySpec, source: Source, plans: Candidat
         if (!used.has(src)) {
           used.set(src, tickers.length);
           const t = source.tickers[src];
-          tickers.push({ bars: t.bars, length: t.dates.length, ...(full ? { dates: t.dates } : {}) });
+          tickers.push({ bars: t.bars, length: t.dates.length, ...(full || costs ? { dates: t.dates, code: t.code, name: t.name } : {}) });
         }
         src = used.get(src)!;
       }
       jobs.set([src, from, to, p.strategy], i * JOB_STRIDE);
       params[i] = p.paramValue ?? NaN;
     });
-    const input: EvaluateInput = { spec, jobs, params, full, ...(source.tables ? { tables: source.tables } : { tickers }) };
+    const input: EvaluateInput = { spec, jobs, params, full, ...(source.tables ? { tables: source.tables, tickerOfJob } : { tickers }) };
     tasks.push(runTask('evaluate', input));
   }
   return Promise.all(tasks);

@@ -2,6 +2,8 @@
 // strictly alternating, buy at the open, sell at the close, no T+0, no buy on
 // the last day, forced liquidation at the last close, zero costs.
 
+import type { ExecutionReport } from './execution-model.js';
+
 type Sizing = 'lots' | 'shares';
 
 export interface SimulationInput {
@@ -30,6 +32,8 @@ export interface SimulationResult {
   /** N+1 points: E_0 = C0, then the equity after each day's actions at its close */
   equity: number[];
   trades: Trade[];
+  /** what an execution model other than the protocol's charged and refused (simulate-costs.ts) */
+  execution?: ExecutionReport;
 }
 
 const DEFAULT_CAPITAL = 1_000_000;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { KPI_NAMES } from './kpis.js';
 import { instantiate, loadLibrary, type Factor } from './library.js';
 import { UserError } from '../core/errors.js';
+import { EXECUTION_MODELS } from './execution-model.js';
 
 const factorRefSchema = z.object({
   factor: z.string().describe('factor id from the library, e.g. RSI, MA, MACD_CROSS_UP'),
@@ -46,6 +47,10 @@ export const strategySpecSchema = z.object({
     .describe('parameter confirmation: one parameter of one factor, the values to try'),
   capital: z.number().positive().default(1_000_000),
   sizing: z.enum(['lots', 'shares']).default('lots'),
+  /** the execution model: the protocol's zero-cost lab setting, or the A-share costs and rules (execution-model.ts) */
+  costs: z.enum(EXECUTION_MODELS).default('none'),
+  /** slippage against the open (buys) and close (sells), in basis points; only with costs: china (default: its fixture's) */
+  slippageBps: z.number().min(0).max(1_000).optional(),
 });
 
 /** `compare all ...`: every ticker of the database. */

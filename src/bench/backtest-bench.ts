@@ -142,6 +142,14 @@ export async function backtestBench(config: Config, logger: Logger, tickers: num
     console.log(
       `one backtest, ${bars.dates.length} days, 2 buy + 1 sell conditions, all 7 KPIs: median ${median(times).toFixed(2)} ms over 50 runs (Sharpe ${sharpe?.toFixed(4)})`,
     );
+    const costedTimes: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      const result = runSpec({ ...spec, costs: 'china' }, [bars]);
+      costedTimes.push(performance.now() - t);
+      sharpe = result.candidates[0].kpis.sharpe_ratio;
+    }
+    console.log(`the same with costs: china: median ${median(costedTimes).toFixed(2)} ms over 50 runs (Sharpe ${sharpe?.toFixed(4)})`);
 
     // 2. ticker selection over the whole market
     const before = process.memoryUsage();
@@ -185,6 +193,21 @@ async function agentRuns(pool: pg.Pool, logger: Logger): Promise<void> {
     `  next runs (from the cache): median ${seconds(median(runs))} over 3 runs (${runs.map(seconds).join(', ')}; last: ${describe(last.value)})`,
   );
   console.log(`    worst of the 3: ${loopFigures(loop)}`);
+
+  // the same scan with the A-share execution model: its cost against the protocol's, both from the cache
+  const costed: number[] = [];
+  let costedLast = last;
+  for (let i = 0; i < 3; i++) {
+    costedLast = await watchLoop(() => runBacktest(`compare all ${STRATEGY} costs: china`, deps));
+    costed.push(costedLast.ms);
+  }
+  const engine = (w: typeof last) => w.value.answer.trace.find((s) => s.node === 'simulate')?.ms ?? 0;
+  console.log(
+    `  with costs: china (commission, stamp duty, transfer fee, price limits): median ${seconds(median(costed))} over 3 runs ` +
+      `(${costed.map(seconds).join(', ')}); ${(median(costed) / median(runs)).toFixed(2)}x the protocol's median; ` +
+      `engine ${seconds(engine(costedLast))} against ${seconds(engine(last))} (last runs); ${describe(costedLast.value)}`,
+  );
+  console.log(`    ${loopFigures(costedLast)}`);
 }
 
 /** Before issue 14: every scan fetches the market with COPY, and the engine runs on the event loop. */

@@ -133,6 +133,7 @@ export async function generateTasks(pool: pg.Pool, perFamily: number, seed: numb
         strategies,
         kpi: KPI_NAMES[random.int(0, KPI_NAMES.length - 1)],
         capital: 1_000_000,
+        costs: 'none',
         sizing: 'lots',
         ...(parameter ? { parameter } : {}),
       };

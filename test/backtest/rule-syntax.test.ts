@@ -25,6 +25,7 @@ describe('rule syntax', () => {
       kpi: 'sharpe_ratio',
       capital: 1_000_000,
       sizing: 'lots',
+      costs: 'none',
       strategies: [
         {
           name: 'A',
@@ -77,6 +78,17 @@ describe('rule syntax', () => {
       ['B', ['event'], ['expression']],
     ]);
     expect([spec.kpi, spec.capital, spec.sizing]).toEqual(['max_drawdown', 200000, 'shares']);
+  });
+
+  it('reads costs: china and a slippage in bps; says what is wrong with either', () => {
+    const { spec } = parseRuleSyntax('600519 2022..2023 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 costs: china slippage: 5bps');
+    expect(spec).toMatchObject({ costs: 'china', slippageBps: 5 });
+    expect(parseRuleSyntax('600519 2022 buy: RSI(14) < 30').spec.costs).toBe('none');
+    expect(() => parseRuleSyntax('600519 2022 buy: RSI(14) < 30 costs: us')).toThrow(/costs is "china" .* or "none"/);
+    expect(() => parseRuleSyntax('600519 2022 buy: RSI(14) < 30 costs: china slippage: lots')).toThrow(
+      /slippage is basis points, e.g. "slippage: 5bps"/,
+    );
+    expect(() => parseRuleSyntax('600519 2022 buy: RSI(14) < 30 slippage: 5bps')).toThrow(/slippage applies to "costs: china" only/);
   });
 
   it('accepts aliases and named parameters', () => {

@@ -67,6 +67,36 @@ describe('the engine on worker threads', () => {
     expect(threaded.candidates.some((c) => c.simulation.trades.length > 0)).toBe(true);
   });
 
+  it('with costs: china, a whole-market scan and a cloned-bars run on the threads equal runSpec, and cost more than the protocol', async () => {
+    for (const text of [
+      'compare all 2021..2024 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: return costs: china',
+      '600519 2020..2023 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: sharpe costs: china slippage: 5bps',
+    ]) {
+      const { spec, data } = await scan(text);
+      expect(spec.costs).toBe('china');
+      const threaded = await runSpecThreaded(spec, data.tickers);
+      const inThread = runSpec(spec, data.tickers);
+      expect(plain(threaded)).toEqual(plain(inThread));
+      expect(threaded.candidates.map((c) => c.simulation.execution)).toEqual(inThread.candidates.map((c) => c.simulation.execution));
+      // every candidate that traded paid something; one whose trades are its zero-cost twin's (same days, same
+      // shares: no limit held an order up, the fees cost no lot) ends below it by exactly the fees it paid
+      const free = runSpec({ ...spec, costs: 'none' }, data.tickers);
+      const traded = inThread.candidates.filter((c) => c.simulation.trades.length > 0);
+      expect(traded.length).toBeGreaterThan(0);
+      let same = 0;
+      for (const c of traded) {
+        const x = c.simulation.execution!;
+        expect(x.total).toBeGreaterThan(0);
+        const twin = free.candidates.find((f) => f.label === c.label)!.simulation;
+        const key = (t: { buy_date: string; sell_date: string; shares: number }) => `${t.buy_date}/${t.sell_date}/${t.shares}`;
+        if (c.simulation.trades.map(key).join() !== twin.trades.map(key).join() || x.slippageBps) continue;
+        same++;
+        expect(twin.equity.at(-1)! - c.simulation.equity.at(-1)!).toBeCloseTo(x.total, 6);
+      }
+      if (spec.task === 'ticker_selection') expect(same).toBeGreaterThan(0);
+    }
+  });
+
   it('the other task families (bars cloned to the threads) match runSpec too', async () => {
     for (const text of [
       '600519 2020..2023 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: sharpe',

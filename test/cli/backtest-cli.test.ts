@@ -42,6 +42,37 @@ describe('datadesk backtest simulate', () => {
     expect(out.kpis.profit_loss_ratio).toBeNull();
   });
 
+  it('--costs china: the same signals with A-share fees, computed by hand', async () => {
+    const bars = tmp.file('bars-costs.csv', BARS);
+    const signals = tmp.file(
+      'signals-costs.csv',
+      'date,buy,sell\n2024-01-02,1,1\n2024-01-03,0,1\n2024-01-04,1,0\n2024-01-05,0,1\n2024-01-08,1,0\n',
+    );
+    const r = await runCli(['backtest', 'simulate', '--bars', bars, '--signals', signals, '--capital', '10000', '--costs', 'china']);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    // every order's 0.025% is under the 5 yuan minimum, so each pays 5
+    // 900 at 10 (the 10th lot would not leave room for the fees): 9,000 + 5 + 0.09; sold at 11.50: 10,350 - 5 - 0.10 - 5.18
+    // 900 at 12: 10,800 + 5 + 0.11; sold at 12: 10,800 - 5 - 0.11 - 5.40
+    expect(out.trades.map((t: { shares: number; pnl: number }) => [t.shares, Math.round(t.pnl * 100) / 100])).toEqual([
+      [900, 1334.63],
+      [900, -15.62],
+    ]);
+    expect(out.equity.at(-1)).toBeCloseTo(11319.01, 6);
+    expect(out.execution).toMatchObject({
+      model: 'china',
+      board: 'main board',
+      commission: 20,
+      transferFee: 0.41,
+      stampDuty: 10.58,
+      total: 30.99,
+      orders: 4,
+    });
+    const wrong = await runCli(['backtest', 'simulate', '--bars', bars, '--signals', signals, '--costs', 'usa']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain("option '--costs <model>' argument 'usa' is invalid. expected none or china");
+  });
+
   it('names the file and line of bad input', async () => {
     const bars = tmp.file('bad-bars.csv', BARS.replace('2024-01-04,12,', '2024-01-04,twelve,'));
     const signals = tmp.file('s2.csv', 'date,buy,sell\n2024-01-02,1,0\n');

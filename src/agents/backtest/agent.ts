@@ -9,14 +9,15 @@ import { UserError, describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { compileExpression } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
-import type { SpecResult } from '../../backtest/run-spec.js';
+import { simulateCandidate, type SpecResult } from '../../backtest/run-spec.js';
+import { computeKpis } from '../../backtest/kpis.js';
 import { runSpecThreaded } from '../../backtest/run-threaded.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
 import { checkSpec, conditionCode, type StrategySpec } from '../../backtest/spec.js';
 import { QueryTimeoutError } from '../../db/read-only.js';
 import { LlmError, type LlmClient } from '../../llm/client.js';
 import { readOffline } from './free-text.js';
-import { equityChart, headline, kpiTable, narration, tradesTable } from './narrate.js';
+import { costComparisonTable, equityChart, executionLine, headline, kpiTable, narration, tradesTable } from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { specFromText } from './spec-from-text.js';
 import { RULE_SYNTAX_HELP } from './help.js';
@@ -128,13 +129,24 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     // on the worker threads: the event loop stays free for Slack, Teams and /healthz
     const result = await timed(trace, 'simulate', () => runSpecThreaded(spec, data.tickers));
     const best = result.candidates[result.ranking[0]];
-    const answer = await timed(trace, 'narrate', () => ({
-      headline: headline(spec, result),
-      narration: narration(spec, result),
-      table: kpiTable(result),
-      extraTables: [{ title: `Trades of ${best.label}`, table: tradesTable(best) }],
-      chart: equityChart(best, spec.capital, spec.sizing),
-    }));
+    const answer = await timed(trace, 'narrate', () => {
+      const extraTables = [{ title: `Trades of ${best.label}`, table: tradesTable(best) }];
+      if (spec.costs !== 'none') {
+        // the same run under the protocol's zero costs, beside it: what the costs changed
+        const protocol = simulateCandidate({ ...spec, costs: 'none' }, best.ticker, best.strategy, best.paramValue);
+        extraTables.unshift({
+          title: `${best.label}: with and without costs`,
+          table: costComparisonTable(best, { kpis: computeKpis(protocol), trades: protocol.trades.length }),
+        });
+      }
+      return {
+        headline: headline(spec, result),
+        narration: narration(spec, result),
+        table: kpiTable(result),
+        extraTables,
+        chart: equityChart(best, spec),
+      };
+    });
     const final = makeAnswer({
       kind: 'result',
       route,
@@ -143,7 +155,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
       sql: data.sql,
       assumptions: [
         ...reading.assumptions,
-        'execution: buy at the open, sell at the close, no same-day round trip, zero costs',
+        executionLine(spec, best),
         ...(spec.sizing === 'shares' ? ['sizing: any number of shares (at least 100)'] : []),
       ],
       notes: [

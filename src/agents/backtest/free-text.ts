@@ -51,6 +51,16 @@ export function readOffline(text: string): OfflineReading {
   rest = rest.replace(/\b(19|20)\d{2}\b/g, ' ');
   if (!start) assumptions.push('window: all available data');
 
+  // "with costs", "after fees", "with A-share costs": the china execution model; "no costs": the protocol's
+  const withCosts =
+    /\b(with|after|including|incl\.?)\s+(a-share\s+|china\s+|real\s+|trading\s+)?(costs|fees|commissions?)\b|\bcosts:\s*china\b/i.test(
+      rest,
+    );
+  rest = rest.replace(
+    /\b(with|after|including|incl\.?)\s+(a-share\s+|china\s+|real\s+|trading\s+)?(costs|fees|commissions?)\b|\bcosts:\s*china\b/gi,
+    ' ',
+  );
+  if (withCosts) assumptions.push('costs: china (A-share commission, stamp duty, transfer fee and price limits)');
   const kpi = KPI_PATTERNS.find(([re]) => re.test(rest))?.[1];
   const sellAt = rest.search(/\bsell|\bexit|\btake profit|\bstop/i);
   const buyText = sellAt >= 0 ? rest.slice(0, sellAt) : rest;
@@ -100,6 +110,7 @@ export function readOffline(text: string): OfflineReading {
     `buy: ${buy.length ? buy.map((c) => conditionSyntax(c)).join(' and ') : '...'}`,
     sell.length ? `sell: ${sell.map((c) => conditionSyntax(c)).join(' and ')}` : '',
     `kpi: ${chosenKpi.split('_')[0]}`,
+    withCosts ? 'costs: china' : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -116,6 +127,7 @@ export function readOffline(text: string): OfflineReading {
       kpi: chosenKpi,
       capital: 1_000_000,
       sizing: 'lots',
+      costs: withCosts ? 'china' : 'none',
       strategies: [{ name: 'A', buy, sell }],
     },
   };

@@ -2,10 +2,11 @@
 // (no LLM): what ran, on what, the KPI that was asked for, and the ranking.
 import type { Cell, ChartSpec, AnswerTable } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
-import { KPI_NAMES, type KpiName } from '../../backtest/kpis.js';
+import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
 import { isMinimised } from '../../backtest/ranking.js';
 import { buyAndHold, type Candidate, type SpecResult } from '../../backtest/run-spec.js';
 import type { StrategySpec } from '../../backtest/spec.js';
+import { chinaModel } from '../../backtest/execution-model.js';
 
 export const KPI_LABELS: Record<KpiName, string> = {
   return_ratio: 'Return',
@@ -37,13 +38,59 @@ function period(c: Candidate): string {
 export function headline(spec: StrategySpec, result: SpecResult): string {
   const best = result.candidates[result.ranking[0]];
   const kpi = KPI_LABELS[spec.kpi];
-  if (spec.task === 'metrics') return `${best.ticker.code} ${best.ticker.name}: ${kpi} ${fmtKpi(spec.kpi, best.kpis[spec.kpi])}`;
-  if (best.kpis[spec.kpi] === null) return `${TASK_WORDS[spec.task]}: none — ${kpi} is undefined for every candidate`;
-  return `${TASK_WORDS[spec.task]} by ${kpi}: ${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])})`;
+  // the model is part of the number: a Sharpe after costs is not the protocol's
+  const model = spec.costs === 'china' ? ', with A-share costs' : '';
+  if (spec.task === 'metrics') return `${best.ticker.code} ${best.ticker.name}: ${kpi} ${fmtKpi(spec.kpi, best.kpis[spec.kpi])}${model}`;
+  if (best.kpis[spec.kpi] === null) return `${TASK_WORDS[spec.task]}: none — ${kpi} is undefined for every candidate${model}`;
+  return `${TASK_WORDS[spec.task]} by ${kpi}${model}: ${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])})`;
 }
 
-function describeRun(c: Candidate, capital: number, sizing: StrategySpec['sizing']): string {
-  const hold = buyAndHold(c.ticker, capital, sizing);
+type RunSettings = Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>;
+
+const pct = (fraction: number) => `${fmtNumber(fraction * 100, 4).replace(/\.?0+$/, '')}%`;
+
+/** The execution model in one line, with the rates that were in force in the window. */
+export function executionLine(spec: RunSettings, c?: Candidate): string {
+  if (spec.costs !== 'china') return 'execution: buy at the open, sell at the close, no same-day round trip, zero costs (the protocol)';
+  const m = chinaModel();
+  const first = c ? c.ticker.dates[0] : undefined;
+  const last = c ? c.ticker.dates.at(-1) : undefined;
+  const stamp = m.rules.stampDuty.schedule
+    .filter((e, i, all) => !first || !last || (e.from <= last && (i + 1 >= all.length || all[i + 1].from > first)))
+    .map((e) => `${pct(e.rate)} from ${e.from}`)
+    .join(', then ');
+  const slippage = spec.slippageBps ?? m.defaultSlippageBps;
+  return (
+    `execution: A-share costs and rules (costs: china): commission ${pct(m.commissionRate)} a side, at least ${fmtNumber(m.commissionMinimum)} yuan an order; ` +
+    `stamp duty on sells ${stamp}; transfer fee ${m.rules.transferFee.schedule.map((e) => `${pct(e.rate)} from ${e.from}`).join(', then ')}; ` +
+    `slippage ${fmtNumber(slippage)} bps; whole lots of ${m.lot}; no buy at a limit-up open, no sell at a limit-down close${c?.simulation.execution ? ` (${c.simulation.execution.board})` : ''}`
+  );
+}
+
+/** What the costs took and what the limits held up, in a sentence ('' without costs). */
+function costsSentence(c: Candidate, capital: number): string {
+  const x = c.simulation.execution;
+  if (!x) return '';
+  const waits = [
+    x.buysWaited ? `${x.buysWaited} buy${x.buysWaited === 1 ? '' : 's'} waited for a day without a limit-up open` : '',
+    x.sellsWaited ? `${x.sellsWaited} sell${x.sellsWaited === 1 ? '' : 's'} waited for a close above the limit-down price` : '',
+  ].filter(Boolean);
+  return (
+    ` Costs took ${fmtNumber(x.total)} yuan (${fmtPercent(x.total / capital)} of the capital) over ${x.orders} order${x.orders === 1 ? '' : 's'}: ` +
+    `commission ${fmtNumber(x.commission)}, stamp duty ${fmtNumber(x.stampDuty)}, transfer fee ${fmtNumber(x.transferFee)}, slippage ${fmtNumber(x.slippage)}.` +
+    (waits.length
+      ? ` ${waits.join('; ')} (${x.daysWaited} day${x.daysWaited === 1 ? '' : 's'} in all).`
+      : ' No order was held up by a price limit.') +
+    (x.unfilledBuy ? ' A buy was still waiting for a day without a limit-up open when the window ended.' : '') +
+    (x.forcedAtLimitDown
+      ? ' The last day closed at the limit-down price: the final sale is counted, but in the market it would not have filled.'
+      : '')
+  );
+}
+
+function describeRun(c: Candidate, spec: RunSettings): string {
+  const { capital } = spec;
+  const hold = buyAndHold(c.ticker, spec);
   const holdReturn = hold[hold.length - 1] / hold[0] - 1;
   const trips = c.simulation.trades.length;
   const wins = c.simulation.trades.filter((t) => t.pnl > 0).length;
@@ -57,13 +104,13 @@ function describeRun(c: Candidate, capital: number, sizing: StrategySpec['sizing
       : `${trips} round trip${trips === 1 ? '' : 's'}, ${wins} won; max drawdown ${fmtKpi('max_drawdown', c.kpis.max_drawdown)}, ` +
         `Sharpe ${fmtKpi('sharpe_ratio', c.kpis.sharpe_ratio)}, volatility ${fmtKpi('volatility', c.kpis.volatility)}.`,
   ];
-  return parts.join(' ');
+  return parts.join(' ') + costsSentence(c, capital);
 }
 
 export function narration(spec: StrategySpec, result: SpecResult): string {
   const ranked = result.ranking.map((i) => result.candidates[i]);
   const best = ranked[0];
-  if (spec.task === 'metrics') return describeRun(best, spec.capital, spec.sizing);
+  if (spec.task === 'metrics') return describeRun(best, spec);
   const kpi = spec.kpi;
   const order = ranked
     .slice(0, 5)
@@ -73,7 +120,7 @@ export function narration(spec: StrategySpec, result: SpecResult): string {
   return (
     `Ranked by ${KPI_LABELS[kpi].toLowerCase()} (${direction} is best; ties go to the first listed): ${order}` +
     `${ranked.length > 5 ? `, and ${ranked.length - 5} more` : ''}. ` +
-    describeRun(best, spec.capital, spec.sizing)
+    describeRun(best, spec)
   );
 }
 
@@ -87,6 +134,13 @@ export function kpiTable(result: SpecResult): AnswerTable {
   return { columns: ['Candidate', ...KPI_NAMES.map((k) => KPI_LABELS[k]), 'Trades'], rows, rowCount: count, truncated: count > 50 };
 }
 
+/** The KPIs of one run with the costs and without them (the protocol's), side by side, and the round trips of each. */
+export function costComparisonTable(withCosts: Candidate, protocol: { kpis: Kpis; trades: number }): AnswerTable {
+  const rows: Cell[][] = KPI_NAMES.map((k) => [KPI_LABELS[k], fmtKpi(k, withCosts.kpis[k]), fmtKpi(k, protocol.kpis[k])]);
+  rows.push(['Trades', withCosts.simulation.trades.length, protocol.trades]);
+  return { columns: ['KPI', 'With A-share costs', 'Without costs (protocol)'], rows, rowCount: rows.length, truncated: false };
+}
+
 export function tradesTable(c: Candidate, limit = 20): AnswerTable {
   const rows: Cell[][] = c.simulation.trades.map((t) => [
     t.buy_date,
@@ -97,16 +151,16 @@ export function tradesTable(c: Candidate, limit = 20): AnswerTable {
     fmtNumber(t.pnl),
   ]);
   return {
-    columns: ['Bought', 'At', 'Sold', 'At', 'Shares', 'P&L (yuan)'],
+    columns: ['Bought', 'At', 'Sold', 'At', 'Shares', c.simulation.execution ? 'P&L after costs (yuan)' : 'P&L (yuan)'],
     rows: rows.slice(0, limit),
     rowCount: rows.length,
     truncated: rows.length > limit,
   };
 }
 
-export function equityChart(c: Candidate, capital: number, sizing: StrategySpec['sizing']): ChartSpec {
+export function equityChart(c: Candidate, spec: RunSettings): ChartSpec {
   const equity = c.simulation.equity.slice(1);
-  const hold = buyAndHold(c.ticker, capital, sizing).slice(1);
+  const hold = buyAndHold(c.ticker, spec).slice(1);
   // E_0 (the capital) is the first peak, as in the protocol's drawdown
   let peak = c.simulation.equity[0];
   const drawdown = c.simulation.equity.slice(1).map((e) => {
@@ -115,7 +169,7 @@ export function equityChart(c: Candidate, capital: number, sizing: StrategySpec[
   });
   return {
     kind: 'line',
-    title: `${c.ticker.code} ${c.ticker.name}: strategy vs buy and hold`,
+    title: `${c.ticker.code} ${c.ticker.name}: strategy vs buy and hold${c.simulation.execution ? ' (A-share costs)' : ''}`,
     labels: c.ticker.dates,
     series: [
       { name: 'Strategy equity', values: equity.map((v) => Math.round(v)), axis: 'left', fill: false },

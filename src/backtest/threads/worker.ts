@@ -21,6 +21,9 @@ export interface InlineTicker {
   bars: Bars;
   length: number;
   dates?: string[];
+  /** with an execution model that has costs: the ticker (its board, its price limits) */
+  code?: string;
+  name?: string;
 }
 
 /** Job rows: source (ticker or table index), from, to (rows of a table), strategy index. */
@@ -37,6 +40,8 @@ export interface EvaluateInput {
   params: Float64Array;
   /** also return each job's simulation (equity and trades) */
   full: boolean;
+  /** whole-market source with costs: each job's ticker (its board and price limits) */
+  tickerOfJob?: { code: string; name: string }[];
 }
 
 export interface EvaluateOutput {
@@ -65,14 +70,17 @@ function barsOf(input: EvaluateInput, job: number): EngineBars {
   const source = input.jobs[j];
   if (!input.tables) {
     const t = input.tickers![source];
-    return { bars: t.bars, dates: t.dates ?? blankDates(t.length) };
+    return { bars: t.bars, dates: t.dates ?? blankDates(t.length), code: t.code, name: t.name };
   }
   const table = input.tables[source];
   const from = input.jobs[j + 1];
   const to = input.jobs[j + 2];
   const bars = {} as Bars;
   for (const [f, col] of Object.entries(table.columns) as [Field, Float64Array][]) bars[f] = col.subarray(from, to);
-  return { bars, dates: input.full ? Array.from(table.days.subarray(from, to), dayText) : blankDates(to - from) };
+  const dates = input.full ? Array.from(table.days.subarray(from, to), dayText) : blankDates(to - from);
+  // an execution model with costs reads the days (the rates in force) and the ticker (its price limits)
+  const ticker = input.tickerOfJob?.[job];
+  return ticker ? { bars, dates, days: table.days.subarray(from, to), code: ticker.code, name: ticker.name } : { bars, dates };
 }
 
 /** The candidates' runs and KPIs, exactly as runSpec computes them on the main thread. */

@@ -10,6 +10,9 @@ import { compileExpression } from '../../backtest/expr/compile.js';
 import { ExpressionError } from '../../backtest/expr/parser.js';
 import { computeKpis } from '../../backtest/kpis.js';
 import { simulate } from '../../backtest/simulator.js';
+import { simulateWithCosts } from '../../backtest/simulate-costs.js';
+import { chinaModel, EXECUTION_MODELS, type ExecutionModelName } from '../../backtest/execution-model.js';
+import { daysFromCivil } from '../../backtest/days.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
 import { renderChart } from '../../charts/render.js';
 import { UserError } from '../../core/errors.js';
@@ -26,6 +29,16 @@ const sizing = (v: string) => {
   if (v !== 'lots' && v !== 'shares') throw new InvalidArgumentError('expected lots or shares');
   return v;
 };
+const costModel = (v: string): ExecutionModelName => {
+  if (!(EXECUTION_MODELS as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected ${EXECUTION_MODELS.join(' or ')}`);
+  return v as ExecutionModelName;
+};
+const basisPoints = (v: string) => {
+  const n = Number(v.replace(/\s*bps?$/i, ''));
+  if (!Number.isFinite(n) || n < 0 || n > 1_000) throw new InvalidArgumentError(`expected basis points from 0 to 1000, got "${v}"`);
+  return n;
+};
+const dayNumber = (iso: string) => daysFromCivil(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)));
 
 export function registerBacktest(program: Command): void {
   const backtest = program.command('backtest').description('exact backtests (BACKTEST_PROTOCOL.md)');
@@ -37,20 +50,59 @@ export function registerBacktest(program: Command): void {
     .requiredOption('--signals <file>', 'CSV date,buy,sell (0/1 or true/false: act on this day)')
     .option('--capital <n>', 'initial capital', positiveNumber, 1_000_000)
     .option('--sizing <mode>', 'lots (whole lots of 100) or shares', sizing, 'lots')
-    .action(async (opts: { bars: string; signals: string; capital: number; sizing: 'lots' | 'shares' }) => {
-      const { dates, bars } = await readBarFile(opts.bars);
-      const { buy, sell } = await readSignalFile(opts.signals, dates);
-      const result = simulate({ dates, open: bars.OPEN, close: bars.CLOSE, buy, sell, capital: opts.capital, sizing: opts.sizing });
-      const trades = result.trades.map(({ buy_date, buy_price, sell_date, sell_price, shares, pnl }) => ({
-        buy_date,
-        buy_price,
-        sell_date,
-        sell_price,
-        shares,
-        pnl,
-      }));
-      await writeOut(JSON.stringify({ kpis: computeKpis(result), trades, equity: result.equity }) + '\n');
-    });
+    .option(
+      '--costs <model>',
+      'none (the protocol: zero costs, every order fills) or china (A-share costs and price limits)',
+      costModel,
+      'none',
+    )
+    .option('--slippage <bps>', "with --costs china: slippage in basis points (default: the fixture's)", basisPoints)
+    .option('--code <code>', "with --costs china: the ticker, for its board's price limits (default: a main-board stock)", '600000')
+    .option('--name <name>', 'with --costs china: its name (an ST or *ST name has the 5% limit)', '')
+    .action(
+      async (opts: {
+        bars: string;
+        signals: string;
+        capital: number;
+        sizing: 'lots' | 'shares';
+        costs: ExecutionModelName;
+        slippage?: number;
+        code: string;
+        name: string;
+      }) => {
+        const { dates, bars } = await readBarFile(opts.bars);
+        const { buy, sell } = await readSignalFile(opts.signals, dates);
+        const input = { dates, open: bars.OPEN, close: bars.CLOSE, buy, sell, capital: opts.capital, sizing: opts.sizing };
+        const model = chinaModel();
+        const result =
+          opts.costs === 'china'
+            ? simulateWithCosts({
+                ...input,
+                model,
+                days: Int32Array.from(dates, dayNumber),
+                code: opts.code,
+                name: opts.name,
+                slippageBps: opts.slippage ?? model.defaultSlippageBps,
+              })
+            : simulate(input);
+        const trades = result.trades.map(({ buy_date, buy_price, sell_date, sell_price, shares, pnl }) => ({
+          buy_date,
+          buy_price,
+          sell_date,
+          sell_price,
+          shares,
+          pnl,
+        }));
+        await writeOut(
+          JSON.stringify({
+            kpis: computeKpis(result),
+            trades,
+            equity: result.equity,
+            ...(result.execution ? { execution: result.execution } : {}),
+          }) + '\n',
+        );
+      },
+    );
 
   backtest
     .command('factor')
@@ -76,9 +128,16 @@ export function registerBacktest(program: Command): void {
     .argument('<request...>', 'e.g. 600519 2022 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe')
     .option('--json', 'print the Answer as JSON')
     .option('--chart <file>', 'where to save the equity chart PNG', '')
+    .option(
+      '--costs <model>',
+      'none (the protocol) or china (A-share costs and price limits); the same as "costs: china" in the request',
+      costModel,
+    )
     .addHelpText('after', exitCodesHelp({ clarify: false }))
-    .action(async (words: string[], opts: { json?: boolean; chart: string }) => {
+    .action(async (words: string[], opts: { json?: boolean; chart: string; costs?: ExecutionModelName }) => {
       const ctx = commandContext();
+      // the option is the request's own words: it goes through the same reading (and its errors)
+      if (opts.costs && !/\bcosts:/i.test(words.join(' '))) words = [...words, `costs: ${opts.costs}`];
       const answer = await withDatabase(
         ctx,
         (db) =>

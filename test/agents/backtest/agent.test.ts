@@ -76,6 +76,48 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     expect(a.trace.map((t) => t.node)).toEqual(['parse', 'retrieve', 'simulate', 'narrate']);
   });
 
+  it('costs: china answers with both KPI sets, what the costs took, and the model in its assumptions; the trades pay their fees', async () => {
+    const text = '600519 2022..2023 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 costs: china';
+    const a = result(await answerBacktest(text, deps));
+    const free = result(await answerBacktest(text.replace(' costs: china', ''), deps));
+    const both = a.extraTables[0];
+    expect(both.title).toBe('600519: with and without costs');
+    expect(both.table.columns).toEqual(['KPI', 'With A-share costs', 'Without costs (protocol)']);
+    // the protocol column is the zero-cost answer's own KPI row
+    const freeRow = free.table!.rows[0];
+    expect(both.table.rows.slice(0, 7).map((r) => r[2])).toEqual(freeRow.slice(1, 8));
+    expect(both.table.rows.slice(0, 7).map((r) => r[1])).toEqual(a.table!.rows[0].slice(1, 8));
+    const took =
+      /Costs took ([\d,.]+) yuan \(([\d.]+)% of the capital\) over (\d+) orders?: commission ([\d,.]+), stamp duty ([\d,.]+), transfer fee ([\d,.]+), slippage ([\d,.]+)\./.exec(
+        a.narration,
+      );
+    expect(took, a.narration).not.toBeNull();
+    const [total, , orders, commission, stamp, transfer, slippage] = took!.slice(1).map((x) => Number(x.replace(/,/g, '')));
+    expect(total).toBeCloseTo(commission + stamp + transfer + slippage, 2);
+    const trades = a.extraTables[1].table;
+    expect(trades.columns.at(-1)).toBe('P&L after costs (yuan)');
+    expect(orders).toBe(2 * trades.rowCount);
+    // a commission of at least 5 yuan an order
+    expect(commission).toBeGreaterThanOrEqual(5 * orders);
+    expect(
+      a.assumptions.some((x) =>
+        x.startsWith('execution: A-share costs and rules (costs: china): commission 0.025% a side, at least 5.00 yuan an order'),
+      ),
+    ).toBe(true);
+    expect(a.assumptions.join(' ')).toMatch(/stamp duty on sells 0\.1% from 2008-09-19, then 0\.05% from 2023-08-28/);
+    expect(a.chart!.title).toContain('(A-share costs)');
+    expect(a.headline).toMatch(/^600519 Kweichow Moutai Co\., Ltd\.: Sharpe -?[\d.]+, with A-share costs$/);
+    expect(free.assumptions).toContain('execution: buy at the open, sell at the close, no same-day round trip, zero costs (the protocol)');
+  });
+
+  it('"with costs" in words runs the china model (no LLM needed)', async () => {
+    const a = result(
+      await answerBacktest('backtest 600519 in 2023 buying when RSI is below 30 and selling when RSI is above 70, with costs', deps),
+    );
+    expect(a.extraTables[0].title).toMatch(/with and without costs$/);
+    expect(a.assumptions).toContain('costs: china (A-share commission, stamp duty, transfer fee and price limits)');
+  });
+
   it('ticker selection ranks the tickers and names the best', async () => {
     const a = result(await answerBacktest('compare 000001,600036,601318 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: return', deps));
     expect(a.table!.rows).toHaveLength(3);

@@ -135,6 +135,12 @@ describe('answers from the real agents', () => {
       'result',
     ],
     ['a backtest over parameters', '600519 2022..2023 buy: RSI(6|14|24) < 40 sell: RSI(6|14|24) > 60 kpi: calmar', 'backtest', 'result'],
+    [
+      'a backtest with A-share costs (KPIs with and without, what the costs took)',
+      '600519 2022..2023 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 costs: china slippage: 5bps',
+      'backtest',
+      'result',
+    ],
     ['a backtest that cannot be read', '600519 2023 buy: NOT_A_FACTOR(3) > 1', 'backtest', 'error'],
   ];
   it.each(questions)('%s', async (_name, text, kind, expected) => {

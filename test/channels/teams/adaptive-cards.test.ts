@@ -72,6 +72,10 @@ beforeAll(async () => {
       'backtest: KPI and trade tables, equity chart',
       await ask('600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe', { kind: 'backtest' }),
     ],
+    [
+      'backtest: with A-share costs (KPIs with and without)',
+      await ask('600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe costs: china', { kind: 'backtest' }),
+    ],
     ['backtest: rule syntax help', await ask('help', { kind: 'backtest' })],
   );
   const { desk: withDeadLlm } = testDesk(db, { llm: createLlmClient({ baseUrl: 'http://127.0.0.1:9/v1', model: 'down', maxRetries: 0 }) });
