@@ -17,7 +17,7 @@ import { checkSpec, conditionCode, type StrategySpec } from '../../backtest/spec
 import { QueryTimeoutError } from '../../db/read-only.js';
 import { LlmError, type LlmClient } from '../../llm/client.js';
 import { readOffline } from './free-text.js';
-import { costComparisonTable, equityChart, executionLine, headline, kpiTable, narration, tradesTable } from './narrate.js';
+import { costComparisonTable, equityChart, executionLine, headline, kpiTable, narration, tradesTable, unevenWindows } from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { specFromText } from './spec-from-text.js';
 import { RULE_SYNTAX_HELP } from './help.js';
@@ -160,6 +160,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
       ],
       notes: [
         ...(spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`]),
+        ...(spec.task === 'ticker_selection' ? [unevenWindows(data.tickers)].filter(Boolean) : []),
         ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
       ],
       freshness: `bars through ${data.lastDate}${(await syntheticData(deps.pool)).stocks ? ` (${SYNTHETIC_PRICES_NOTE})` : ''}`,

@@ -124,6 +124,34 @@ export function narration(spec: StrategySpec, result: SpecResult): string {
   );
 }
 
+/**
+ * A comparison of tickers is fair only over the same days. The tickers whose bars cover less than the others'
+ * (listed later, delisted or stopped earlier, or long suspensions: over 5% fewer trading days than the longest
+ * record), named, for a warning beside the ranking; '' when every window is the same.
+ */
+export function unevenWindows(tickers: readonly Pick<Candidate['ticker'], 'code' | 'dates'>[]): string {
+  if (tickers.length < 2) return '';
+  const first = tickers.reduce((m, t) => (t.dates[0] < m ? t.dates[0] : m), tickers[0].dates[0]);
+  const last = tickers.reduce((m, t) => (t.dates.at(-1)! > m ? t.dates.at(-1)! : m), tickers[0].dates.at(-1)!);
+  const most = Math.max(...tickers.map((t) => t.dates.length));
+  const odd = tickers.flatMap((t) => {
+    const why = [
+      t.dates[0] > first ? `starts ${t.dates[0]}` : '',
+      t.dates.at(-1)! < last ? `ends ${t.dates.at(-1)}` : '',
+      t.dates.length < most * 0.95 && t.dates[0] === first && t.dates.at(-1) === last
+        ? `${fmtInt(most - t.dates.length)} fewer trading days (suspended)`
+        : '',
+    ].filter(Boolean);
+    return why.length ? [`${t.code} ${why.join(' and ')}`] : [];
+  });
+  if (!odd.length) return '';
+  const named = odd.slice(0, 5).join('; ') + (odd.length > 5 ? `; and ${fmtInt(odd.length - 5)} more` : '');
+  return (
+    `Not a like-for-like comparison: ${fmtInt(odd.length)} of ${fmtInt(tickers.length)} tickers cover less than ${first} to ${last} ` +
+    `(${fmtInt(most)} trading days): ${named}. Their KPIs are over their own, shorter windows.`
+  );
+}
+
 export function kpiTable(result: SpecResult): AnswerTable {
   // only the rows shown: a whole market has 5,000+ candidates
   const rows: Cell[][] = result.ranking.slice(0, 50).map((i) => {
