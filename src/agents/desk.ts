@@ -16,6 +16,7 @@ import { withDeadline } from '../llm/deadline.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
 import type { ThreadRef } from '../core/platform.js';
+import { BacktestRuns } from '../backtest/run-id.js';
 
 /** One message as the desk reads it: the thread it is in (see core/platform.ts ThreadRef), its words and who said them. */
 export interface InboundMessage extends ThreadRef {
@@ -40,10 +41,13 @@ export class DataDesk {
     return this.deps.verified;
   }
   private router?: (text: string) => Route;
+  /** backtest runs, kept for `rerun ID` (the app's pool: the reader login cannot write) */
+  private readonly runs: BacktestRuns;
 
   constructor(private readonly deps: DeskDeps) {
-    const { readPool, writePool: _writePool, ...shared } = deps;
+    const { readPool, writePool, ...shared } = deps;
     this.sql = new SqlAgent({ ...shared, pool: readPool });
+    this.runs = new BacktestRuns(writePool);
   }
 
   private async route(text: string): Promise<Route> {
@@ -136,7 +140,7 @@ export class DataDesk {
         const llm = this.deps.llm ? withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) : undefined;
         const outcome = await runBacktest(
           text,
-          { pool: this.deps.readPool, statementTimeoutMs: this.deps.statementTimeoutMs, logger: this.deps.logger, llm },
+          { pool: this.deps.readPool, statementTimeoutMs: this.deps.statementTimeoutMs, logger: this.deps.logger, llm, runs: this.runs },
           progress,
         );
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };

@@ -9,15 +9,35 @@ import { UserError, describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { compileExpression } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
-import { simulateCandidate, type SpecResult } from '../../backtest/run-spec.js';
-import { computeKpis } from '../../backtest/kpis.js';
+import { simulateCandidate, type Candidate, type SpecResult } from '../../backtest/run-spec.js';
+import {
+  dataChanges,
+  dataVersion,
+  engineVersion,
+  runId,
+  type BacktestRuns,
+  type StoredRun,
+  type TickerSummary,
+} from '../../backtest/run-id.js';
+import { computeKpis, KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
 import { runSpecThreaded } from '../../backtest/run-threaded.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
-import { checkSpec, conditionCode, type StrategySpec } from '../../backtest/spec.js';
+import { checkSpec, conditionCode, strategySpecSchema, type StrategySpec } from '../../backtest/spec.js';
 import { QueryTimeoutError } from '../../db/read-only.js';
 import { LlmError, type LlmClient } from '../../llm/client.js';
 import { readOffline } from './free-text.js';
-import { costComparisonTable, equityChart, executionLine, headline, kpiTable, narration, tradesTable, unevenWindows } from './narrate.js';
+import {
+  costComparisonTable,
+  equityChart,
+  executionLine,
+  fmtKpi,
+  headline,
+  KPI_LABELS,
+  kpiTable,
+  narration,
+  tradesTable,
+  unevenWindows,
+} from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { specFromText } from './spec-from-text.js';
 import { RULE_SYNTAX_HELP } from './help.js';
@@ -27,13 +47,20 @@ export interface BacktestDeps {
   statementTimeoutMs: number;
   logger: Logger;
   llm?: LlmClient;
+  /** where runs are kept for `rerun ID` (the app's pool); absent: answers carry their id but cannot be rerun by it */
+  runs?: BacktestRuns;
 }
+
+/** `rerun 7K3QF9XQ2M`: a kept run, by its id. */
+const RERUN = /^\s*rerun\s+([0-9A-Za-z]{10})\s*$/i;
 
 export type ProgressReporter = (step: string) => void;
 
 interface SpecReading {
   spec: StrategySpec;
   assumptions: string[];
+  /** a rerun: the run it repeats */
+  rerun?: StoredRun;
 }
 
 const route = 'backtest' as const;
@@ -43,6 +70,24 @@ function errorAnswer(message: string, retryable: boolean, trace: TraceStep[]): A
 }
 
 async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[]): Promise<SpecReading | Answer> {
+  const rerun = RERUN.exec(text);
+  if (rerun) {
+    const stored = await deps.runs?.get(rerun[1]);
+    if (!stored) {
+      return errorAnswer(
+        `There is no kept backtest run ${rerun[1].toUpperCase()}: run ids are those printed under a backtest answer of this deployment.`,
+        false,
+        trace,
+      );
+    }
+    trace.push({ node: 'parse', ms: 0, note: `rerun of ${stored.id}` });
+    const spec = strategySpecSchema.parse(stored.spec);
+    return {
+      spec,
+      rerun: stored,
+      assumptions: [`rerun of ${stored.id} (first run ${stored.created_at.toISOString().slice(0, 10)}): ${stored.request}`],
+    };
+  }
   if (looksLikeRuleSyntax(text)) {
     try {
       const parsed = await timed(trace, 'parse', () => parseRuleSyntax(text), 'rule syntax');
@@ -101,6 +146,8 @@ export interface BacktestOutcome {
   answer: Answer;
   spec?: StrategySpec;
   result?: SpecResult;
+  /** the run's id (see backtest/run-id.ts) */
+  runId?: string;
 }
 
 export async function answerBacktest(text: string, deps: BacktestDeps, progress?: ProgressReporter): Promise<Answer> {
@@ -147,6 +194,22 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         chart: equityChart(best, spec),
       };
     });
+    // the run's id: the spec, the engine and the bars it read; kept so that `rerun ID` repeats it
+    const engine = engineVersion(spec);
+    const version = dataVersion(data.tickers);
+    const id = runId(spec, engine, version.digest);
+    await deps.runs
+      ?.save({
+        id,
+        request: reading.rerun?.request ?? text,
+        spec,
+        engine,
+        data_digest: version.digest,
+        data_summary: version.summary,
+        headline: answer.headline,
+        best: { label: best.label, kpis: best.kpis },
+      })
+      .catch((error) => deps.logger.warn(`backtest: run ${id} could not be kept (${describeError(error)}); it cannot be rerun by its id`));
     const final = makeAnswer({
       kind: 'result',
       route,
@@ -162,13 +225,38 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         ...(spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`]),
         ...(spec.task === 'ticker_selection' ? [unevenWindows(data.tickers)].filter(Boolean) : []),
         ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
+        ...(reading.rerun ? [rerunNote(reading.rerun, { id, engine, summary: version.summary, kpi: spec.kpi, best })] : []),
+        `Run id ${id}: /backtest rerun ${id} (or datadesk backtest run --id ${id}) repeats it and says if the data changed.`,
       ],
       freshness: `bars through ${data.lastDate}${(await syntheticData(deps.pool)).stocks ? ` (${SYNTHETIC_PRICES_NOTE})` : ''}`,
     });
-    return { answer: final, spec, result };
+    return { answer: final, spec, result, runId: id };
   } catch (error) {
     return { spec: specRead, answer: failureAnswer(error, deps, trace) };
   }
+}
+
+/** What a rerun found: the same numbers, or what changed since (the data, the engine) and what the run said then. */
+function rerunNote(
+  before: StoredRun,
+  now: { id: string; engine: string; summary: TickerSummary[]; kpi: KpiName; best: Candidate },
+): string {
+  const kpi = (k: Kpis) => `${KPI_LABELS[now.kpi]} ${fmtKpi(now.kpi, k[now.kpi])}`;
+  if (now.id === before.id) {
+    const same = KPI_NAMES.every((k) => before.best.kpis[k] === now.best.kpis[k]);
+    return same
+      ? `Rerun of ${before.id}: the same spec, engine and data, and the same numbers (${kpi(now.best.kpis)}, as on ${before.created_at.toISOString().slice(0, 10)}).`
+      : `Rerun of ${before.id}: the same spec, engine and data, but other numbers (${kpi(before.best.kpis)} then, ${kpi(now.best.kpis)} now): this is a bug; it has been logged.`;
+  }
+  const changes = dataChanges(before.data_summary, now.summary);
+  const why = [
+    changes.length
+      ? `the data changed: ${changes.slice(0, 5).join('; ')}${changes.length > 5 ? `; and ${changes.length - 5} more` : ''}`
+      : '',
+    !changes.length && before.engine === now.engine ? 'the data changed (some prices differ)' : '',
+    before.engine !== now.engine ? `the engine changed (${before.engine} then, ${now.engine} now)` : '',
+  ].filter(Boolean);
+  return `Rerun of ${before.id}: ${why.join('; ')}. Then: ${before.headline} (${before.best.label}, ${kpi(before.best.kpis)}). Now: ${now.best.label}, ${kpi(now.best.kpis)}; this run is ${now.id}.`;
 }
 
 function failureAnswer(error: unknown, deps: BacktestDeps, trace: TraceStep[]): Answer {

@@ -63,7 +63,7 @@ export function executionLine(spec: RunSettings, c?: Candidate): string {
   return (
     `execution: A-share costs and rules (costs: china): commission ${pct(m.commissionRate)} a side, at least ${fmtNumber(m.commissionMinimum)} yuan an order; ` +
     `stamp duty on sells ${stamp}; transfer fee ${m.rules.transferFee.schedule.map((e) => `${pct(e.rate)} from ${e.from}`).join(', then ')}; ` +
-    `slippage ${fmtNumber(slippage)} bps; whole lots of ${m.lot}; no buy at a limit-up open, no sell at a limit-down close${c?.simulation.execution ? ` (${c.simulation.execution.board})` : ''}`
+    `slippage ${slippage} bps; whole lots of ${m.lot}; no buy at a limit-up open, no sell at a limit-down close${c?.simulation.execution ? ` (${c.simulation.execution.board})` : ''}`
   );
 }
 

@@ -13,6 +13,7 @@ import { simulate } from '../../backtest/simulator.js';
 import { simulateWithCosts } from '../../backtest/simulate-costs.js';
 import { chinaModel, EXECUTION_MODELS, type ExecutionModelName } from '../../backtest/execution-model.js';
 import { daysFromCivil } from '../../backtest/days.js';
+import { BacktestRuns } from '../../backtest/run-id.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
 import { renderChart } from '../../charts/render.js';
 import { UserError } from '../../core/errors.js';
@@ -125,7 +126,7 @@ export function registerBacktest(program: Command): void {
   backtest
     .command('run')
     .description('the backtest agent: rule syntax (or words, with an LLM) against the database')
-    .argument('<request...>', 'e.g. 600519 2022 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe')
+    .argument('[request...]', 'e.g. 600519 2022 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe')
     .option('--json', 'print the Answer as JSON')
     .option('--chart <file>', 'where to save the equity chart PNG', '')
     .option(
@@ -133,9 +134,18 @@ export function registerBacktest(program: Command): void {
       'none (the protocol) or china (A-share costs and price limits); the same as "costs: china" in the request',
       costModel,
     )
+    .option('--id <run>', 'repeat a kept run by the id printed under its answer (the request is then left out)')
     .addHelpText('after', exitCodesHelp({ clarify: false }))
-    .action(async (words: string[], opts: { json?: boolean; chart: string; costs?: ExecutionModelName }) => {
+    .action(async (words: string[], opts: { json?: boolean; chart: string; costs?: ExecutionModelName; id?: string }) => {
       const ctx = commandContext();
+      if (opts.id && (words.length || opts.costs))
+        throw new UserError('--id repeats a kept run as it was: give it alone, without a request or --costs');
+      if (!opts.id && !words.length) {
+        throw new UserError(
+          'say what to backtest (e.g. 600519 2022 buy: RSI(14) < 30 sell: RSI(14) > 70), or --id RUN to repeat a kept run',
+        );
+      }
+      if (opts.id) words = ['rerun', opts.id];
       // the option is the request's own words: it goes through the same reading (and its errors)
       if (opts.costs && !/\bcosts:/i.test(words.join(' '))) words = [...words, `costs: ${opts.costs}`];
       const answer = await withDatabase(
@@ -146,6 +156,7 @@ export function registerBacktest(program: Command): void {
             statementTimeoutMs: ctx.config.statementTimeoutMs,
             logger: ctx.logger,
             llm: llmFromConfig(ctx.config),
+            runs: new BacktestRuns(db.write),
           }),
         { demoData: true },
       );

@@ -1,0 +1,153 @@
+// Reproducible backtests: a run id is a short hash of what decides the
+// numbers, namely the spec (the request as read, the execution model in it),
+// the engine version (this file's ENGINE_VERSION and, with costs, the
+// execution model's fixture) and a digest of every bar value the run read.
+// The same id means the same numbers; a rerun that finds other data says what
+// changed (runs are kept in backtest_runs).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type pg from 'pg';
+import { fixturePath } from '../core/paths.js';
+import type { Kpis } from './kpis.js';
+import type { TickerBars } from './run-spec.js';
+import { strategySpecSchema, type StrategySpec } from './spec.js';
+
+/** Bump when the engine's numbers change for the same spec and bars (a rule, a KPI, rounding). */
+export const ENGINE_VERSION = 'engine-2026.12';
+
+let chinaFixture: string | undefined;
+/** The engine version of a spec: with costs, also which rates (the fixture's digest). */
+export function engineVersion(spec: Pick<StrategySpec, 'costs'>): string {
+  if (spec.costs !== 'china') return ENGINE_VERSION;
+  chinaFixture ??= createHash('sha256')
+    .update(readFileSync(fixturePath('backtest', 'execution-china.json')))
+    .digest('hex')
+    .slice(0, 8);
+  return `${ENGINE_VERSION}+china-${chinaFixture}`;
+}
+
+export interface TickerSummary {
+  code: string;
+  bars: number;
+  first: string;
+  last: string;
+  digest: string;
+}
+
+/** At most this many tickers are summarised one by one (a whole market is summarised as its totals). */
+const SUMMARISED = 200;
+
+const bytesOf = (a: ArrayLike<number>) => {
+  const f = a instanceof Float64Array ? a : Float64Array.from(a as ArrayLike<number>);
+  return new Uint8Array(f.buffer, f.byteOffset, f.byteLength);
+};
+
+/** The digest of the bars a run read, and their summary for telling a rerun what changed. */
+export function dataVersion(tickers: readonly TickerBars[]): { digest: string; summary: TickerSummary[] } {
+  const all = createHash('sha256');
+  const summary: TickerSummary[] = [];
+  for (const t of tickers) {
+    const h = createHash('sha256');
+    h.update(`${t.code}\u0000${t.dates.join(',')}\u0000`);
+    for (const field of Object.keys(t.bars).sort()) h.update(field).update(bytesOf(t.bars[field as keyof typeof t.bars]!));
+    const digest = h.digest('hex');
+    all.update(digest);
+    if (tickers.length <= SUMMARISED)
+      summary.push({ code: t.code, bars: t.dates.length, first: t.dates[0], last: t.dates.at(-1)!, digest: digest.slice(0, 16) });
+  }
+  if (tickers.length > SUMMARISED) {
+    const bars = tickers.reduce((n, t) => n + t.dates.length, 0);
+    const last = tickers.reduce((m, t) => (t.dates.at(-1)! > m ? t.dates.at(-1)! : m), '');
+    const first = tickers.reduce((m, t) => (t.dates[0] < m ? t.dates[0] : m), '9999');
+    summary.push({ code: `${tickers.length} tickers`, bars, first, last, digest: '' });
+  }
+  return { digest: all.digest('hex'), summary };
+}
+
+// Crockford's base 32: no I, L, O or U, easy to read out and type
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+const stableJson = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(stableJson).join(',')}]`
+    : v && typeof v === 'object'
+      ? `{${Object.keys(v)
+          .sort()
+          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+          .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : JSON.stringify(v);
+
+/** The run id: 10 characters of base 32 (50 bits) of the hash of spec, engine and data. */
+export function runId(spec: StrategySpec, engine: string, dataDigest: string): string {
+  // the spec with its defaults filled and its keys in order: the same request always hashes the same
+  const canonical = stableJson(strategySpecSchema.parse(spec));
+  const hash = createHash('sha256').update(`${canonical}\u0000${engine}\u0000${dataDigest}`).digest();
+  let id = '';
+  for (let i = 0; i < 10; i++) {
+    const bit = i * 5;
+    const byte = bit >> 3;
+    const v = ((hash[byte] << 8) | hash[byte + 1]) >> (11 - (bit & 7));
+    id += ALPHABET[v & 31];
+  }
+  return id;
+}
+
+export interface StoredRun {
+  id: string;
+  request: string;
+  spec: StrategySpec;
+  engine: string;
+  data_digest: string;
+  data_summary: TickerSummary[];
+  headline: string;
+  best: { label: string; kpis: Kpis };
+  created_at: Date;
+}
+
+/** Keeps runs (the app's pool: the reader login cannot write). */
+export class BacktestRuns {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async save(run: Omit<StoredRun, 'created_at'>): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO backtest_runs (id, request, spec, engine, data_digest, data_summary, headline, best) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        run.id,
+        run.request,
+        JSON.stringify(run.spec),
+        run.engine,
+        run.data_digest,
+        JSON.stringify(run.data_summary),
+        run.headline,
+        JSON.stringify(run.best),
+      ],
+    );
+  }
+
+  async get(id: string): Promise<StoredRun | undefined> {
+    const { rows } = await this.pool.query<StoredRun>('SELECT * FROM backtest_runs WHERE id = $1', [id.trim().toUpperCase()]);
+    return rows[0];
+  }
+}
+
+/** What differs between the data of two runs, in sentences ([] when nothing does). */
+export function dataChanges(before: TickerSummary[], after: TickerSummary[]): string[] {
+  const now = new Map(after.map((t) => [t.code, t]));
+  const changes: string[] = [];
+  for (const b of before) {
+    const a = now.get(b.code);
+    if (!a) {
+      changes.push(`${b.code} has no bars in the window any more`);
+      continue;
+    }
+    if (a.bars !== b.bars || a.last !== b.last || a.first !== b.first) {
+      changes.push(`${b.code}: ${b.bars} bars ${b.first} to ${b.last} then, ${a.bars} bars ${a.first} to ${a.last} now`);
+    } else if (a.digest !== b.digest) {
+      changes.push(`${b.code}: the same days, but some prices changed`);
+    }
+  }
+  for (const a of after) if (!before.some((b) => b.code === a.code)) changes.push(`${a.code} is new in the window`);
+  return changes;
+}

@@ -1,0 +1,80 @@
+// Reproducible backtests: every answer carries a run id; `rerun ID` repeats
+// the run and gives the same numbers, or says what changed in the data.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBacktest, type BacktestDeps } from '../../../src/agents/backtest/agent.js';
+import { parseRuleSyntax } from '../../../src/backtest/rule-syntax.js';
+import { BacktestRuns, dataChanges, engineVersion, ENGINE_VERSION, runId } from '../../../src/backtest/run-id.js';
+import type { Answer } from '../../../src/core/answer.js';
+import { createMemoryLogger } from '../../../src/core/logger.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { loadStocks } from '../../helpers/stock-data.js';
+
+let db: TestDatabase;
+let deps: BacktestDeps;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await loadStocks(db.pool, 6);
+  deps = { pool: db.pool, statementTimeoutMs: 10_000, logger: createMemoryLogger(), runs: new BacktestRuns(db.pool) };
+});
+afterAll(async () => db?.drop());
+
+const notes = (a: Answer) => (a.kind === 'result' ? a.notes.join('\n') : `(${a.kind}) ${JSON.stringify(a)}`);
+const idIn = (a: Answer) => /Run id ([0-9A-Z]{10}): \/backtest rerun \1 \(or datadesk backtest run --id \1\)/.exec(notes(a))?.[1];
+
+describe('run ids', () => {
+  it('hash the spec with its defaults, the engine (with the cost fixture) and the data', () => {
+    const { spec } = parseRuleSyntax('600519 2022 buy: RSI(14) < 30 sell: RSI(14) > 70');
+    const same = parseRuleSyntax('600519   2022 buy: RSI(14) < 30   sell: RSI(14) > 70 kpi: sharpe sizing: lots').spec;
+    expect(runId(spec, ENGINE_VERSION, 'd1')).toMatch(/^[0-9A-HJKMNP-TV-Z]{10}$/);
+    expect(runId(same, ENGINE_VERSION, 'd1')).toBe(runId(spec, ENGINE_VERSION, 'd1'));
+    expect(runId(spec, ENGINE_VERSION, 'd2')).not.toBe(runId(spec, ENGINE_VERSION, 'd1'));
+    const costed = { ...spec, costs: 'china' as const };
+    expect(engineVersion(costed)).toMatch(new RegExp(`^${ENGINE_VERSION}\\+china-[0-9a-f]{8}$`));
+    expect(runId(costed, engineVersion(costed), 'd1')).not.toBe(runId(spec, ENGINE_VERSION, 'd1'));
+  });
+
+  it("say what changed between two runs' data", () => {
+    const t = (code: string, bars: number, last: string, digest = 'x') => ({ code, bars, first: '2022-01-04', last, digest });
+    expect(dataChanges([t('A', 10, '2022-01-17')], [t('A', 10, '2022-01-17')])).toEqual([]);
+    expect(
+      dataChanges([t('A', 10, '2022-01-17'), t('B', 5, '2022-01-10')], [t('A', 11, '2022-01-18', 'y'), t('C', 3, '2022-01-06')]),
+    ).toEqual([
+      'A: 10 bars 2022-01-04 to 2022-01-17 then, 11 bars 2022-01-04 to 2022-01-18 now',
+      'B has no bars in the window any more',
+      'C is new in the window',
+    ]);
+    expect(dataChanges([t('A', 10, '2022-01-17')], [t('A', 10, '2022-01-17', 'z')])).toEqual(['A: the same days, but some prices changed']);
+  });
+
+  it('a rerun gives the same numbers; after a price changes it says so and has a new id; an unknown id is told', async () => {
+    const text = '600519 2022..2023 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: return costs: china';
+    const first = await runBacktest(text, deps);
+    const id = idIn(first.answer)!;
+    expect(id, notes(first.answer)).toBe(first.runId);
+    // asked again in the same words: the same id (nothing changed)
+    expect((await runBacktest(text, deps)).runId).toBe(id);
+
+    const again = await runBacktest(`rerun ${id.toLowerCase()}`, deps);
+    expect(again.runId).toBe(id);
+    expect(notes(again.answer)).toMatch(
+      new RegExp(
+        `Rerun of ${id}: the same spec, engine and data, and the same numbers \\(Return -?[\\d.]+%, as on \\d{4}-\\d{2}-\\d{2}\\)\\.`,
+      ),
+    );
+    expect(again.result!.candidates[0].kpis).toEqual(first.result!.candidates[0].kpis);
+    expect(again.answer.kind === 'result' && again.answer.assumptions[0]).toBe(
+      `rerun of ${id} (first run ${new Date().toISOString().slice(0, 10)}): ${text}`,
+    );
+
+    // a correction in the data: one closing price in the window
+    await db.pool.query(`UPDATE shanghai_stock_exchange SET closing_price = closing_price + 1 WHERE stock_code = '600519' AND trade_date = (
+      SELECT min(trade_date) FROM shanghai_stock_exchange WHERE stock_code = '600519' AND trade_date >= '2023-03-01')`);
+    const changed = await runBacktest(`rerun ${id}`, deps);
+    expect(changed.runId).not.toBe(id);
+    expect(notes(changed.answer)).toContain(`Rerun of ${id}: the data changed: 600519: the same days, but some prices changed. Then: `);
+    expect(notes(changed.answer)).toContain(`this run is ${changed.runId}.`);
+
+    const unknown = await runBacktest('rerun 0000000000', deps);
+    expect(unknown.answer).toMatchObject({ kind: 'error', message: expect.stringMatching(/^There is no kept backtest run 0000000000/) });
+  });
+});
