@@ -121,6 +121,7 @@ async function withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
 export async function marketTable(client: pg.PoolClient, exchange: string, fields: readonly Field[]): Promise<MarketTable> {
   return withLock(exchange, async () => {
     const { version, rows } = await tableVersion(client, exchange);
+    checkedAt.set(exchange, Date.now());
     let table = tables.get(exchange);
     if (table && table.version !== version) {
       tables.delete(exchange);
@@ -139,6 +140,25 @@ export async function marketTable(client: pg.PoolClient, exchange: string, field
     }
     return table;
   });
+}
+
+// when each table's version was last checked (marketTable reads the whole table's count and row versions)
+const checkedAt = new Map<string, number>();
+
+/**
+ * The table as cached when its version was checked less than `maxAgeMs` ago and it has `fields`; else
+ * marketTable's check (and load). For what may lag a data load by that much: the market index beside a
+ * backtest, not the backtest's own bars.
+ */
+export async function recentMarketTable(
+  client: pg.PoolClient,
+  exchange: string,
+  fields: readonly Field[],
+  maxAgeMs: number,
+): Promise<MarketTable> {
+  const table = tables.get(exchange);
+  if (table && Date.now() - (checkedAt.get(exchange) ?? 0) < maxAgeMs && fields.every((f) => table.columns.has(f))) return table;
+  return marketTable(client, exchange, fields);
 }
 
 const sharedFloat64 = (n: number) => new Float64Array(new SharedArrayBuffer(Math.max(1, n) * 8), 0, n);
@@ -359,6 +379,18 @@ export function cachedTicker(
   });
   locations.set(ticker, { table, from, to });
   return ticker;
+}
+
+/** The first trade date of a cache-backed ticker without making its dates. */
+export function firstDay(t: TickerBars): string {
+  const at = locations.get(t);
+  return at ? dayText(at.table.days[at.from]) : t.dates[0];
+}
+
+/** The trading days of a ticker, without making a cache-backed ticker's dates. */
+export function dayCount(t: TickerBars): number {
+  const at = locations.get(t);
+  return at ? at.to - at.from : t.dates.length;
 }
 
 /** The last trade date of a cache-backed ticker without making its dates. */

@@ -20,6 +20,7 @@ import {
   type TickerSummary,
 } from '../../backtest/run-id.js';
 import { computeKpis, KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
+import { versusMarket } from '../../backtest/benchmark.js';
 import { runSpecThreaded } from '../../backtest/run-threaded.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
 import { checkSpec, conditionCode, strategySpecSchema, type StrategySpec } from '../../backtest/spec.js';
@@ -37,6 +38,8 @@ import {
   narration,
   tradesTable,
   unevenWindows,
+  marketSentence,
+  versusMarketTable,
 } from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { specFromText } from './spec-from-text.js';
@@ -168,8 +171,15 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
 
     progress?.(spec.tickers.length > 1 ? `Fetching bars of ${spec.tickers.length} tickers` : `Fetching bars of ${spec.tickers[0]}`);
     const data = await timed(trace, 'retrieve', () =>
-      retrieve(deps.pool, deps.statementTimeoutMs, spec.tickers, fieldsOf(spec), spec.start, spec.end, (done, total) =>
-        progress?.(`Fetched ${done} of ${total} tickers`),
+      retrieve(
+        deps.pool,
+        deps.statementTimeoutMs,
+        spec.tickers,
+        fieldsOf(spec),
+        spec.start,
+        spec.end,
+        (done, total) => progress?.(`Fetched ${done} of ${total} tickers`),
+        { market: true },
       ),
     );
     progress?.('Running the backtest');
@@ -186,12 +196,16 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
           table: costComparisonTable(best, { kpis: computeKpis(protocol), trades: protocol.trades.length }),
         });
       }
+      // the market beside the best run: the equal-weight index of every loaded ticker over the same days
+      const market = data.market && data.market.members > 0 ? data.market : undefined;
+      const vs = market && versusMarket(best.simulation.equity, best.ticker.dates, market);
+      if (vs) extraTables.push({ title: `${best.label} against the market`, table: versusMarketTable(best, spec, vs, market!.members) });
       return {
         headline: headline(spec, result),
-        narration: narration(spec, result),
+        narration: narration(spec, result) + (vs ? ` ${marketSentence(best, vs, market!.members)}` : ''),
         table: kpiTable(result),
         extraTables,
-        chart: equityChart(best, spec),
+        chart: equityChart(best, spec, vs?.equity),
       };
     });
     // the run's id: the spec, the engine and the bars it read; kept so that `rerun ID` repeats it

@@ -7,6 +7,8 @@ import { isMinimised } from '../../backtest/ranking.js';
 import { buyAndHold, type Candidate, type SpecResult } from '../../backtest/run-spec.js';
 import type { StrategySpec } from '../../backtest/spec.js';
 import { chinaModel } from '../../backtest/execution-model.js';
+import type { VersusMarket } from '../../backtest/benchmark.js';
+import { dayCount, firstDay, lastDay } from '../../backtest/bar-cache.js';
 
 export const KPI_LABELS: Record<KpiName, string> = {
   return_ratio: 'Return',
@@ -129,18 +131,18 @@ export function narration(spec: StrategySpec, result: SpecResult): string {
  * (listed later, delisted or stopped earlier, or long suspensions: over 5% fewer trading days than the longest
  * record), named, for a warning beside the ranking; '' when every window is the same.
  */
-export function unevenWindows(tickers: readonly Pick<Candidate['ticker'], 'code' | 'dates'>[]): string {
+export function unevenWindows(tickers: readonly Candidate['ticker'][]): string {
   if (tickers.length < 2) return '';
-  const first = tickers.reduce((m, t) => (t.dates[0] < m ? t.dates[0] : m), tickers[0].dates[0]);
-  const last = tickers.reduce((m, t) => (t.dates.at(-1)! > m ? t.dates.at(-1)! : m), tickers[0].dates.at(-1)!);
-  const most = Math.max(...tickers.map((t) => t.dates.length));
-  const odd = tickers.flatMap((t) => {
+  // from the cache's day numbers: a whole market's dates are never made for this
+  const spans = tickers.map((t) => ({ code: t.code, first: firstDay(t), last: lastDay(t), days: dayCount(t) }));
+  const first = spans.reduce((m, t) => (t.first < m ? t.first : m), spans[0].first);
+  const last = spans.reduce((m, t) => (t.last > m ? t.last : m), spans[0].last);
+  const most = Math.max(...spans.map((t) => t.days));
+  const odd = spans.flatMap((t) => {
     const why = [
-      t.dates[0] > first ? `starts ${t.dates[0]}` : '',
-      t.dates.at(-1)! < last ? `ends ${t.dates.at(-1)}` : '',
-      t.dates.length < most * 0.95 && t.dates[0] === first && t.dates.at(-1) === last
-        ? `${fmtInt(most - t.dates.length)} fewer trading days (suspended)`
-        : '',
+      t.first > first ? `starts ${t.first}` : '',
+      t.last < last ? `ends ${t.last}` : '',
+      t.days < most * 0.95 && t.first === first && t.last === last ? `${fmtInt(most - t.days)} fewer trading days (suspended)` : '',
     ].filter(Boolean);
     return why.length ? [`${t.code} ${why.join(' and ')}`] : [];
   });
@@ -169,6 +171,30 @@ export function costComparisonTable(withCosts: Candidate, protocol: { kpis: Kpis
   return { columns: ['KPI', 'With A-share costs', 'Without costs (protocol)'], rows, rowCount: rows.length, truncated: false };
 }
 
+/** The strategy against the market index, in a sentence. */
+export function marketSentence(c: Candidate, vs: VersusMarket, members: number): string {
+  const num = (v: number | null) => (v === null ? 'n/a' : fmtNumber(v));
+  return (
+    `Against the market (an equal-weight index of the ${fmtInt(members)} tickers loaded), which returned ${fmtPercent(vs.marketReturn)} over the same days: ` +
+    `excess return ${fmtPercent(vs.excessReturn)}, beta ${num(vs.beta)}, alpha ${vs.alpha === null ? 'n/a' : fmtPercent(vs.alpha)} a year, information ratio ${num(vs.informationRatio)}.`
+  );
+}
+
+/** The strategy, buy and hold and the market side by side, with the relative measures. */
+export function versusMarketTable(c: Candidate, spec: RunSettings, vs: VersusMarket, members: number): AnswerTable {
+  const hold = buyAndHold(c.ticker, spec);
+  const rows: Cell[][] = [
+    ['Return: strategy', fmtPercent(c.kpis.return_ratio ?? 0)],
+    [`Return: buy and hold ${c.ticker.code}`, fmtPercent(hold[hold.length - 1] / hold[0] - 1)],
+    [`Return: market (equal weight, ${fmtInt(members)} tickers)`, fmtPercent(vs.marketReturn)],
+    ['Excess return over the market', fmtPercent(vs.excessReturn)],
+    ['Beta', vs.beta === null ? 'n/a' : fmtNumber(vs.beta)],
+    ['Alpha (a year)', vs.alpha === null ? 'n/a' : fmtPercent(vs.alpha)],
+    ['Information ratio', vs.informationRatio === null ? 'n/a' : fmtNumber(vs.informationRatio)],
+  ];
+  return { columns: ['Measure', 'Value'], rows, rowCount: rows.length, truncated: false };
+}
+
 export function tradesTable(c: Candidate, limit = 20): AnswerTable {
   const rows: Cell[][] = c.simulation.trades.map((t) => [
     t.buy_date,
@@ -186,7 +212,7 @@ export function tradesTable(c: Candidate, limit = 20): AnswerTable {
   };
 }
 
-export function equityChart(c: Candidate, spec: RunSettings): ChartSpec {
+export function equityChart(c: Candidate, spec: RunSettings, market?: number[]): ChartSpec {
   const equity = c.simulation.equity.slice(1);
   const hold = buyAndHold(c.ticker, spec).slice(1);
   // E_0 (the capital) is the first peak, as in the protocol's drawdown
@@ -202,6 +228,7 @@ export function equityChart(c: Candidate, spec: RunSettings): ChartSpec {
     series: [
       { name: 'Strategy equity', values: equity.map((v) => Math.round(v)), axis: 'left', fill: false },
       { name: 'Buy and hold', values: hold.map((v) => Math.round(v)), axis: 'left', fill: false },
+      ...(market ? [{ name: 'Market (equal weight)', values: market.map((v) => Math.round(v)), axis: 'left' as const, fill: false }] : []),
       { name: 'Drawdown %', values: drawdown, axis: 'right', fill: true },
     ],
     yLabel: 'yuan',

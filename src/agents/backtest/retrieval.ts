@@ -11,7 +11,9 @@ import type { Bars } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
 import { withReadOnly } from '../../db/read-only.js';
 import { ALL_TICKERS } from '../../backtest/spec.js';
-import { BAR_COLUMN, cachedTicker, lastDay, marketTable, tickerRows } from '../../backtest/bar-cache.js';
+import { BAR_COLUMN, cachedTicker, firstDay, lastDay, marketTable, recentMarketTable, tickerRows } from '../../backtest/bar-cache.js';
+import { equalWeightIndex, type MarketIndex } from '../../backtest/benchmark.js';
+import { EXCHANGES } from '../../ingest/stocks/stock-table.js';
 
 export interface Listing {
   code: string;
@@ -230,7 +232,12 @@ export interface RetrievedData {
   skipped: number;
   /** the last trade date of any ticker's bars */
   lastDate: string;
+  /** with `market`: the equal-weight index of every loaded ticker over the tickers' days */
+  market?: MarketIndex;
 }
+
+/** How stale the market index beside a backtest may be (see recentMarketTable). */
+const MARKET_INDEX_MAX_AGE_MS = 60_000;
 
 export async function retrieve(
   pool: pg.Pool,
@@ -240,6 +247,7 @@ export async function retrieve(
   start: string | undefined,
   end: string | undefined,
   onProgress?: (done: number, total: number) => void,
+  options: { market?: boolean } = {},
 ): Promise<RetrievedData> {
   const needed = [...new Set<Field>(['OPEN', 'CLOSE', ...fields])];
   const everyTicker = wanted.length === 1 && wanted[0] === ALL_TICKERS;
@@ -268,7 +276,19 @@ export async function retrieve(
       const d = lastDay(t);
       return d > last ? d : last;
     }, '');
-    return { tickers, sql, skipped: listings.length - tickers.length, lastDate };
+    let market: MarketIndex | undefined;
+    if (options.market) {
+      // every exchange's closes from the shared cache (its version checked at most a minute ago: the index may lag a
+      // data load by that much, the backtest's own bars never do)
+      const tables = [];
+      for (const table of Object.values(EXCHANGES)) {
+        const t = await recentMarketTable(client, table, ['CLOSE'], MARKET_INDEX_MAX_AGE_MS);
+        if (t.rows) tables.push(t);
+      }
+      const first = tickers.reduce((m, t) => (firstDay(t) < m ? firstDay(t) : m), firstDay(tickers[0]));
+      market = equalWeightIndex(tables, first, lastDate);
+    }
+    return { tickers, sql, skipped: listings.length - tickers.length, lastDate, market };
   });
 }
 

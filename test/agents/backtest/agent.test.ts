@@ -70,7 +70,7 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     expect(a.sql).toEqual([
       "SELECT trade_date, opening_price, closing_price\nFROM shanghai_stock_exchange\nWHERE stock_code = '600519'\n  AND trade_date >= '2022-01-01'\n  AND trade_date <= '2023-12-31'\nORDER BY trade_date",
     ]);
-    expect(a.chart!.series.map((s) => s.name)).toEqual(['Strategy equity', 'Buy and hold', 'Drawdown %']);
+    expect(a.chart!.series.map((s) => s.name)).toEqual(['Strategy equity', 'Buy and hold', 'Market (equal weight)', 'Drawdown %']);
     expect(a.chart!.labels).toEqual(dates);
     expect(a.chart!.series[0].values.at(-1)).toBe(Math.round(sim.equity.at(-1)!));
     expect(a.trace.map((t) => t.node)).toEqual(['parse', 'retrieve', 'simulate', 'narrate']);

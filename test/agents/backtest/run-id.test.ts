@@ -44,6 +44,14 @@ describe('run ids', () => {
       'C is new in the window',
     ]);
     expect(dataChanges([t('A', 10, '2022-01-17')], [t('A', 10, '2022-01-17', 'z')])).toEqual(['A: the same days, but some prices changed']);
+    // a whole market is kept as its totals
+    const market = (n: number, bars: number) => ({ code: `${n} tickers`, bars, first: '2020-01-02', last: '2025-09-30', digest: '' });
+    expect(dataChanges([market(5401, 7_000_000)], [market(5402, 7_001_000)])).toEqual([
+      '5401 tickers and 7000000 bars 2020-01-02 to 2025-09-30 then, 5402 tickers and 7001000 bars 2020-01-02 to 2025-09-30 now',
+    ]);
+    expect(dataChanges([market(5401, 7_000_000)], [market(5401, 7_000_000)])).toEqual([
+      'the exchange tables were written to since (a load or a correction); the window still has the same tickers and bars',
+    ]);
   });
 
   it('a rerun gives the same numbers; after a price changes it says so and has a new id; an unknown id is told', async () => {
