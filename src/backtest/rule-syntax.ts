@@ -54,7 +54,7 @@ export function looksLikeRuleSyntax(text: string): boolean {
 }
 
 interface Section {
-  key: 'buy' | 'sell' | 'kpi' | 'capital' | 'sizing' | 'costs' | 'slippage' | 'strategy';
+  key: 'buy' | 'sell' | 'kpi' | 'capital' | 'sizing' | 'costs' | 'slippage' | 'walk-forward' | 'strategy';
   /** for `strategy NAME` */
   name?: string;
   text: string;
@@ -63,13 +63,13 @@ interface Section {
 }
 
 function splitSections(input: string): { header: string; sections: Section[] } {
-  const marker = /\b(buy|sell|kpi|capital|sizing|costs|slippage):|\bstrategy\s+([A-Za-z0-9_]+)\b/gi;
+  const marker = /\b(buy|sell|kpi|capital|sizing|costs|slippage|walk-?forward):|\bstrategy\s+([A-Za-z0-9_]+)\b/gi;
   const hits = [...input.matchAll(marker)];
   const header = hits.length ? input.slice(0, hits[0].index) : input;
   const sections = hits.map((m, i) => {
     const start = m.index! + m[0].length;
     const end = i + 1 < hits.length ? hits[i + 1].index! : input.length;
-    const key = (m[1]?.toLowerCase() ?? 'strategy') as Section['key'];
+    const key = (m[1]?.toLowerCase().replace('walkforward', 'walk-forward') ?? 'strategy') as Section['key'];
     const leading = input.slice(start, end).length - input.slice(start, end).trimStart().length;
     return { key, name: m[2], text: input.slice(start, end).trim(), at: start + leading + 1 };
   });
@@ -291,6 +291,7 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   let sizing: 'lots' | 'shares' | undefined;
   let costs: StrategySpec['costs'] | undefined;
   let slippage: { bps: number; at: number } | undefined;
+  let walkForward: number | undefined;
   for (const s of sections) {
     if (s.key === 'strategy') {
       current = { name: s.name!, buy: [], sell: [] };
@@ -349,6 +350,18 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       if (!m || !(bps >= 0 && bps <= 1_000))
         throw new RuleSyntaxError(`slippage is basis points, e.g. "slippage: 5bps" (0 to 1000), not "${s.text}"`, s.at, input);
       slippage = { bps, at: s.at };
+      continue;
+    }
+    if (s.key === 'walk-forward') {
+      const m = /^(\d+(?:\.\d+)?)\s*%$/.exec(s.text);
+      const share = m ? Number(m[1]) / 100 : NaN;
+      if (!(share >= 0.5 && share <= 0.9))
+        throw new RuleSyntaxError(
+          `walk-forward is the share of the days picked on, 50% to 90%, e.g. "walk-forward: 70%", not "${s.text}"`,
+          s.at,
+          input,
+        );
+      walkForward = share;
     }
   }
   if (slippage && costs !== 'china')
@@ -384,6 +397,7 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       sizing: sizing ?? 'lots',
       costs: costs ?? 'none',
       ...(slippage ? { slippageBps: slippage.bps } : {}),
+      ...(walkForward !== undefined ? { walkForward } : {}),
       ...(ctx.varied ? { parameter: ctx.varied } : {}),
     },
     defaults,

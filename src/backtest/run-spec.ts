@@ -108,16 +108,56 @@ type Override = { factor: string; param: string; value: number } | undefined;
 const overrideOf = (spec: StrategySpec, paramValue?: number): Override =>
   spec.parameter && paramValue !== undefined ? { ...spec.parameter, value: paramValue } : undefined;
 
-/** One candidate's run: its signals on the bars, then the execution rules. No KPIs, no labels. */
-export function simulateCandidate(spec: StrategySpec, ticker: EngineBars, strategy: Strategy, paramValue?: number): SimulationResult {
+/** One candidate's buy and sell signals on the bars (several conditions combine by intersection; none never sells). */
+function signalsOf(spec: StrategySpec, ticker: EngineBars, strategy: Strategy, paramValue?: number): { buy: boolean[]; sell: boolean[] } {
   const override = overrideOf(spec, paramValue);
   const n = ticker.dates.length;
-  const buyCodes = strategy.buy.map((c) => conditionCode(c, override));
-  const sellCodes = strategy.sell.map((c) => conditionCode(c, override));
   // the buy and sell conditions share their common subexpressions on these bars
   const memo: Memo = new Map();
-  // several buy (sell) conditions combine by intersection; no sell condition never sells
-  return execute(spec, ticker, signal(buyCodes, ticker, n, memo), signal(sellCodes, ticker, n, memo));
+  return {
+    buy: signal(
+      strategy.buy.map((c) => conditionCode(c, override)),
+      ticker,
+      n,
+      memo,
+    ),
+    sell: signal(
+      strategy.sell.map((c) => conditionCode(c, override)),
+      ticker,
+      n,
+      memo,
+    ),
+  };
+}
+
+/** One candidate's run: its signals on the bars, then the execution rules. No KPIs, no labels. */
+export function simulateCandidate(spec: StrategySpec, ticker: EngineBars, strategy: Strategy, paramValue?: number): SimulationResult {
+  const { buy, sell } = signalsOf(spec, ticker, strategy, paramValue);
+  return execute(spec, ticker, buy, sell);
+}
+
+/**
+ * One candidate over days [from, to) only, with signals read on all the bars (an indicator on the first day of the
+ * range sees the days before it, as it would have: the signals never read ahead) and a fresh start at the capital.
+ */
+export function simulateRange(
+  spec: StrategySpec,
+  ticker: TickerBars,
+  strategy: Strategy,
+  paramValue: number | undefined,
+  from: number,
+  to: number,
+): SimulationResult {
+  const { buy, sell } = signalsOf(spec, ticker, strategy, paramValue);
+  const bars = {} as Bars;
+  for (const [f, col] of Object.entries(ticker.bars)) bars[f as keyof Bars] = (col as Float64Array).subarray(from, to);
+  const days = dayNumbers(ticker.dates).subarray(from, to);
+  return execute(
+    spec,
+    { dates: ticker.dates.slice(from, to), bars, days, code: ticker.code, name: ticker.name },
+    buy.slice(from, to),
+    sell.slice(from, to),
+  );
 }
 
 /** The rules of a candidate in words (the same for every ticker of a strategy and parameter value). */

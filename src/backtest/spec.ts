@@ -51,6 +51,8 @@ export const strategySpecSchema = z.object({
   costs: z.enum(EXECUTION_MODELS).default('none'),
   /** slippage against the open (buys) and close (sells), in basis points; only with costs: china (default: its fixture's) */
   slippageBps: z.number().min(0).max(1_000).optional(),
+  /** a walk-forward check of a best-parameter or best-strategy run: the share of the trading days in sample */
+  walkForward: z.number().min(0.5).max(0.9).optional(),
 });
 
 /** `compare all ...`: every ticker of the database. */
@@ -80,6 +82,8 @@ export function checkSpec(spec: StrategySpec): string[] {
     problems.push('parameter confirmation needs the parameter to vary and its candidate values');
   if (task !== 'parameter_confirmation' && spec.parameter)
     problems.push('candidate parameter values only make sense for parameter confirmation');
+  if (spec.walkForward !== undefined && task !== 'parameter_confirmation' && task !== 'strategy_selection')
+    problems.push('a walk-forward checks a pick: it needs several parameter values (RSI(6|14|24)) or strategies (A, B) to pick from');
   if (spec.start && spec.end && spec.start > spec.end) problems.push(`the window starts (${spec.start}) after it ends (${spec.end})`);
   if (spec.parameter) {
     const f = lib.factor(spec.parameter.factor);

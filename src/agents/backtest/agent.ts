@@ -9,7 +9,8 @@ import { UserError, describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { compileExpression } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
-import { simulateCandidate, type Candidate, type SpecResult } from '../../backtest/run-spec.js';
+import { planCandidates, simulateCandidate, type Candidate, type SpecResult } from '../../backtest/run-spec.js';
+import { MIN_OUT_OF_SAMPLE_DAYS, walkForward } from '../../backtest/walk-forward.js';
 import {
   dataChanges,
   dataVersion,
@@ -40,6 +41,8 @@ import {
   unevenWindows,
   marketSentence,
   versusMarketTable,
+  walkForwardSentence,
+  walkForwardTable,
 } from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { specFromText } from './spec-from-text.js';
@@ -200,9 +203,21 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
       const market = data.market && data.market.members > 0 ? data.market : undefined;
       const vs = market && versusMarket(best.simulation.equity, best.ticker.dates, market);
       if (vs) extraTables.push({ title: `${best.label} against the market`, table: versusMarketTable(best, spec, vs, market!.members) });
+      // a walk-forward check of the pick: chosen on the first part of the window, then run on the rest
+      let walked = '';
+      if (spec.walkForward !== undefined) {
+        const ticker = data.tickers[0];
+        if (Math.round(ticker.dates.length * (1 - spec.walkForward)) < MIN_OUT_OF_SAMPLE_DAYS) {
+          walked = `Walk-forward: the window has ${ticker.dates.length} trading days, too few to keep ${MIN_OUT_OF_SAMPLE_DAYS} out of sample; widen it.`;
+        } else {
+          const w = walkForward(spec, ticker, planCandidates(spec, data.tickers), spec.walkForward, spec.kpi);
+          walked = walkForwardSentence(w, spec.kpi);
+          extraTables.unshift({ title: 'Walk-forward: picked in sample, run out of sample', table: walkForwardTable(w, spec.kpi) });
+        }
+      }
       return {
         headline: headline(spec, result),
-        narration: narration(spec, result) + (vs ? ` ${marketSentence(best, vs, market!.members)}` : ''),
+        narration: [narration(spec, result), walked, vs ? marketSentence(best, vs, market!.members) : ''].filter(Boolean).join(' '),
         table: kpiTable(result),
         extraTables,
         chart: equityChart(best, spec, vs?.equity),

@@ -8,6 +8,7 @@ import { buyAndHold, type Candidate, type SpecResult } from '../../backtest/run-
 import type { StrategySpec } from '../../backtest/spec.js';
 import { chinaModel } from '../../backtest/execution-model.js';
 import type { VersusMarket } from '../../backtest/benchmark.js';
+import type { WalkForwardResult } from '../../backtest/walk-forward.js';
 import { dayCount, firstDay, lastDay } from '../../backtest/bar-cache.js';
 
 export const KPI_LABELS: Record<KpiName, string> = {
@@ -169,6 +170,48 @@ export function costComparisonTable(withCosts: Candidate, protocol: { kpis: Kpis
   const rows: Cell[][] = KPI_NAMES.map((k) => [KPI_LABELS[k], fmtKpi(k, withCosts.kpis[k]), fmtKpi(k, protocol.kpis[k])]);
   rows.push(['Trades', withCosts.simulation.trades.length, protocol.trades]);
   return { columns: ['KPI', 'With A-share costs', 'Without costs (protocol)'], rows, rowCount: rows.length, truncated: false };
+}
+
+/** The walk-forward check in a sentence: what was picked in sample, what it did out of sample, how much edge survived. */
+export function walkForwardSentence(w: WalkForwardResult, kpi: KpiName): string {
+  const label = KPI_LABELS[kpi];
+  if (w.pick < 0)
+    return `Walk-forward: no candidate has a defined ${label.toLowerCase()} in sample (${w.inSample.first} to ${w.inSample.last}), so nothing was picked.`;
+  const pick = w.rows[w.pick];
+  const edge = (v: number | null) => (v === null ? 'n/a' : fmtKpi(kpi, v));
+  const survived =
+    w.survived === null
+      ? 'there was no in-sample edge to keep'
+      : w.survived >= 0
+        ? `${fmtPercent(w.survived)} of the in-sample edge survived`
+        : 'out of sample it did worse than the median candidate';
+  const still =
+    w.bestOutOfSample === w.pick
+      ? 'it was also the best out of sample'
+      : `out of sample the best was ${w.rows[w.bestOutOfSample]?.label ?? 'none'}`;
+  return (
+    `Walk-forward: picked on ${w.inSample.first} to ${w.inSample.last} (${fmtInt(w.inSample.days)} days), ${pick.label} had ${label} ${fmtKpi(kpi, pick.inSample)} ` +
+    `(${edge(w.edgeInSample)} above the median candidate); on the ${fmtInt(w.outOfSample.days)} days after, ${w.outOfSample.first} to ${w.outOfSample.last}, ` +
+    `it had ${fmtKpi(kpi, pick.outOfSample)} (${edge(w.edgeOutOfSample)} above the median): ${survived}; ${still}.`
+  );
+}
+
+export function walkForwardTable(w: WalkForwardResult, kpi: KpiName): AnswerTable {
+  const rows: Cell[][] = w.rows.map((r, i) => [
+    `${r.label}${i === w.pick ? ' (picked)' : ''}`,
+    fmtKpi(kpi, r.inSample),
+    fmtKpi(kpi, r.outOfSample),
+  ]);
+  return {
+    columns: [
+      'Candidate',
+      `${KPI_LABELS[kpi]} in sample (${w.inSample.first} to ${w.inSample.last})`,
+      `${KPI_LABELS[kpi]} out of sample (${w.outOfSample.first} to ${w.outOfSample.last})`,
+    ],
+    rows,
+    rowCount: rows.length,
+    truncated: false,
+  };
 }
 
 /** The strategy against the market index, in a sentence. */

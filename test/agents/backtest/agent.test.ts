@@ -118,6 +118,19 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     expect(a.assumptions).toContain('costs: china (A-share commission, stamp duty, transfer fee and price limits)');
   });
 
+  it('walk-forward: the pick made on the first 70% is run on the rest, in a table and a sentence', async () => {
+    const a = result(
+      await answerBacktest('600519 2020..2023 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: sharpe walk-forward: 70%', deps),
+    );
+    const wf = a.extraTables[0];
+    expect(wf.title).toBe('Walk-forward: picked in sample, run out of sample');
+    expect(wf.table.rows.map((r) => String(r[0]).replace(' (picked)', ''))).toEqual(['RSI.n = 6', 'RSI.n = 14', 'RSI.n = 24']);
+    expect(wf.table.rows.filter((r) => String(r[0]).endsWith('(picked)'))).toHaveLength(1);
+    expect(a.narration).toMatch(
+      /Walk-forward: picked on 2020-\d\d-\d\d to 20\d\d-\d\d-\d\d \(\d+ days\), RSI\.n = \d+ had Sharpe .* on the \d+ days after/,
+    );
+  });
+
   it('ticker selection ranks the tickers and names the best', async () => {
     const a = result(await answerBacktest('compare 000001,600036,601318 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: return', deps));
     expect(a.table!.rows).toHaveLength(3);
