@@ -9,6 +9,7 @@ import type { ChannelPoster } from '../core/platform.js';
 import type { Database } from '../db/database.js';
 import { llmFromConfig } from '../llm/from-config.js';
 import { digestContent } from './digest-content.js';
+import { BacktestRuns } from '../backtest/run-id.js';
 import type { DigestContent, Platform } from './scheduler.js';
 
 export interface DigestDeps {
@@ -28,6 +29,8 @@ export function digestDeps(
     statementTimeoutMs: config.statementTimeoutMs,
     logger,
     llm: llmFromConfig(config),
+    // a backtest watch's runs are kept like any backtest's, so the run id under a digest reruns
+    runs: new BacktestRuns(db.write),
   });
   return { content, deliver: posters };
 }

@@ -255,7 +255,9 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         ...(spec.task === 'ticker_selection' ? [unevenWindows(data.tickers)].filter(Boolean) : []),
         ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
         ...(reading.rerun ? [rerunNote(reading.rerun, { id, engine, summary: version.summary, kpi: spec.kpi, best })] : []),
-        `Run id ${id}: /backtest rerun ${id} (or datadesk backtest run --id ${id}) repeats it and says if the data changed.`,
+        deps.runs
+          ? `Run id ${id}: /backtest rerun ${id} (or datadesk backtest run --id ${id}) repeats it and says if the data changed.`
+          : `Run id ${id} (runs are not kept here, so it cannot be rerun by its id).`,
       ],
       freshness: `bars through ${data.lastDate}${(await syntheticData(deps.pool)).stocks ? ` (${SYNTHETIC_PRICES_NOTE})` : ''}`,
     });
