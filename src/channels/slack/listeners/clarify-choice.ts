@@ -4,7 +4,7 @@
 // the thread with the choice. A stale click (the question was answered or
 // expired) or someone else's click gets an ephemeral sentence.
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { enqueueInThread, inbound, originOf, slackThreadId, type SlackReceiverDeps } from '../thread-reply.js';
+import { enqueueInThread, inbound, slackThreadId, type SlackReceiverDeps } from '../thread-reply.js';
 import { queueOrTell } from './gatekeeper.js';
 import { clickOf } from './click.js';
 import type { DataDesk } from '../../../agents/desk.js';
@@ -23,10 +23,10 @@ export function clarifyChoice(deps: SlackReceiverDeps & { desk: Pick<DataDesk, '
     context,
   }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const click = clickOf(body, client);
+    const click = clickOf(body, client, context);
     if (!click) return;
     const { channel, threadTs, say } = click;
-    const origin = originOf(context);
+    const { origin } = click;
     const threadId = slackThreadId(origin, channel, threadTs);
     let choice: { term?: string; option?: string } = {};
     try {

@@ -1,11 +1,14 @@
-// What every button listener needs from a click: where it was (the channel,
-// the clicked message, its thread), who clicked, and a way to answer only
-// them (an ephemeral note in the thread). Undefined for a click outside a
+// What every button listener needs from a click: where it was (the
+// workspace, the channel, the clicked message, its thread), who clicked, and a
+// way to answer only them (an ephemeral note in the thread). Undefined for a click outside a
 // message (Slack sends those from modals and the App Home).
 import type { BlockAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { originOf, type SlackOrigin } from '../thread-reply.js';
 
 export interface Click {
+  /** the workspace (and enterprise) it came from, as Bolt's context says */
+  origin: SlackOrigin;
   channel: string;
   /** the message the button was on */
   messageTs: string;
@@ -16,13 +19,14 @@ export interface Click {
   say(text: string): Promise<unknown>;
 }
 
-export function clickOf(body: BlockAction, client: WebClient): Click | undefined {
+export function clickOf(body: BlockAction, client: WebClient, context: { teamId?: string; enterpriseId?: string }): Click | undefined {
   const channel = body.channel?.id;
   const message = body.message as { ts?: string; thread_ts?: string } | undefined;
   if (!channel || !message?.ts) return undefined;
   const threadTs = message.thread_ts ?? message.ts;
   const userId = body.user.id;
   return {
+    origin: originOf(context),
     channel,
     messageTs: message.ts,
     threadTs,

@@ -11,7 +11,6 @@ import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db
 import { csvExportBuffer, ExportRefused, ExportTooBig, exportSourceOf, type ExportSettings } from '../../../export/csv-export.js';
 import type { Deliveries } from '../../../jobs/deliveries.js';
 import { clickOf } from './click.js';
-import { originOf } from '../thread-reply.js';
 
 /** Slack takes files up to 1 GB; a chat thread is no place for more than this. */
 const SLACK_EXPORT_BYTES = 100 * 1_048_576;
@@ -25,14 +24,14 @@ export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSetting
     context,
   }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const click = clickOf(body, client);
+    const click = clickOf(body, client, context);
     if (!click) return;
     const { channel, threadTs } = click;
     const say = (text: string) => click.say(text).catch(() => undefined);
     void (async () => {
       const row = action.value ? await deps.deliveries.get(action.value) : undefined;
       // only the answer's own thread exports it: the same channel, in the same workspace
-      const sameWorkspace = (row?.workspace ?? undefined) === originOf(context).workspace;
+      const sameWorkspace = (row?.workspace ?? undefined) === click.origin.workspace;
       const source = row?.answer && row.channel === channel && sameWorkspace ? exportSourceOf(row.answer) : undefined;
       if (!row?.answer || !source) {
         await say('This answer can no longer be exported (answers are kept for 3 days). Ask the question again.');

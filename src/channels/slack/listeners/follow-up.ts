@@ -5,7 +5,7 @@
 // the button, so a double click asks once.
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { admit, type Gate } from '../../inbox.js';
-import { enqueueInThread, inbound, originOf, type SlackReceiverDeps } from '../thread-reply.js';
+import { enqueueInThread, inbound, type SlackReceiverDeps } from '../thread-reply.js';
 import { queueOrTell } from './gatekeeper.js';
 import { clickOf } from './click.js';
 import { decodeFollowUp } from '../../../core/follow-up-value.js';
@@ -19,11 +19,11 @@ export function followUp(deps: SlackReceiverDeps, gate: Gate) {
     context,
   }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const click = clickOf(body, client);
+    const click = clickOf(body, client, context);
     const { text, plan } = decodeFollowUp((action.value ?? '').trim());
     if (!click || !text.trim()) return;
     const { channel, threadTs, say } = click;
-    const origin = originOf(context);
+    const { origin } = click;
     const verdict = admit(gate, { workspace: origin.workspace, channel, userId: body.user.id });
     if (!verdict.go) {
       if (verdict.tellUser) await say(verdict.tellUser);

@@ -4,9 +4,15 @@ import { codeSections } from '../render-blocks.js';
 import { clickOf } from './click.js';
 
 export function showSql() {
-  return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
+  return async ({
+    ack,
+    body,
+    action,
+    client,
+    context,
+  }: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const click = clickOf(body, client);
+    const click = clickOf(body, client, context);
     if (!click) return;
     // escaped before it is split: 2,000 "<" are 8,000 characters once sent
     const blocks = codeSections(action.value ?? '');
