@@ -20,7 +20,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { Field } from './expr/parser.js';
 import type { Bars } from './expr/compile.js';
 import type { TickerBars } from './run-spec.js';
-import { dayText, daysFromCivil } from './days.js';
+import { dayOfIso, dayText, daysFromCivil } from './days.js';
 
 export const BAR_COLUMN: Record<Field, string> = {
   OPEN: 'opening_price',
@@ -335,13 +335,9 @@ export function tickerRows(table: MarketTable, code: string, start?: string, end
   if (i === undefined) return { from: 0, to: 0 };
   let from = table.starts[i];
   let to = table.starts[i + 1];
-  if (start) from = lowerBound(table.days, from, to, dayOf(start));
-  if (end) to = lowerBound(table.days, from, to, dayOf(end) + 1);
+  if (start) from = lowerBound(table.days, from, to, dayOfIso(start));
+  if (end) to = lowerBound(table.days, from, to, dayOfIso(end) + 1);
   return { from, to };
-}
-
-function dayOf(iso: string): number {
-  return daysFromCivil(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)));
 }
 
 function lowerBound(days: Int32Array, lo: number, hi: number, day: number): number {

@@ -5,7 +5,7 @@
 // the information ratio. Computed from the shared bar cache (bar-cache.ts), so
 // a whole market costs one pass over its CLOSE column.
 import type { MarketTable } from './bar-cache.js';
-import { daysFromCivil, dayText } from './days.js';
+import { dayOfIso, dayText } from './days.js';
 
 export interface MarketIndex {
   /** the day's equal-weight return, by ISO date */
@@ -13,8 +13,6 @@ export interface MarketIndex {
   /** tickers that contributed at least one return in the window */
   members: number;
 }
-
-const dayOf = (iso: string) => daysFromCivil(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)));
 
 // the index of the last few windows: a whole market is one pass over 6.6M closes, the same window asked again is free
 const recent = new Map<string, MarketIndex>();
@@ -32,8 +30,8 @@ export function equalWeightIndex(tables: readonly MarketTable[], first: string, 
 }
 
 function computeIndex(tables: readonly MarketTable[], first: string, last: string): MarketIndex {
-  const from = dayOf(first);
-  const to = dayOf(last);
+  const from = dayOfIso(first);
+  const to = dayOfIso(last);
   const sums = new Float64Array(to - from + 1);
   const counts = new Int32Array(to - from + 1);
   let members = 0;

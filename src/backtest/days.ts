@@ -10,6 +10,11 @@ export function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + doe - 719468;
 }
 
+/** The day number of an ISO date (YYYY-MM-DD). */
+export function dayOfIso(iso: string): number {
+  return daysFromCivil(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)));
+}
+
 export function isoDay(day: number): string {
   return new Date(day * 86_400_000).toISOString().slice(0, 10);
 }

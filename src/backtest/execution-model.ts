@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fixturePath } from '../core/paths.js';
-import { daysFromCivil } from './days.js';
+import { dayOfIso } from './days.js';
 
 export const EXECUTION_MODELS = ['none', 'china'] as const;
 export type ExecutionModelName = (typeof EXECUTION_MODELS)[number];
@@ -41,8 +41,6 @@ const chinaSchema = z.object({
 
 type ChinaRules = z.infer<typeof chinaSchema>;
 
-const dayOf = (iso: string) => daysFromCivil(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)));
-
 /** A dated schedule as parallel arrays of day numbers and values, ascending. */
 interface Schedule {
   days: number[];
@@ -51,7 +49,7 @@ interface Schedule {
 
 const scheduleOf = (entries: { from: string; value: number }[]): Schedule => {
   const sorted = [...entries].sort((a, b) => a.from.localeCompare(b.from));
-  return { days: sorted.map((e) => dayOf(e.from)), values: sorted.map((e) => e.value) };
+  return { days: sorted.map((e) => dayOfIso(e.from)), values: sorted.map((e) => e.value) };
 };
 
 /** The value in force on `day`; 0 before the first entry (the rule did not exist yet). */

@@ -7,7 +7,7 @@ import { rankIndices } from './ranking.js';
 import { simulate, type SimulationResult } from './simulator.js';
 import { simulateWithCosts } from './simulate-costs.js';
 import { chinaModel } from './execution-model.js';
-import { daysFromCivil } from './days.js';
+import { dayOfIso } from './days.js';
 import { conditionCode, conditionLabel, type Strategy, type StrategySpec } from './spec.js';
 
 export interface TickerBars {
@@ -59,7 +59,7 @@ const dayCache = new WeakMap<readonly string[], Int32Array>();
 function dayNumbers(dates: readonly string[]): Int32Array {
   let days = dayCache.get(dates);
   if (!days) {
-    days = Int32Array.from(dates, (d) => daysFromCivil(Number(d.slice(0, 4)), Number(d.slice(5, 7)), Number(d.slice(8, 10))));
+    days = Int32Array.from(dates, dayOfIso);
     dayCache.set(dates, days);
   }
   return days;
@@ -224,10 +224,21 @@ export function runSpec(spec: StrategySpec, tickers: TickerBars[]): SpecResult {
   };
 }
 
+// buy and hold is asked for by the narration, the chart and the market table of one answer: run once per ticker and settings
+const holds = new WeakMap<TickerBars, Map<string, number[]>>();
+
 /** Equity of buying at the first open (the first allowed, with costs) with the same sizing and model, held to the last close. */
 export function buyAndHold(ticker: TickerBars, spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>): number[] {
-  const n = ticker.dates.length;
-  const buy = new Array<boolean>(n).fill(false);
-  buy[0] = true;
-  return execute(spec, ticker, buy, new Array(n).fill(false)).equity;
+  const key = `${spec.capital}/${spec.sizing}/${spec.costs}/${spec.slippageBps ?? ''}`;
+  let byKey = holds.get(ticker);
+  if (!byKey) holds.set(ticker, (byKey = new Map()));
+  let equity = byKey.get(key);
+  if (!equity) {
+    const n = ticker.dates.length;
+    const buy = new Array<boolean>(n).fill(false);
+    buy[0] = true;
+    equity = execute(spec, ticker, buy, new Array(n).fill(false)).equity;
+    byKey.set(key, equity);
+  }
+  return equity;
 }

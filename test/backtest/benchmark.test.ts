@@ -3,9 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MarketTable } from '../../src/backtest/bar-cache.js';
 import { equalWeightIndex, versusMarket } from '../../src/backtest/benchmark.js';
-import { daysFromCivil } from '../../src/backtest/days.js';
-
-const d = (iso: string) => daysFromCivil(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)));
+import { dayOfIso } from '../../src/backtest/days.js';
 
 function table(rows: [string, string, number][]): MarketTable {
   const codes = [...new Set(rows.map((r) => r[0]))];
@@ -19,7 +17,7 @@ function table(rows: [string, string, number][]): MarketTable {
     codes,
     index: new Map(codes.map((c, i) => [c, i])),
     starts,
-    days: Int32Array.from(rows, (r) => d(r[1])),
+    days: Int32Array.from(rows, (r) => dayOfIso(r[1])),
     columns: new Map([['CLOSE', Float64Array.from(rows, (r) => r[2])]]),
   };
 }

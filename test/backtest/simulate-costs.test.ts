@@ -4,15 +4,13 @@
 // +-20% from its reform date, an ST name's 5%, a suspension (no bar), and the
 // protocol model unchanged to the bit.
 import { describe, expect, it } from 'vitest';
-import { daysFromCivil } from '../../src/backtest/days.js';
+import { dayOfIso } from '../../src/backtest/days.js';
 import { chinaModel } from '../../src/backtest/execution-model.js';
 import { computeKpis } from '../../src/backtest/kpis.js';
 import { simulateCandidate } from '../../src/backtest/run-spec.js';
 import { simulateWithCosts } from '../../src/backtest/simulate-costs.js';
 import { simulate } from '../../src/backtest/simulator.js';
 import type { StrategySpec } from '../../src/backtest/spec.js';
-
-const day = (iso: string) => daysFromCivil(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)));
 
 function run(o: {
   dates: string[];
@@ -27,7 +25,7 @@ function run(o: {
 }) {
   return simulateWithCosts({
     dates: o.dates,
-    days: Int32Array.from(o.dates, day),
+    days: Int32Array.from(o.dates, dayOfIso),
     open: o.open,
     close: o.close,
     buy: o.buy.map(Boolean),

@@ -12,7 +12,7 @@ import { computeKpis } from '../../backtest/kpis.js';
 import { simulate } from '../../backtest/simulator.js';
 import { simulateWithCosts } from '../../backtest/simulate-costs.js';
 import { chinaModel, EXECUTION_MODELS, type ExecutionModelName } from '../../backtest/execution-model.js';
-import { daysFromCivil } from '../../backtest/days.js';
+import { dayOfIso } from '../../backtest/days.js';
 import { BacktestRuns } from '../../backtest/run-id.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
 import { renderChart } from '../../charts/render.js';
@@ -39,7 +39,6 @@ const basisPoints = (v: string) => {
   if (!Number.isFinite(n) || n < 0 || n > 1_000) throw new InvalidArgumentError(`expected basis points from 0 to 1000, got "${v}"`);
   return n;
 };
-const dayNumber = (iso: string) => daysFromCivil(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)));
 
 export function registerBacktest(program: Command): void {
   const backtest = program.command('backtest').description('exact backtests (BACKTEST_PROTOCOL.md)');
@@ -80,7 +79,7 @@ export function registerBacktest(program: Command): void {
             ? simulateWithCosts({
                 ...input,
                 model,
-                days: Int32Array.from(dates, dayNumber),
+                days: Int32Array.from(dates, dayOfIso),
                 code: opts.code,
                 name: opts.name,
                 slippageBps: opts.slippage ?? model.defaultSlippageBps,
