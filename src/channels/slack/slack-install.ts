@@ -12,6 +12,7 @@ import type pg from 'pg';
 import type { Config } from '../../config/env.js';
 import type { Logger } from '../../core/logger.js';
 import type { Route } from '../../server/http-server.js';
+import { escapeHtml, htmlPage, sendHtml } from '../../server/html-page.js';
 import { PgInstallationStore, PgStateStore } from './installation-store.js';
 import { parseSealingKeys } from './token-seal.js';
 
@@ -26,18 +27,8 @@ export interface SlackInstaller {
   route: Route;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 function page(res: import('node:http').ServerResponse, status: number, title: string, body: string): void {
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-  });
-  res.end(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>` +
-      '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#222}</style></head>' +
-      `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
-  );
+  sendHtml(res, status, htmlPage(title, body));
 }
 
 /** What each bot scope lets Data Desk do, in the words an admin reads before installing. */
@@ -59,15 +50,13 @@ function installPage(scopes: string[]): (url: string) => string {
     const items = scopes
       .map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_WORDS[s] ?? 'as Slack describes it on the next page')}</li>`)
       .join('');
-    return (
-      '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Add Data Desk to Slack</title>' +
-      '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#222}' +
-      'a.add{display:inline-block;padding:.7rem 1.2rem;min-height:44px;box-sizing:border-box;background:#4a154b;color:#fff;border-radius:6px;text-decoration:none;font-weight:600}</style></head>' +
-      '<body><h1>Add Data Desk to your Slack workspace</h1>' +
+    return htmlPage(
+      'Add Data Desk to your Slack workspace',
       '<p>Data Desk answers questions about the Chicago crime data and runs A-share backtests in the channels you invite it to. It will be able to:</p>' +
-      `<ul>${items}</ul>` +
-      "<p>Your workspace's answers, feedback, verified questions and digests are kept apart from every other workspace's.</p>" +
-      `<p><a class="add" href="${escapeHtml(url)}">Add to Slack</a></p></body></html>`
+        `<ul>${items}</ul>` +
+        "<p>Your workspace's answers, feedback, verified questions and digests are kept apart from every other workspace's.</p>" +
+        `<p><a class="add" href="${escapeHtml(url)}">Add to Slack</a></p>`,
+      'a.add{display:inline-block;padding:.7rem 1.2rem;min-height:44px;box-sizing:border-box;background:#4a154b;color:#fff;border-radius:6px;text-decoration:none;font-weight:600}',
     );
   };
 }

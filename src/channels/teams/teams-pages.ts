@@ -6,6 +6,7 @@
 // details. An organization publishing the app to its catalog sets its pages.
 import type { Config } from '../../config/env.js';
 import type { Route } from '../../server/http-server.js';
+import { escapeHtml, htmlPage, sendHtml } from '../../server/html-page.js';
 
 const TEAMS_PAGES = { website: '/teams', privacy: '/teams/privacy', terms: '/teams/terms' } as const;
 
@@ -21,14 +22,11 @@ export function manifestLinks(
   };
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 function page(title: string, paragraphs: string[]): string {
-  return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>` +
-    '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#222}</style></head><body>' +
-    `<h1>${escape(title)}</h1>${paragraphs.map((p) => `<p>${escape(p)}</p>`).join('')}` +
-    `<p><a href="${TEAMS_PAGES.website}">About</a> · <a href="${TEAMS_PAGES.privacy}">Privacy</a> · <a href="${TEAMS_PAGES.terms}">Terms</a></p></body></html>`
+  return htmlPage(
+    title,
+    paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('') +
+      `<p><a href="${TEAMS_PAGES.website}">About</a> · <a href="${TEAMS_PAGES.privacy}">Privacy</a> · <a href="${TEAMS_PAGES.terms}">Terms</a></p>`,
   );
 }
 
@@ -55,11 +53,7 @@ export function teamsPages(config: Pick<Config, 'threadMemoryTtlHours' | 'llm' |
   return async (req, res) => {
     const html = pages[new URL(req.url ?? '/', 'http://x').pathname];
     if (!html || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
-    res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-    });
-    res.end(req.method === 'HEAD' ? undefined : html);
+    sendHtml(res, 200, req.method === 'HEAD' ? undefined : html);
     return true;
   };
 }
