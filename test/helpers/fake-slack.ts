@@ -347,3 +347,28 @@ export async function postMention(
   });
   return res.status;
 }
+
+/** The form body Slack POSTs when a person clicks a button on the bot's message `messageTs` in thread `threadTs`. */
+export function buttonClick(o: {
+  user: string;
+  channel?: string;
+  messageTs: string;
+  threadTs: string;
+  action: { action_id: string; block_id: string; value?: string };
+}): string {
+  const channel = o.channel ?? 'C1';
+  const payload = {
+    type: 'block_actions',
+    user: { id: o.user },
+    team: { id: 'T1' },
+    api_app_id: 'A1',
+    token: 'x',
+    trigger_id: 't',
+    response_url: 'http://127.0.0.1:1/none',
+    channel: { id: channel },
+    container: { type: 'message', message_ts: o.messageTs, channel_id: channel },
+    message: { ts: o.messageTs, thread_ts: o.threadTs, text: 'q' },
+    actions: [{ type: 'button', ...o.action, action_ts: '1' }],
+  };
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}

@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { loadStocks } from '../../helpers/stock-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { botClient, slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
+import { botClient, buttonClick, slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import { pollUntil } from '../../helpers/wait.js';
 import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
@@ -191,28 +191,12 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     await post(server, body, 'application/json');
     const question = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('clarify:22-06'));
     const action = (optionId: string, user: string) => {
-      const payload = JSON.stringify({
-        type: 'block_actions',
-        user: { id: user },
-        team: { id: 'T1' },
-        api_app_id: 'A1',
-        token: 'x',
-        trigger_id: 't',
-        response_url: 'http://127.0.0.1:1/none',
-        channel: { id: 'C1' },
-        container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
-        message: { ts: question.args.ts, thread_ts: ts, text: 'q' },
-        actions: [
-          {
-            type: 'button',
-            action_id: `clarify:${optionId}`,
-            block_id: 'clarify:night',
-            value: JSON.stringify({ term: 'night', option: optionId }),
-            action_ts: '1',
-          },
-        ],
+      return buttonClick({
+        user,
+        messageTs: question.args.ts as string,
+        threadTs: ts,
+        action: { action_id: `clarify:${optionId}`, block_id: 'clarify:night', value: JSON.stringify({ term: 'night', option: optionId }) },
       });
-      return `payload=${encodeURIComponent(payload)}`;
     };
     const foreign = action('20-06', 'U8');
     await post(server, foreign, 'application/x-www-form-urlencoded');
@@ -247,28 +231,12 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
         blocksText(c).includes('clarify:22-06') &&
         slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
     );
-    const payload = JSON.stringify({
-      type: 'block_actions',
-      user: { id: 'U9' },
-      team: { id: 'T1' },
-      api_app_id: 'A1',
-      token: 'x',
-      trigger_id: 't',
-      response_url: 'http://127.0.0.1:1/none',
-      channel: { id: 'C1' },
-      container: { type: 'message', message_ts: question.args.ts, channel_id: 'C1' },
-      message: { ts: question.args.ts, thread_ts: ts, text: 'q' },
-      actions: [
-        {
-          type: 'button',
-          action_id: 'clarify:18-06',
-          block_id: 'clarify:night',
-          value: JSON.stringify({ term: 'night', option: '18-06' }),
-          action_ts: '1',
-        },
-      ],
+    const click = buttonClick({
+      user: 'U9',
+      messageTs: question.args.ts as string,
+      threadTs: ts,
+      action: { action_id: 'clarify:18-06', block_id: 'clarify:night', value: JSON.stringify({ term: 'night', option: '18-06' }) },
     });
-    const click = `payload=${encodeURIComponent(payload)}`;
     await Promise.all([post(server, click, 'application/x-www-form-urlencoded'), post(server, click, 'application/x-www-form-urlencoded')]);
     await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Assumptions: night: 18:00-06:00'));
     await new Promise((r) => setTimeout(r, 1_000));
@@ -323,21 +291,13 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
       .flatMap((b) => b.elements ?? [])
       .find((e) => e.action_id === 'export_csv')!;
     const click = (channel: string) =>
-      `payload=${encodeURIComponent(
-        JSON.stringify({
-          type: 'block_actions',
-          user: { id: 'U31' },
-          team: { id: 'T1' },
-          api_app_id: 'A1',
-          token: 'x',
-          trigger_id: 't',
-          response_url: 'http://127.0.0.1:1/none',
-          channel: { id: channel },
-          container: { type: 'message', message_ts: answer.args.ts, channel_id: channel },
-          message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
-          actions: [{ type: 'button', action_id: 'export_csv', block_id: 'b', value: button.value, action_ts: '1' }],
-        }),
-      )}`;
+      buttonClick({
+        user: 'U31',
+        channel,
+        messageTs: answer.args.ts as string,
+        threadTs: ts,
+        action: { action_id: 'export_csv', block_id: 'b', value: button.value },
+      });
     const elsewhere = await post(server, click('C-other'), 'application/x-www-form-urlencoded');
     expect(elsewhere.status).toBe(200);
     const refused = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.channel === 'C-other');
@@ -427,21 +387,12 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const later = mention('How many homicides were there in 2015?', { user: 'U61', threadTs: ts });
     await post(server, later.body, 'application/json');
     await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Homicides in 2015'));
-    const click = `payload=${encodeURIComponent(
-      JSON.stringify({
-        type: 'block_actions',
-        user: { id: 'U62' },
-        team: { id: 'T1' },
-        api_app_id: 'A1',
-        token: 'x',
-        trigger_id: 't',
-        response_url: 'http://127.0.0.1:1/none',
-        channel: { id: 'C1' },
-        container: { type: 'message', message_ts: answer.args.ts, channel_id: 'C1' },
-        message: { ts: answer.args.ts, thread_ts: ts, text: 'a' },
-        actions: [{ type: 'button', action_id: buttons[0].action_id, block_id: 'follow_ups', value: buttons[0].value, action_ts: '1' }],
-      }),
-    )}`;
+    const click = buttonClick({
+      user: 'U62',
+      messageTs: answer.args.ts as string,
+      threadTs: ts,
+      action: { action_id: buttons[0].action_id, block_id: 'follow_ups', value: buttons[0].value },
+    });
     await Promise.all([post(server, click, 'application/x-www-form-urlencoded'), post(server, click, 'application/x-www-form-urlencoded')]);
     const byMonth = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts by month in 2018'));
     expect(slack.messages.find((m) => m.ts === byMonth.args.ts)?.thread_ts).toBe(ts);
