@@ -9,8 +9,7 @@ import { UserError, describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { compileExpression } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
-import { planCandidates, simulateCandidate, type Candidate, type SpecResult } from '../../backtest/run-spec.js';
-import { MIN_OUT_OF_SAMPLE_DAYS, walkForward } from '../../backtest/walk-forward.js';
+import type { Candidate, SpecResult } from '../../backtest/run-spec.js';
 import {
   dataChanges,
   dataVersion,
@@ -20,30 +19,15 @@ import {
   type StoredRun,
   type TickerSummary,
 } from '../../backtest/run-id.js';
-import { computeKpis, KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
-import { versusMarket } from '../../backtest/benchmark.js';
+import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
 import { runSpecThreaded } from '../../backtest/run-threaded.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
 import { checkSpec, conditionCode, strategySpecSchema, type StrategySpec } from '../../backtest/spec.js';
 import { QueryTimeoutError } from '../../db/read-only.js';
 import { LlmError, type LlmClient } from '../../llm/client.js';
 import { readOffline } from './free-text.js';
-import {
-  costComparisonTable,
-  equityChart,
-  executionLine,
-  fmtKpi,
-  headline,
-  KPI_LABELS,
-  kpiTable,
-  narration,
-  tradesTable,
-  unevenWindows,
-  marketSentence,
-  versusMarketTable,
-  walkForwardSentence,
-  walkForwardTable,
-} from './narrate.js';
+import { answerParts } from './answer-parts.js';
+import { executionLine, fmtKpi, KPI_LABELS, unevenWindows } from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { specFromText } from './spec-from-text.js';
 import { RULE_SYNTAX_HELP } from './help.js';
@@ -189,40 +173,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     // on the worker threads: the event loop stays free for Slack, Teams and /healthz
     const result = await timed(trace, 'simulate', () => runSpecThreaded(spec, data.tickers));
     const best = result.candidates[result.ranking[0]];
-    const answer = await timed(trace, 'narrate', () => {
-      const extraTables = [{ title: `Trades of ${best.label}`, table: tradesTable(best) }];
-      if (spec.costs !== 'none') {
-        // the same run under the protocol's zero costs, beside it: what the costs changed
-        const protocol = simulateCandidate({ ...spec, costs: 'none' }, best.ticker, best.strategy, best.paramValue);
-        extraTables.unshift({
-          title: `${best.label}: with and without costs`,
-          table: costComparisonTable(best, { kpis: computeKpis(protocol), trades: protocol.trades.length }),
-        });
-      }
-      // the market beside the best run: the equal-weight index of every loaded ticker over the same days
-      const market = data.market && data.market.members > 0 ? data.market : undefined;
-      const vs = market && versusMarket(best.simulation.equity, best.ticker.dates, market);
-      if (vs) extraTables.push({ title: `${best.label} against the market`, table: versusMarketTable(best, spec, vs, market!.members) });
-      // a walk-forward check of the pick: chosen on the first part of the window, then run on the rest
-      let walked = '';
-      if (spec.walkForward !== undefined) {
-        const ticker = data.tickers[0];
-        if (Math.round(ticker.dates.length * (1 - spec.walkForward)) < MIN_OUT_OF_SAMPLE_DAYS) {
-          walked = `Walk-forward: the window has ${ticker.dates.length} trading days, too few to keep ${MIN_OUT_OF_SAMPLE_DAYS} out of sample; widen it.`;
-        } else {
-          const w = walkForward(spec, ticker, planCandidates(spec, data.tickers), spec.walkForward, spec.kpi);
-          walked = walkForwardSentence(w, spec.kpi);
-          extraTables.unshift({ title: 'Walk-forward: picked in sample, run out of sample', table: walkForwardTable(w, spec.kpi) });
-        }
-      }
-      return {
-        headline: headline(spec, result),
-        narration: [narration(spec, result), walked, vs ? marketSentence(best, vs, market!.members) : ''].filter(Boolean).join(' '),
-        table: kpiTable(result),
-        extraTables,
-        chart: equityChart(best, spec, vs?.equity),
-      };
-    });
+    const answer = await timed(trace, 'narrate', () => answerParts(spec, result, data));
     // the run's id: the spec, the engine and the bars it read; kept so that `rerun ID` repeats it
     const engine = engineVersion(spec);
     const version = dataVersion(data.tickers);
