@@ -17,7 +17,8 @@ export interface BenchDatabase {
 
 export async function openBenchDatabase(config: Config, logger: Logger, fresh: boolean): Promise<BenchDatabase> {
   const app: Database = await openDatabase(config, logger, { migrate: false });
-  const serverUrl = new URL(config.databaseUrl ?? (app.write.options.connectionString as string));
+  // on the embedded server the app's login may not create databases: its superuser makes the bench's
+  const serverUrl = new URL(config.databaseUrl ?? app.adminUrl ?? (app.write.options.connectionString as string));
   const admin = new pg.Client({ connectionString: serverUrl.toString() });
   await admin.connect();
   const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [BENCH_DATABASE])).rowCount;

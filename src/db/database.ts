@@ -24,6 +24,8 @@ export interface Database {
   readerProblem?: string;
   /** True when this process runs on the embedded server (demo defaults). */
   embedded: boolean;
+  /** the embedded server's superuser login (the benchmarks make their own database with it) */
+  adminUrl?: string;
   close(): Promise<void>;
 }
 
@@ -111,6 +113,7 @@ export async function openDatabase(config: Config, logger: Logger, options: Open
       reader,
       readerProblem: access.problem,
       embedded: Boolean(embedded),
+      ...(embedded ? { adminUrl: embedded.adminUrl } : {}),
       close: async () => {
         await reader?.end();
         await write.end();
