@@ -3,6 +3,7 @@
 //   600519 2022-01-01..2023-12-31 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: sharpe
 //   compare 000001,600036,601318 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: return
 //   600519 2021 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: sharpe      (parameter confirmation)
+//   600519 2021 buy: RSI(6..24 step 2) < 20..40 step 5 sell: RSI(6..24 step 2) > 70   (a grid of two parameters)
 //   600519 2020..2022 strategy A buy: RSI_OVERSOLD sell: RSI_OVERBOUGHT strategy B buy: MACD_CROSS_UP kpi: calmar
 //
 // Errors name the bad token, its position, and the closest known names.
@@ -11,7 +12,18 @@ import { compileExpression } from './expr/compile.js';
 import { ExpressionError } from './expr/parser.js';
 import { KPI_NAMES, type KpiName } from './kpis.js';
 import { loadLibrary, type Factor } from './library.js';
-import { ALL_TICKERS, type Condition, type FactorRef, type Strategy, type StrategySpec } from './spec.js';
+import {
+  ALL_TICKERS,
+  axisName,
+  MAX_SWEEP_RUNS,
+  type Condition,
+  type FactorRef,
+  type Side,
+  type Strategy,
+  type TermPlace,
+  type StrategySpec,
+  type SweepAxis,
+} from './spec.js';
 
 export class RuleSyntaxError extends Error {
   constructor(
@@ -100,8 +112,81 @@ function splitConditions(text: string, at: number): { text: string; at: number }
 
 interface Ctx {
   input: string;
-  /** alternatives seen in factor arguments: at most one varied parameter */
-  varied?: { factor: string; param: string; candidates: number[] };
+  /** the lists of values written (RSI(6|14|24), < 20..40 step 5), in order: they become the sweep's axes */
+  lists: { at: number; values: number[]; param?: { factor: string; param: string; place: TermPlace }; threshold?: Place }[];
+  /** every factor term of strategy A, with its place: a list that every term of a factor repeats varies them all */
+  terms: { factor: string; place: TermPlace; lists: Map<string, number[]> }[];
+}
+
+const NUMBER = String.raw`-?\d+(?:\.\d+)?`;
+const RANGE = new RegExp(String.raw`^(${NUMBER})\s*\.\.\s*(${NUMBER})(?:\s+step\s+(${NUMBER}))?$`, 'i');
+const decimals = (text: string) => text.split('.')[1]?.length ?? 0;
+
+/** A value or a sweep's values: "14", "6|14|24", "6..24 step 2", "20..40" (step 1). A sentence when it is none of them. */
+function parseValues(text: string, whole: boolean): number[] | string {
+  const kind = whole ? 'whole number' : 'number';
+  const range = RANGE.exec(text.trim());
+  if (range) {
+    const [from, to, step] = [range[1], range[2], range[3] ?? '1'];
+    const [a, b, d] = [Number(from), Number(to), Number(step)];
+    if (!(d > 0)) return `the step of ${text.trim()} must be above 0`;
+    if (b <= a) return `the range ${text.trim()} must go up (${from}..${to} ends below its start)`;
+    // the values on a decimal grid: 0.1 + 0.2 is not 0.3 in floating point
+    const scale = 10 ** Math.max(decimals(from), decimals(step));
+    const count = Math.floor((b - a) / d + 1e-9) + 1;
+    if (count > MAX_SWEEP_RUNS)
+      return `${text.trim()} is ${count.toLocaleString('en-US')} values; at most ${MAX_SWEEP_RUNS.toLocaleString('en-US')} (use a larger step)`;
+    const values = Array.from({ length: count }, (_, i) => Math.round((a + i * d) * scale) / scale);
+    if (whole && values.some((v) => !Number.isInteger(v))) return `${text.trim()} gives values that are not whole numbers`;
+    return values;
+  }
+  const values = text.split('|').map((v) => (v.trim() && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v.trim()) : NaN));
+  if (values.some((v) => Number.isNaN(v) || (whole && !Number.isInteger(v))))
+    return `"${text.trim()}" is not a ${kind} (or ${kind}s separated by |, or a range such as 6..24 step 2)`;
+  return values;
+}
+
+/**
+ * The sweep's axes from the lists written. A parameter listed with the same values in every term of its factor is
+ * one axis over all of them (RSI(6|14|24) < 30 ... RSI(6|14|24) > 70, the protocol's "one parameter of one
+ * factor"); otherwise each list varies its own terms (MA(5..20 step 5) crosses above MA(30..60 step 10)). A
+ * threshold list is an axis of its own. At most two.
+ */
+function sweepAxesOf(ctx: Ctx): SweepAxis[] {
+  const axes: { at: number; axis: SweepAxis }[] = [];
+  const grouped = new Map<string, { at: number; factor: string; param: string; values: number[]; places: TermPlace[] }>();
+  for (const list of ctx.lists) {
+    if (list.threshold) {
+      axes.push({ at: list.at, axis: { threshold: list.threshold, candidates: list.values } });
+      continue;
+    }
+    const { factor, param, place } = list.param!;
+    const key = `${factor}.${param}=${list.values.join('|')}`;
+    const group = grouped.get(key);
+    if (group) group.places.push(place);
+    else grouped.set(key, { at: list.at, factor, param, values: list.values, places: [place] });
+  }
+  for (const g of grouped.values()) {
+    const terms = ctx.terms.filter((t) => t.factor === g.factor);
+    const everyTerm = terms.every((t) => t.lists.get(g.param)?.join('|') === g.values.join('|'));
+    axes.push({
+      at: g.at,
+      axis: { factor: g.factor, param: g.param, candidates: g.values, ...(everyTerm ? {} : { terms: g.places }) },
+    });
+  }
+  axes.sort((x, y) => x.at - y.at);
+  if (axes.length > 2) {
+    const named = axes.map((a) => a.axis);
+    throw new RuleSyntaxError(
+      `a sweep varies at most two parameters (${named
+        .slice(0, 2)
+        .map((a) => axisName(a, named))
+        .join(' and ')} already); fix ${axisName(named[2], named)} at one value`,
+      axes[2].at,
+      ctx.input,
+    );
+  }
+  return axes.map((a) => a.axis);
 }
 
 function factorNames(): string[] {
@@ -117,7 +202,7 @@ function findFactor(name: string): Factor | undefined {
 
 const TERM = /^([A-Za-z_][A-Za-z0-9_%]*)\s*(?:\(([^()]*)\))?/;
 
-function parseTerm(text: string, at: number, ctx: Ctx): { ref: FactorRef; factor: Factor; rest: string; restAt: number } {
+function parseTerm(text: string, at: number, ctx: Ctx, place: TermPlace): { ref: FactorRef; factor: Factor; rest: string; restAt: number } {
   const m = TERM.exec(text);
   if (!m) throw new RuleSyntaxError(`expected a factor such as RSI(14) or MA(20), found "${text.split(/\s/)[0]}"`, at, ctx.input);
   const factor = findFactor(m[1]);
@@ -125,6 +210,8 @@ function parseTerm(text: string, at: number, ctx: Ctx): { ref: FactorRef; factor
     throw new RuleSyntaxError(`unknown factor "${m[1]}"; closest: ${closest(m[1], factorNames()).join(', ')}`, at, ctx.input);
   }
   const params: Record<string, number> = {};
+  const lists = new Map<string, number[]>();
+  ctx.terms.push({ factor: factor.id, place, lists });
   if (m[2] !== undefined && m[2].trim()) {
     const args = m[2].split(',');
     let offset = m[0].indexOf('(') + 1;
@@ -141,21 +228,13 @@ function parseTerm(text: string, at: number, ctx: Ctx): { ref: FactorRef; factor
           ctx.input,
         );
       }
-      const values = valueText.split('|').map((v) => Number(v.trim()));
-      if (values.some((v) => !Number.isInteger(v)))
-        throw new RuleSyntaxError(`"${valueText}" is not a whole number (or numbers separated by |)`, argAt, ctx.input);
+      const values = parseValues(valueText, true);
+      if (typeof values === 'string') throw new RuleSyntaxError(values, argAt, ctx.input);
       if (values.length > 1) {
-        const varied = { factor: factor.id, param: paramName, candidates: values };
-        if (ctx.varied && JSON.stringify(ctx.varied) !== JSON.stringify(varied)) {
-          throw new RuleSyntaxError(
-            'only one parameter of one factor can be varied (the same list everywhere it appears)',
-            argAt,
-            ctx.input,
-          );
-        }
-        ctx.varied = varied;
-        params[paramName] = values[0];
-      } else params[paramName] = values[0];
+        ctx.lists.push({ at: argAt, values, param: { factor: factor.id, param: paramName, place } });
+        lists.set(paramName, values);
+      }
+      params[paramName] = values[0];
     });
   }
   const rest = text.slice(m[0].length);
@@ -167,7 +246,10 @@ function parseTerm(text: string, at: number, ctx: Ctx): { ref: FactorRef; factor
   };
 }
 
-function parseCondition(text: string, at: number, ctx: Ctx): Condition {
+/** Where a condition is: its side and place (a varied threshold is named by them). */
+type Place = { side: Side; condition: number };
+
+function parseCondition(text: string, at: number, ctx: Ctx, place: Place): Condition {
   if (text.startsWith('{')) {
     if (!text.endsWith('}')) throw new RuleSyntaxError('a raw expression must end with "}"', at + text.length - 1, ctx.input);
     const code = text.slice(1, -1);
@@ -181,16 +263,20 @@ function parseCondition(text: string, at: number, ctx: Ctx): Condition {
     return { type: 'expression', code };
   }
   const rule = loadLibrary().rules.find((r) => r.id === text.toUpperCase());
-  if (rule) return { type: 'rule', rule: rule.id };
+  if (rule) {
+    // a term of its factor that lists nothing: a list elsewhere varies only its own terms
+    ctx.terms.push({ factor: rule.factor.toUpperCase(), place: { ...place, operand: 'left' }, lists: new Map() });
+    return { type: 'rule', rule: rule.id };
+  }
 
-  const left = parseTerm(text, at, ctx);
+  const left = parseTerm(text, at, ctx, { ...place, operand: 'left' });
   if (!left.rest) {
     if (left.factor.kind === 'event') return { type: 'event', event: left.ref };
     throw new RuleSyntaxError(`${left.factor.id} needs a comparison, e.g. ${left.factor.id} > 0`, left.restAt, ctx.input);
   }
   const cross = /^crosses\s+(above|below)\s+/i.exec(left.rest);
   if (cross) {
-    const right = parseTerm(left.rest.slice(cross[0].length), left.restAt + cross[0].length, ctx);
+    const right = parseTerm(left.rest.slice(cross[0].length), left.restAt + cross[0].length, ctx, { ...place, operand: 'right' });
     if (right.rest) throw new RuleSyntaxError(`unexpected "${right.rest}" (join conditions with "and")`, right.restAt, ctx.input);
     return { type: 'cross', left: left.ref, direction: cross[1].toLowerCase() as 'above' | 'below', right: right.ref };
   }
@@ -203,9 +289,14 @@ function parseCondition(text: string, at: number, ctx: Ctx): Condition {
     );
   const afterOp = left.rest.slice(cmp[0].length);
   const afterAt = left.restAt + cmp[0].length;
-  const num = /^-?\d+(\.\d+)?(?=\s*$)/.exec(afterOp);
-  if (num) return { type: 'compare', left: left.ref, op: cmp[1] as '>' | '<' | '>=' | '<=', right: Number(num[0]) };
-  const right = parseTerm(afterOp, afterAt, ctx);
+  if (/^-?\d/.test(afterOp)) {
+    // a number, or a sweep's thresholds: 20|30|40, 20..40 step 5
+    const values = parseValues(afterOp, false);
+    if (typeof values === 'string') throw new RuleSyntaxError(values, afterAt, ctx.input);
+    if (values.length > 1) ctx.lists.push({ at: afterAt, values, threshold: place });
+    return { type: 'compare', left: left.ref, op: cmp[1] as '>' | '<' | '>=' | '<=', right: values[0] };
+  }
+  const right = parseTerm(afterOp, afterAt, ctx, { ...place, operand: 'right' });
   if (right.rest) throw new RuleSyntaxError(`unexpected "${right.rest}" (join conditions with "and")`, right.restAt, ctx.input);
   return { type: 'compare', left: left.ref, op: cmp[1] as '>' | '<' | '>=' | '<=', right: right.ref };
 }
@@ -239,7 +330,7 @@ export interface ParsedRequest {
 
 export function parseRuleSyntax(input: string): ParsedRequest {
   const { header, sections } = splitSections(input);
-  const ctx: Ctx = { input };
+  const ctx: Ctx = { input, lists: [], terms: [] };
   const defaults: string[] = [];
 
   // header: [compare] tickers [window]
@@ -305,7 +396,8 @@ export function parseRuleSyntax(input: string): ParsedRequest {
         strategies.push(current);
       }
       if (!s.text) throw new RuleSyntaxError(`"${s.key}:" needs at least one condition`, s.at, input);
-      for (const c of splitConditions(s.text, s.at)) current[s.key].push(parseCondition(c.text, c.at, ctx));
+      const side = current[s.key];
+      for (const c of splitConditions(s.text, s.at)) side.push(parseCondition(c.text, c.at, ctx, { side: s.key, condition: side.length }));
       continue;
     }
     if (s.key === 'kpi') {
@@ -367,13 +459,14 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   if (slippage && costs !== 'china')
     throw new RuleSyntaxError('slippage applies to "costs: china" only; add it, or drop the slippage', slippage.at, input);
   if (!strategies.length) throw new RuleSyntaxError('no "buy:" conditions', input.length, input);
+  const axes = sweepAxesOf(ctx);
   for (const s of strategies) {
     if (!s.buy.length)
       throw new RuleSyntaxError(`strategy ${s.name} has no "buy:" conditions`, input.indexOf(`strategy ${s.name}`) + 1, input);
     if (!s.sell.length) defaults.push(`strategy ${s.name} has no sell rule: it holds until the last day`);
   }
 
-  const task: StrategySpec['task'] = ctx.varied
+  const task: StrategySpec['task'] = axes.length
     ? 'parameter_confirmation'
     : strategies.length > 1
       ? 'strategy_selection'
@@ -398,7 +491,8 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       costs: costs ?? 'none',
       ...(slippage ? { slippageBps: slippage.bps } : {}),
       ...(walkForward !== undefined ? { walkForward } : {}),
-      ...(ctx.varied ? { parameter: ctx.varied } : {}),
+      ...(axes[0] ? { parameter: axes[0] } : {}),
+      ...(axes[1] ? { secondParameter: axes[1] } : {}),
     },
     defaults,
   };

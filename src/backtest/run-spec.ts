@@ -8,7 +8,7 @@ import { simulate, type SimulationResult } from './simulator.js';
 import { simulateWithCosts } from './simulate-costs.js';
 import { chinaModel } from './execution-model.js';
 import { dayOfIso } from './days.js';
-import { conditionCode, conditionLabel, type Strategy, type StrategySpec } from './spec.js';
+import { axisName, settingOf, sideCodes, sideLabels, sweepAxes, type Strategy, type StrategySpec } from './spec.js';
 
 export interface TickerBars {
   code: string;
@@ -22,7 +22,8 @@ export interface Candidate {
   label: string;
   ticker: TickerBars;
   strategy: Strategy;
-  paramValue?: number;
+  /** a sweep's candidate: its value on each axis (spec.parameter, spec.secondParameter) */
+  values?: number[];
   buyRules: string[];
   sellRules: string[];
   simulation: SimulationResult;
@@ -103,36 +104,31 @@ function signal(codes: string[], t: EngineBars, n: number, memo: Memo): boolean[
   return out;
 }
 
-type Override = { factor: string; param: string; value: number } | undefined;
-
-const overrideOf = (spec: StrategySpec, paramValue?: number): Override =>
-  spec.parameter && paramValue !== undefined ? { ...spec.parameter, value: paramValue } : undefined;
-
 /** One candidate's buy and sell signals on the bars (several conditions combine by intersection; none never sells). */
-function signalsOf(spec: StrategySpec, ticker: EngineBars, strategy: Strategy, paramValue?: number): { buy: boolean[]; sell: boolean[] } {
-  const override = overrideOf(spec, paramValue);
+function signalsOf(
+  spec: StrategySpec,
+  ticker: EngineBars,
+  strategy: Strategy,
+  values?: readonly number[],
+): { buy: boolean[]; sell: boolean[] } {
+  const setting = settingOf(spec, values);
   const n = ticker.dates.length;
   // the buy and sell conditions share their common subexpressions on these bars
   const memo: Memo = new Map();
   return {
-    buy: signal(
-      strategy.buy.map((c) => conditionCode(c, override)),
-      ticker,
-      n,
-      memo,
-    ),
-    sell: signal(
-      strategy.sell.map((c) => conditionCode(c, override)),
-      ticker,
-      n,
-      memo,
-    ),
+    buy: signal(sideCodes(strategy, 'buy', setting), ticker, n, memo),
+    sell: signal(sideCodes(strategy, 'sell', setting), ticker, n, memo),
   };
 }
 
 /** One candidate's run: its signals on the bars, then the execution rules. No KPIs, no labels. */
-export function simulateCandidate(spec: StrategySpec, ticker: EngineBars, strategy: Strategy, paramValue?: number): SimulationResult {
-  const { buy, sell } = signalsOf(spec, ticker, strategy, paramValue);
+export function simulateCandidate(
+  spec: StrategySpec,
+  ticker: EngineBars,
+  strategy: Strategy,
+  values?: readonly number[],
+): SimulationResult {
+  const { buy, sell } = signalsOf(spec, ticker, strategy, values);
   return execute(spec, ticker, buy, sell);
 }
 
@@ -144,11 +140,11 @@ export function simulateRange(
   spec: StrategySpec,
   ticker: TickerBars,
   strategy: Strategy,
-  paramValue: number | undefined,
+  values: readonly number[] | undefined,
   from: number,
   to: number,
 ): SimulationResult {
-  const { buy, sell } = signalsOf(spec, ticker, strategy, paramValue);
+  const { buy, sell } = signalsOf(spec, ticker, strategy, values);
   const bars = {} as Bars;
   for (const [f, col] of Object.entries(ticker.bars)) bars[f as keyof Bars] = (col as Float64Array).subarray(from, to);
   const days = dayNumbers(ticker.dates).subarray(from, to);
@@ -160,13 +156,14 @@ export function simulateRange(
   );
 }
 
-/** The rules of a candidate in words (the same for every ticker of a strategy and parameter value). */
-export function candidateRules(spec: StrategySpec, strategy: Strategy, paramValue?: number): { buyRules: string[]; sellRules: string[] } {
-  const override = overrideOf(spec, paramValue);
-  return {
-    buyRules: strategy.buy.map((c) => conditionLabel(c, override)),
-    sellRules: strategy.sell.map((c) => conditionLabel(c, override)),
-  };
+/** The rules of a candidate in words (the same for every ticker of a strategy and sweep values). */
+export function candidateRules(
+  spec: StrategySpec,
+  strategy: Strategy,
+  values?: readonly number[],
+): { buyRules: string[]; sellRules: string[] } {
+  const setting = settingOf(spec, values);
+  return { buyRules: sideLabels(strategy, 'buy', setting), sellRules: sideLabels(strategy, 'sell', setting) };
 }
 
 /** What one candidate of a spec is: which ticker, which strategy, which parameter value. */
@@ -174,7 +171,8 @@ export interface CandidatePlan {
   label: string;
   ticker: number;
   strategy: number;
-  paramValue?: number;
+  /** a sweep's candidate: its value on each axis */
+  values?: number[];
 }
 
 /** The candidates of the spec's task family, in listing order (the order ties are broken in). */
@@ -185,29 +183,42 @@ export function planCandidates(spec: StrategySpec, tickers: readonly Pick<Ticker
     case 'ticker_selection':
       return tickers.map((t, i) => ({ label: `${t.code} ${t.name}`, ticker: i, strategy: 0 }));
     case 'parameter_confirmation':
-      return spec.parameter!.candidates.map((v) => ({
-        label: `${spec.parameter!.factor}.${spec.parameter!.param} = ${v}`,
+      return sweepCells(spec).map((values) => ({
+        label: sweepAxes(spec)
+          .map((axis, i, all) => `${axisName(axis, all)} = ${values[i]}`)
+          .join(', '),
         ticker: 0,
         strategy: 0,
-        paramValue: v,
+        values,
       }));
     case 'strategy_selection':
       return spec.strategies.map((s, i) => ({ label: `strategy ${s.name}`, ticker: 0, strategy: i }));
   }
 }
 
+/**
+ * A sweep's cells in listing order: the first axis's values, and within each the second's (the order a tie goes
+ * to the first of). One axis: its values.
+ */
+export function sweepCells(spec: Pick<StrategySpec, 'parameter' | 'secondParameter'>): number[][] {
+  const [first, second] = sweepAxes(spec);
+  if (!first) return [];
+  if (!second) return first.candidates.map((v) => [v]);
+  return first.candidates.flatMap((a) => second.candidates.map((b) => [a, b]));
+}
+
 function runOne(spec: StrategySpec, tickers: TickerBars[], plan: CandidatePlan): Candidate {
   const ticker = tickers[plan.ticker];
   const strategy = spec.strategies[plan.strategy];
-  const simulation = simulateCandidate(spec, ticker, strategy, plan.paramValue);
+  const simulation = simulateCandidate(spec, ticker, strategy, plan.values);
   return {
     label: plan.label,
     ticker,
     strategy,
-    paramValue: plan.paramValue,
+    values: plan.values,
     simulation,
     kpis: computeKpis(simulation),
-    ...candidateRules(spec, strategy, plan.paramValue),
+    ...candidateRules(spec, strategy, plan.values),
   };
 }
 

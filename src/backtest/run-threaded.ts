@@ -23,7 +23,14 @@ import type { SimulationResult } from './simulator.js';
 import type { StrategySpec } from './spec.js';
 import type { Field } from './expr/parser.js';
 import { poolSize, runTask } from './threads/pool.js';
-import { JOB_STRIDE, type EvaluateInput, type EvaluateOutput, type InlineTicker, type SharedTableRef } from './threads/worker.js';
+import {
+  JOB_STRIDE,
+  SWEEP_STRIDE,
+  type EvaluateInput,
+  type EvaluateOutput,
+  type InlineTicker,
+  type SharedTableRef,
+} from './threads/worker.js';
 
 /** Candidates whose full runs come back with the KPIs: what an answer's table shows (kpiTable's 50 rows). */
 export const FULL_RUNS = 50;
@@ -67,7 +74,7 @@ async function evaluatePlans(spec: StrategySpec, source: Source, plans: Candidat
   for (let at = 0; at < plans.length; at += size) {
     const chunk = plans.slice(at, at + size);
     const jobs = new Int32Array(chunk.length * JOB_STRIDE);
-    const params = new Float64Array(chunk.length);
+    const params = new Float64Array(chunk.length * SWEEP_STRIDE).fill(NaN);
     const used = new Map<number, number>();
     const tickers: InlineTicker[] = [];
     // an execution model with costs needs each run's dates and ticker (rates in force, board, price limits)
@@ -86,7 +93,7 @@ async function evaluatePlans(spec: StrategySpec, source: Source, plans: Candidat
         src = used.get(src)!;
       }
       jobs.set([src, from, to, p.strategy], i * JOB_STRIDE);
-      params[i] = p.paramValue ?? NaN;
+      if (p.values) params.set(p.values, i * SWEEP_STRIDE);
     });
     const input: EvaluateInput = { spec, jobs, params, full, ...(source.tables ? { tables: source.tables, tickerOfJob } : { tickers }) };
     tasks.push(runTask('evaluate', input));
@@ -117,14 +124,14 @@ export async function runSpecThreaded(spec: StrategySpec, tickers: TickerBars[])
     for (let j = 0; j < out.trades.length; j++, i++) {
       const plan = plans[i];
       const strategy = spec.strategies[plan.strategy];
-      const ruleKey = `${plan.strategy}/${plan.paramValue}`;
-      if (!rules.has(ruleKey)) rules.set(ruleKey, candidateRules(spec, strategy, plan.paramValue));
+      const ruleKey = `${plan.strategy}/${plan.values?.join(',')}`;
+      if (!rules.has(ruleKey)) rules.set(ruleKey, candidateRules(spec, strategy, plan.values));
       const r = rules.get(ruleKey)!;
       const c = {
         label: plan.label,
         ticker: tickers[plan.ticker],
         strategy,
-        paramValue: plan.paramValue,
+        values: plan.values,
         kpis: kpisAt(out, j),
         buyRules: r.buyRules,
         sellRules: r.sellRules,
@@ -159,7 +166,7 @@ function lazySimulation(c: Candidate, spec: StrategySpec): void {
   Object.defineProperty(c, 'simulation', {
     enumerable: true,
     configurable: true,
-    get: () => (value ??= simulateCandidate(spec, c.ticker, c.strategy, c.paramValue)),
+    get: () => (value ??= simulateCandidate(spec, c.ticker, c.strategy, c.values)),
     set: (v: SimulationResult) => (value = v),
   });
 }

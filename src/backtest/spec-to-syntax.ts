@@ -2,7 +2,16 @@
 // rule-syntax.ts for the conditions it can express): used by the evaluation to
 // state tasks, and by the offline reader to show its reading.
 import { loadLibrary } from './library.js';
-import { ALL_TICKERS, type Condition, type FactorRef, type StrategySpec } from './spec.js';
+import {
+  ALL_TICKERS,
+  sweepAxes,
+  type Condition,
+  type FactorRef,
+  type Side,
+  type StrategySpec,
+  type SweepAxis,
+  type TermPlace,
+} from './spec.js';
 
 const KPI_WORD: Record<StrategySpec['kpi'], string> = {
   return_ratio: 'return',
@@ -14,26 +23,57 @@ const KPI_WORD: Record<StrategySpec['kpi'], string> = {
   calmar_ratio: 'calmar',
 };
 
-function term(ref: FactorRef, parameter: StrategySpec['parameter']): string {
+/** A sweep's values as written: "6..24 step 2" when evenly spaced (3 or more), else "6|14|24". */
+function valuesSyntax(values: readonly number[]): string {
+  const step = values.length > 2 ? values[1] - values[0] : 0;
+  const even = step > 0 && values.every((v, i) => Math.abs(v - (values[0] + i * step)) < 1e-9);
+  if (!even) return values.join('|');
+  return `${values[0]}..${values.at(-1)}${step === 1 ? '' : ` step ${Number(step.toPrecision(12))}`}`;
+}
+
+type Axes = Pick<StrategySpec, 'parameter' | 'secondParameter'>;
+
+function term(ref: FactorRef, axes: Axes, place?: TermPlace): string {
   const factor = loadLibrary().factor(ref.factor)!;
   if (!factor.params.length) return factor.id;
+  const here = (t: TermPlace) => place && t.side === place.side && t.condition === place.condition && t.operand === place.operand;
   const args = factor.params.map((p) => {
-    if (parameter && parameter.factor.toUpperCase() === factor.id && parameter.param === p.name) return parameter.candidates.join('|');
+    const axis = sweepAxes(axes).find(
+      (a) => !('threshold' in a) && a.factor.toUpperCase() === factor.id && a.param === p.name && (!a.terms || a.terms.some(here)),
+    );
+    if (axis) return valuesSyntax(axis.candidates);
     return String(ref.params?.[p.name] ?? p.default);
   });
   return `${factor.id}(${args.join(',')})`;
 }
 
-export function conditionSyntax(c: Condition, parameter?: StrategySpec['parameter']): string {
+/** One condition as rule syntax; with a spec's sweep, its varied values as lists or ranges where they apply. */
+export function conditionSyntax(c: Condition, axes: Axes = {}, at?: { side: Side; condition: number }): string {
+  const threshold = at
+    ? sweepAxes(axes).find((a) => 'threshold' in a && a.threshold.side === at.side && a.threshold.condition === at.condition)
+    : undefined;
+  const left = at && { ...at, operand: 'left' as const };
+  const right = at && { ...at, operand: 'right' as const };
   switch (c.type) {
-    case 'rule':
-      return c.rule;
-    case 'compare':
-      return `${term(c.left, parameter)} ${c.op} ${typeof c.right === 'number' ? c.right : term(c.right, parameter)}`;
+    case 'rule': {
+      const rule = loadLibrary().rules.find((r) => r.id === c.rule.toUpperCase())!;
+      const varied = (a: SweepAxis) =>
+        !('threshold' in a) &&
+        a.factor.toUpperCase() === rule.factor.toUpperCase() &&
+        a.terms?.some((t) => left && t.side === left.side && t.condition === left.condition);
+      if (!threshold && !sweepAxes(axes).some(varied)) return c.rule;
+      // a rule with its threshold or parameter varied is written out as its comparison
+      const limit = threshold ? valuesSyntax(threshold.candidates) : rule.threshold;
+      return `${term({ factor: rule.factor, params: rule.params }, axes, left)} ${rule.op} ${limit}`;
+    }
+    case 'compare': {
+      const r = typeof c.right !== 'number' ? term(c.right, axes, right) : threshold ? valuesSyntax(threshold.candidates) : c.right;
+      return `${term(c.left, axes, left)} ${c.op} ${r}`;
+    }
     case 'cross':
-      return `${term(c.left, parameter)} crosses ${c.direction} ${term(c.right, parameter)}`;
+      return `${term(c.left, axes, left)} crosses ${c.direction} ${term(c.right, axes, right)}`;
     case 'event':
-      return term(c.event, parameter);
+      return term(c.event, axes, left);
     case 'expression':
       return `{${c.code}}`;
   }
@@ -48,12 +88,16 @@ export function specToSyntax(spec: StrategySpec): string {
         : spec.tickers[0];
   const window = spec.start && spec.end ? `${spec.start}..${spec.end}` : '';
   const strategies = spec.strategies.map((s) => {
-    const body = [`buy: ${s.buy.map((c) => conditionSyntax(c, spec.parameter)).join(' and ')}`];
-    if (s.sell.length) body.push(`sell: ${s.sell.map((c) => conditionSyntax(c, spec.parameter)).join(' and ')}`);
+    const side = (name: Side) => s[name].map((c, condition) => conditionSyntax(c, spec, { side: name, condition })).join(' and ');
+    const body = [`buy: ${side('buy')}`];
+    if (s.sell.length) body.push(`sell: ${side('sell')}`);
     return spec.strategies.length > 1 ? `strategy ${s.name} ${body.join(' ')}` : body.join(' ');
   });
   const options = [`kpi: ${KPI_WORD[spec.kpi]}`];
   if (spec.capital !== 1_000_000) options.push(`capital: ${spec.capital}`);
   if (spec.sizing !== 'lots') options.push(`sizing: ${spec.sizing}`);
+  if (spec.costs !== 'none') options.push(`costs: ${spec.costs}`);
+  if (spec.slippageBps !== undefined) options.push(`slippage: ${spec.slippageBps}bps`);
+  if (spec.walkForward !== undefined) options.push(`walk-forward: ${Number((spec.walkForward * 100).toFixed(2))}%`);
   return [tickers, window, ...strategies, ...options].filter(Boolean).join(' ');
 }

@@ -6,6 +6,8 @@ import { KPI_NAMES } from './kpis.js';
 import { instantiate, loadLibrary, type Factor } from './library.js';
 import { UserError } from '../core/errors.js';
 import { EXECUTION_MODELS } from './execution-model.js';
+import { compileExpression } from './expr/compile.js';
+import type { Field } from './expr/parser.js';
 
 const factorRefSchema = z.object({
   factor: z.string().describe('factor id from the library, e.g. RSI, MA, MACD_CROSS_UP'),
@@ -31,6 +33,37 @@ const strategySchema = z.object({
   sell: z.array(conditionSchema),
 });
 
+const sideSchema = z.enum(['buy', 'sell']);
+/** One factor term of strategy A: a side, a condition's place on it (0 first), and the operand (left of the comparison or right). */
+const termPlaceSchema = z.object({ side: sideSchema, condition: z.number().int().min(0), operand: z.enum(['left', 'right']) });
+
+/**
+ * A sweep's axis: a parameter of a factor (RSI's n), the values to try. It varies that parameter in every term of
+ * the factor (the protocol's reading), or with `terms` only in those (MA(5..20 step 5) crosses above MA(30..60 step 10)).
+ */
+const paramAxisSchema = z.object({
+  factor: z.string(),
+  param: z.string(),
+  candidates: z.array(z.number()).min(2),
+  terms: z.array(termPlaceSchema).min(1).optional().describe('only these terms of strategy A; without it every term of the factor'),
+});
+/** A sweep's axis: the number a condition compares with ("RSI(14) < 20..40 step 5"), by its side and place in strategy A. */
+const thresholdAxisSchema = z.object({
+  threshold: z.object({
+    side: sideSchema,
+    condition: z.number().int().min(0).describe('0 for the first condition of that side'),
+  }),
+  candidates: z.array(z.number()).min(2),
+});
+const sweepAxisSchema = z.union([paramAxisSchema, thresholdAxisSchema]);
+
+/**
+ * A sweep's limits: more candidates than MAX_SWEEP_RUNS is a job, not a question; a heat map with more than
+ * MAX_AXIS_VALUES rows or columns is unreadable.
+ */
+export const MAX_SWEEP_RUNS = 1_000;
+export const MAX_AXIS_VALUES = 50;
+
 export const TASKS = ['metrics', 'ticker_selection', 'parameter_confirmation', 'strategy_selection'] as const;
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date YYYY-MM-DD');
 
@@ -41,10 +74,12 @@ export const strategySpecSchema = z.object({
   end: isoDate.optional(),
   strategies: z.array(strategySchema).min(1),
   kpi: z.enum(KPI_NAMES),
-  parameter: z
-    .object({ factor: z.string(), param: z.string(), candidates: z.array(z.number()).min(2) })
+  parameter: sweepAxisSchema
     .optional()
-    .describe('parameter confirmation: one parameter of one factor, the values to try'),
+    .describe('parameter confirmation: one parameter of one factor (or one threshold), the values to try'),
+  secondParameter: sweepAxisSchema
+    .optional()
+    .describe('a grid sweep: a second parameter (or threshold) to vary; every pair of the two lists runs'),
   capital: z.number().positive().default(1_000_000),
   sizing: z.enum(['lots', 'shares']).default('lots'),
   /** the execution model: the protocol's zero-cost lab setting, or the A-share costs and rules (execution-model.ts) */
@@ -63,11 +98,38 @@ export type Condition = z.infer<typeof conditionSchema>;
 export type Strategy = z.infer<typeof strategySchema>;
 export type StrategySpec = z.infer<typeof strategySpecSchema>;
 export type Task = (typeof TASKS)[number];
+export type SweepAxis = z.infer<typeof sweepAxisSchema>;
+export type Side = z.infer<typeof sideSchema>;
+export type TermPlace = z.infer<typeof termPlaceSchema>;
+
+/** The axes a spec sweeps, in order: none, one (parameter confirmation), or two (a grid). */
+export function sweepAxes(spec: Pick<StrategySpec, 'parameter' | 'secondParameter'>): SweepAxis[] {
+  return [spec.parameter, spec.secondParameter].filter((a): a is SweepAxis => a !== undefined);
+}
+
+/** An axis as a user names it: "RSI.n", "buy threshold"; two axes of one parameter are "MA.n, 1st" and "MA.n, 2nd". */
+export function axisName(axis: SweepAxis, all: readonly SweepAxis[] = [axis]): string {
+  if ('threshold' in axis) {
+    const { side, condition } = axis.threshold;
+    return `${side} threshold${condition > 0 ? ` ${condition + 1}` : ''}`;
+  }
+  const name = `${axis.factor}.${axis.param}`;
+  const same = all.filter((a) => !('threshold' in a) && `${a.factor}.${a.param}` === name);
+  return same.length > 1 ? `${name}, ${same.indexOf(axis) === 0 ? '1st' : '2nd'}` : name;
+}
+
+/** Do two axes vary the same thing (one factor parameter in overlapping terms, or one threshold)? */
+function overlap(a: SweepAxis, b: SweepAxis): boolean {
+  if ('threshold' in a || 'threshold' in b)
+    return 'threshold' in a && 'threshold' in b && a.threshold.side === b.threshold.side && a.threshold.condition === b.threshold.condition;
+  if (a.factor.toUpperCase() !== b.factor.toUpperCase() || a.param !== b.param) return false;
+  if (!a.terms || !b.terms) return true;
+  return a.terms.some((x) => b.terms!.some((y) => x.side === y.side && x.condition === y.condition && x.operand === y.operand));
+}
 
 /** Problems with a spec's meaning, each a sentence for the user. */
 export function checkSpec(spec: StrategySpec): string[] {
   const problems: string[] = [];
-  const lib = loadLibrary();
   const { task, tickers, strategies } = spec;
   const everyTicker = tickers.length === 1 && tickers[0] === ALL_TICKERS;
   if (everyTicker && task !== 'ticker_selection') problems.push('"all" tickers only makes sense for ticker selection (compare all ...)');
@@ -80,18 +142,28 @@ export function checkSpec(spec: StrategySpec): string[] {
     problems.push(`${task.replace('_', ' ')} runs one strategy; ${strategies.length} were given`);
   if (task === 'parameter_confirmation' && !spec.parameter)
     problems.push('parameter confirmation needs the parameter to vary and its candidate values');
-  if (task !== 'parameter_confirmation' && spec.parameter)
+  if (task !== 'parameter_confirmation' && (spec.parameter || spec.secondParameter))
     problems.push('candidate parameter values only make sense for parameter confirmation');
+  if (spec.secondParameter && !spec.parameter) problems.push('a second parameter needs a first one to make a grid');
   if (spec.walkForward !== undefined && task !== 'parameter_confirmation' && task !== 'strategy_selection')
     problems.push('a walk-forward checks a pick: it needs several parameter values (RSI(6|14|24)) or strategies (A, B) to pick from');
   if (spec.start && spec.end && spec.start > spec.end) problems.push(`the window starts (${spec.start}) after it ends (${spec.end})`);
-  if (spec.parameter) {
-    const f = lib.factor(spec.parameter.factor);
-    if (!f) problems.push(`unknown factor ${spec.parameter.factor}`);
-    else if (!f.params.some((p) => p.name === spec.parameter!.param)) {
-      problems.push(`${f.id} has no parameter "${spec.parameter.param}" (it takes ${f.params.map((p) => p.name).join(', ') || 'none'})`);
-    }
+  const axes = sweepAxes(spec);
+  if (axes.length === 2 && overlap(axes[0], axes[1])) problems.push(`${axisName(axes[0])} is varied twice; vary two different parameters`);
+  for (const axis of axes) problems.push(...axisProblems(axis, strategies[0]));
+  const runs = axes.reduce((n, a) => n * a.candidates.length, 1);
+  if (axes.length === 2) {
+    for (const axis of axes)
+      if (axis.candidates.length > MAX_AXIS_VALUES)
+        problems.push(
+          `${axisName(axis, axes)} has ${axis.candidates.length} values; a grid takes at most ${MAX_AXIS_VALUES} a side (use a larger step)`,
+        );
   }
+  if (runs > MAX_SWEEP_RUNS)
+    problems.push(
+      `the sweep has ${axes.map((a) => a.candidates.length.toLocaleString('en-US')).join(' × ')} = ${runs.toLocaleString('en-US')} runs; ` +
+        `at most ${MAX_SWEEP_RUNS.toLocaleString('en-US')} in one answer (use a larger step)`,
+    );
   for (const s of strategies) {
     for (const c of [...s.buy, ...s.sell]) {
       try {
@@ -104,45 +176,140 @@ export function checkSpec(spec: StrategySpec): string[] {
   return problems;
 }
 
+function axisProblems(axis: SweepAxis, strategy: Strategy | undefined): string[] {
+  const problems: string[] = [];
+  if ('threshold' in axis) {
+    const { side, condition } = axis.threshold;
+    const c = strategy?.[side][condition];
+    if (!c) problems.push(`the ${side} rule has no condition ${condition + 1} to vary the threshold of`);
+    else if (!(c.type === 'rule' || (c.type === 'compare' && typeof c.right === 'number')))
+      problems.push(`the ${side} condition ${conditionLabel(c)} compares with no number, so it has no threshold to vary`);
+    return problems;
+  }
+  const f = loadLibrary().factor(axis.factor);
+  for (const t of axis.terms ?? []) {
+    const ref = strategy && termAt(strategy, t);
+    if (!ref || factorOf(ref).id !== f?.id)
+      problems.push(
+        `${axis.factor}.${axis.param} is varied in the ${t.side} condition ${t.condition + 1} (${t.operand}), where there is no ${axis.factor}`,
+      );
+  }
+  if (!f) problems.push(`unknown factor ${axis.factor}`);
+  else if (!f.params.some((p) => p.name === axis.param)) {
+    problems.push(`${f.id} has no parameter "${axis.param}" (it takes ${f.params.map((p) => p.name).join(', ') || 'none'})`);
+  }
+  return problems;
+}
+
+/** The factor term at a place of a strategy (a rule's factor is its left operand). */
+function termAt(strategy: Strategy, t: TermPlace): FactorRef | undefined {
+  const c = strategy[t.side][t.condition];
+  if (!c) return undefined;
+  if (c.type === 'rule') {
+    const rule = loadLibrary().rules.find((r) => r.id === c.rule.toUpperCase());
+    return rule && t.operand === 'left' ? { factor: rule.factor, params: rule.params } : undefined;
+  }
+  if (c.type === 'event') return t.operand === 'left' ? c.event : undefined;
+  if (c.type === 'expression') return undefined;
+  if (t.operand === 'left') return c.left;
+  return typeof c.right === 'number' ? undefined : c.right;
+}
+
 function factorOf(ref: FactorRef): Factor {
   const factor = loadLibrary().factor(ref.factor);
   if (!factor) throw new UserError(`unknown factor "${ref.factor}"`);
   return factor;
 }
 
-/** The short code of a factor reference, with an optional parameter override from a parameter task. */
-function refCode(ref: FactorRef, override?: { factor: string; param: string; value: number }): string {
+type Operand = TermPlace['operand'];
+/** A factor parameter's value; with `operand`, only in that term of the condition. */
+type ParamOverride = { factor: string; param: string; value: number; operand?: Operand };
+
+/** What a sweep's candidate changes in one condition: factor parameters, and the number it compares with. */
+export interface ConditionOverride {
+  params?: readonly ParamOverride[];
+  threshold?: number;
+}
+
+/** A sweep candidate's values (one per axis) as what they change. */
+export interface Setting {
+  params: { factor: string; param: string; value: number; terms?: TermPlace[] }[];
+  thresholds: { side: Side; condition: number; value: number }[];
+}
+
+export function settingOf(spec: Pick<StrategySpec, 'parameter' | 'secondParameter'>, values?: readonly number[]): Setting | undefined {
+  if (!values?.length) return undefined;
+  const setting: Setting = { params: [], thresholds: [] };
+  sweepAxes(spec).forEach((axis, i) => {
+    const value = values[i];
+    if (value === undefined || Number.isNaN(value)) return;
+    if ('threshold' in axis) setting.thresholds.push({ ...axis.threshold, value });
+    else setting.params.push({ factor: axis.factor, param: axis.param, value, ...(axis.terms ? { terms: axis.terms } : {}) });
+  });
+  return setting;
+}
+
+function overrideAt(setting: Setting | undefined, side: Side, condition: number): ConditionOverride | undefined {
+  if (!setting) return undefined;
+  const t = setting.thresholds.find((x) => x.side === side && x.condition === condition);
+  const params: ParamOverride[] = [];
+  for (const { terms, ...p } of setting.params) {
+    if (!terms) params.push(p);
+    else for (const term of terms) if (term.side === side && term.condition === condition) params.push({ ...p, operand: term.operand });
+  }
+  return { params, ...(t ? { threshold: t.value } : {}) };
+}
+
+/** One side of a strategy, each condition as its factor expression, under a sweep candidate's setting. */
+export function sideCodes(strategy: Strategy, side: Side, setting?: Setting): string[] {
+  return strategy[side].map((c, i) => conditionCode(c, overrideAt(setting, side, i)));
+}
+
+/** One side of a strategy in words, under a sweep candidate's setting. */
+export function sideLabels(strategy: Strategy, side: Side, setting?: Setting): string[] {
+  return strategy[side].map((c, i) => conditionLabel(c, overrideAt(setting, side, i)));
+}
+
+function withParams(
+  ref: FactorRef,
+  override: ConditionOverride | undefined,
+  operand: Operand,
+): { factor: Factor; params: Record<string, number> } {
   const factor = factorOf(ref);
   const params = { ...ref.params };
-  if (override && override.factor.toUpperCase() === factor.id) params[override.param] = override.value;
+  for (const o of override?.params ?? []) {
+    if (o.factor.toUpperCase() === factor.id && (o.operand === undefined || o.operand === operand)) params[o.param] = o.value;
+  }
+  return { factor, params };
+}
+
+/** The short code of a factor reference (the left or right operand of its condition), with a sweep's overrides. */
+function refCode(ref: FactorRef, override?: ConditionOverride, operand: Operand = 'left'): string {
+  const { factor, params } = withParams(ref, override, operand);
   return instantiate(factor, params);
 }
 
-function refLabel(ref: FactorRef, override?: { factor: string; param: string; value: number }): string {
-  const factor = factorOf(ref);
-  const params = { ...ref.params };
-  if (override && override.factor.toUpperCase() === factor.id) params[override.param] = override.value;
+function refLabel(ref: FactorRef, override?: ConditionOverride, operand: Operand = 'left'): string {
+  const { factor, params } = withParams(ref, override, operand);
   const shown = factor.params.map((p) => params[p.name] ?? p.default);
   return shown.length ? `${factor.id}(${shown.join(',')})` : factor.id;
 }
 
-type Override = { factor: string; param: string; value: number } | undefined;
-
 /** A condition as one factor expression (true on the days it holds). */
-export function conditionCode(c: Condition, override?: Override): string {
+export function conditionCode(c: Condition, override?: ConditionOverride): string {
   switch (c.type) {
     case 'rule': {
       const rule = loadLibrary().rules.find((r) => r.id === c.rule.toUpperCase());
       if (!rule) throw new UserError(`unknown rule "${c.rule}"`);
-      return `(${refCode({ factor: rule.factor, params: rule.params }, override)}) ${rule.op} ${rule.threshold}`;
+      return `(${refCode({ factor: rule.factor, params: rule.params }, override)}) ${rule.op} ${override?.threshold ?? rule.threshold}`;
     }
     case 'compare': {
-      const right = typeof c.right === 'number' ? String(c.right) : `(${refCode(c.right, override)})`;
+      const right = typeof c.right === 'number' ? String(override?.threshold ?? c.right) : `(${refCode(c.right, override, 'right')})`;
       return `(${refCode(c.left, override)}) ${c.op} ${right}`;
     }
     case 'cross': {
       const a = `(${refCode(c.left, override)})`;
-      const b = `(${refCode(c.right, override)})`;
+      const b = `(${refCode(c.right, override, 'right')})`;
       return c.direction === 'above' ? `${a} > ${b} && DELAY(${a},1) <= DELAY(${b},1)` : `${a} < ${b} && DELAY(${a},1) >= DELAY(${b},1)`;
     }
     case 'event':
@@ -153,21 +320,47 @@ export function conditionCode(c: Condition, override?: Override): string {
 }
 
 /** A condition in words, for answers: "RSI(14) < 30", "MA(5) crosses above MA(20)". */
-export function conditionLabel(c: Condition, override?: Override): string {
+export function conditionLabel(c: Condition, override?: ConditionOverride): string {
   switch (c.type) {
     case 'rule': {
       const rule = loadLibrary().rules.find((r) => r.id === c.rule.toUpperCase());
-      return rule
-        ? `${refLabel({ factor: rule.factor, params: rule.params }, override)} ${rule.op} ${rule.threshold} (${rule.id})`
-        : c.rule;
+      if (!rule) return c.rule;
+      const ref = refLabel({ factor: rule.factor, params: rule.params }, override);
+      // with another threshold it is no longer the named rule
+      if (override?.threshold !== undefined && override.threshold !== rule.threshold) return `${ref} ${rule.op} ${override.threshold}`;
+      return `${ref} ${rule.op} ${rule.threshold} (${rule.id})`;
     }
     case 'compare':
-      return `${refLabel(c.left, override)} ${c.op} ${typeof c.right === 'number' ? c.right : refLabel(c.right, override)}`;
+      return `${refLabel(c.left, override)} ${c.op} ${typeof c.right === 'number' ? (override?.threshold ?? c.right) : refLabel(c.right, override, 'right')}`;
     case 'cross':
-      return `${refLabel(c.left, override)} crosses ${c.direction} ${refLabel(c.right, override)}`;
+      return `${refLabel(c.left, override)} crosses ${c.direction} ${refLabel(c.right, override, 'right')}`;
     case 'event':
       return refLabel(c.event, override);
     case 'expression':
       return `{${c.code}}`;
   }
+}
+
+/** Every field the spec's conditions read, under every value its sweep tries: to fetch only those columns. */
+export function specFields(spec: StrategySpec): Field[] {
+  const fields = new Set<Field>();
+  const axes = sweepAxes(spec);
+  // a field depends on one parameter at a time: each axis's values with the other axes at their first
+  const settings: (Setting | undefined)[] = [undefined];
+  axes.forEach((axis, i) => {
+    for (const v of axis.candidates)
+      settings.push(
+        settingOf(
+          spec,
+          axes.map((a, j) => (j === i ? v : a.candidates[0])),
+        ),
+      );
+  });
+  for (const s of spec.strategies) {
+    for (const setting of settings) {
+      for (const side of ['buy', 'sell'] as const)
+        for (const code of sideCodes(s, side, setting)) compileExpression(code).fields.forEach((f) => fields.add(f));
+    }
+  }
+  return [...fields];
 }

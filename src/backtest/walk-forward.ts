@@ -43,7 +43,7 @@ export function walkForward(
   const n = ticker.dates.length;
   const k = Math.round(n * share);
   const kpiOf = (plan: CandidatePlan, from: number, to: number) =>
-    computeKpis(simulateRange(spec, ticker, spec.strategies[plan.strategy], plan.paramValue, from, to))[kpi];
+    computeKpis(simulateRange(spec, ticker, spec.strategies[plan.strategy], plan.values, from, to))[kpi];
   const rows = plans.map((p) => ({ label: p.label, inSample: kpiOf(p, 0, k), outOfSample: kpiOf(p, k, n) }));
   const pick = bestIndex(
     rows.map((r) => r.inSample),

@@ -15,9 +15,54 @@ export type ChartStyle = 'full' | 'card';
 /** The card style's text and grid colors (Chart.js' defaults are translucent: they would blend into many). */
 const CARD_INKS = { text: '#333333', grid: '#dddddd' };
 
+/**
+ * A heat map's colors, worst to best: viridis in 7 steps (ordered in lightness, so it reads in grey and with
+ * color blindness), each with the ink its cell's value is written in. An empty cell (n/a) is light grey.
+ */
+const HEAT_BINS = [
+  { fill: '#440154', ink: '#ffffff' },
+  { fill: '#443983', ink: '#ffffff' },
+  { fill: '#31688e', ink: '#ffffff' },
+  { fill: '#21918c', ink: '#ffffff' },
+  { fill: '#35b779', ink: '#000000' },
+  { fill: '#90d743', ink: '#000000' },
+  { fill: '#fde725', ink: '#000000' },
+];
+const HEAT_EMPTY = { fill: '#eeeeee', ink: '#333333' };
+
+interface HeatCell {
+  x: string;
+  y: string;
+  v: number | null;
+  /** the value as written in the cell */
+  text: string;
+  fill: string;
+  ink: string;
+}
+
+/** A heat map's cells, each with its color: the values' range cut in 7 equal steps, brighter is better. */
+function heatCells(spec: ChartSpec): HeatCell[] {
+  const values = spec.series.flatMap((s) => s.values).filter((v): v is number => v !== null);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const cells: HeatCell[] = [];
+  for (const row of spec.series) {
+    row.values.forEach((v, i) => {
+      const x = spec.labels[i];
+      if (v === null) return cells.push({ x, y: row.name, v, text: 'n/a', ...HEAT_EMPTY });
+      // where the value sits from worst (0) to best (1); one value everywhere is the middle color
+      const t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+      const bin = HEAT_BINS[Math.min(HEAT_BINS.length - 1, Math.floor((spec.best === 'low' ? 1 - t : t) * HEAT_BINS.length))];
+      cells.push({ x, y: row.name, v, text: `${v.toFixed(2)}${spec.valueSuffix ?? ''}`, ...bin });
+    });
+  }
+  return cells;
+}
+
 /** Every solid color a card chart draws with, over white: text, grid, and each series' line, bar or fill. */
 export function chartInks(spec: ChartSpec): string[] {
   const inks = [CARD_INKS.text, CARD_INKS.grid];
+  if (spec.kind === 'heatmap') return [...new Set([...inks, ...heatCells(spec).flatMap((c) => [c.fill, c.ink])])];
   spec.series.forEach((s, i) => {
     const color = s.axis === 'right' ? DRAWDOWN : PALETTE[i % PALETTE.length];
     inks.push(color);
@@ -27,6 +72,7 @@ export function chartInks(spec: ChartSpec): string[] {
 }
 
 export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): ChartConfiguration {
+  if (spec.kind === 'heatmap') return heatmapConfig(spec, style);
   const card = style === 'card';
   const ink = card ? { color: CARD_INKS.text } : {};
   const small = card ? { font: { size: 11 } } : {};
@@ -87,4 +133,94 @@ export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): Ch
       },
     },
   } as ChartConfiguration;
+}
+
+/**
+ * A heat map as a chartjs-chart-matrix chart: one cell per pair of values, its value written in it. The
+ * functions read only the chart they are given (no closures), so QuickChart can run them as well.
+ */
+function heatmapConfig(spec: ChartSpec, style: ChartStyle): ChartConfiguration {
+  const card = style === 'card';
+  const ink = { color: CARD_INKS.text };
+  const cells = heatCells(spec);
+  const best = spec.best === 'low' ? 'lower' : 'higher';
+  const values = cells.map((c) => c.v).filter((v): v is number => v !== null);
+  const unit = spec.valueSuffix ?? '';
+  const range = values.length ? `${Math.min(...values).toFixed(2)}${unit} to ${Math.max(...values).toFixed(2)}${unit}` : 'no values';
+  return {
+    type: 'matrix',
+    data: {
+      datasets: [
+        {
+          label: spec.title,
+          data: cells,
+          backgroundColor: cells.map((c) => c.fill),
+          borderColor: '#ffffff',
+          borderWidth: 1,
+          width: ({ chart }: { chart: { chartArea?: { width: number }; scales: { x: { getLabels(): unknown[] } } } }) =>
+            chart.chartArea ? chart.chartArea.width / chart.scales.x.getLabels().length - 1 : 0,
+          height: ({ chart }: { chart: { chartArea?: { height: number }; scales: { y: { getLabels(): unknown[] } } } }) =>
+            chart.chartArea ? chart.chartArea.height / chart.scales.y.getLabels().length - 1 : 0,
+        },
+      ],
+    },
+    options: {
+      responsive: false,
+      animation: false,
+      ...(card ? { devicePixelRatio: 1 } : {}),
+      plugins: {
+        title: { display: true, text: spec.title, font: { size: card ? 14 : 16 }, ...ink },
+        subtitle: { display: true, text: `brighter is better (${best}); ${range}`, ...ink, font: { size: card ? 11 : 12 } },
+        legend: { display: false },
+        tooltip: { enabled: false },
+      },
+      scales: {
+        x: {
+          type: 'category',
+          labels: spec.labels,
+          offset: true,
+          grid: { display: false },
+          title: { display: Boolean(spec.xLabel), text: spec.xLabel ?? '', ...ink },
+          ticks: { autoSkip: false, ...ink, ...(card ? { font: { size: 11 } } : {}) },
+        },
+        y: {
+          type: 'category',
+          labels: spec.series.map((s) => s.name),
+          // the first row at the bottom, as on a chart's y axis
+          reverse: true,
+          offset: true,
+          grid: { display: false },
+          title: { display: Boolean(spec.yLabel), text: spec.yLabel ?? '', ...ink },
+          ticks: { autoSkip: false, ...ink, ...(card ? { font: { size: 11 } } : {}) },
+        },
+      },
+    },
+    plugins: [
+      {
+        id: 'heatmapValues',
+        afterDatasetsDraw(chart: {
+          ctx: CanvasRenderingContext2D;
+          getDatasetMeta(i: number): { data: { getCenterPoint(): { x: number; y: number }; width: number; height: number }[] };
+          data: { datasets: { data: unknown[] }[] };
+        }) {
+          const { ctx } = chart;
+          const meta = chart.getDatasetMeta(0);
+          const data = chart.data.datasets[0].data as { text: string; ink: string }[];
+          ctx.save();
+          ctx.textAlign = 'center';
+          ctx.textBaseline = 'middle';
+          meta.data.forEach((cell, i) => {
+            const { x, y } = cell.getCenterPoint();
+            // the value only where it fits: a cell narrower than its text stays a color
+            const size = Math.min(12, Math.floor(cell.height * 0.5));
+            ctx.font = `${size}px sans-serif`;
+            if (size < 7 || ctx.measureText(data[i].text).width > cell.width - 2) return;
+            ctx.fillStyle = data[i].ink;
+            ctx.fillText(data[i].text, x, y);
+          });
+          ctx.restore();
+        },
+      },
+    ],
+  } as unknown as ChartConfiguration;
 }

@@ -3,11 +3,12 @@
 // render.ts), which alone loads the canvas and Chart.js.
 import { createCanvas } from '@napi-rs/canvas';
 import { Chart, registerables } from 'chart.js';
+import { MatrixController, MatrixElement } from 'chartjs-chart-matrix';
 import type { ChartSpec } from '../core/answer.js';
 import { chartInks, toChartJsConfig, type ChartStyle } from './chartjs-config.js';
 import { encodeIndexedPng, hexOnWhite, rampPalette } from './indexed-png.js';
 
-Chart.register(...registerables);
+Chart.register(...registerables, MatrixController, MatrixElement);
 
 /** 'card': the card style, written as a palette PNG of the chart's own colors (several times smaller). */
 export function renderChartPng(spec: ChartSpec, size: { width: number; height: number }, style: ChartStyle = 'full'): Buffer {
@@ -24,10 +25,8 @@ export function renderChartPng(spec: ChartSpec, size: { width: number; height: n
       ctx.restore();
     },
   };
-  const chart = new Chart(ctx as unknown as CanvasRenderingContext2D, {
-    ...toChartJsConfig(spec, style),
-    plugins: [background],
-  });
+  const config = toChartJsConfig(spec, style);
+  const chart = new Chart(ctx as unknown as CanvasRenderingContext2D, { ...config, plugins: [background, ...(config.plugins ?? [])] });
   try {
     if (style === 'card') {
       const { data } = ctx.getImageData(0, 0, size.width, size.height);

@@ -14,7 +14,8 @@ const tableSchema = z.object({
 });
 
 const chartSchema = z.object({
-  kind: z.enum(['line', 'bar', 'grouped-bar']),
+  /** 'heatmap': a grid whose columns are `labels` and whose rows are the series (a parameter sweep's two axes) */
+  kind: z.enum(['line', 'bar', 'grouped-bar', 'heatmap']),
   title: z.string(),
   labels: z.array(z.string()),
   series: z.array(
@@ -29,6 +30,11 @@ const chartSchema = z.object({
   ),
   yLabel: z.string().optional(),
   y2Label: z.string().optional(),
+  /** the x axis's title (a heat map's column axis) */
+  xLabel: z.string().optional(),
+  /** a heat map: which values are better (drawn brighter), and the unit written after each cell's value */
+  best: z.enum(['high', 'low']).optional(),
+  valueSuffix: z.string().optional(),
 });
 
 const traceStepSchema = z.object({

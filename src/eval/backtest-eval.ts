@@ -7,11 +7,10 @@ import type pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { runBacktest, type BacktestDeps } from '../agents/backtest/agent.js';
 import { retrieve } from '../agents/backtest/retrieval.js';
-import { compileExpression } from '../backtest/expr/compile.js';
 import { KPI_NAMES } from '../backtest/kpis.js';
 import { loadLibrary, resolveParams, type Rule } from '../backtest/library.js';
 import { runSpec, type SpecResult } from '../backtest/run-spec.js';
-import { conditionCode, TASKS, type Condition, type StrategySpec, type Task } from '../backtest/spec.js';
+import { specFields, TASKS, type Condition, type StrategySpec, type Task } from '../backtest/spec.js';
 import { specToSyntax } from '../backtest/spec-to-syntax.js';
 import { Random } from '../ingest/generate/random.js';
 import type { LlmClient } from '../llm/client.js';
@@ -154,17 +153,8 @@ async function phraseTasks(tasks: EvalTask[], llm: LlmClient): Promise<void> {
   }
 }
 
-function fields(spec: StrategySpec) {
-  const set = new Set<string>();
-  const overrides = spec.parameter ? spec.parameter.candidates.map((value) => ({ ...spec.parameter!, value })) : [undefined];
-  for (const s of spec.strategies)
-    for (const c of [...s.buy, ...s.sell])
-      for (const o of overrides) compileExpression(conditionCode(c, o)).fields.forEach((f) => set.add(f));
-  return [...set] as never[];
-}
-
 async function truthOf(task: EvalTask, deps: BacktestDeps): Promise<SpecResult> {
-  const data = await retrieve(deps.pool, deps.statementTimeoutMs, task.spec.tickers, fields(task.spec), task.spec.start, task.spec.end);
+  const data = await retrieve(deps.pool, deps.statementTimeoutMs, task.spec.tickers, specFields(task.spec), task.spec.start, task.spec.end);
   return runSpec(task.spec, data.tickers);
 }
 

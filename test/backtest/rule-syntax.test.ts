@@ -64,7 +64,7 @@ describe('rule syntax', () => {
       end: '2022-12-31',
     });
     expect(checkSpec(spec)).toEqual([]);
-    expect(conditionLabel(spec.strategies[0].buy[0], { factor: 'RSI', param: 'n', value: 24 })).toBe('RSI(24) < 30');
+    expect(conditionLabel(spec.strategies[0].buy[0], { params: [{ factor: 'RSI', param: 'n', value: 24 }] })).toBe('RSI(24) < 30');
   });
 
   it('parses strategies A and B, rule ids, events, raw expressions, options', () => {
@@ -119,8 +119,10 @@ describe('rule syntax', () => {
     expect(errorOf('600519 2021-13-01..2021-12-31 buy: RSI(14) < 30')?.detail).toBe('2021-13-01 is not a real date');
     expect(errorOf('buy: RSI(14) < 30')?.detail).toBe('name a ticker first, e.g. "600519 2022 buy: ..."');
     expect(errorOf('600519 2021 buy: {CLOSE > OPEN}')?.detail).toMatch(/^look-ahead: CLOSE of day t/);
-    expect(errorOf('600519 buy: RSI(6|14) < 30 sell: MA(5|10) > 1')?.detail).toBe(
-      'only one parameter of one factor can be varied (the same list everywhere it appears)',
+    // two lists are a grid (test/backtest/sweep.test.ts); a third is one too many
+    expect(errorOf('600519 buy: RSI(6|14) < 30 sell: MA(5|10) > 1')?.detail).toBeUndefined();
+    expect(errorOf('600519 buy: RSI(6|14) < 30 sell: MA(5|10) > 1|2')?.detail).toBe(
+      'a sweep varies at most two parameters (RSI.n and MA.n already); fix sell threshold at one value',
     );
     expect(errorOf('600519 buy: RSI(14)')?.detail).toBe('RSI needs a comparison, e.g. RSI > 0');
   });

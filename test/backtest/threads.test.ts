@@ -41,7 +41,7 @@ function plain(r: SpecResult) {
       code: c.ticker.code,
       dates: c.ticker.dates,
       kpis: c.kpis,
-      paramValue: c.paramValue,
+      values: c.values,
       buyRules: c.buyRules,
       sellRules: c.sellRules,
       equity: c.simulation.equity,
@@ -102,6 +102,9 @@ describe('the engine on worker threads', () => {
       '600519 2020..2023 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: sharpe',
       '600519 2022 strategy A buy: RSI_OVERSOLD sell: RSI_OVERBOUGHT strategy B buy: MACD_CROSS_UP sell: MACD_CROSS_DOWN kpi: drawdown',
       '000001 2021..2023 buy: MA(5) crosses above MA(20) sell: RSI(14) > 70 kpi: calmar',
+      // a grid of two parameters: both values of each cell reach the threads
+      '600519 2020..2023 buy: RSI(6..24 step 6) < 20..40 step 10 sell: RSI(6..24 step 6) > 70 kpi: sharpe',
+      '600519 2020..2023 buy: MA(5|10) crosses above MA(20|40|60) sell: RSI(14) > 70 kpi: return costs: china',
     ]) {
       const { spec, data } = await scan(text);
       expect(plain(await runSpecThreaded(spec, data.tickers))).toEqual(plain(runSpec(spec, data.tickers)));

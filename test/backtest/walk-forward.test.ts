@@ -5,25 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { compileExpression, toSignal } from '../../src/backtest/expr/compile.js';
 import { computeKpis } from '../../src/backtest/kpis.js';
 import { parseRuleSyntax } from '../../src/backtest/rule-syntax.js';
-import { planCandidates, type TickerBars } from '../../src/backtest/run-spec.js';
+import { planCandidates } from '../../src/backtest/run-spec.js';
+import { generatedTicker } from '../helpers/generated-bars.js';
 import { checkSpec, conditionCode } from '../../src/backtest/spec.js';
 import { simulate } from '../../src/backtest/simulator.js';
 import { walkForward } from '../../src/backtest/walk-forward.js';
-
-function generated(n: number, seed: number): TickerBars {
-  let s = seed;
-  const rand = () => (s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-  const dates = Array.from({ length: n }, (_, i) => new Date(Date.UTC(2021, 0, 4 + i)).toISOString().slice(0, 10));
-  const open = new Float64Array(n);
-  const close = new Float64Array(n);
-  let p = 20;
-  for (let i = 0; i < n; i++) {
-    open[i] = Math.round(p * (1 + (rand() - 0.5) * 0.02) * 100) / 100;
-    p = Math.max(1, Math.round(p * (1 + (rand() - 0.5) * 0.05) * 100) / 100);
-    close[i] = p;
-  }
-  return { code: '600000', name: 'Generated', dates, bars: { OPEN: open, CLOSE: close } as TickerBars['bars'] };
-}
 
 const median = (v: number[]) => {
   const s = [...v].sort((a, b) => a - b);
@@ -35,12 +21,12 @@ describe('walk-forward', () => {
     const { spec } = parseRuleSyntax('600000 buy: RSI(6|14|24) < 40 sell: RSI(6|14|24) > 60 kpi: return walk-forward: 70%');
     expect(spec.walkForward).toBe(0.7);
     for (const seed of [1, 2, 3]) {
-      const ticker = generated(300, seed);
+      const ticker = generatedTicker(300, seed);
       const plans = planCandidates(spec, [ticker]);
       const w = walkForward(spec, ticker, plans, 0.7, 'return_ratio');
       const k = Math.round(300 * 0.7);
       const byHand = plans.map((p) => {
-        const o = { ...spec.parameter!, value: p.paramValue! };
+        const o = { params: [{ factor: 'RSI', param: 'n', value: p.values![0] }] };
         const sig = (c: (typeof spec.strategies)[0]['buy'][0]) =>
           toSignal(compileExpression(conditionCode(c, o)).evaluate(ticker.bars, 300));
         const buy = sig(spec.strategies[0].buy[0]);

@@ -7,8 +7,6 @@ import type { Answer, TraceStep } from '../../core/answer.js';
 import { makeAnswer, timed } from '../../core/answer.js';
 import { UserError, describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { compileExpression } from '../../backtest/expr/compile.js';
-import type { Field } from '../../backtest/expr/parser.js';
 import type { Candidate, SpecResult } from '../../backtest/run-spec.js';
 import {
   dataChanges,
@@ -22,7 +20,7 @@ import {
 import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
 import { runSpecThreaded } from '../../backtest/run-threaded.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
-import { checkSpec, conditionCode, strategySpecSchema, type StrategySpec } from '../../backtest/spec.js';
+import { checkSpec, specFields, strategySpecSchema, type StrategySpec } from '../../backtest/spec.js';
 import { QueryTimeoutError } from '../../db/read-only.js';
 import { LlmError, type LlmClient } from '../../llm/client.js';
 import { readOffline } from './free-text.js';
@@ -119,18 +117,6 @@ async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[])
   return { spec: reading.spec, assumptions: reading.assumptions };
 }
 
-/** Every field the spec's conditions read, for fetching only those columns. */
-function fieldsOf(spec: StrategySpec): Field[] {
-  const fields = new Set<Field>();
-  const overrides = spec.parameter ? spec.parameter.candidates.map((value) => ({ ...spec.parameter!, value })) : [undefined];
-  for (const s of spec.strategies) {
-    for (const c of [...s.buy, ...s.sell]) {
-      for (const o of overrides) for (const f of compileExpression(conditionCode(c, o)).fields) fields.add(f);
-    }
-  }
-  return [...fields];
-}
-
 /** The answer, and for evaluation the spec as read and the engine's result. */
 export interface BacktestOutcome {
   answer: Answer;
@@ -162,7 +148,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         deps.pool,
         deps.statementTimeoutMs,
         spec.tickers,
-        fieldsOf(spec),
+        specFields(spec),
         spec.start,
         spec.end,
         (done, total) => progress?.(`Fetched ${done} of ${total} tickers`),

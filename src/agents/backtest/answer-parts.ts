@@ -13,8 +13,12 @@ import {
   equityChart,
   headline,
   kpiTable,
+  KPI_LABELS,
   marketSentence,
   narration,
+  sweepHeatmap,
+  sweepSentence,
+  sweepTable,
   tradesTable,
   versusMarketTable,
   walkForwardSentence,
@@ -35,7 +39,7 @@ export function answerParts(spec: StrategySpec, result: SpecResult, data: Retrie
   const extraTables = [{ title: `Trades of ${best.label}`, table: tradesTable(best) }];
   if (spec.costs !== 'none') {
     // the same run under the protocol's zero costs, beside it: what the costs changed
-    const protocol = simulateCandidate({ ...spec, costs: 'none' }, best.ticker, best.strategy, best.paramValue);
+    const protocol = simulateCandidate({ ...spec, costs: 'none' }, best.ticker, best.strategy, best.values);
     extraTables.unshift({
       title: `${best.label}: with and without costs`,
       table: costComparisonTable(best, { kpis: computeKpis(protocol), trades: protocol.trades.length }),
@@ -57,11 +61,21 @@ export function answerParts(spec: StrategySpec, result: SpecResult, data: Retrie
       extraTables.unshift({ title: 'Walk-forward: picked in sample, run out of sample', table: walkForwardTable(w, spec.kpi) });
     }
   }
+  // a grid of two parameters: the heat map is the chart, the grid a table, and a word on the best pair's neighbours
+  const grid = spec.secondParameter !== undefined;
+  if (grid) extraTables.unshift({ title: `${KPI_LABELS[spec.kpi]} of every pair`, table: sweepTable(spec, result) });
   return {
     headline: headline(spec, result),
-    narration: [narration(spec, result), walked, vs ? marketSentence(best, vs, market!.members) : ''].filter(Boolean).join(' '),
+    narration: [
+      narration(spec, result),
+      grid ? sweepSentence(spec, result) : '',
+      walked,
+      vs ? marketSentence(best, vs, market!.members) : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
     table: kpiTable(result),
     extraTables,
-    chart: equityChart(best, spec, vs?.equity),
+    chart: grid ? sweepHeatmap(spec, result) : equityChart(best, spec, vs?.equity),
   };
 }

@@ -3,9 +3,9 @@
 import type { Cell, ChartSpec, AnswerTable } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
 import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
-import { isMinimised } from '../../backtest/ranking.js';
+import { isMinimised, rankIndices } from '../../backtest/ranking.js';
 import { buyAndHold, type Candidate, type SpecResult } from '../../backtest/run-spec.js';
-import type { StrategySpec } from '../../backtest/spec.js';
+import { axisName, sweepAxes, type StrategySpec } from '../../backtest/spec.js';
 import { chinaModel } from '../../backtest/execution-model.js';
 import type { VersusMarket } from '../../backtest/benchmark.js';
 import type { WalkForwardResult } from '../../backtest/walk-forward.js';
@@ -21,6 +21,12 @@ export const KPI_LABELS: Record<KpiName, string> = {
   calmar_ratio: 'Calmar',
 };
 const AS_PERCENT: ReadonlySet<KpiName> = new Set(['return_ratio', 'max_drawdown', 'volatility', 'win_rate']);
+
+/** A KPI's name inside a sentence: "max drawdown", "win rate", but "Sharpe" and "Calmar" (names) and "P/L ratio". */
+function kpiInText(kpi: KpiName): string {
+  const label = KPI_LABELS[kpi];
+  return /^(Sharpe|Calmar|P\/L)/.test(label) ? label : label.toLowerCase();
+}
 
 export function fmtKpi(kpi: KpiName, v: number | null): string {
   if (v === null) return 'n/a';
@@ -45,7 +51,8 @@ export function headline(spec: StrategySpec, result: SpecResult): string {
   const model = spec.costs === 'china' ? ', with A-share costs' : '';
   if (spec.task === 'metrics') return `${best.ticker.code} ${best.ticker.name}: ${kpi} ${fmtKpi(spec.kpi, best.kpis[spec.kpi])}${model}`;
   if (best.kpis[spec.kpi] === null) return `${TASK_WORDS[spec.task]}: none — ${kpi} is undefined for every candidate${model}`;
-  return `${TASK_WORDS[spec.task]} by ${kpi}${model}: ${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])})`;
+  const task = spec.secondParameter ? 'Best pair of parameters' : TASK_WORDS[spec.task];
+  return `${task} by ${kpi}${model}: ${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])})`;
 }
 
 type RunSettings = Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>;
@@ -121,7 +128,7 @@ export function narration(spec: StrategySpec, result: SpecResult): string {
     .join(', ');
   const direction = isMinimised(kpi) ? 'lowest' : 'highest';
   return (
-    `Ranked by ${KPI_LABELS[kpi].toLowerCase()} (${direction} is best; ties go to the first listed): ${order}` +
+    `Ranked by ${kpiInText(kpi)} (${direction} is best; ties go to the first listed): ${order}` +
     `${ranked.length > 5 ? `, and ${ranked.length - 5} more` : ''}. ` +
     describeRun(best, spec)
   );
@@ -176,7 +183,7 @@ export function costComparisonTable(withCosts: Candidate, protocol: { kpis: Kpis
 export function walkForwardSentence(w: WalkForwardResult, kpi: KpiName): string {
   const label = KPI_LABELS[kpi];
   if (w.pick < 0)
-    return `Walk-forward: no candidate has a defined ${label.toLowerCase()} in sample (${w.inSample.first} to ${w.inSample.last}), so nothing was picked.`;
+    return `Walk-forward: no candidate has a defined ${kpiInText(kpi)} in sample (${w.inSample.first} to ${w.inSample.last}), so nothing was picked.`;
   const pick = w.rows[w.pick];
   const edge = (v: number | null) => (v === null ? 'n/a' : fmtKpi(kpi, v));
   const survived =
@@ -196,12 +203,23 @@ export function walkForwardSentence(w: WalkForwardResult, kpi: KpiName): string 
   );
 }
 
+/** Rows a walk-forward table shows; a larger grid shows the pick and the best in-sample runs after it. */
+const WALK_FORWARD_ROWS = 50;
+
 export function walkForwardTable(w: WalkForwardResult, kpi: KpiName): AnswerTable {
-  const rows: Cell[][] = w.rows.map((r, i) => [
-    `${r.label}${i === w.pick ? ' (picked)' : ''}`,
-    fmtKpi(kpi, r.inSample),
-    fmtKpi(kpi, r.outOfSample),
-  ]);
+  const order =
+    w.rows.length <= WALK_FORWARD_ROWS
+      ? w.rows.map((_, i) => i)
+      : rankIndices(
+          w.rows.map((r) => r.inSample),
+          kpi,
+        ).slice(0, WALK_FORWARD_ROWS);
+  const rows: Cell[][] = order
+    .map((i) => w.rows[i])
+    .map((r, k) => {
+      const i = order[k];
+      return [`${r.label}${i === w.pick ? ' (picked)' : ''}`, fmtKpi(kpi, r.inSample), fmtKpi(kpi, r.outOfSample)];
+    });
   return {
     columns: [
       'Candidate',
@@ -209,8 +227,8 @@ export function walkForwardTable(w: WalkForwardResult, kpi: KpiName): AnswerTabl
       `${KPI_LABELS[kpi]} out of sample (${w.outOfSample.first} to ${w.outOfSample.last})`,
     ],
     rows,
-    rowCount: rows.length,
-    truncated: false,
+    rowCount: w.rows.length,
+    truncated: w.rows.length > rows.length,
   };
 }
 
@@ -277,4 +295,92 @@ export function equityChart(c: Candidate, spec: RunSettings, market?: number[]):
     yLabel: 'yuan',
     y2Label: 'drawdown %',
   };
+}
+
+/** A KPI as a heat map or grid cell shows it: percentages in percent. */
+const cellValue = (kpi: KpiName, v: number | null) => (v === null ? null : AS_PERCENT.has(kpi) ? Math.round(v * 10_000) / 100 : v);
+
+/** A two-parameter sweep's KPI on a grid: [i][j] for the first axis's i-th value and the second's j-th, in listing order. */
+function sweepGrid(spec: StrategySpec, result: SpecResult): (number | null)[][] {
+  const [first, second] = sweepAxes(spec);
+  const grid = first.candidates.map(() => new Array<number | null>(second.candidates.length).fill(null));
+  // planCandidates lists the cells first axis outer, second inner
+  result.candidates.forEach((c, k) => (grid[Math.floor(k / second.candidates.length)][k % second.candidates.length] = c.kpis[spec.kpi]));
+  return grid;
+}
+
+/** The heat map of a two-parameter sweep: the first axis across, the second up, each cell the KPI of that pair. */
+export function sweepHeatmap(spec: StrategySpec, result: SpecResult): ChartSpec {
+  const axes = sweepAxes(spec);
+  const [first, second] = axes;
+  const grid = sweepGrid(spec, result);
+  const ticker = result.candidates[0].ticker;
+  return {
+    kind: 'heatmap',
+    title: `${KPI_LABELS[spec.kpi]} of each pair: ${ticker.code} ${ticker.name}${spec.costs === 'china' ? ' (A-share costs)' : ''}`,
+    labels: first.candidates.map(String),
+    series: second.candidates.map((v, j) => ({
+      name: String(v),
+      values: grid.map((row) => cellValue(spec.kpi, row[j])),
+      axis: 'left' as const,
+      fill: false,
+    })),
+    xLabel: axisName(first, axes),
+    yLabel: axisName(second, axes),
+    best: isMinimised(spec.kpi) ? 'low' : 'high',
+    ...(AS_PERCENT.has(spec.kpi) ? { valueSuffix: '%' } : {}),
+  };
+}
+
+/** The grid as a table: a row per value of the first axis, a column per value of the second. */
+export function sweepTable(spec: StrategySpec, result: SpecResult): AnswerTable {
+  const axes = sweepAxes(spec);
+  const [first, second] = axes;
+  const grid = sweepGrid(spec, result);
+  const rows: Cell[][] = first.candidates.map((v, i) => [String(v), ...grid[i].map((x) => fmtKpi(spec.kpi, x))]);
+  return {
+    columns: [`${axisName(first, axes)} \\ ${axisName(second, axes)}`, ...second.candidates.map(String)],
+    rows,
+    rowCount: rows.length,
+    truncated: false,
+  };
+}
+
+function medianOf(values: (number | null)[]): number | null {
+  const v = values.filter((x): x is number => x !== null).sort((a, b) => a - b);
+  if (!v.length) return null;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+}
+
+/**
+ * Is the best pair a lone peak or on a plateau? The pairs around it (up to 8) against the whole grid, in a
+ * sentence: a pick whose neighbours are as good is less likely to be luck.
+ */
+export function sweepSentence(spec: StrategySpec, result: SpecResult): string {
+  const [first, second] = sweepAxes(spec);
+  const grid = sweepGrid(spec, result);
+  const best = result.ranking[0];
+  const bi = Math.floor(best / second.candidates.length);
+  const bj = best % second.candidates.length;
+  const size = `${first.candidates.length} × ${second.candidates.length} = ${fmtInt(result.candidates.length)} pairs`;
+  if (grid[bi][bj] === null) return `The grid has ${size}; none has a defined ${kpiInText(spec.kpi)}.`;
+  const around: (number | null)[] = [];
+  for (let i = bi - 1; i <= bi + 1; i++)
+    for (let j = bj - 1; j <= bj + 1; j++) if ((i !== bi || j !== bj) && grid[i]?.[j] !== undefined) around.push(grid[i][j]);
+  const near = medianOf(around);
+  const all = medianOf(grid.flat());
+  const defined = grid.flat().filter((v) => v !== null).length;
+  // the share of the best pair's lead over the grid's median that its neighbours keep (the same either way a KPI is best)
+  const lead = grid[bi][bj]! - (all ?? 0);
+  const kept = near !== null && all !== null && lead !== 0 ? (near - all) / lead : null;
+  return (
+    `The grid has ${size}${defined < result.candidates.length ? ` (${fmtInt(result.candidates.length - defined)} with no ${kpiInText(spec.kpi)})` : ''}. ` +
+    `The ${around.length} pairs around the best have a median ${kpiInText(spec.kpi)} of ${fmtKpi(spec.kpi, near)} (the whole grid: ${fmtKpi(spec.kpi, all)})` +
+    (kept === null
+      ? '.'
+      : kept < 0
+        ? ': they do worse than the grid as a whole, so the best pair stands alone and may be luck.'
+        : `: they keep ${fmtPercent(kept)} of the best pair's lead over the grid's median` +
+          (kept >= 0.5 ? ', a plateau rather than a lone peak.' : ', so the best pair mostly stands alone and may be luck.'))
+  );
 }

@@ -28,6 +28,8 @@ export interface InlineTicker {
 
 /** Job rows: source (ticker or table index), from, to (rows of a table), strategy index. */
 export const JOB_STRIDE = 4;
+/** Sweep values a job: a grid has two axes. */
+export const SWEEP_STRIDE = 2;
 
 export interface EvaluateInput {
   spec: StrategySpec;
@@ -36,7 +38,7 @@ export interface EvaluateInput {
   /** small source: the tickers' bars, cloned (their dates only for full runs) */
   tickers?: InlineTicker[];
   jobs: Int32Array;
-  /** the parameter value of each job, NaN for none */
+  /** the sweep values of each job, SWEEP_STRIDE a job, NaN for none */
   params: Float64Array;
   /** also return each job's simulation (equity and trades) */
   full: boolean;
@@ -91,9 +93,9 @@ export function evaluate(input: EvaluateInput): EvaluateOutput | { userError: st
     const trades = new Int32Array(count);
     const simulations: SimulationResult[] = [];
     for (let job = 0; job < count; job++) {
-      const param = input.params[job];
+      const values = Array.from(input.params.subarray(job * SWEEP_STRIDE, (job + 1) * SWEEP_STRIDE)).filter((v) => !Number.isNaN(v));
       const strategy = input.spec.strategies[input.jobs[job * JOB_STRIDE + 3]];
-      const simulation = simulateCandidate(input.spec, barsOf(input, job), strategy, Number.isNaN(param) ? undefined : param);
+      const simulation = simulateCandidate(input.spec, barsOf(input, job), strategy, values.length ? values : undefined);
       const k = computeKpis(simulation);
       KPI_NAMES.forEach((name, i) => (kpis[job * KPI_NAMES.length + i] = k[name] ?? NaN));
       trades[job] = simulation.trades.length;

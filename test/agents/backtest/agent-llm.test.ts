@@ -89,6 +89,29 @@ describe('backtest agent with an LLM (scripted OpenAI-compatible server)', () =>
     expect(llm.requests[2].messages[1].content).toContain('It has these problems: ticker selection needs at least two tickers to compare');
   });
 
+  it('a grid the model fills (period and threshold) answers with the heat map; a threshold axis on a condition with none is sent back', async () => {
+    const base = JSON.parse(SPEC);
+    const grid = {
+      ...base,
+      task: 'parameter_confirmation',
+      parameter: { factor: 'RSI', param: 'n', candidates: [6, 14, 24] },
+      secondParameter: { threshold: { side: 'buy', condition: 0 }, candidates: [20, 25, 30] },
+    };
+    // first a threshold axis on the sell side's second condition, which does not exist: the repair turn names it
+    const wrong = { ...grid, secondParameter: { threshold: { side: 'sell', condition: 1 }, candidates: [70, 80] } };
+    llm.script.push({ content: SUMMARY }, { content: JSON.stringify(wrong) }, { content: JSON.stringify(grid) });
+    const a = await answerBacktest(
+      'Moutai 2023: which RSI period and which buy threshold (20, 25 or 30) work best? Heat map please.',
+      deps,
+    );
+    expect(llm.requests[2].messages[1].content).toContain('the sell rule has no condition 2 to vary the threshold of');
+    expect(a.kind).toBe('result');
+    if (a.kind !== 'result') return;
+    expect(a.chart).toMatchObject({ kind: 'heatmap', labels: ['6', '14', '24'], xLabel: 'RSI.n', yLabel: 'buy threshold' });
+    expect(a.table!.rowCount).toBe(9);
+    expect(a.headline).toMatch(/^Best pair of parameters by Sharpe: RSI\.n = \d+, buy threshold = \d+ /);
+  });
+
   it('asks for the ticker when the request names none', async () => {
     llm.script.push({ content: JSON.stringify({ tickers: [], buy_mentions: ['golden cross'], sell_mentions: [] }) });
     const a = await answerBacktest('buy on a golden cross', deps);

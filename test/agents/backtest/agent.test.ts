@@ -168,6 +168,36 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     expect(a.headline).toMatch(/^Best parameter by Sharpe: RSI\.n = (6|14|24) \(/);
   });
 
+  it('a grid of two parameters answers with its heat map, the grid as a table, and the best pair against its neighbours', async () => {
+    const a = result(
+      await answerBacktest('600519 2020..2022 buy: RSI(6..24 step 6) < 20..40 step 10 sell: RSI(6..24 step 6) > 70 kpi: sharpe', deps),
+    );
+    expect(a.table!.rowCount).toBe(12);
+    expect(a.headline).toMatch(/^Best pair of parameters by Sharpe: RSI\.n = (6|12|18|24), buy threshold = (20|30|40) \(-?\d+\.\d\d\)$/);
+    expect(a.chart).toMatchObject({
+      kind: 'heatmap',
+      labels: ['6', '12', '18', '24'],
+      xLabel: 'RSI.n',
+      yLabel: 'buy threshold',
+      best: 'high',
+    });
+    expect(a.chart!.series.map((s) => s.name)).toEqual(['20', '30', '40']);
+    const grid = a.extraTables.find((t) => t.title === 'Sharpe of every pair')!.table;
+    expect(grid.columns).toEqual(['RSI.n \\ buy threshold', '20', '30', '40']);
+    // every cell of the table, of the heat map and of the ranking says the same number
+    for (const row of a.table!.rows) {
+      const [, n, t] = /^RSI\.n = (\d+), buy threshold = (\d+)$/.exec(String(row[0]))!.map(Number);
+      const i = [6, 12, 18, 24].indexOf(n);
+      const j = [20, 30, 40].indexOf(t);
+      expect(grid.rows[i][j + 1]).toBe(row[4]);
+      const cell = a.chart!.series[j].values[i];
+      expect(cell === null ? 'n/a' : cell.toFixed(2)).toBe(row[4]);
+    }
+    expect(a.narration).toMatch(
+      /The grid has 4 × 3 = 12 pairs( \(\d+ with no Sharpe\))?\. The \d pairs around the best have a median Sharpe of /,
+    );
+  });
+
   it('strategy selection compares A and B', async () => {
     const a = result(
       await answerBacktest(

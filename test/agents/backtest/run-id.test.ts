@@ -82,6 +82,13 @@ describe('run ids', () => {
     expect(notes(changed.answer)).toContain(`Rerun of ${id}: the data changed: 600519: the same days, but some prices changed. Then: `);
     expect(notes(changed.answer)).toContain(`this run is ${changed.runId}.`);
 
+    // a grid of two parameters reruns cell for cell
+    const grid = await runBacktest('600519 2022..2023 buy: MA(5|10) crosses above MA(20|40) sell: RSI(14) > 70', deps);
+    expect(grid.result!.candidates).toHaveLength(4);
+    const gridAgain = await runBacktest(`rerun ${grid.runId}`, deps);
+    expect(gridAgain.runId).toBe(grid.runId);
+    expect(gridAgain.result!.candidates.map((c) => [c.label, c.kpis])).toEqual(grid.result!.candidates.map((c) => [c.label, c.kpis]));
+
     const unknown = await runBacktest('rerun 0000000000', deps);
     expect(unknown.answer).toMatchObject({ kind: 'error', message: expect.stringMatching(/^There is no kept backtest run 0000000000/) });
   });
