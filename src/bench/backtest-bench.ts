@@ -208,7 +208,30 @@ async function agentRuns(pool: pg.Pool, logger: Logger): Promise<void> {
       `engine ${seconds(engine(costedLast))} against ${seconds(engine(last))} (last runs); ${describe(costedLast.value)}`,
   );
   console.log(`    ${loopFigures(costedLast)}`);
+
+  // a grid of two parameters on one ticker: every cell on the worker threads, the heat map drawn on one too
+  for (const grid of [GRID_SMALL, GRID_LARGE]) {
+    const run = await watchLoop(() => runBacktest(grid.text, deps));
+    const { answer, result } = run.value;
+    if (answer.kind !== 'result') throw new Error(`the grid sweep failed: ${JSON.stringify(answer)}`);
+    const cells = result!.candidates.length;
+    console.log(
+      `grid sweep (${grid.name}): ${cells.toLocaleString('en-US')} cells in ${seconds(run.ms)} through the agent, ` +
+        `${(run.ms / cells).toFixed(2)} ms a cell; engine ${seconds(engine(run))}; ${answer.headline}`,
+    );
+    console.log(`    ${loopFigures(run)}`);
+  }
 }
+
+/** The sweeps the bench times: the issue's example, and the largest grid an answer runs (MAX_GRID_CELLS). */
+const GRID_SMALL = {
+  name: 'RSI(6..24 step 2) < 20..40 step 5, 2020..2025',
+  text: '600519 buy: RSI(6..24 step 2) < 20..40 step 5 sell: RSI(6..24 step 2) > 70 kpi: sharpe',
+};
+const GRID_LARGE = {
+  name: 'MA(2..41) crosses above MA(20..116 step 4), 40 x 25, with costs',
+  text: '600519 buy: MA(2..41) crosses above MA(20..116 step 4) sell: RSI(14) > 70 kpi: sharpe costs: china',
+};
 
 /** Before issue 14: every scan fetches the market with COPY, and the engine runs on the event loop. */
 async function legacyRuns(pool: pg.Pool): Promise<void> {
