@@ -107,7 +107,7 @@ export function sweepAxes(spec: Pick<StrategySpec, 'parameter' | 'secondParamete
   return [spec.parameter, spec.secondParameter].filter((a): a is SweepAxis => a !== undefined);
 }
 
-/** An axis as a user names it: "RSI.n", "buy threshold"; two axes of one parameter are "MA.n, 1st" and "MA.n, 2nd". */
+/** An axis as a user names it: "RSI.n", "buy threshold"; two axes of one parameter are "1st MA.n" and "2nd MA.n" (as written). */
 export function axisName(axis: SweepAxis, all: readonly SweepAxis[] = [axis]): string {
   if ('threshold' in axis) {
     const { side, condition } = axis.threshold;
@@ -115,7 +115,7 @@ export function axisName(axis: SweepAxis, all: readonly SweepAxis[] = [axis]): s
   }
   const name = `${axis.factor}.${axis.param}`;
   const same = all.filter((a) => !('threshold' in a) && `${a.factor}.${a.param}` === name);
-  return same.length > 1 ? `${name}, ${same.indexOf(axis) === 0 ? '1st' : '2nd'}` : name;
+  return same.length > 1 ? `${same.indexOf(axis) === 0 ? '1st' : '2nd'} ${name}` : name;
 }
 
 /** Do two axes vary the same thing (one factor parameter in overlapping terms, or one threshold)? */

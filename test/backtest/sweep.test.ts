@@ -53,7 +53,7 @@ describe('sweeps in the rule syntax', () => {
       terms: [{ side: 'buy', condition: 0, operand: 'left' }],
     });
     expect(ma.secondParameter).toMatchObject({ factor: 'MA', candidates: [30, 40, 50, 60], terms: [{ operand: 'right' }] });
-    expect(planCandidates(ma, [{ code: '600000', name: 'x' }])[1].label).toBe('MA.n, 1st = 5, MA.n, 2nd = 40');
+    expect(planCandidates(ma, [{ code: '600000', name: 'x' }])[1].label).toBe('1st MA.n = 5, 2nd MA.n = 40');
     const fixed = parse('600000 buy: MA(5|10) crosses above MA(60)');
     expect(fixed.parameter).toMatchObject({ candidates: [5, 10], terms: [{ operand: 'left' }] });
   });

@@ -90,7 +90,20 @@ export interface CardExtras {
   exportUrl?: string;
 }
 
+/**
+ * An answer as a card. A card over CARD_BYTES_LIMIT would be refused by Teams and the answer lost: the extra
+ * tables are left out from the last (the least asked for: the market, the trades) until it fits, and the card
+ * says which.
+ */
 export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtras = {}): Card {
+  const extraCount = answer.kind === 'result' ? answer.extraTables.length : 0;
+  let card = buildCard(answer, chart, extras, extraCount);
+  for (let keep = extraCount - 1; keep >= 0 && Buffer.byteLength(JSON.stringify(card)) > CARD_BYTES_LIMIT; keep--)
+    card = buildCard(answer, chart, extras, keep);
+  return card;
+}
+
+function buildCard(answer: Answer, chart: ChartImage | undefined, extras: CardExtras, extraTables: number): Card {
   const body: Card[] = [];
   const actions: Card[] = [];
   switch (answer.kind) {
@@ -101,8 +114,10 @@ export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtra
       if (rest) body.push(text(rest));
       if (answer.understood?.length) body.push(text(`Understood as: ${answer.understood.join(' · ')}`, { size: 'Small', isSubtle: true }));
       if (answer.table) body.push(...table(answer.table));
-      for (const extra of answer.extraTables)
+      for (const extra of answer.extraTables.slice(0, extraTables))
         body.push(text(extra.title, { weight: 'Bolder' }, { spacing: 'Medium' }), ...table(extra.table));
+      const left = answer.extraTables.slice(extraTables).map((t) => t.title);
+      if (left.length) body.push(text(`Left out to fit in a Teams message: ${left.join('; ')}.`, { size: 'Small', isSubtle: true }));
       if (chart) body.push({ type: 'Image', url: chart.url, altText: chart.alt, size: 'Stretch' });
       for (const sql of answer.sql) {
         const lines = sql.split('\n');

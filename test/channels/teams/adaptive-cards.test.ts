@@ -76,6 +76,12 @@ beforeAll(async () => {
       'backtest: with A-share costs (KPIs with and without)',
       await ask('600519 2023 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe costs: china', { kind: 'backtest' }),
     ],
+    [
+      'backtest: a grid of two parameters with costs, heat map',
+      await ask('600519 2023 buy: RSI(6..24 step 2) < 20..40 step 5 sell: RSI(6..24 step 2) > 70 kpi: sharpe costs: china', {
+        kind: 'backtest',
+      }),
+    ],
     ['backtest: rule syntax help', await ask('help', { kind: 'backtest' })],
   );
   const { desk: withDeadLlm } = testDesk(db, { llm: createLlmClient({ baseUrl: 'http://127.0.0.1:9/v1', model: 'down', maxRetries: 0 }) });

@@ -1,7 +1,7 @@
 // Adaptive Cards: text from the data, the user or the model never becomes a
 // link, in the card or in the message text above it.
 import { describe, expect, it } from 'vitest';
-import { answerCard, answerSummary, inertMarkdown } from '../../../src/channels/teams/render-card.js';
+import { answerCard, answerSummary, CARD_BYTES_LIMIT, inertMarkdown } from '../../../src/channels/teams/render-card.js';
 import { makeAnswer } from '../../../src/core/answer.js';
 
 const HOSTILE = '[click here](http://evil.example) **urgent** <a href="http://evil.example">x</a> _x_ [ref][1]\n\n[1]: javascript:alert(1)';
@@ -85,5 +85,42 @@ describe('the message text above the card', () => {
 
   it('leaves ordinary text alone', () => {
     expect(inertMarkdown('Thefts: 1,234 (up 5% from 2018) <= 2019 [approx]')).toBe('Thefts: 1,234 (up 5% from 2018) <= 2019 [approx]');
+  });
+});
+
+describe('a card Teams would refuse for its size', () => {
+  it('leaves out the last extra tables until it fits, and says which', () => {
+    const wide = (title: string) => ({
+      title,
+      table: {
+        columns: Array.from({ length: 8 }, (_, i) => `column ${i}`),
+        rows: Array.from({ length: 10 }, (_, r) => Array.from({ length: 8 }, (_, c) => `value ${r}.${c}`)),
+        rowCount: 10,
+        truncated: false,
+      },
+    });
+    const base = {
+      kind: 'result' as const,
+      route: 'backtest' as const,
+      trace: [],
+      headline: 'Best pair',
+      narration: 'Best pair.',
+      sql: ['SELECT 1'],
+      assumptions: [],
+      notes: [],
+    };
+    const big = makeAnswer({ ...base, extraTables: ['Grid', 'Costs', 'Trades', 'Market'].map(wide) });
+    const card = answerCard(big);
+    expect(Buffer.byteLength(JSON.stringify(card))).toBeLessThanOrEqual(CARD_BYTES_LIMIT);
+    const texts = nodes(card)
+      .filter((n) => n.type === 'TextRun')
+      .map((n) => n.text);
+    expect(texts).toContain('Grid');
+    expect(texts).not.toContain('Market');
+    const note = texts.find((t) => String(t).startsWith('Left out to fit in a Teams message: '));
+    expect(note).toMatch(/Market\.$/);
+    // a card that fits keeps everything, with no note
+    const small = answerCard(makeAnswer({ ...base, extraTables: [wide('Grid')] }));
+    expect(nodes(small).some((n) => String(n.text).startsWith('Left out'))).toBe(false);
   });
 });
