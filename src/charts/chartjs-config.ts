@@ -111,9 +111,20 @@ export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): Ch
         legend: { display: spec.series.length > 1, position: 'bottom', ...(card ? { labels: { ...ink, ...small, boxWidth: 12 } } : {}) },
       },
       scales: {
-        x: { ticks: { maxTicksLimit: card ? 8 : 10, autoSkip: true, ...ink, ...small }, ...grid },
+        // every label while they fit (a year, a month, an hour each); a long series (a backtest's days) is thinned
+        x: {
+          ticks: {
+            ...(spec.labels.length > (card ? 16 : 31) ? { autoSkip: true, maxTicksLimit: card ? 8 : 12 } : { autoSkip: false }),
+            maxRotation: 60,
+            ...ink,
+            ...small,
+          },
+          ...grid,
+        },
         y: {
           title: { display: Boolean(spec.yLabel), text: spec.yLabel ?? '', ...ink },
+          // counts and rates from zero, so a line's rise reads at its size; an equity curve (with its drawdown axis) is a level
+          beginAtZero: !hasRight,
           position: 'left',
           ticks: { ...ink, ...small },
           ...grid,
@@ -211,10 +222,11 @@ function heatmapConfig(spec: ChartSpec, style: ChartStyle): ChartConfiguration {
           ctx.textBaseline = 'middle';
           meta.data.forEach((cell, i) => {
             const { x, y } = cell.getCenterPoint();
-            // the value only where it fits: a cell narrower than its text stays a color
-            const size = Math.min(12, Math.floor(cell.height * 0.5));
-            ctx.font = `${size}px sans-serif`;
-            if (size < 7 || ctx.measureText(data[i].text).width > cell.width - 2) return;
+            // as large as the cell allows (up to 16 px), smaller until it fits; a cell too small for 7 px stays a color
+            let size = Math.min(16, Math.floor(cell.height * 0.45));
+            ctx.font = `bold ${size}px sans-serif`;
+            while (size >= 7 && ctx.measureText(data[i].text).width > cell.width - 4) ctx.font = `bold ${--size}px sans-serif`;
+            if (size < 7) return;
             ctx.fillStyle = data[i].ink;
             ctx.fillText(data[i].text, x, y);
           });
