@@ -25,6 +25,8 @@ export interface PlatformOptions {
   logger: Logger;
   /** Teams: the credentials to send with (a receiver's mode decides them; a worker takes config.teams as it is); none: no Teams */
   teams?: TeamsCredentials;
+  /** feedback is kept (the verified store is there): Slack answers carry 👍/👎 feedback_buttons */
+  feedback?: boolean;
   /** a URL under which this PNG is served (chart store + GET /charts), for Teams cards */
   chartLink: (png: Buffer) => string;
   /** where a card's CSV link points, for a delivery's export token; absent: no Download CSV */
@@ -56,7 +58,7 @@ export function configuredPlatforms(o: PlatformOptions): Platforms {
       ? installedClients(installer.store, clientOptions)
       : singleTokenClients(new WebClient(config.slack.botToken, clientOptions));
     platforms.slack = { clients, installer };
-    const outbox = slackOutbox({ clients, deliveries, logger, quickchartUrl: config.quickchartUrl, exports });
+    const outbox = slackOutbox({ clients, deliveries, logger, quickchartUrl: config.quickchartUrl, exports, feedback: o.feedback });
     platforms.outboxes.slack = outbox;
     platforms.posters.slack = outbox.posts;
   }

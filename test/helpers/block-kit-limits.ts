@@ -10,6 +10,20 @@
 // it under 4,000 (longer ones may be split into several messages): we hold
 // it to 4,000. Beyond the limits, one rule of ours: mrkdwn and `text` carry no
 // bare "&" (an unescaped one, or an entity cut in half by a length cap).
+//
+// The data blocks: a data_table has a caption, a header row and 1 to 100 rows
+// of equal length (at most 20 columns), raw_text / raw_number cells (a
+// raw_number carries a finite value and a non-empty text; the header no
+// rich_text), page_size 1..100 (data-table-block). A data_visualization has a
+// title of at most 50 characters and a pie (1..6 segments) or a bar, area or
+// line chart of 1..6 uniquely named series (names at most 20 characters), each
+// with one point a category (1..20, labels at most 20 characters, values
+// finite) and axis titles of at most 50; at most two a message
+// (data-visualization-block). We send at most one data_table a message.
+// A context_actions block holds 1 to 5 feedback_buttons or icon_button
+// elements; feedback_buttons have a positive and a negative button, each with
+// plain_text of at most 75 characters, a value of at most 2,000 and an
+// optional accessibility_label of at most 75 (context-actions-block).
 export type Surface = 'message' | 'home' | 'modal';
 
 export const LIMITS = {
@@ -28,6 +42,14 @@ export const LIMITS = {
   actionId: 255,
   buttonValue: 2_000,
   buttonUrl: 3_000,
+  dataTableRows: 100,
+  dataTableColumns: 20,
+  chartTitle: 50,
+  chartSeries: 6,
+  chartPoints: 20,
+  chartLabel: 20,
+  chartAxisLabel: 50,
+  chartsPerMessage: 2,
 } as const;
 
 type Json = Record<string, unknown>;
@@ -111,9 +133,106 @@ function block(b: Json, where: string): string[] {
     }
     case 'divider':
       return problems;
+    case 'data_table':
+      return [...problems, ...dataTable(b, where)];
+    case 'context_actions': {
+      const elements = (b.elements as Json[] | undefined) ?? [];
+      if (elements.length < 1 || elements.length > 5) problems.push(`${where}.elements: ${elements.length}, not 1..5`);
+      elements.forEach((e, i) => problems.push(...contextAction(e, `${where}.elements[${i}]`)));
+      return problems;
+    }
+    case 'data_visualization':
+      return [...problems, ...dataVisualization(b, where)];
     default:
       return [...problems, `${where}: block type ${String(b.type)} is not one the validator knows`];
   }
+}
+
+function contextAction(e: Json, where: string): string[] {
+  if (e.type !== 'feedback_buttons') return [`${where}: element type ${String(e.type)} is not one the validator knows`];
+  const problems: string[] = [];
+  if (typeof e.action_id === 'string' && e.action_id.length > LIMITS.actionId) problems.push(`${where}.action_id: over ${LIMITS.actionId}`);
+  for (const side of ['positive_button', 'negative_button']) {
+    const button = e[side] as Json | undefined;
+    if (!button) {
+      problems.push(`${where}.${side}: required`);
+      continue;
+    }
+    problems.push(...textObject(button.text, `${where}.${side}.text`, { max: LIMITS.buttonText, plainOnly: true }));
+    if (typeof button.value !== 'string' || !button.value || button.value.length > LIMITS.buttonValue)
+      problems.push(`${where}.${side}.value: empty or over ${LIMITS.buttonValue}`);
+    if (
+      button.accessibility_label !== undefined &&
+      (typeof button.accessibility_label !== 'string' || button.accessibility_label.length > LIMITS.buttonText)
+    )
+      problems.push(`${where}.${side}.accessibility_label: over ${LIMITS.buttonText}`);
+  }
+  return problems;
+}
+
+function dataTable(b: Json, where: string): string[] {
+  const problems: string[] = [];
+  if (typeof b.caption !== 'string' || !b.caption) problems.push(`${where}.caption: required`);
+  const rows = b.rows as Json[][] | undefined;
+  if (!Array.isArray(rows) || rows.length < 2 || rows.length > LIMITS.dataTableRows + 1)
+    return [...problems, `${where}.rows: ${Array.isArray(rows) ? rows.length : 'none'}, not a header and 1..${LIMITS.dataTableRows} rows`];
+  const width = rows[0].length;
+  if (width < 1 || width > LIMITS.dataTableColumns) problems.push(`${where}: ${width} columns, not 1..${LIMITS.dataTableColumns}`);
+  rows.forEach((row, r) => {
+    if (row.length !== width) problems.push(`${where}.rows[${r}]: ${row.length} cells, the header has ${width}`);
+    row.forEach((c, i) => {
+      const at = `${where}.rows[${r}][${i}]`;
+      if (c.type === 'raw_text') {
+        if (typeof c.text !== 'string' || !c.text) problems.push(`${at}: raw_text without text`);
+      } else if (c.type === 'raw_number') {
+        if (typeof c.value !== 'number' || !Number.isFinite(c.value)) problems.push(`${at}: raw_number without a finite value`);
+        if (typeof c.text !== 'string' || !c.text) problems.push(`${at}: raw_number without text`);
+      } else if (c.type === 'rich_text') {
+        if (r === 0) problems.push(`${at}: rich_text in the header`);
+      } else problems.push(`${at}: cell type ${String(c.type)}`);
+    });
+  });
+  if (b.page_size !== undefined && !(Number.isInteger(b.page_size) && (b.page_size as number) >= 1 && (b.page_size as number) <= 100))
+    problems.push(`${where}.page_size: ${String(b.page_size)}, not 1..100`);
+  return problems;
+}
+
+function dataVisualization(b: Json, where: string): string[] {
+  const problems: string[] = [];
+  const longer = (v: unknown, max: number) => typeof v !== 'string' || !v || v.length > max;
+  if (longer(b.title, LIMITS.chartTitle)) problems.push(`${where}.title: empty or over ${LIMITS.chartTitle} characters`);
+  const chart = b.chart as Json | undefined;
+  if (!chart) return [...problems, `${where}.chart: required`];
+  if (chart.type === 'pie') {
+    const segments = (chart.segments as Json[] | undefined) ?? [];
+    if (segments.length < 1 || segments.length > LIMITS.chartSeries) problems.push(`${where}.chart.segments: ${segments.length}`);
+    return problems;
+  }
+  if (!['bar', 'area', 'line'].includes(String(chart.type))) return [...problems, `${where}.chart.type: ${String(chart.type)}`];
+  const axis = (chart.axis_config as Json | undefined) ?? {};
+  const categories = (axis.categories as string[] | undefined) ?? [];
+  if (categories.length < 1 || categories.length > LIMITS.chartPoints)
+    problems.push(`${where}: ${categories.length} categories, not 1..${LIMITS.chartPoints}`);
+  for (const c of categories)
+    if (longer(c, LIMITS.chartLabel)) problems.push(`${where}: category "${c}" empty or over ${LIMITS.chartLabel}`);
+  for (const k of ['x_label', 'y_label'])
+    if (axis[k] !== undefined && longer(axis[k], LIMITS.chartAxisLabel))
+      problems.push(`${where}.axis_config.${k}: over ${LIMITS.chartAxisLabel}`);
+  const series = (chart.series as Json[] | undefined) ?? [];
+  if (series.length < 1 || series.length > LIMITS.chartSeries)
+    problems.push(`${where}: ${series.length} series, not 1..${LIMITS.chartSeries}`);
+  const names = series.map((s) => s.name);
+  if (new Set(names).size !== names.length) problems.push(`${where}: series names repeat`);
+  series.forEach((s, i) => {
+    if (longer(s.name, LIMITS.chartLabel)) problems.push(`${where}.series[${i}].name: empty or over ${LIMITS.chartLabel}`);
+    const data = (s.data as Json[] | undefined) ?? [];
+    const labels = data.map((d) => d.label);
+    if (labels.join('\u0000') !== categories.join('\u0000')) problems.push(`${where}.series[${i}]: its labels are not the categories`);
+    for (const d of data)
+      if (typeof d.value !== 'number' || !Number.isFinite(d.value))
+        problems.push(`${where}.series[${i}]: a value that is not a finite number`);
+  });
+  return problems;
 }
 
 /** A message (or a view's blocks) against Slack's limits: the problems, [] when it would be accepted as sent. */
@@ -136,6 +255,10 @@ export function blockKitProblems(message: { text?: unknown; blocks?: unknown }, 
     }
   }
   blocks.forEach((b, i) => problems.push(...block(b, `blocks[${i}](${String(b?.type)})`)));
+  const count = (type: string) => blocks.filter((b) => b?.type === type).length;
+  if (count('data_visualization') > LIMITS.chartsPerMessage)
+    problems.push(`data_visualization: ${count('data_visualization')}, over ${LIMITS.chartsPerMessage}`);
+  if (count('data_table') > 1) problems.push(`data_table: ${count('data_table')} in one message`);
   const ids = blocks.map((b) => b.block_id).filter((id) => id !== undefined);
   if (new Set(ids).size !== ids.length) problems.push('block_id: repeated within the message');
   return problems;

@@ -36,6 +36,8 @@ export interface FakeSlack {
   failPostMessage: string[];
   /** Slack error codes the next chat.update calls that carry blocks (an answer, not a progress line) answer with */
   failAnswerUpdate: string[];
+  /** block types this Slack does not take: a message carrying one is refused with invalid_blocks (an older workspace) */
+  refuseBlockTypes: Set<string>;
   uploads: { fileId: string; bytes: Buffer }[];
   /** messages posted (chat.postMessage that answered ok), with their metadata: what conversations.history reads */
   messages: FakeSlackMessage[];
@@ -97,6 +99,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     calls: [],
     failPostMessage: [],
     failAnswerUpdate: [],
+    refuseBlockTypes: new Set(),
     uploads: [],
     messages: [],
     failFileUpload: [],
@@ -197,6 +200,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
             url: 'https://test.slack.com/',
           });
         case 'chat.postMessage':
+          if (refusedBlock(args.blocks, fake.refuseBlockTypes))
+            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'invalid_blocks' }));
           if (fake.failPostMessage.length) {
             return res
               .writeHead(200, { 'content-type': 'application/json' })
@@ -256,6 +261,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           });
         }
         case 'chat.update':
+          if (refusedBlock(args.blocks, fake.refuseBlockTypes))
+            return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'invalid_blocks' }));
           if (args.blocks && fake.failAnswerUpdate.length) {
             return res
               .writeHead(200, { 'content-type': 'application/json' })
@@ -355,6 +362,8 @@ export function buttonClick(o: {
   messageTs: string;
   threadTs: string;
   action: { action_id: string; block_id: string; value?: string };
+  /** the element clicked: a button unless told (feedback_buttons send their own type) */
+  type?: string;
 }): string {
   const channel = o.channel ?? 'C1';
   const payload = {
@@ -368,7 +377,14 @@ export function buttonClick(o: {
     channel: { id: channel },
     container: { type: 'message', message_ts: o.messageTs, channel_id: channel },
     message: { ts: o.messageTs, thread_ts: o.threadTs, text: 'q' },
-    actions: [{ type: 'button', ...o.action, action_ts: '1' }],
+    actions: [{ type: o.type ?? 'button', ...o.action, action_ts: '1' }],
   };
   return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+/** Whether blocks (as sent: an array, or its JSON in a form field) hold a block of a refused type. */
+function refusedBlock(blocks: unknown, refused: Set<string>): boolean {
+  if (!refused.size || blocks === undefined) return false;
+  const list = (typeof blocks === 'string' ? JSON.parse(blocks) : blocks) as { type?: string }[];
+  return Array.isArray(list) && list.some((b) => refused.has(String(b?.type)));
 }

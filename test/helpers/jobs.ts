@@ -25,6 +25,8 @@ export interface TestJobsOptions {
   unstartedAfterSeconds?: number;
   /** table answers offer "Download CSV" */
   exports?: boolean;
+  /** Slack answers carry 👍/👎 feedback_buttons */
+  feedback?: boolean;
   exportLink?: (token: string) => string;
 }
 
@@ -33,7 +35,7 @@ export async function testJobs(db: TestDatabase, desk: DataDesk, logger: Logger,
   const outboxes: Partial<Record<ReplyPlatform, JobOutbox>> = { web: webOutbox(db.pool, logger) };
   if (o.slack) {
     const clients = 'forWorkspace' in o.slack ? o.slack : singleTokenClients(o.slack);
-    outboxes.slack = slackOutbox({ clients, deliveries, logger, exports: o.exports });
+    outboxes.slack = slackOutbox({ clients, deliveries, logger, exports: o.exports, feedback: o.feedback });
   }
   if (o.teams) {
     outboxes.teams = teamsOutbox({

@@ -1,10 +1,16 @@
 // The Answer in Block Kit. Slack's limits are met by splitting, never by
 // failing: at most 3,000 characters a section, 50 blocks a message (more become
 // further messages in the thread), 2,000 characters a button value.
+//
+// The result table is a native data_table and a small chart a native
+// data_visualization (native-blocks.ts) where they fit; `classic` draws them as
+// a code block and leaves the chart to the PNG upload, for a workspace whose
+// Slack refuses the new blocks (invalid_blocks).
 import { encodeFollowUp } from '../../core/follow-up-value.js';
 import type { Answer, AnswerTable } from '../../core/answer.js';
 import { narrationAfterHeadline, rowsShown } from '../../core/answer.js';
 import { alignedTable } from '../text-table.js';
+import { chartBlock, dataTableBlock } from './native-blocks.js';
 
 export type Block = { type: string } & Record<string, unknown>;
 export interface SlackMessage {
@@ -86,6 +92,50 @@ export function codeSections(code: string): Block[] {
   return chunkText(escapeMrkdwn(fenceSafe(code)), SECTION_LIMIT - 6).map((piece) => mrkdwn('```' + piece + '```'));
 }
 
+/** How an answer is drawn: with Slack's native data blocks, or classic (code-block tables, the chart as a PNG). */
+export interface RenderOptions {
+  exportKey?: string;
+  classic?: boolean;
+  /** 👍/👎 as feedback_buttons under the answer (a delivered reply; reactions count as well) */
+  feedback?: boolean;
+}
+
+/** The action id of the feedback_buttons under an answer. */
+export const FEEDBACK_ACTION = 'answer_feedback';
+
+const feedbackBlock = (): Block => ({
+  type: 'context_actions',
+  elements: [
+    {
+      type: 'feedback_buttons',
+      action_id: FEEDBACK_ACTION,
+      positive_button: { text: { type: 'plain_text', text: 'Good answer' }, value: 'up', accessibility_label: 'Mark this answer as good' },
+      negative_button: {
+        text: { type: 'plain_text', text: 'Wrong answer' },
+        value: 'down',
+        accessibility_label: 'Mark this answer as wrong or unhelpful',
+      },
+    },
+  ],
+});
+
+/** Whether the answer's chart goes in its blocks (a data_visualization) rather than as an uploaded PNG. */
+export function chartInBlocks(answer: Answer, options: RenderOptions = {}): boolean {
+  return !options.classic && answer.kind === 'result' && answer.chart !== undefined && chartBlock(answer.chart) !== undefined;
+}
+
+/** The main table as a data_table (numbers that sort as numbers, paged by Slack), with what it leaves out. */
+function nativeTableBlocks(t: AnswerTable, caption: string): Block[] | undefined {
+  const table = dataTableBlock(t, caption);
+  if (!table) return undefined;
+  const shown = (table.rows as unknown[]).length - 1;
+  const note =
+    shown < t.rowCount
+      ? `showing ${shown.toLocaleString('en-US')} of ${t.rowCount.toLocaleString('en-US')} rows`
+      : `${t.rowCount.toLocaleString('en-US')} row${t.rowCount === 1 ? '' : 's'}`;
+  return [table, context(note)];
+}
+
 function tableBlocks(t: AnswerTable, title?: string): Block[] {
   const shown = rowsShown(t, TABLE_ROWS_SHOWN);
   return [
@@ -111,7 +161,7 @@ function sqlBlocks(sql: string): Block[] {
 }
 
 /** The blocks of an answer, possibly more than one message's worth; `text` (the notification) is escaped too. */
-function answerBlocks(answer: Answer, extras: { exportKey?: string } = {}): { text: string; blocks: Block[] } {
+function answerBlocks(answer: Answer, extras: RenderOptions = {}): { text: string; blocks: Block[] } {
   const { text, blocks } = answerParts(answer, extras);
   return { text: cutText(escapeMrkdwn(text), 3_000), blocks };
 }
@@ -121,14 +171,15 @@ export const EXPORT_ACTION = 'export_csv';
 /** A suggested follow-up button ("by month"): action ids follow_up:0, follow_up:1, ... */
 const FOLLOW_UP_ACTION = 'follow_up:';
 
-function answerParts(answer: Answer, extras: { exportKey?: string }): { text: string; blocks: Block[] } {
+function answerParts(answer: Answer, extras: RenderOptions): { text: string; blocks: Block[] } {
   switch (answer.kind) {
     case 'result': {
       const rest = narrationAfterHeadline(answer);
       const blocks: Block[] = [mrkdwn(`*${cutText(escapeMrkdwn(answer.headline), SECTION_LIMIT - 2)}*`), ...(rest ? sections(rest) : [])];
       if (answer.verified) blocks.unshift(context(`:white_check_mark: ${escapeMrkdwn(answer.verified)}`));
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
-      if (answer.table) blocks.push(...tableBlocks(answer.table));
+      if (answer.table)
+        blocks.push(...((!extras.classic && nativeTableBlocks(answer.table, answer.headline)) || tableBlocks(answer.table)));
       if (answer.table && extras.exportKey && extras.exportKey.length <= BUTTON_VALUE_LIMIT) {
         blocks.push({
           type: 'actions',
@@ -138,10 +189,12 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
         });
       }
       for (const extra of answer.extraTables) blocks.push(...tableBlocks(extra.table, extra.title));
+      if (answer.chart && chartInBlocks(answer, extras)) blocks.push(chartBlock(answer.chart)!);
       for (const sql of answer.sql) blocks.push(...sqlBlocks(sql));
       if (answer.assumptions.length) blocks.push(context(`Assumptions: ${escapeMrkdwn(answer.assumptions.join('; '))}`));
       for (const note of answer.notes) blocks.push(context(escapeMrkdwn(note)));
       if (answer.freshness) blocks.push(context(`Data: ${escapeMrkdwn(answer.freshness)}`));
+      if (extras.feedback && !extras.classic) blocks.push(feedbackBlock());
       if (answer.followUps?.length) {
         // one click asks it in the thread: the button carries the edited plan of this answer
         blocks.push({
@@ -198,7 +251,7 @@ function answerParts(answer: Answer, extras: { exportKey?: string }): { text: st
 }
 
 /** Splits an answer's blocks into messages of at most 50 blocks. */
-export function renderAnswerMessages(answer: Answer, extras: { exportKey?: string } = {}): SlackMessage[] {
+export function renderAnswerMessages(answer: Answer, extras: RenderOptions = {}): SlackMessage[] {
   const { text, blocks } = answerBlocks(answer, extras);
   const messages: SlackMessage[] = [];
   for (let i = 0; i < blocks.length; i += BLOCKS_PER_MESSAGE) {

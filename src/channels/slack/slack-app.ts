@@ -46,8 +46,9 @@ import { showSql } from './listeners/show-sql.js';
 import { exportCsv } from './listeners/export-csv.js';
 import { followUp } from './listeners/follow-up.js';
 import { reactionAdded } from './listeners/reaction-added.js';
+import { feedbackButton } from './listeners/feedback-button.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
-import { EXPORT_ACTION } from './render-blocks.js';
+import { EXPORT_ACTION, FEEDBACK_ACTION } from './render-blocks.js';
 import type { ExportSettings } from '../../export/csv-export.js';
 import { unknownAction } from './listeners/unknown-action.js';
 
@@ -67,7 +68,13 @@ export const SLACK_BOT_EVENTS = [
 /** Slash commands the app answers; any other is acknowledged with a pointer to these. */
 export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
 /** Action ids the app handles (clarify: a prefix); any other click is acknowledged and told it is stale. */
-const SLACK_ACTIONS = { clarify: /^clarify:/, followUp: /^follow_up:/, showSql: 'show_sql', exportCsv: EXPORT_ACTION } as const;
+const SLACK_ACTIONS = {
+  clarify: /^clarify:/,
+  followUp: /^follow_up:/,
+  showSql: 'show_sql',
+  exportCsv: EXPORT_ACTION,
+  feedback: FEEDBACK_ACTION,
+} as const;
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -274,6 +281,11 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   onAction(SLACK_ACTIONS.clarify, clarifyChoice(replyDeps));
   onAction(SLACK_ACTIONS.showSql, showSql());
   onAction(SLACK_ACTIONS.followUp, followUp(replyDeps, gate));
+  if (deps.feedback) {
+    const feedback = { pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback };
+    handled.push(SLACK_ACTIONS.feedback);
+    app.action<BlockAction>(SLACK_ACTIONS.feedback, feedbackButton(feedback));
+  }
   if (deps.exports)
     onAction(SLACK_ACTIONS.exportCsv, exportCsv({ deliveries: replyDeps.deliveries, exports: deps.exports, logger: deps.logger }));
   app.command('/backtest' satisfies (typeof SLACK_COMMANDS)[number], backtestCommand(replyDeps, gate));

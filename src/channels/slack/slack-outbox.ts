@@ -30,7 +30,7 @@ import { renderChart } from '../../charts/render.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { JobOutbox } from '../../jobs/answer-worker.js';
-import { renderAnswerMessages } from './render-blocks.js';
+import { chartInBlocks, renderAnswerMessages, type RenderOptions } from './render-blocks.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';
 
@@ -43,6 +43,8 @@ export interface SlackOutboxDeps {
   quickchartUrl?: string;
   /** answers with a table get a "Download CSV" button when on */
   exports?: boolean;
+  /** answers get 👍/👎 feedback_buttons when on (feedback is kept) */
+  feedback?: boolean;
 }
 
 /** What placing a placeholder needs: the workspace's client and the delivery rows. */
@@ -158,10 +160,22 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
       },
       deliver: async (answer, steps) => {
         await updating;
-        const [first, ...rest] = renderAnswerMessages(answer, { exportKey: deps.exports && exportSourceOf(answer) ? job.key : undefined });
+        const exportKey = deps.exports && exportSourceOf(answer) ? job.key : undefined;
+        // the native data blocks, unless this delivery already fell back to the classic ones
+        let options: RenderOptions = { exportKey, classic: steps.done('classic'), feedback: deps.feedback };
+        let [first, ...rest] = renderAnswerMessages(answer, options);
         if (!steps.done('answer')) {
+          const update = () => client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
           try {
-            await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
+            await update().catch(async (error) => {
+              if (slackErrorCode(error) !== 'invalid_blocks' || options.classic) throw error;
+              // a Slack without data_table / data_visualization (an older or restricted workspace): the classic blocks
+              logger.warn('slack: the native data blocks were refused (invalid_blocks); sending the answer with classic blocks');
+              await steps.record('classic');
+              options = { exportKey, classic: true };
+              [first, ...rest] = renderAnswerMessages(answer, options);
+              await update();
+            });
           } catch (error) {
             // never silence: the placeholder would say "Reading the schema…" for good; post the answer as a new reply
             logger.warn(`slack: chat.update of the answer failed (${slackErrorCode(error)}); posting it as a new reply`);
@@ -174,7 +188,8 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
           await post(m.text, m.blocks);
           await steps.record(`more:${i + 1}`);
         }
-        if (answer.kind === 'result' && answer.chart && !steps.done('chart')) {
+        // a chart drawn by Slack (data_visualization) is in the blocks; any other is uploaded as a PNG
+        if (answer.kind === 'result' && answer.chart && !chartInBlocks(answer, options) && !steps.done('chart')) {
           // the file is named for its delivery, and its upload recorded as begun before it starts: a worker that died
           // between the upload and the record left the file in the thread, where the next attempt finds it
           const filename = chartFileName(job.key);
@@ -249,11 +264,15 @@ interface HistoryMessage {
   metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
 }
 
+// A digest is posted in steps (the post, the rest, the chart) that may run in different attempts: it keeps the
+// classic blocks, so that no step depends on whether the workspace takes the native data blocks.
+const DIGEST_RENDERING: RenderOptions = { classic: true };
+
 function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoster {
   return {
     async post(to, answer, key) {
       const client = await clientOf(clients, to);
-      const [first] = renderAnswerMessages(answer);
+      const [first] = renderAnswerMessages(answer, DIGEST_RENDERING);
       const res = await slackCall(to, () =>
         client.chat.postMessage({ channel: to.channel, text: first.text, blocks: first.blocks, metadata: digestMetadata(key) }),
       );
@@ -262,7 +281,7 @@ function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoste
     },
     async postRest(to, answer, postId, done, posted) {
       const client = await clientOf(clients, to);
-      const rest = renderAnswerMessages(answer).slice(1);
+      const rest = renderAnswerMessages(answer, DIGEST_RENDERING).slice(1);
       for (let i = done; i < rest.length; i++) {
         await slackCall(to, () =>
           client.chat.postMessage({ channel: to.channel, thread_ts: postId, text: rest[i].text, blocks: rest[i].blocks }),

@@ -88,6 +88,7 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
     chartLink,
     exportLink: (token) => exportLink(publicUrl, token),
     slackRedirectUri: config.publicBaseUrl && `${config.publicBaseUrl}${SLACK_REDIRECT_PATH}`,
+    feedback: Boolean(desk.verified),
   });
   const teamsAdapter = platforms.teams?.adapter;
   const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: options.worker, outboxes: platforms.outboxes });

@@ -57,6 +57,7 @@ export async function runWorker(): Promise<void> {
     teams: config.teams && teamsCredentials(config.teams),
     chartLink: (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`,
     exportLink: (token) => exportLink(publicUrl, token),
+    feedback: Boolean(desk.verified),
   });
   const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: true, outboxes: platforms.outboxes });
   await ensureDigestQueues(jobs.queue.boss, db.write);

@@ -160,8 +160,17 @@ describe('data, user and model text stays inert in Slack', () => {
     },
   );
 
-  it("a cell with ``` cannot end the table's code block early", () => {
+  it('a table cell in a data_table is plain text, shown as written (raw_text: no mrkdwn, no mentions)', () => {
     const [m] = renderAnswerMessages(answers[0]);
+    const table = m.blocks.find((b) => b.type === 'data_table') as { rows: { type: string; text: string }[][] } | undefined;
+    expect(table).toBeDefined();
+    const cells = table!.rows.flat();
+    expect(cells.every((c) => c.type === 'raw_text' || c.type === 'raw_number')).toBe(true);
+    expect(cells.some((c) => c.text.includes('closes the block?') && c.text.includes('```'))).toBe(true);
+  });
+
+  it("a cell with ``` cannot end the table's code block early (classic blocks)", () => {
+    const [m] = renderAnswerMessages(answers[0], { classic: true });
     const code = mrkdwnTexts(m.blocks)
       .map((t) => t.text)
       .filter((t) => t.startsWith('```'));

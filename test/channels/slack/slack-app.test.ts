@@ -44,7 +44,7 @@ async function botServer(options: { withLlm?: boolean; exports?: boolean; curato
   });
   // each test's bot is a deployment of its own: the earlier ones' workers (with their own in-process thread memory) stop
   for (const j of runtimes.splice(0)) await j.stop();
-  const jobs = await testJobs(db, desk, logger, { slack: botClient(config), exports: options.exports });
+  const jobs = await testJobs(db, desk, logger, { slack: botClient(config), exports: options.exports, feedback: Boolean(verified) });
   runtimes.push(jobs);
   const exports = options.exports ? { pool: db.reader!.pool, rowLimit: 100_000, statementTimeoutMs: 10_000 } : undefined;
   const app = createSlackApp({
@@ -132,7 +132,15 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(blocksText(final)).toContain('Understood as: crimes · all of Chicago · by year');
     expect(blocksText(final)).toContain('SELECT year AS k1');
     expect(final.args.channel).toBe('C1');
-    expect(blocksText(final)).toContain('showing 10 of 25 rows');
+    // the rows in Slack's own table (sortable, ten a page), the years as numbers
+    const table = (final.args.blocks as { type: string; page_size?: number; rows?: { type: string; value?: number }[][] }[]).find(
+      (b) => b.type === 'data_table',
+    )!;
+    // the answer keeps the first 20 of the 25 years; Download CSV has them all
+    expect(table.rows!).toHaveLength(21);
+    expect(table.page_size).toBe(10);
+    expect(table.rows![1][0]).toMatchObject({ type: 'raw_number', value: 2001 });
+    expect(blocksText(final)).toContain('showing 20 of 25 rows');
     expect(String(final.args.text)).toBe('Crimes by year, all of Chicago');
     const complete = await slack.waitFor((c) => c.method === 'files.completeUploadExternal');
     expect(complete.args).toMatchObject({ channel_id: 'C1', thread_ts: ts });
@@ -167,6 +175,46 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     // one that died before the upload began uploads it, once
     await sink.deliver(delivery.answer!, { done: (step) => step === 'answer', record: async () => undefined });
     expect(slack.calls.filter((c) => c.method === 'files.getUploadURLExternal')).toHaveLength(uploads + 1);
+  });
+
+  it("a short ranking comes as Slack's own table and chart, with no PNG; a Slack that refuses them gets the classic blocks and the PNG", async () => {
+    const server = await botServer();
+    const question = 'Which 5 community areas had the most thefts in 2019?';
+    const uploadsBefore = slack.of('files.completeUploadExternal').length;
+    const native = mention(question);
+    await post(server, native.body, 'application/json');
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('data_visualization'));
+    const blocks = answer.args.blocks as {
+      type: string;
+      chart?: { type: string; series: { data: { label: string; value: number }[] }[] };
+    }[];
+    const chart = blocks.find((b) => b.type === 'data_visualization')!.chart!;
+    expect(chart.type).toBe('bar');
+    expect(chart.series[0].data).toHaveLength(5);
+    // the chart's numbers are the table's
+    const table = blocks.find((b) => b.type === 'data_table') as unknown as { rows: { value?: number; text: string }[][] };
+    expect(table.rows.slice(1).map((r) => r[1].value)).toEqual(chart.series[0].data.map((d) => d.value));
+    // no PNG for it, however long we wait for the delivery to finish
+    const key = `slack:event:${JSON.parse(native.body).event_id}`;
+    await expect.poll(async () => (await runtimes[0].deliveries.get(key))?.status, { timeout: 15_000 }).toBe('answered');
+    expect(slack.of('files.completeUploadExternal')).toHaveLength(uploadsBefore);
+
+    slack.refuseBlockTypes.add('data_table');
+    slack.refuseBlockTypes.add('data_visualization');
+    try {
+      const classic = mention(question);
+      await post(server, classic.body, 'application/json');
+      const upload = await slack.waitFor((c) => c.method === 'files.completeUploadExternal' && c.args.thread_ts === classic.ts);
+      expect(upload.args.channel_id).toBe('C1');
+      const delivered = slack
+        .of('chat.update')
+        .filter((c) => blocksText(c).includes('Which 5 community areas') || blocksText(c).includes('community area'))
+        .at(-1)!;
+      expect(blocksText(delivered)).not.toContain('data_table');
+      expect(blocksText(delivered)).toContain('```');
+    } finally {
+      slack.refuseBlockTypes.clear();
+    }
   });
 
   it('with one bot token, a signed request from another workspace is dropped, not answered there with this token', async () => {
@@ -367,6 +415,45 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
         c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === again.ts && m.ts === c.args.ts),
     );
     expect(blocksText(verifiedAnswer)).toContain('Verified answer: this question');
+  });
+
+  it("👍/👎 as Slack's feedback_buttons under an answer are recorded as the reactions are; the same click twice says it once", async () => {
+    const server = await botServer({ curators: ['U70'] });
+    const { body, ts } = mention('How many thefts were reported in 2017?', { user: 'U71' });
+    await post(server, body, 'application/json');
+    const answer = await slack.waitFor(
+      (c) =>
+        c.method === 'chat.update' &&
+        blocksText(c).includes('feedback_buttons') &&
+        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    );
+    const block = (answer.args.blocks as { type: string; elements?: { type: string; action_id: string }[] }[]).find(
+      (b) => b.type === 'context_actions',
+    )!;
+    expect(block.elements![0]).toMatchObject({ type: 'feedback_buttons', action_id: 'answer_feedback' });
+    const click = (user: string, value: string) =>
+      buttonClick({
+        user,
+        messageTs: answer.args.ts as string,
+        threadTs: ts,
+        action: { action_id: 'answer_feedback', block_id: 'fb', value },
+        type: 'feedback_buttons',
+      });
+    const down = click('U71', 'down');
+    expect((await post(server, down, 'application/x-www-form-urlencoded')).status).toBe(200);
+    const noted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U71');
+    expect(noted.args).toMatchObject({ channel: 'C1', thread_ts: ts });
+    expect(noted.args.text).toMatch(/^Thanks: noted as a wrong or unhelpful answer/);
+    await post(server, click('U71', 'down'), 'application/x-www-form-urlencoded');
+    await post(server, click('U70', 'up'), 'application/x-www-form-urlencoded');
+    const promoted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U70');
+    expect(promoted.args.text).toMatch(/is now a verified question/);
+    expect(slack.calls.filter((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U71')).toHaveLength(1);
+    const { rows } = await db.pool.query(`SELECT user_id, verdict FROM feedback WHERE user_id IN ('U70', 'U71') ORDER BY user_id`);
+    expect(rows).toEqual([
+      { user_id: 'U70', verdict: 'up' },
+      { user_id: 'U71', verdict: 'down' },
+    ]);
   });
 
   it('a suggested follow-up button asks the plan of the answer it sits under, as the clicker, even after a later question; a double click asks once', async () => {

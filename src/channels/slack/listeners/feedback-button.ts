@@ -1,0 +1,41 @@
+// 👍 / 👎 as Slack's feedback_buttons under an answer: the same feedback as
+// the reactions (reaction-added.ts), the answer known by the message the
+// buttons are on. The clicker alone is told what it did (a curator's 👍 makes
+// the question verified); a second click of the same verdict says nothing new.
+import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { describeError } from '../../../core/errors.js';
+import { isCurator } from '../../../feedback/curators.js';
+import { recordFeedback } from '../../../feedback/feedback.js';
+import type { ReactionDeps } from './reaction-added.js';
+import { clickOf } from './click.js';
+
+type FeedbackAction = { type: 'feedback_buttons'; action_id: string; value?: string };
+
+export function feedbackButton(deps: ReactionDeps) {
+  return async ({ ack, body, action, client, context }: SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const click = clickOf(body, client, context);
+    const value = (action as unknown as FeedbackAction).value;
+    if (!click || (value !== 'up' && value !== 'down')) return;
+    const { workspace } = click.origin;
+    const key = await deps.deliveries.keyOfMessage('slack', workspace, click.channel, click.messageTs);
+    if (!key) {
+      await click.say('I no longer keep that answer, so the feedback could not be recorded; ask again and rate the new one.');
+      return;
+    }
+    try {
+      const outcome = await recordFeedback(deps.pool, deps.deliveries, deps.verified, {
+        deliveryKey: key,
+        platform: 'slack',
+        workspace,
+        userId: click.userId,
+        verdict: value,
+        curator: isCurator(deps.curators, workspace, click.userId),
+      });
+      if (!outcome.repeated) await click.say(outcome.message);
+    } catch (error) {
+      deps.logger.warn(`slack: feedback on ${key}: ${describeError(error)}`);
+      await click.say('The feedback could not be recorded just now; please try again in a moment.');
+    }
+  };
+}
