@@ -10,6 +10,7 @@ import { UserError } from '../core/errors.js';
 import type { Deliveries } from '../jobs/deliveries.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
 import { answersFromData, checkSql } from '../db/sql-guard.js';
+import { isCurator } from './curators.js';
 
 export type Verdict = 'up' | 'down';
 
@@ -134,4 +135,21 @@ export async function downVotes(pool: pg.Pool, limit = 50): Promise<FeedbackRow[
     [limit],
   );
   return rows;
+}
+
+/** What keeping a chat platform's 👍/👎 needs: where feedback goes, and who the curators are. */
+export interface FeedbackKeeper {
+  pool: pg.Pool;
+  deliveries: Deliveries;
+  verified: VerifiedStore;
+  /** CURATORS: a curator's 👍 makes the question verified */
+  curators: string[];
+}
+
+/** A person's verdict on an answer from a chat platform (a reaction, a button, a card): kept, the curator rule applied. */
+export function keepVerdict(keeper: FeedbackKeeper, input: Omit<FeedbackInput, 'curator'>): Promise<FeedbackOutcome> {
+  return recordFeedback(keeper.pool, keeper.deliveries, keeper.verified, {
+    ...input,
+    curator: isCurator(keeper.curators, input.workspace, input.userId),
+  });
 }

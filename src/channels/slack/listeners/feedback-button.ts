@@ -3,9 +3,8 @@
 // buttons are on. The clicker alone is told what it did (a curator's 👍 makes
 // the question verified); a second click of the same verdict says nothing new.
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { describeError } from '../../../core/errors.js';
-import { isCurator } from '../../../feedback/curators.js';
-import { recordFeedback } from '../../../feedback/feedback.js';
+import { describeError, UserError } from '../../../core/errors.js';
+import { keepVerdict } from '../../../feedback/feedback.js';
 import type { ReactionDeps } from './reaction-added.js';
 import { clickOf } from './click.js';
 
@@ -24,16 +23,11 @@ export function feedbackButton(deps: ReactionDeps) {
       return;
     }
     try {
-      const outcome = await recordFeedback(deps.pool, deps.deliveries, deps.verified, {
-        deliveryKey: key,
-        platform: 'slack',
-        workspace,
-        userId: click.userId,
-        verdict: value,
-        curator: isCurator(deps.curators, workspace, click.userId),
-      });
+      const outcome = await keepVerdict(deps, { deliveryKey: key, platform: 'slack', workspace, userId: click.userId, verdict: value });
       if (!outcome.repeated) await click.say(outcome.message);
     } catch (error) {
+      // an answer from another workspace, or one no longer kept, is told as such; a failure is worth another try
+      if (error instanceof UserError) return void (await click.say(error.message));
       deps.logger.warn(`slack: feedback on ${key}: ${describeError(error)}`);
       await click.say('The feedback could not be recorded just now; please try again in a moment.');
     }

@@ -4,13 +4,9 @@
 // reactor is told so, and told a 👎 was noted. Reactions on anything else
 // (other messages, other emoji) are not ours to read.
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
-import type pg from 'pg';
 import type { Logger } from '../../../core/logger.js';
 import { describeError } from '../../../core/errors.js';
-import { recordFeedback, type Verdict } from '../../../feedback/feedback.js';
-import type { Deliveries } from '../../../jobs/deliveries.js';
-import type { VerifiedStore } from '../../../knowledge/verified-store.js';
-import { isCurator } from '../../../feedback/curators.js';
+import { keepVerdict, type FeedbackKeeper, type Verdict } from '../../../feedback/feedback.js';
 import { originOf } from '../thread-reply.js';
 
 /** Slack's names of the thumbs (with their skin tones, "+1::skin-tone-3"). */
@@ -21,11 +17,7 @@ function verdictOf(reaction: string): Verdict | undefined {
   return undefined;
 }
 
-export interface ReactionDeps {
-  pool: pg.Pool;
-  deliveries: Deliveries;
-  verified: VerifiedStore;
-  curators: string[];
+export interface ReactionDeps extends FeedbackKeeper {
   logger: Logger;
 }
 
@@ -37,14 +29,7 @@ export function reactionAdded(deps: ReactionDeps) {
     const key = await deps.deliveries.keyOfMessage('slack', workspace, event.item.channel, event.item.ts);
     if (!key) return;
     try {
-      const outcome = await recordFeedback(deps.pool, deps.deliveries, deps.verified, {
-        deliveryKey: key,
-        platform: 'slack',
-        workspace,
-        userId: event.user,
-        verdict,
-        curator: isCurator(deps.curators, workspace, event.user),
-      });
+      const outcome = await keepVerdict(deps, { deliveryKey: key, platform: 'slack', workspace, userId: event.user, verdict });
       // a retried event (or the same thumb again) says nothing twice
       if (!outcome.repeated && (outcome.promoted || verdict === 'down'))
         await client.chat.postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message });

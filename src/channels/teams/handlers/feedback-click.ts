@@ -1,8 +1,7 @@
 // 👍/👎 on an answer card: kept; a curator's 👍 makes the question verified
 // (in this tenant only). Only a card of this conversation counts.
 import { UserError } from '../../../core/errors.js';
-import { isCurator } from '../../../feedback/curators.js';
-import { recordFeedback } from '../../../feedback/feedback.js';
+import { keepVerdict } from '../../../feedback/feedback.js';
 import type { TeamsBotDeps, TeamsTurn } from './turn.js';
 
 export async function feedbackClick(deps: TeamsBotDeps, { context, value, userId, workspace }: TeamsTurn): Promise<void> {
@@ -21,14 +20,8 @@ export async function feedbackClick(deps: TeamsBotDeps, { context, value, userId
     return;
   }
   try {
-    const outcome = await recordFeedback(deps.pool, deps.deliveries, feedback.verified, {
-      deliveryKey: key,
-      platform: 'teams',
-      workspace,
-      userId,
-      verdict,
-      curator: isCurator(feedback.curators, workspace, userId),
-    });
+    const keeper = { pool: deps.pool, deliveries: deps.deliveries, ...feedback };
+    const outcome = await keepVerdict(keeper, { deliveryKey: key, platform: 'teams', workspace, userId, verdict });
     await context.sendActivity(outcome.message);
   } catch (error) {
     await context.sendActivity(error instanceof UserError ? error.message : 'The feedback could not be kept this time; please try again.');
