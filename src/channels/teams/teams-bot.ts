@@ -6,11 +6,12 @@
 // response at once; a worker answers through the stored conversation
 // reference (teams-outbox.ts). A tenant not on TEAMS_ALLOWED_TENANTS gets one
 // sentence and nothing else.
-import { TeamsActivityHandler, TurnContext } from 'botbuilder';
+import { TeamsActivityHandler, TurnContext, type InvokeResponse } from 'botbuilder';
 import { workspaceAllowed } from '../inbox.js';
 import { saveConversationReference } from './conversation-store.js';
 import { clarifyClick } from './handlers/clarify-click.js';
 import { feedbackClick } from './handlers/feedback-click.js';
+import { feedbackLoop, isFeedbackLoop } from './handlers/feedback-loop.js';
 import { followUpClick } from './handlers/follow-up-click.js';
 import { question } from './handlers/question.js';
 import { turnOf, type TeamsBotDeps } from './handlers/turn.js';
@@ -28,6 +29,14 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
       await this.remember(context);
       await next();
     });
+  }
+
+  /** Teams' feedback loop (👍/👎 under an answer) arrives as an invoke; every other invoke goes to botbuilder's. */
+  protected override async onInvokeActivity(context: TurnContext): Promise<InvokeResponse> {
+    if (!isFeedbackLoop(context.activity.name, context.activity.value)) return super.onInvokeActivity(context);
+    const turn = turnOf(context);
+    if (!workspaceAllowed(this.deps.gate, turn.workspace).go) return { status: 403 };
+    return feedbackLoop(this.deps, turn);
   }
 
   private async remember(context: TurnContext): Promise<void> {

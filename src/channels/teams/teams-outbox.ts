@@ -70,6 +70,14 @@ export async function teamsPlaceholder(
   return winner;
 }
 
+/**
+ * What marks a bot's answer in Teams: the feedback loop (Teams draws 👍/👎 under it and sends the verdict as a
+ * message/submitAction invoke, see handlers/feedback-loop.ts). The "AI generated" label is an entity whose fields
+ * (additionalType, @type) botbuilder's connector serializer drops (its Entity model knows type, text and
+ * mentioned only), so it is not sent: a label that never arrives would only pretend.
+ */
+const ANSWER_MARKS = { channelData: { feedbackLoopEnabled: true } };
+
 export function teamsOutbox(deps: TeamsOutboxDeps): JobOutbox {
   return { replies: teamsReplies(deps), posts: teamsPosts(deps) };
 }
@@ -94,8 +102,10 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
       deliver: async (answer, steps) => {
         await updating;
         if (steps.done('answer')) return;
-        // the card's links: its delivery for 👍/👎, and its rows as CSV when there is a table and a public address
-        const extras: CardExtras = { feedbackKey: job.key };
+        // Teams' own 👍/👎 (the feedback loop) where Teams draws it; the Emulator has none, so there the card has buttons.
+        // The card links its rows as CSV when there is a table and a public address.
+        const loop = reference.channelId === 'msteams';
+        const extras: CardExtras = loop ? {} : { feedbackKey: job.key };
         if (deps.exportLink && exportSourceOf(answer)) extras.exportUrl = deps.exportLink(await deps.deliveries.exportToken(job.key));
         let chart;
         try {
@@ -107,6 +117,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
           type: ActivityTypes.Message,
           text: answerSummary(answer),
           attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, extras))],
+          ...(loop ? ANSWER_MARKS : {}),
         };
         await inConversation(async (context) => {
           if (canUpdate) id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);

@@ -237,21 +237,39 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     );
   });
 
-  it('👍 on an answer card from a curator makes the question verified; the same words then get a card marked verified', async () => {
+  it("Teams' own 👍/👎 under an answer (the feedback loop): kept, a curator's 👍 verifies, nothing posted", async () => {
     const server = await botServer({ curators: ['aad-ada'] });
     const m = channelMessage('Which blocks had the most deceptive practice cases?');
     await post(server, m.activity);
-    const card = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('"datadesk":"feedback"'));
-    const up = (cardOf(card).content as { actions: { title: string; data: Record<string, string> }[] }).actions.find(
-      (a) => a.title === '👍',
-    )!;
-    await post(server, { ...m.activity, id: `${m.id}7`, text: undefined, entities: [], value: up.data });
-    const thanks = await connector.waitFor(
-      (c) => c.conversationId === m.conversationId && String(c.activity.text ?? '').startsWith('Thanks:'),
-    );
-    expect(thanks.activity.text).toMatch(
-      /^Thanks: "Which blocks had the most deceptive practices\?" is now a verified question .*asked in any words that mean the same/,
-    );
+    const answer = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('deceptive'));
+    expect(answer.activity.channelData).toMatchObject({ feedbackLoopEnabled: true });
+    // no 👍/👎 of our own on the card: Teams draws them
+    expect(cardText(answer)).not.toContain('"datadesk":"feedback"');
+    const answerId = answer.activityId ?? (answer.activity.id as string);
+    expect(answerId).toBeTruthy();
+    const invoke = (user: { id: string; aadObjectId: string }, reaction: string) => ({
+      ...m.activity,
+      type: 'invoke',
+      name: 'message/submitAction',
+      id: `${m.id}${reaction}${user.aadObjectId}`,
+      from: { ...user, name: 'x' },
+      text: undefined,
+      entities: [],
+      replyToId: answerId,
+      value: { actionName: 'feedback', actionValue: { reaction, feedback: '{"feedbackText":"the numbers look off"}' } },
+    });
+    const callsBefore = connector.calls.length;
+    const down = await post(server, invoke({ id: '29:user-bob', aadObjectId: 'aad-bob' }, 'dislike'));
+    expect(down.status).toBe(200);
+    const up = await post(server, invoke({ id: '29:user-ada', aadObjectId: 'aad-ada' }, 'like'));
+    expect(up.status).toBe(200);
+    const { rows } = await db.pool.query(`SELECT user_id, verdict FROM feedback WHERE user_id IN ('aad-ada', 'aad-bob') ORDER BY user_id`);
+    expect(rows).toEqual([
+      { user_id: 'aad-ada', verdict: 'up' },
+      { user_id: 'aad-bob', verdict: 'down' },
+    ]);
+    // nothing was said in the channel about it
+    expect(connector.calls.slice(callsBefore).filter((c) => c.conversationId === m.conversationId)).toEqual([]);
     const again = channelMessage('which blocks had the most DECEPTIVE PRACTICE cases');
     await post(server, again.activity);
     const verifiedCard = await connector.waitFor(
