@@ -187,6 +187,47 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.close();
   });
 
+  it('in the dark theme on a phone: dark page, every control at least 44 px, the threads opened and switched by keyboard alone', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+    await page.goto(server.url);
+    for (const [i, q] of ['How many thefts were reported in 2019?', 'How many crimes were reported each year?'].entries()) {
+      if (i > 0) {
+        // on a phone, + New thread is in the drawer
+        await page.click('#threads-toggle');
+        await page.click('#new-thread');
+      }
+      await page.fill('#question', q);
+      await page.press('#question', 'Enter');
+      await page.waitForSelector(`.msg.bot .headline`);
+    }
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(26, 29, 33)');
+    expect(await page.evaluate(() => getComputedStyle(document.body).color)).toBe('rgb(232, 232, 232)');
+    // every visible control a finger can hit
+    const small = await page.$$eval('button, summary, input, a.export', (els) =>
+      els
+        .filter((e) => (e as HTMLElement).offsetParent)
+        .map((e) => ({ what: `${e.tagName} ${(e.textContent ?? '').trim().slice(0, 20)}`, ...e.getBoundingClientRect().toJSON() }))
+        .filter((r) => r.width < 44 || r.height < 44)
+        .map((r) => r.what),
+    );
+    expect(small).toEqual([]);
+    // the drawer and the threads by keyboard: focus the toggle, Enter opens it, Tab reaches the threads, Enter switches
+    await page.focus('#threads-toggle');
+    await page.keyboard.press('Enter');
+    expect(await page.getAttribute('#threads-toggle', 'aria-expanded')).toBe('true');
+    const titles = await page.$$eval('#threads button', (bs) => bs.map((b) => b.textContent));
+    expect(titles).toHaveLength(2);
+    await page.keyboard.press('Tab'); // + New thread
+    await page.keyboard.press('Tab'); // the first thread
+    await page.keyboard.press('Tab'); // the second
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(titles[1]);
+    await page.keyboard.press('Enter');
+    expect(await page.getAttribute('#threads li:nth-child(2) button', 'aria-current')).toBe('true');
+    expect(await page.textContent('.msg.user')).toBe(`You${titles[1]}`);
+    await page.screenshot({ path: 'test-results/playground-390-dark.png', fullPage: true }).catch(() => undefined);
+    await page.close();
+  });
+
   it('a suggested follow-up, clicked, is asked in the thread and answered under it', async () => {
     const page = await browser.newPage();
     await page.goto(server.url);

@@ -36,11 +36,18 @@
     document.body.classList.remove('threads-open');
     current = threads.find((t) => t.id === id);
     const list = $('#threads');
+    // each thread a button: reached with Tab, opened with Enter or Space, the open one marked for screen readers
     list.replaceChildren(...threads.map((t) => {
-      const li = el('li', t.id === id ? 'active' : '', t.title);
-      li.onclick = () => select(t.id);
+      const li = el('li', t.id === id ? 'active' : '');
+      const b = el('button', '', t.title);
+      b.type = 'button';
+      b.title = t.title;
+      if (t.id === id) b.setAttribute('aria-current', 'true');
+      b.onclick = () => select(t.id);
+      li.append(b);
       return li;
     }));
+    $('#threads-toggle').setAttribute('aria-expanded', 'false');
     const box = $('#messages');
     box.replaceChildren();
     for (const m of current.messages) box.append(m.role === 'user' ? userBubble(m.text) : botBubble(m.payload));
@@ -290,7 +297,10 @@
     .catch(() => undefined);
   $('#cancel').onclick = () => busy && busy.abort();
   $('#new-thread').onclick = () => !busy && newThread();
-  $('#threads-toggle').onclick = () => document.body.classList.toggle('threads-open');
+  $('#threads-toggle').onclick = () => {
+    const open = document.body.classList.toggle('threads-open');
+    $('#threads-toggle').setAttribute('aria-expanded', String(open));
+  };
   if (threads.length) select(threads[0].id);
   else newThread();
 })();
