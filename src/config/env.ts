@@ -25,6 +25,8 @@ export const SLACK_BOT_SCOPES = [
   'im:history',
   'mpim:history',
   'reactions:read',
+  // the agent view: suggested prompts, the status line and the thread title
+  'assistant:write',
 ];
 
 const optionalString = z

@@ -302,6 +302,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           }
         case 'views.publish':
           return reply({ view: { id: 'V1' } });
+        // the agent view's thread utilities (recorded in calls like every method)
+        case 'assistant.threads.setSuggestedPrompts':
+        case 'assistant.threads.setStatus':
+        case 'assistant.threads.setTitle':
+          return reply({});
         default:
           return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'unknown_method' }));
       }

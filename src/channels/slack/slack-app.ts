@@ -47,6 +47,7 @@ import { exportCsv } from './listeners/export-csv.js';
 import { followUp } from './listeners/follow-up.js';
 import { reactionAdded } from './listeners/reaction-added.js';
 import { feedbackButton } from './listeners/feedback-button.js';
+import { agentView } from './listeners/agent-view.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
 import { EXPORT_ACTION, FEEDBACK_ACTION } from './render-blocks.js';
 import type { ExportSettings } from '../../export/csv-export.js';
@@ -64,6 +65,9 @@ export const SLACK_BOT_EVENTS = [
   'reaction_added',
   'app_uninstalled',
   'tokens_revoked',
+  // the agent view (listeners/agent-view.ts)
+  'assistant_thread_started',
+  'assistant_thread_context_changed',
 ] as const;
 /** Slash commands the app answers; any other is acknowledged with a pointer to these. */
 export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
@@ -259,6 +263,8 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     // the workspaces are those that installed the app (or the token's own)
     allowedWorkspaces: [],
   };
+  // the agent view's threads first: its middleware takes their messages, and passes every other on
+  app.assistant(agentView(replyDeps, gate));
   app.event('app_mention' satisfies (typeof SLACK_BOT_EVENTS)[number], appMention(replyDeps, gate));
   app.message(directMessage(replyDeps, gate)); // message.im
   if (deps.feedback) {

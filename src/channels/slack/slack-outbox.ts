@@ -33,6 +33,7 @@ import type { JobOutbox } from '../../jobs/answer-worker.js';
 import { chartInBlocks, renderAnswerMessages, type RenderOptions } from './render-blocks.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';
+import { threadTitle } from './slack-text.js';
 
 export const WORKING = ':hourglass_flowing_sand: Working on it…';
 
@@ -62,6 +63,8 @@ const slackReplyTarget = z.object({
   userId: z.string().optional(),
   workspace: z.string().optional(),
   enterprise: z.string().optional(),
+  /** a thread of the agent view (listeners/agent-view.ts): titled with the resolved question once answered */
+  agentView: z.boolean().optional(),
 });
 export type SlackReplyTarget = z.infer<typeof slackReplyTarget>;
 
@@ -137,7 +140,7 @@ export function slackOutbox(deps: SlackOutboxDeps): JobOutbox {
 
 function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
   return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
-    const { channel, threadTs, workspace, enterprise } = slackReplyTarget.parse(job.reply);
+    const { channel, threadTs, workspace, enterprise, agentView } = slackReplyTarget.parse(job.reply);
     const { logger } = deps;
     const client = await deps.clients.forWorkspace(workspace, enterprise);
     const placing = { client, deliveries: deps.deliveries, logger };
@@ -182,6 +185,14 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
             await post(first.text, first.blocks);
           }
           await steps.record('answer');
+        }
+        // an agent-view thread is titled with what was answered: the resolved question, not the fragment typed
+        const resolved = answer.kind === 'result' ? answer.resolved?.question : undefined;
+        if (agentView && resolved && !steps.done('title')) {
+          await client.assistant.threads
+            .setTitle({ channel_id: channel, thread_ts: threadTs, title: threadTitle(resolved) })
+            .catch((error) => logger.debug(`slack: the thread title of ${job.key} was not set (${slackErrorCode(error)})`));
+          await steps.record('title');
         }
         for (const [i, m] of rest.entries()) {
           if (steps.done(`more:${i + 1}`)) continue;

@@ -20,3 +20,6 @@ export function fromSlackText(text: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/** An agent-view thread's title: the question, cut to what Slack shows. */
+export const threadTitle = (text: string) => (text.length <= 100 ? text : `${text.slice(0, 99)}…`);

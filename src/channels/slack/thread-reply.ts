@@ -39,6 +39,8 @@ export interface ThreadTarget extends SlackOrigin {
   channel: string;
   threadTs: string;
   userId?: string;
+  /** a thread of the agent view: the worker titles it with the resolved question */
+  agentView?: boolean;
 }
 
 /** What a placeholder says while its question waits. */
@@ -62,8 +64,16 @@ export async function enqueueInThread(
   message: InboundMessage,
   action: AnswerJob['action'] = { type: 'answer' },
 ): Promise<boolean> {
-  const { client, channel, threadTs, userId, workspace, enterprise } = target;
-  const reply: SlackReplyTarget = { platform: 'slack', channel, threadTs, userId, workspace, enterprise };
+  const { client, channel, threadTs, userId, workspace, enterprise, agentView } = target;
+  const reply: SlackReplyTarget = {
+    platform: 'slack',
+    channel,
+    threadTs,
+    userId,
+    workspace,
+    enterprise,
+    ...(agentView ? { agentView } : {}),
+  };
   const queued = await deps.queue.enqueue({ key, message, action, reply });
   if (!queued) {
     deps.logger.debug(`slack: ${key} was delivered before; not answered twice`);

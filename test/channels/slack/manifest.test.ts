@@ -38,6 +38,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   // uploadV2 is files.getUploadURLExternal + files.completeUploadExternal
   'files.uploadV2': ['files:write'],
   'views.publish': [],
+  // the agent view: the thread titled with the resolved question (its status and prompts go through Bolt's Assistant)
+  'assistant.threads.setTitle': ['assistant:write'],
   // the bot reads its own messages back in channels, private channels, DMs and group DMs
   'conversations.history': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
@@ -51,6 +53,9 @@ const EVENT_SCOPES: Record<string, string[]> = {
   // the app's own lifecycle: sent to every app, no scope
   app_uninstalled: [],
   tokens_revoked: [],
+  // the agent view
+  assistant_thread_started: ['assistant:write'],
+  assistant_thread_context_changed: ['assistant:write'],
 };
 
 /** Every .ts file under a folder. */
@@ -63,8 +68,8 @@ const sources = (dir: string): string[] =>
 function webApiCalls(): Map<string, string[]> {
   const calls = new Map<string, string[]>();
   for (const file of [...sources('src/channels/slack'), ...sources('src/digest'), ...sources('src/jobs')]) {
-    for (const m of readFileSync(path.join(root, file), 'utf8').matchAll(/\bclient\.([a-z]+)\.([a-zA-Z0-9]+)\(/g)) {
-      const method = `${m[1]}.${m[2]}`;
+    for (const m of readFileSync(path.join(root, file), 'utf8').matchAll(/\bclient\.([a-z]+)\.([a-zA-Z0-9]+)(?:\.([a-zA-Z0-9]+))?\s*\(/g)) {
+      const method = [m[1], m[2], m[3]].filter(Boolean).join('.');
       calls.set(method, [...(calls.get(method) ?? []), file]);
     }
   }
@@ -77,10 +82,12 @@ function registered(): { events: string[]; commands: string[]; other: string[] }
   const events: string[] = [];
   const commands: string[] = [];
   const other: string[] = [];
-  for (const m of code.matchAll(/\bapp\.(event|message|command|action|view|shortcut|options|function)\(\s*([^,)]*)/g)) {
+  for (const m of code.matchAll(/\bapp\.(event|message|command|action|view|shortcut|options|function|assistant)\(\s*([^,)]*)/g)) {
     const [, kind, first] = m;
     const literal = /^'([^']+)'/.exec(first)?.[1];
-    if (kind === 'event' && literal) events.push(literal);
+    // Bolt's Assistant listens for a thread opened, its context changed, and the messages in it (message.im)
+    if (kind === 'assistant') events.push('assistant_thread_started', 'assistant_thread_context_changed');
+    else if (kind === 'event' && literal) events.push(literal);
     else if (kind === 'message') events.push('message.im');
     else if (kind === 'command' && literal) commands.push(literal);
     else if (kind === 'command' && /RegExp\(`\^\(\?!/.test(first))

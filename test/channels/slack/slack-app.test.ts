@@ -217,6 +217,53 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     }
   });
 
+  it('the agent view: a new thread offers verified questions; a question in it gets a status, a title, and the answer in the thread', async () => {
+    const server = await botServer();
+    const envelope = (event: Record<string, unknown>, id: string) =>
+      JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: id, event_time: 1, event });
+    const threadTs = '1800000900.000100';
+    const started = envelope(
+      {
+        type: 'assistant_thread_started',
+        assistant_thread: { user_id: 'U90', context: {}, channel_id: 'D90', thread_ts: threadTs },
+        event_ts: threadTs,
+      },
+      'EvAgentStart',
+    );
+    expect((await post(server, started, 'application/json')).status).toBe(200);
+    const prompts = await slack.waitFor((c) => c.method === 'assistant.threads.setSuggestedPrompts');
+    const offered = JSON.parse(String(prompts.args.prompts)) as { title: string; message: string }[];
+    expect(offered.length).toBeLessThanOrEqual(4);
+    expect(offered.map((p) => p.message)).toContain('Which community areas had the most burglaries in 2020?');
+    expect(offered.at(-1)!.message).toMatch(/^\/backtest 600519/);
+
+    const asked = envelope(
+      {
+        type: 'message',
+        channel: 'D90',
+        channel_type: 'im',
+        user: 'U90',
+        text: 'how many thefts in 2019',
+        ts: '1800000901.000100',
+        thread_ts: threadTs,
+        event_ts: '1800000901.000100',
+      },
+      'EvAgentAsk',
+    );
+    expect((await post(server, asked, 'application/json')).status).toBe(200);
+    const status = await slack.waitFor((c) => c.method === 'assistant.threads.setStatus' && c.args.thread_ts === threadTs);
+    expect(status.args.status).toBe('is looking into it…');
+    expect(JSON.parse(String(status.args.loading_messages)).length).toBeGreaterThan(1);
+    const typed = await slack.waitFor((c) => c.method === 'assistant.threads.setTitle' && c.args.title === 'how many thefts in 2019');
+    expect(typed.args).toMatchObject({ channel_id: 'D90', thread_ts: threadTs });
+    const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'D90' && blocksText(c).includes('2019'));
+    expect(blocksText(answer)).toContain('data_table');
+    // once answered, the thread is titled with what was answered
+    const resolved = await slack.waitFor((c) => c.method === 'assistant.threads.setTitle' && c.args.title !== 'how many thefts in 2019');
+    expect(resolved.args.title).toMatch(/thefts/i);
+    expect(resolved.args.title).toMatch(/2019/);
+  });
+
   it('with one bot token, a signed request from another workspace is dropped, not answered there with this token', async () => {
     const server = await botServer();
     const { body, ts } = mention('How many crimes were reported in 2019?', { eventId: 'EvOtherTeam' });
