@@ -28,6 +28,8 @@ export interface Candidate {
   sellRules: string[];
   simulation: SimulationResult;
   kpis: Kpis;
+  /** round trips of the run: known with the KPIs, without making the run's trades (a whole market's are made lazily) */
+  roundTrips: number;
 }
 
 export interface SpecResult {
@@ -218,6 +220,7 @@ function runOne(spec: StrategySpec, tickers: TickerBars[], plan: CandidatePlan):
     values: plan.values,
     simulation,
     kpis: computeKpis(simulation),
+    roundTrips: simulation.trades.length,
     ...candidateRules(spec, strategy, plan.values),
   };
 }

@@ -133,6 +133,7 @@ export async function runSpecThreaded(spec: StrategySpec, tickers: TickerBars[])
         strategy,
         values: plan.values,
         kpis: kpisAt(out, j),
+        roundTrips: out.trades[j],
         buyRules: r.buyRules,
         sellRules: r.sellRules,
       } as Candidate;

@@ -182,6 +182,21 @@ export class Deliveries {
     await this.pool.query('UPDATE deliveries SET steps = array_append(steps, $2) WHERE key = $1 AND NOT ($2 = ANY(steps))', [key, step]);
   }
 
+  /**
+   * Claims an export of this answer for this person: false when they asked for one in the last `withinS`
+   * seconds (a double click, or Slack's retry of it), in any process. One UPDATE: the row lock makes two
+   * claims at once one claim.
+   */
+  async claimExport(key: string, user: string, withinS = 30): Promise<boolean> {
+    const now = Math.floor(Date.now() / 1000);
+    const { rowCount } = await this.pool.query(
+      `UPDATE deliveries SET steps = array_append(steps, $2) WHERE key = $1 AND NOT EXISTS (
+         SELECT 1 FROM unnest(steps) s WHERE s LIKE $3 AND split_part(s, ':', 3)::bigint > $4)`,
+      [key, `export:${user.replace(/:/g, '_')}:${now}`, `export:${user.replace(/:/g, '_')}:%`, now - withinS],
+    );
+    return rowCount === 1;
+  }
+
   async finish(key: string, status: 'answered' | 'failed'): Promise<void> {
     await this.pool.query('UPDATE deliveries SET status = $2, finished_at = now() WHERE key = $1', [key, status]);
   }

@@ -8,6 +8,7 @@ import { runSpec, type SpecResult } from '../../src/backtest/run-spec.js';
 import { FULL_RUNS, runSpecThreaded } from '../../src/backtest/run-threaded.js';
 import { parseRuleSyntax } from '../../src/backtest/rule-syntax.js';
 import { destroyWorkerPool } from '../../src/backtest/threads/pool.js';
+import { kpiTable } from '../../src/agents/backtest/narrate.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { loadStocks } from '../helpers/stock-data.js';
 
@@ -41,6 +42,7 @@ function plain(r: SpecResult) {
       code: c.ticker.code,
       dates: c.ticker.dates,
       kpis: c.kpis,
+      roundTrips: c.roundTrips,
       values: c.values,
       buyRules: c.buyRules,
       sellRules: c.sellRules,
@@ -65,6 +67,11 @@ describe('the engine on worker threads', () => {
     const b = bits(inThread);
     expect(a.every((v, i) => Object.is(v, b[i]))).toBe(true);
     expect(threaded.candidates.some((c) => c.simulation.trades.length > 0)).toBe(true);
+    // the ranking table keeps every ticker (Download CSV gives them all), the trades counted without making the runs
+    const table = kpiTable(threaded);
+    expect(table.rows).toHaveLength(data.tickers.length);
+    expect(table.rowCount).toBe(data.tickers.length);
+    expect(table.rows.map((r) => r.at(-1))).toEqual(threaded.ranking.map((i) => inThread.candidates[i].simulation.trades.length));
   });
 
   it('with costs: china, a whole-market scan and a cloned-bars run on the threads equal runSpec, and cost more than the protocol', async () => {

@@ -162,14 +162,25 @@ export function unevenWindows(tickers: readonly Candidate['ticker'][]): string {
   );
 }
 
+/**
+ * Candidates the ranking table keeps: every one of a whole market (5,401 tickers) and of the largest sweep, so
+ * that Download CSV has them all; each channel shows the first few.
+ */
+const RANKING_ROWS = 10_000;
+
 export function kpiTable(result: SpecResult): AnswerTable {
-  // only the rows shown: a whole market has 5,000+ candidates
-  const rows: Cell[][] = result.ranking.slice(0, 50).map((i) => {
+  // from the KPIs and round-trip counts alone: a whole market's runs beyond the shown ones are never made for this
+  const rows: Cell[][] = result.ranking.slice(0, RANKING_ROWS).map((i) => {
     const c = result.candidates[i];
-    return [c.label, ...KPI_NAMES.map((k) => fmtKpi(k, c.kpis[k])), c.simulation.trades.length];
+    return [c.label, ...KPI_NAMES.map((k) => fmtKpi(k, c.kpis[k])), c.roundTrips];
   });
   const count = result.ranking.length;
-  return { columns: ['Candidate', ...KPI_NAMES.map((k) => KPI_LABELS[k]), 'Trades'], rows, rowCount: count, truncated: count > 50 };
+  return {
+    columns: ['Candidate', ...KPI_NAMES.map((k) => KPI_LABELS[k]), 'Trades'],
+    rows,
+    rowCount: count,
+    truncated: count > rows.length,
+  };
 }
 
 /** The KPIs of one run with the costs and without them (the protocol's), side by side, and the round trips of each. */

@@ -273,7 +273,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
       reactionAdded({ pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback }),
     );
   }
-  app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool));
+  app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool, deps.logger));
   const removal = appUninstalled({ pool: deps.writePool, store: installer?.store, logger: deps.logger });
   app.event('app_uninstalled' satisfies (typeof SLACK_BOT_EVENTS)[number], removal.uninstalled);
   app.event('tokens_revoked' satisfies (typeof SLACK_BOT_EVENTS)[number], removal.tokensRevoked);

@@ -12,7 +12,7 @@ import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { InboundMessage } from '../../agents/desk.js';
 import { loadConfigFromProcess } from '../../config/load.js';
-import type { Answer } from '../../core/answer.js';
+import type { Answer, AnswerTable } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
 import { packageRoot } from '../../core/paths.js';
 import { RateLimiter } from '../../core/rate-limit.js';
@@ -124,6 +124,21 @@ export interface PlaygroundDeps {
   access?: PlaygroundAccess;
 }
 
+/** Rows of a table the page gets: it shows the first 10, and the browser keeps every thread (localStorage, a few MB). */
+const PAGE_ROWS = 100;
+
+/** The answer with its tables cut to what the page can show (rowCount stays: Download CSV has every row). */
+function shortened(answer: Answer): Answer {
+  if (answer.kind !== 'result') return answer;
+  const cut = (t: AnswerTable): AnswerTable =>
+    t.rows.length <= PAGE_ROWS ? t : { ...t, rows: t.rows.slice(0, PAGE_ROWS), truncated: true };
+  return {
+    ...answer,
+    ...(answer.table ? { table: cut(answer.table) } : {}),
+    extraTables: answer.extraTables.map((e) => ({ ...e, table: cut(e.table) })),
+  };
+}
+
 /** The route, and whether it serves anything (off on a non-loopback HOST without a token). */
 export type PlaygroundRoute = Route & { enabled: boolean };
 
@@ -137,7 +152,8 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   const clicks = new RateLimiter(access.perMinute * 6);
 
   /** The answer as sent to the page: the Answer, the URL of its chart image, and where to download its rows as CSV. */
-  const forPage = async (answer: Answer, key: string | undefined) => {
+  const forPage = async (kept: Answer, key: string | undefined) => {
+    const answer = shortened(kept);
     const exportUrl = key && deps.exports && exportSourceOf(answer) ? `/api/export/${key.split(':').slice(1).join('/')}.csv` : null;
     const exportLimit = exportUrl ? deps.exports!.rowLimit : null;
     // the answer's id in this thread: what feedback names

@@ -275,7 +275,9 @@ const messageOf = (call: { args: Record<string, unknown> }) => ({ text: call.arg
 describe('everything else the bot posts', () => {
   it('the App Home view', async () => {
     const { sent, args } = fakeArgs({ event: { type: 'app_home_opened', user: 'U1', tab: 'home', channel: 'D1' } });
-    await appHome(db.pool)(args as never);
+    // the listener returns before the view is published (Slack's ack waits for nothing); the view follows
+    await appHome(db.pool, createMemoryLogger())(args as never);
+    await expect.poll(() => sent.some((s) => s.method === 'views.publish')).toBe(true);
     const view = sent.find((s) => s.method === 'views.publish')!.args.view as { type: string; blocks: unknown[] };
     expect(viewProblems(view)).toEqual([]);
   });

@@ -397,12 +397,22 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(elsewhere.status).toBe(200);
     const refused = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.channel === 'C-other');
     expect(refused.args.text).toMatch(/^This answer can no longer be exported/);
-    const res = await post(server, click('C1'), 'application/x-www-form-urlencoded');
-    expect(res.status).toBe(200);
+    // a double click: two clicks at once make one file, and the second click is told why
+    const [res, twice] = await Promise.all([
+      post(server, click('C1'), 'application/x-www-form-urlencoded'),
+      post(server, click('C1'), 'application/x-www-form-urlencoded'),
+    ]);
+    expect([res.status, twice.status]).toEqual([200, 200]);
     expect(res.ms).toBeLessThan(2_500);
     const done = await slack.waitFor(
       (c) => c.method === 'files.completeUploadExternal' && c.args.thread_ts === ts && Boolean(c.args.initial_comment),
     );
+    const told = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.channel === 'C1' && c.args.user === 'U31');
+    expect(told.args.text).toBe('That CSV is on its way: it was asked for a moment ago.');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(
+      slack.calls.filter((c) => c.method === 'files.completeUploadExternal' && c.args.thread_ts === ts && c.args.initial_comment),
+    ).toHaveLength(1);
     expect(String(done.args.initial_comment)).toMatch(/^<@U31> the rows of this answer as CSV/);
     const fileId = (done.args.files as { id: string }[])[0].id;
     const csv = fileOf(slack.uploads.find((u) => u.fileId === fileId)!.bytes)

@@ -4,13 +4,23 @@ import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type pg from 'pg';
 import { dataFreshness } from '../../../db/freshness.js';
 import { escapeMrkdwn } from '../render-blocks.js';
+import type { Logger } from '../../../core/logger.js';
+import { describeError } from '../../../core/errors.js';
 
-export function appHome(pool: pg.Pool) {
+export function appHome(pool: pg.Pool, logger: Logger) {
   return async ({ event, client }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
     if (event.tab !== 'home') return;
+    // published after Slack has its acknowledgement: nothing here is worth a retry, and a slow Slack API (or
+    // database) would otherwise hold the ack for seconds
+    void publish(client, event.user).catch((error) =>
+      logger.warn(`slack: the App Home of ${event.user} was not published: ${describeError(error)}`),
+    );
+  };
+
+  async function publish(client: AllMiddlewareArgs['client'], user: string): Promise<void> {
     const f = await dataFreshness(pool);
     await client.views.publish({
-      user_id: event.user,
+      user_id: user,
       view: {
         type: 'home',
         blocks: [
@@ -29,5 +39,5 @@ export function appHome(pool: pg.Pool) {
         ],
       },
     });
-  };
+  }
 }

@@ -37,6 +37,11 @@ export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSetting
         await say('This answer can no longer be exported (answers are kept for 3 days). Ask the question again.');
         return;
       }
+      // a double click (or Slack's retry of the click) makes one file
+      if (!(await deps.deliveries.claimExport(row.key, body.user.id))) {
+        await say('That CSV is on its way: it was asked for a moment ago.');
+        return;
+      }
       const headline = row.answer.kind === 'result' ? row.answer.headline : 'answer';
       const name =
         headline

@@ -30,9 +30,12 @@ export function reactionAdded(deps: ReactionDeps) {
     if (!key) return;
     try {
       const outcome = await keepVerdict(deps, { deliveryKey: key, platform: 'slack', workspace, userId: event.user, verdict });
-      // a retried event (or the same thumb again) says nothing twice
+      // a retried event (or the same thumb again) says nothing twice. The verdict is stored before Slack gets its
+      // acknowledgement; the note to the reactor is not waited for (a slow Slack API would hold the ack for seconds)
       if (!outcome.repeated && (outcome.promoted || verdict === 'down'))
-        await client.chat.postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message });
+        void client.chat
+          .postEphemeral({ channel: event.item.channel, user: event.user, text: outcome.message })
+          .catch((error) => deps.logger.warn(`slack: the feedback note on ${key} could not be posted: ${describeError(error)}`));
     } catch (error) {
       deps.logger.warn(`slack: feedback on ${key}: ${describeError(error)}`);
     }
