@@ -8,6 +8,7 @@
 import type { Answer, AnswerTable, Cell } from '../../core/answer.js';
 import { narrationAfterHeadline, rowsShown } from '../../core/answer.js';
 import { cellText } from '../text-table.js';
+import { teamsChartElement } from './card-chart.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartSpec } from '../../core/answer.js';
 
@@ -118,7 +119,11 @@ function buildCard(answer: Answer, chart: ChartImage | undefined, extras: CardEx
         body.push(text(extra.title, { weight: 'Bolder' }, { spacing: 'Medium' }), ...table(extra.table));
       const left = answer.extraTables.slice(extraTables).map((t) => t.title);
       if (left.length) body.push(text(`Left out to fit in a Teams message: ${left.join('; ')}.`, { size: 'Small', isSubtle: true }));
-      if (chart) body.push({ type: 'Image', url: chart.url, altText: chart.alt, size: 'Stretch' });
+      // Teams' own chart where it has one that says the same, the PNG as its fallback (and alone otherwise)
+      const image = chart && { type: 'Image', url: chart.url, altText: chart.alt, size: 'Stretch' };
+      const native = answer.chart && teamsChartElement(answer.chart, image);
+      if (native) body.push(native);
+      else if (image) body.push(image);
       for (const sql of answer.sql) {
         const lines = sql.split('\n');
         body.push(

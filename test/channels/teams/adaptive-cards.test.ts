@@ -19,6 +19,7 @@ import { destroyWorkerPool } from '../../../src/backtest/threads/pool.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { loadStocks } from '../../helpers/stock-data.js';
+import { teamsChartProblems, withChartFallbacks } from '../../helpers/teams-charts.js';
 import { testDesk } from '../../helpers/desk.js';
 
 // the package's `main` (lib/) is ES modules with extensionless imports, which Node cannot load; dist/ is its UMD build
@@ -36,8 +37,10 @@ function cardEvents(json: Card): string[] {
   const card = new AC.AdaptiveCard();
   card.hostConfig = new AC.HostConfig(TEAMS_HOST);
   const context = new AC.SerializationContext(AC.Versions.v1_5);
-  card.parse(json, context);
+  // Teams' chart elements are checked against their schema, then the library parses what they fall back to
   const events: string[] = [];
+  const plain = withChartFallbacks(json, events);
+  card.parse(plain, context);
   for (let i = 0; i < context.eventCount; i++) events.push(`parse: ${context.getEventAt(i).message}`);
   for (const e of card.validateProperties().validationEvents) events.push(`validate: ${e.message}`);
   return events;
@@ -148,6 +151,27 @@ describe("Adaptive Cards pass Microsoft's parser and validation", () => {
     );
     const many = Array.from({ length: 7 }, (_, i) => ({ type: 'Action.Submit', title: `o${i}` }));
     expect(cardEvents({ type: 'AdaptiveCard', version: '1.5', body: [], actions: many }).length).toBeGreaterThan(0);
+  });
+
+  it("Teams draws the answer's chart itself where it has one (bars, grouped bars, lines; a backtest's equity thinned), with the PNG as fallback", async () => {
+    const elements = (card: Card) => JSON.stringify(card).match(/"type":"Chart\.[A-Za-z.]+"/g) ?? [];
+    const byName = new Map(answers);
+    const linked = { url: 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', alt: 'chart' };
+    expect(elements(answerCard(byName.get('result: series')!, linked))).toEqual(['"type":"Chart.Line"']);
+    expect(elements(answerCard(byName.get('result: ranking')!, linked))).toEqual(['"type":"Chart.VerticalBar"']);
+    const backtest = answerCard(byName.get('backtest: KPI and trade tables, equity chart')!, linked);
+    expect(elements(backtest)).toEqual(['"type":"Chart.Line"']);
+    const line = JSON.parse(JSON.stringify(backtest).match(/\{"type":"Chart\.Line".*?"fallback":\{[^}]*\}\}/)![0]);
+    expect(line.data.map((s: { legend: string }) => s.legend)).toEqual(['Strategy equity', 'Buy and hold', 'Market (equal weight)']);
+    expect(line.data[0].values.length).toBeLessThanOrEqual(61);
+    expect(line.fallback).toMatchObject({ type: 'Image', url: linked.url });
+    // a heat map has no Teams chart: the PNG alone
+    expect(elements(answerCard(byName.get('backtest: a grid of two parameters with costs, heat map')!, linked))).toEqual([]);
+    // the checker sees a broken chart
+    expect(teamsChartProblems({ type: 'Chart.Line', data: [{ legend: 'a', values: [{ x: 'a', y: 'b' }] }], colour: 1 })).toEqual([
+      'Chart.Line: colour is not a property of Chart.Line',
+      'Chart.Line.data[0].values[0]: a point needs an x (text or number) and a finite number y',
+    ]);
   });
 
   it('the answers cover every kind and the backtest and digest cards', () => {

@@ -153,7 +153,14 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(cardText(update)).toContain('Crimes by year, all of Chicago');
     expect(cardText(update)).toContain('Understood as: crimes · all of Chicago · by year');
     expect(cardText(update)).toContain('SELECT year AS k1');
-    const image = card.body.find((b) => b.type === 'Image') as { url: string };
+    // Teams draws the chart from the numbers; its fallback, for a host without charts, is the PNG
+    const chart = card.body.find((b) => b.type === 'Chart.Line') as {
+      data: { legend: string; values: { x: string; y: number }[] }[];
+      fallback: { url: string };
+    };
+    expect(chart.data[0].values).toHaveLength(25);
+    expect(chart.data[0].values[0]).toEqual({ x: '2001', y: expect.any(Number) });
+    const image = chart.fallback;
     // drawn for the card (small, few colors): inline, no link to the bot's server
     expect(image.url).toMatch(/^data:image\/png;base64,/);
     expect(Buffer.from(image.url.split(',')[1], 'base64').subarray(1, 4).toString()).toBe('PNG');
