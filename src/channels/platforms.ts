@@ -28,9 +28,9 @@ export interface PlatformOptions {
   /** feedback is kept (the verified store is there): Slack answers carry 👍/👎 feedback_buttons */
   feedback?: boolean;
   /** a URL under which this PNG is served (chart store + GET /charts), for Teams cards */
-  chartLink: (png: Buffer) => string;
+  chartLink: (png: Buffer, base?: string) => string;
   /** where a card's CSV link points, for a delivery's export token; absent: no Download CSV */
-  exportLink?: (token: string) => string;
+  exportLink?: (token: string, base?: string) => string;
   /** OAuth installs redirect here after Slack (PUBLIC_BASE_URL + /slack/oauth_redirect), when known */
   slackRedirectUri?: string;
 }

@@ -18,7 +18,7 @@ export interface TestJobsOptions {
   /** one workspace's client (SLACK_BOT_TOKEN), or the clients of installed workspaces */
   slack?: WebClient | SlackClients;
   teams?: { adapter: CloudAdapter; appId: string };
-  chartLink?: (png: Buffer) => string;
+  chartLink?: (png: Buffer, base?: string) => string;
   settings?: Partial<JobSettings>;
   work?: boolean;
   reapEveryMs?: number;
@@ -27,7 +27,7 @@ export interface TestJobsOptions {
   exports?: boolean;
   /** Slack answers carry 👍/👎 feedback_buttons */
   feedback?: boolean;
-  exportLink?: (token: string) => string;
+  exportLink?: (token: string, base?: string) => string;
 }
 
 export async function testJobs(db: TestDatabase, desk: DataDesk, logger: Logger, o: TestJobsOptions = {}): Promise<Jobs> {

@@ -8,6 +8,7 @@ import { describeError } from '../../core/errors.js';
 import type { Route } from '../../server/http-server.js';
 import { isLoopback } from '../web/playground-access.js';
 import type { DataDeskTeamsBot } from './teams-bot.js';
+import { REACHED_AT } from './handlers/turn.js';
 
 export const TEAMS_MESSAGES_PATH = '/api/messages';
 
@@ -42,6 +43,19 @@ function malformed(body: unknown): string | undefined {
   if (typeof a.conversation?.id !== 'string') return 'the activity has no conversation id';
   if (typeof a.channelId !== 'string') return 'the activity has no channelId';
   return undefined;
+}
+
+/**
+ * The address Teams reached this bot at: scheme (a proxy's X-Forwarded-Proto, else the socket's) and host (a
+ * proxy's X-Forwarded-Host, else Host), when they are a plain scheme and host[:port]. The request it comes with is
+ * Teams' own (authenticated, or loopback-only in local mode).
+ */
+function addressReached(req: http.IncomingMessage): string | undefined {
+  const first = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h)?.split(',')[0]?.trim();
+  const proto = first(req.headers['x-forwarded-proto']) ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
+  const host = first(req.headers['x-forwarded-host']) ?? first(req.headers.host);
+  if (!host || !/^https?$/.test(proto) || !/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(host)) return undefined;
+  return `${proto}://${host}`;
 }
 
 async function readJson(req: http.IncomingMessage, limit = 1 << 20): Promise<unknown> {
@@ -132,7 +146,11 @@ export function teamsRoutes(adapter: CloudAdapter, bot: DataDeskTeamsBot, logger
       end: () => res.end(),
     };
     try {
-      await adapter.process(shimReq, shimRes, (context) => bot.run(context));
+      const reachedAt = addressReached(req);
+      await adapter.process(shimReq, shimRes, (context) => {
+        if (reachedAt) context.turnState.set(REACHED_AT, reachedAt);
+        return bot.run(context);
+      });
     } catch (error) {
       logger.warn(`teams: ${describeError(error)}`);
       if (!res.headersSent) res.writeHead(500).end();

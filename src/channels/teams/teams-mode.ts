@@ -64,7 +64,7 @@ export function publicUrlWarning(config: Config): string | undefined {
   const base = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const why = config.publicBaseUrl
     ? `PUBLIC_BASE_URL=${config.publicBaseUrl} is not an https URL`
-    : `PUBLIC_BASE_URL is not set (links use ${base})`;
+    : `PUBLIC_BASE_URL is not set (links use the address Teams reached the bot at, as it was told, else ${base})`;
   return config.teams.local
     ? `Teams: ${why}: charts too large to inline in a card link to ${base}/charts/…, which the Emulator on this machine can load but Teams could not`
     : `Teams: ${why}: charts too large to inline in a card link to ${base}/charts/…, which Teams will not load; set PUBLIC_BASE_URL=https://your.bot.host`;

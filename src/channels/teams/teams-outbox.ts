@@ -32,6 +32,8 @@ const teamsReplyTarget = z.object({
   platform: z.literal('teams'),
   conversationId: z.string(),
   reference: z.record(z.string(), z.unknown()),
+  /** the address Teams reached this bot at (scheme and host): where a card's chart and CSV links point without PUBLIC_BASE_URL */
+  reachedAt: z.string().url().optional(),
 });
 export type TeamsReplyTarget = z.infer<typeof teamsReplyTarget>;
 
@@ -43,11 +45,12 @@ export interface TeamsOutboxDeps {
   appId: string;
   deliveries: Deliveries;
   /** a URL under which the bot serves this PNG (ChartStore + GET /charts) */
-  chartLink: (png: Buffer) => string;
+  /** a URL under which this PNG is served; `base`: the address Teams reached, when known */
+  chartLink: (png: Buffer, base?: string) => string;
   logger: Logger;
   quickchartUrl?: string;
   /** the download URL for an export token (PUBLIC_BASE_URL + /exports/<token>.csv); no CSV link without it */
-  exportLink?: (token: string) => string;
+  exportLink?: (token: string, base?: string) => string;
 }
 
 /**
@@ -84,7 +87,8 @@ export function teamsOutbox(deps: TeamsOutboxDeps): JobOutbox {
 
 function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
   return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
-    const reference = teamsReplyTarget.parse(job.reply).reference as Partial<ConversationReference>;
+    const target = teamsReplyTarget.parse(job.reply);
+    const reference = target.reference as Partial<ConversationReference>;
     const inConversation = (logic: (context: TurnContext) => Promise<void>) =>
       deps.adapter.continueConversationAsync(deps.appId, reference, logic);
     const canUpdate = reference.channelId !== 'emulator';
@@ -106,10 +110,11 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
         // The card links its rows as CSV when there is a table and a public address.
         const loop = reference.channelId === 'msteams';
         const extras: CardExtras = loop ? {} : { feedbackKey: job.key };
-        if (deps.exportLink && exportSourceOf(answer)) extras.exportUrl = deps.exportLink(await deps.deliveries.exportToken(job.key));
+        if (deps.exportLink && exportSourceOf(answer))
+          extras.exportUrl = deps.exportLink(await deps.deliveries.exportToken(job.key), target.reachedAt);
         let chart;
         try {
-          chart = await chartForCard(answer, deps.chartLink, deps.quickchartUrl, extras);
+          chart = await chartForCard(answer, (png) => deps.chartLink(png, target.reachedAt), deps.quickchartUrl, extras);
         } catch (error) {
           deps.logger.warn(`teams: chart: ${describeError(error)}`);
         }

@@ -79,14 +79,15 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   const charts = ChartStore.inDatabase(db.write, logger);
   routes.push(chartRoutes(charts));
   let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
-  const chartLink = (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`;
+  // PUBLIC_BASE_URL, else the address Teams reached a receiver at, else this server's own
+  const chartLink = (png: Buffer, base?: string) => `${config.publicBaseUrl ?? base ?? publicUrl}/charts/${charts.put(png)}.png`;
   const platforms = configuredPlatforms({
     config,
     pool: db.write,
     logger,
     teams: teamsMode.on ? teamsMode.credentials : undefined,
     chartLink,
-    exportLink: (token) => exportLink(publicUrl, token),
+    exportLink: (token, base) => exportLink(config.publicBaseUrl ?? base ?? publicUrl, token),
     slackRedirectUri: config.publicBaseUrl && `${config.publicBaseUrl}${SLACK_REDIRECT_PATH}`,
     feedback: Boolean(desk.verified),
   });

@@ -55,8 +55,9 @@ export async function runWorker(): Promise<void> {
     logger,
     // local mode (TEAMS_LOCAL=true): an empty app id, answers sent unauthenticated to the Emulator's serviceUrl
     teams: config.teams && teamsCredentials(config.teams),
-    chartLink: (png: Buffer) => `${publicUrl}/charts/${charts.put(png)}.png`,
-    exportLink: (token) => exportLink(publicUrl, token),
+    // PUBLIC_BASE_URL, else the address Teams reached the receiver at (this process serves nothing), else ours
+    chartLink: (png: Buffer, base?: string) => `${config.publicBaseUrl ?? base ?? publicUrl}/charts/${charts.put(png)}.png`,
+    exportLink: (token, base) => exportLink(config.publicBaseUrl ?? base ?? publicUrl, token),
     feedback: Boolean(desk.verified),
   });
   const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: true, outboxes: platforms.outboxes });

@@ -48,9 +48,10 @@ async function botServer(
   for (const j of runtimes.splice(0)) await j.stop();
   const jobs = await testJobs(db, desk, logger, {
     teams: { adapter, appId: options.appId ?? '' },
-    chartLink: (png) => `${base}/charts/${charts.put(png)}.png`,
+    // as serve and worker build them without PUBLIC_BASE_URL: the address Teams reached, else the server's own
+    chartLink: (png, reached) => `${reached ?? base}/charts/${charts.put(png)}.png`,
     exports: true,
-    exportLink: (token) => `${base}/exports/${token}.csv`,
+    exportLink: (token, reached) => `${reached ?? base}/exports/${token}.csv`,
   });
   runtimes.push(jobs);
   const bot = new DataDeskTeamsBot({
@@ -299,6 +300,17 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     const { rows } = await db.pool.query(`SELECT count(DISTINCT block)::int AS n FROM crimes WHERE primary_type = 'CRIMINAL DAMAGE'`);
     expect(csv.length - 1).toBe(rows[0].n);
     expect((await fetch(`${server.url}/exports/${'0'.repeat(32)}.csv`)).status).toBe(404);
+
+    // behind a proxy, without PUBLIC_BASE_URL: the links use the address Teams reached the bot at, not its own port
+    const proxied = channelMessage('Which blocks had the most criminal damage cases?');
+    await post(server, proxied.activity, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'datadesk.example.org' });
+    const viaProxy = await connector.waitFor((c) => c.conversationId === proxied.conversationId && cardText(c).includes('Download CSV'));
+    expect(cardText(viaProxy)).toMatch(/"url":"https:\/\/datadesk\.example\.org\/exports\/[0-9a-f]{32}\.csv"/);
+    // a Host that is no host name is not believed
+    const odd = channelMessage('Which blocks had the most criminal damage cases?');
+    await post(server, odd.activity, { 'x-forwarded-host': 'evil.example/"><script>' });
+    const plain = await connector.waitFor((c) => c.conversationId === odd.conversationId && cardText(c).includes('Download CSV'));
+    expect(cardText(plain)).toContain(`"url":"${server.url}/exports/`);
   });
 
   it('the backtest command answers with the backtest card', async () => {

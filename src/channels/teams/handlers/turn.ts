@@ -81,6 +81,9 @@ export async function admitted(deps: Pick<TeamsBotDeps, 'gate'>, turn: TeamsTurn
   return verdict.go;
 }
 
+/** Where the receiver keeps, for the turn, the address Teams reached it at (teams-adapter.ts sets it). */
+export const REACHED_AT = Symbol('datadesk.reachedAt');
+
 /** Queues the question and shows it: typing, then "on it" (or its place in line), which the worker replaces. */
 export async function enqueueTurn(
   deps: TeamsBotDeps,
@@ -92,7 +95,13 @@ export async function enqueueTurn(
   const reference = TurnContext.getConversationReference(context.activity) as Record<string, unknown>;
   let queued: boolean;
   try {
-    const reply: TeamsReplyTarget = { platform: 'teams', conversationId: context.activity.conversation.id, reference };
+    const reachedAt = context.turnState.get(REACHED_AT) as string | undefined;
+    const reply: TeamsReplyTarget = {
+      platform: 'teams',
+      conversationId: context.activity.conversation.id,
+      reference,
+      ...(reachedAt ? { reachedAt } : {}),
+    };
     queued = await deps.queue.enqueue({ key, message, action, reply });
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;
