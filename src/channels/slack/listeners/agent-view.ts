@@ -10,10 +10,10 @@ import { Assistant } from '@slack/bolt';
 import { z } from 'zod';
 import { fixturePath } from '../../../core/paths.js';
 import { verifiedQueries } from '../../../knowledge/verified-queries.js';
-import { admit, type Gate } from '../../inbox.js';
+import type { Gate } from '../../inbox.js';
 import { fromSlackText, threadTitle } from '../slack-text.js';
-import { enqueueInThread, inbound, originOf, type SlackReceiverDeps } from '../thread-reply.js';
-import { queueOrTell } from './gatekeeper.js';
+import type { SlackReceiverDeps } from '../thread-reply.js';
+import { queueDirectQuestion } from './direct-message.js';
 
 const promptsSchema = z.object({
   title: z.string(),
@@ -46,33 +46,15 @@ export function agentView(deps: SlackReceiverDeps, gate: Gate): Assistant {
     },
     // the context (which channel the person is looking at) is not used: questions name their place
     threadContextChanged: async () => undefined,
-    userMessage: async ({ message, body, client, context, setStatus, setTitle }) => {
+    userMessage: async (args) => {
+      const { message, setStatus, setTitle } = args;
       if (message.subtype !== undefined || 'bot_id' in message || !('thread_ts' in message) || !message.thread_ts) return;
-      const user = 'user' in message ? message.user : 'unknown';
-      const threadTs = message.thread_ts;
-      const tell = (text: string) => client.chat.postMessage({ channel: message.channel, thread_ts: threadTs, text });
-      const origin = originOf(context);
-      const verdict = admit(gate, { workspace: origin.workspace, channel: message.channel, userId: user });
-      if (!verdict.go) {
-        if (verdict.tellUser) await tell(verdict.tellUser);
-        return;
-      }
-      const text = fromSlackText(('text' in message && message.text) || '') || 'help';
-      const key = `slack:event:${(body as { event_id?: string }).event_id ?? `${message.channel}:${message.ts}`}`;
-      await queueOrTell(
-        () =>
-          enqueueInThread(
-            deps,
-            { client, ...origin, channel: message.channel, threadTs, userId: user, agentView: true },
-            key,
-            inbound(origin, message.channel, threadTs, user, text),
-          ),
-        tell,
-        context.retryNum,
-      );
+      const queued = await queueDirectQuestion(deps, gate, args, message.thread_ts, true);
+      if (!queued) return;
+      const text = ('text' in message && message.text) || 'help';
       // cosmetic, after the question is safe in the queue: a failure here loses nothing
       await Promise.allSettled([
-        setTitle(threadTitle(text)),
+        setTitle(threadTitle(fromSlackText(text))),
         setStatus({ status: 'is looking into it…', loading_messages: LOADING_MESSAGES }),
       ]);
     },
