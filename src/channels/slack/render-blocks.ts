@@ -252,10 +252,17 @@ function answerParts(answer: Answer, extras: RenderOptions): { text: string; blo
 
 /** Splits an answer's blocks into messages of at most 50 blocks. */
 export function renderAnswerMessages(answer: Answer, extras: RenderOptions = {}): SlackMessage[] {
-  const { text, blocks } = answerBlocks(answer, extras);
+  const { text, blocks: all } = answerBlocks(answer, extras);
+  // the feedback buttons go on the first message: it is the one the answer is known by (its placeholder's ts)
+  const feedback = all.find((b) => b.type === 'context_actions');
+  const blocks = all.filter((b) => b !== feedback);
   const messages: SlackMessage[] = [];
-  for (let i = 0; i < blocks.length; i += BLOCKS_PER_MESSAGE) {
-    messages.push({ text: i === 0 ? text : `${text} (continued)`, blocks: blocks.slice(i, i + BLOCKS_PER_MESSAGE) });
+  const firstSize = feedback ? BLOCKS_PER_MESSAGE - 1 : BLOCKS_PER_MESSAGE;
+  for (let i = 0; i < blocks.length;) {
+    const size = i === 0 ? firstSize : BLOCKS_PER_MESSAGE;
+    messages.push({ text: i === 0 ? text : `${text} (continued)`, blocks: blocks.slice(i, i + size) });
+    i += size;
   }
+  if (feedback && messages.length) messages[0].blocks.push(feedback);
   return messages.length ? messages : [{ text, blocks: [] }];
 }

@@ -32,6 +32,12 @@ describe('Block Kit rendering within Slack limits', () => {
       for (const t of textsOf(m.blocks)) expect(t.length).toBeLessThanOrEqual(SECTION_LIMIT);
     }
     expect(messages[1].text).toBe('A long answer (continued)');
+    // with feedback buttons, they are on the first message (the one the answer is known by), still within 50 blocks
+    const rated = renderAnswerMessages(answer, { feedback: true });
+    expect(rated[0].blocks.length).toBeLessThanOrEqual(BLOCKS_PER_MESSAGE);
+    expect(rated[0].blocks.at(-1)!.type).toBe('context_actions');
+    expect(rated.slice(1).some((m) => m.blocks.some((b) => b.type === 'context_actions'))).toBe(false);
+    expect(rated.flatMap((m) => m.blocks).length).toBe(messages.flatMap((m) => m.blocks).length + 1);
   });
 
   it('shortens long SQL with a button for the full text, and escapes &, < and >', () => {
