@@ -144,11 +144,32 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
     const { logger } = deps;
     const client = await deps.clients.forWorkspace(workspace, enterprise);
     const placing = { client, deliveries: deps.deliveries, logger };
-    const recorded =
-      (await deps.deliveries.placeholderSoon(delivery))?.ts ?? (await orphanedPlaceholder(placing, job.key, channel, threadTs));
-    const ts = await placeholderFor(placing, job.key, channel, threadTs, WORKING, recorded);
-    // a question that waited in line said so; now it is being answered
-    if (recorded && !delivery.steps.length) await client.chat.update({ channel, ts, text: WORKING }).catch(() => undefined);
+    // An agent-view thread shows its waiting in the status line (a message in the thread would clear it): no
+    // placeholder; the answer is the first message, posted with the placeholder's metadata and recorded the same
+    // way, so a retry finds it (recorded, or in the thread) and updates it instead of posting a second.
+    let ts: string | undefined;
+    if (agentView) {
+      ts = delivery.placeholder?.ts ?? (await orphanedPlaceholder(placing, job.key, channel, threadTs));
+    } else {
+      const recorded =
+        (await deps.deliveries.placeholderSoon(delivery))?.ts ?? (await orphanedPlaceholder(placing, job.key, channel, threadTs));
+      ts = await placeholderFor(placing, job.key, channel, threadTs, WORKING, recorded);
+      // a question that waited in line said so; now it is being answered
+      if (recorded && !delivery.steps.length) await client.chat.update({ channel, ts, text: WORKING }).catch(() => undefined);
+    }
+    /** The answer's first message: the placeholder (or an earlier attempt's answer) updated, else posted and recorded. */
+    const show = async (m: { text: string; blocks: unknown[] }) => {
+      if (ts) return client.chat.update({ channel, ts, text: m.text, blocks: m.blocks as never });
+      const posted = await client.chat.postMessage({
+        channel,
+        thread_ts: threadTs,
+        text: m.text,
+        blocks: m.blocks as never,
+        metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key: job.key } },
+      });
+      ts = (await deps.deliveries.claimPlaceholder(job.key, { ts: posted.ts! }))?.ts ?? posted.ts!;
+      return posted;
+    };
     let lastUpdate = 0;
     let updating: Promise<unknown> = Promise.resolve();
     const post = (text: string, blocks?: unknown[]) =>
@@ -159,7 +180,11 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         // a few progress edits, not one per step: Slack rate-limits chat.update
         if (Date.now() - lastUpdate < 1_000) return;
         lastUpdate = Date.now();
-        updating = client.chat.update({ channel, ts, text: `:hourglass_flowing_sand: ${step}…` }).catch(() => undefined);
+        updating = (
+          agentView && !ts
+            ? client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: `is at: ${step.toLowerCase()}…` })
+            : client.chat.update({ channel, ts: ts!, text: `:hourglass_flowing_sand: ${step}…` })
+        ).catch(() => undefined);
       },
       deliver: async (answer, steps) => {
         await updating;
@@ -168,7 +193,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         let options: RenderOptions = { exportKey, classic: steps.done('classic'), feedback: deps.feedback };
         let [first, ...rest] = renderAnswerMessages(answer, options);
         if (!steps.done('answer')) {
-          const update = () => client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
+          const update = () => show(first);
           try {
             await update().catch(async (error) => {
               if (slackErrorCode(error) !== 'invalid_blocks' || options.classic) throw error;
@@ -220,6 +245,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         }
       },
       giveUp: async (message) => {
+        if (!ts) return void (await post(`:warning: ${message}`));
         await client.chat.update({ channel, ts, text: `:warning: ${message}` }).catch(() => post(`:warning: ${message}`));
       },
     };

@@ -79,6 +79,8 @@ export async function enqueueInThread(
     deps.logger.debug(`slack: ${key} was delivered before; not answered twice`);
     return false;
   }
+  // an agent-view thread waits in its status line (listeners/agent-view.ts): a message would clear it
+  if (agentView) return true;
   void (async () => {
     const ahead = await deps.deliveries.aheadOf(key);
     const row = await deps.deliveries.get(key);

@@ -40,6 +40,7 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'views.publish': [],
   // the agent view: the thread titled with the resolved question (its status and prompts go through Bolt's Assistant)
   'assistant.threads.setTitle': ['assistant:write'],
+  'assistant.threads.setStatus': ['assistant:write'],
   // the bot reads its own messages back in channels, private channels, DMs and group DMs
   'conversations.history': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],

@@ -256,12 +256,44 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(JSON.parse(String(status.args.loading_messages)).length).toBeGreaterThan(1);
     const typed = await slack.waitFor((c) => c.method === 'assistant.threads.setTitle' && c.args.title === 'how many thefts in 2019');
     expect(typed.args).toMatchObject({ channel_id: 'D90', thread_ts: threadTs });
-    const answer = await slack.waitFor((c) => c.method === 'chat.update' && c.args.channel === 'D90' && blocksText(c).includes('2019'));
+    // the status line did the waiting: no placeholder message (it would clear the status); the answer is posted once
+    const answer = await slack.waitFor(
+      (c) => c.method === 'chat.postMessage' && c.args.channel === 'D90' && blocksText(c).includes('2019'),
+    );
     expect(blocksText(answer)).toContain('data_table');
+    const inThread = () =>
+      slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'D90' && c.args.thread_ts === threadTs);
+    expect(inThread().map((c) => String(c.args.text))).not.toContainEqual(expect.stringContaining('Working on it'));
     // once answered, the thread is titled with what was answered
     const resolved = await slack.waitFor((c) => c.method === 'assistant.threads.setTitle' && c.args.title !== 'how many thefts in 2019');
     expect(resolved.args.title).toMatch(/thefts/i);
     expect(resolved.args.title).toMatch(/2019/);
+
+    // a worker that died after posting the answer but before recording it: the next attempt finds it by its
+    // metadata in the thread and updates it, with no second message
+    const key = 'slack:event:EvAgentAsk';
+    const deliveries = runtimes[0].deliveries;
+    await expect.poll(async () => (await deliveries.get(key))?.status, { timeout: 15_000 }).toBe('answered');
+    const delivery = (await deliveries.get(key))!;
+    await db.pool.query(`UPDATE deliveries SET placeholder = NULL WHERE key = $1`, [key]);
+    const client = botClient(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl }));
+    const job = {
+      key,
+      message: { platform: 'slack', threadId: `slack:T1:D90:${threadTs}`, text: 'x' },
+      action: { type: 'answer' },
+      reply: { platform: 'slack', channel: 'D90', threadTs, userId: 'U90', workspace: 'T1', agentView: true },
+    } satisfies AnswerJob;
+    const posts = inThread().length;
+    const sink = await slackOutbox({ clients: singleTokenClients(client), deliveries, logger: createMemoryLogger() }).replies(job, {
+      ...delivery,
+      placeholder: null,
+    });
+    await sink.deliver(delivery.answer!, { done: () => false, record: async () => undefined });
+    expect(inThread()).toHaveLength(posts);
+    const posted = slack.messages.find((m) => m.channel === 'D90' && m.thread_ts === threadTs && m.metadata?.event_payload.key === key)!;
+    const updated = slack.calls.filter((c) => c.method === 'chat.update' && c.args.channel === 'D90').at(-1)!;
+    expect(updated.args.ts).toBe(posted.ts);
+    expect(blocksText(updated)).toContain('data_table');
   });
 
   it('with one bot token, a signed request from another workspace is dropped, not answered there with this token', async () => {
