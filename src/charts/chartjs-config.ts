@@ -71,6 +71,15 @@ export function chartInks(spec: ChartSpec): string[] {
   return [...new Set(inks)];
 }
 
+/** A chart drawn once at a set size (no resizing, no animation), at 1 px a pixel on a card. */
+const fixedFrame = (card: boolean) => ({ responsive: false, animation: false, ...(card ? { devicePixelRatio: 1 } : {}) });
+const titleOf = (spec: ChartSpec, card: boolean, ink: { color?: string }) => ({
+  display: true,
+  text: spec.title,
+  font: { size: card ? 14 : 16 },
+  ...ink,
+});
+
 export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): ChartConfiguration {
   if (spec.kind === 'heatmap') return heatmapConfig(spec, style);
   const card = style === 'card';
@@ -103,11 +112,9 @@ export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): Ch
       }),
     },
     options: {
-      responsive: false,
-      animation: false,
-      ...(card ? { devicePixelRatio: 1 } : {}),
+      ...fixedFrame(card),
       plugins: {
-        title: { display: true, text: spec.title, font: { size: card ? 14 : 16 }, ...ink },
+        title: titleOf(spec, card, ink),
         legend: { display: spec.series.length > 1, position: 'bottom', ...(card ? { labels: { ...ink, ...small, boxWidth: 12 } } : {}) },
       },
       scales: {
@@ -176,11 +183,9 @@ function heatmapConfig(spec: ChartSpec, style: ChartStyle): ChartConfiguration {
       ],
     },
     options: {
-      responsive: false,
-      animation: false,
-      ...(card ? { devicePixelRatio: 1 } : {}),
+      ...fixedFrame(card),
       plugins: {
-        title: { display: true, text: spec.title, font: { size: card ? 14 : 16 }, ...ink },
+        title: titleOf(spec, card, ink),
         subtitle: { display: true, text: `brighter is better (${best}); ${range}`, ...ink, font: { size: card ? 11 : 12 } },
         legend: { display: false },
         tooltip: { enabled: false },

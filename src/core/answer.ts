@@ -150,3 +150,17 @@ export const WHOLE_TABLE_ROWS = 24;
 export function rowsShown(t: AnswerTable, usual: number): number {
   return t.rowCount <= WHOLE_TABLE_ROWS && t.rows.length === t.rowCount ? t.rows.length : Math.min(usual, t.rows.length);
 }
+
+/** An answer's main words: for a result its headline or narration, else the question asked, the refusal or the error. */
+export function answerText(answer: Answer, result: 'headline' | 'narration'): string {
+  switch (answer.kind) {
+    case 'result':
+      return answer[result];
+    case 'clarify':
+      return answer.question;
+    case 'refusal':
+      return answer.reason;
+    case 'error':
+      return answer.message;
+  }
+}

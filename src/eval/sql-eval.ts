@@ -132,6 +132,17 @@ export interface ItemOutcome {
   ms: number;
 }
 
+/** An item the run could not judge (the agent, the gold query or a re-run failed): an error, never right or wrong. */
+const errorOutcome = (item: BenchmarkItem, valid: boolean, failure: string, ms: number): ItemOutcome => ({
+  item,
+  status: 'error',
+  valid,
+  strict: false,
+  relaxed: false,
+  failure,
+  ms,
+});
+
 const judgeSchema = z.object({ score: z.number().min(1).max(5) });
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0].slice(0, 160);
@@ -159,15 +170,7 @@ export async function evaluateSql(
       if (item.clarifications) await deps.memory.update(threadId, (s) => Object.assign(s.clarifications, item.clarifications));
       outcome = await deps.agent.ask({ question: item.question, threadId });
     } catch (error) {
-      outcomes.push({
-        item,
-        status: 'error',
-        valid: false,
-        strict: false,
-        relaxed: false,
-        failure: `error: ${message(error)}`,
-        ms: performance.now() - started,
-      });
+      outcomes.push(errorOutcome(item, false, `error: ${message(error)}`, performance.now() - started));
       continue;
     }
     const ms = performance.now() - started;
@@ -182,15 +185,7 @@ export async function evaluateSql(
       gold = await runSql(deps.pool, item.sql, deps.statementTimeoutMs, 10_000);
     } catch (error) {
       // a broken gold query is the benchmark's fault: counted as an error, never as a wrong answer
-      outcomes.push({
-        item,
-        status: 'error',
-        valid: true,
-        strict: false,
-        relaxed: false,
-        failure: `gold query failed: ${message(error)}`,
-        ms,
-      });
+      outcomes.push(errorOutcome(item, true, `gold query failed: ${message(error)}`, ms));
       continue;
     }
     // what the user saw: the rows the answer was built from and its true row count, not a re-run of its SQL
@@ -199,15 +194,7 @@ export async function evaluateSql(
       try {
         pred = await runSql(deps.pool, outcome.sql, deps.statementTimeoutMs, 10_000);
       } catch (error) {
-        outcomes.push({
-          item,
-          status: 'error',
-          valid: true,
-          strict: false,
-          relaxed: false,
-          failure: `the answer's query failed on re-run: ${message(error)}`,
-          ms,
-        });
+        outcomes.push(errorOutcome(item, true, `the answer's query failed on re-run: ${message(error)}`, ms));
         continue;
       }
     }

@@ -9,7 +9,7 @@ import { glossary, option } from '../knowledge/glossary.js';
 import { periodLabel } from './compile.js';
 import type { Dimension, QueryPlan } from './query-plan.js';
 import { semanticModel, typePlural } from './semantic-model.js';
-import { DIMENSION_WORDS, monthName, PER_WORDS, weekdaysName } from './words.js';
+import { DIMENSION_WORDS, monthName, PER_WORDS, topWords, weekdaysName } from './words.js';
 import { titleCase } from './read/lexicon.js';
 import { TIE_NAMES, type GroupFacts } from './facts.js';
 import { shownValue } from '../core/inert-text.js';
@@ -133,14 +133,7 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
   if (w) parts.push(w);
   parts.push(where(plan, ctx));
   if (plan.groupBy.length) parts.push(`by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}`);
-  if (plan.top)
-    parts.push(
-      plan.top.n === 1
-        ? plan.top.order === 'desc'
-          ? 'the most'
-          : 'the fewest'
-        : `${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`,
-    );
+  if (plan.top) parts.push(topWords(plan.top));
   if (plan.compareWith) parts.push(`compared with ${periodLabel(plan.compareWith)}`);
   return parts;
 }

@@ -38,3 +38,9 @@ export const PER_WORDS: Record<string, string> = {
 export const monthName = (m: number): string => semanticModel().months[String(m)][0];
 /** "mondays" for 1 (ISO weekday; lower case). */
 export const weekdaysName = (d: number): string => semanticModel().weekdays[String(d)][1];
+
+/** A plan's top in words, as the "understood as" chips and the reader's phrases say it: "top 5", "the most". */
+export function topWords(top: { n: number; order: 'desc' | 'asc' }): string {
+  if (top.n === 1) return top.order === 'desc' ? 'the most' : 'the fewest';
+  return `${top.order === 'desc' ? 'top' : 'bottom'} ${top.n}`;
+}

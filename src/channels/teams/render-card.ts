@@ -6,7 +6,7 @@
 // markdown, so "[click](http://evil)" in a crime description or a narration
 // would become a link, and backslash escapes render differently per client.
 import type { Answer, AnswerTable, Cell } from '../../core/answer.js';
-import { narrationAfterHeadline, rowsShown } from '../../core/answer.js';
+import { answerText, narrationAfterHeadline, rowsShown } from '../../core/answer.js';
 import { cellText } from '../text-table.js';
 import { teamsChartElement } from './card-chart.js';
 import { renderChart } from '../../charts/render.js';
@@ -204,13 +204,5 @@ export function inertMarkdown(s: string): string {
 
 /** The notification text of an answer (inert: see inertMarkdown). */
 export function answerSummary(answer: Answer): string {
-  return inertMarkdown(
-    answer.kind === 'result'
-      ? answer.headline
-      : answer.kind === 'clarify'
-        ? answer.question
-        : answer.kind === 'refusal'
-          ? answer.reason
-          : answer.message,
-  );
+  return inertMarkdown(answerText(answer, 'headline'));
 }

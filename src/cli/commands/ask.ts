@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { createDesk } from '../../agents/create-desk.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
 import { renderChart } from '../../charts/render.js';
-import type { Answer } from '../../core/answer.js';
+import { answerText, type Answer } from '../../core/answer.js';
 import { UserError } from '../../core/errors.js';
 import { commandContext, withDatabase } from '../context.js';
 import { answerExitCode, exitCodesHelp, writeOut } from '../output.js';
@@ -25,14 +25,7 @@ function answerJson(answer: Answer, chartPng: string | null): Record<string, unk
     columns: answer.kind === 'result' ? (answer.table?.columns ?? []) : [],
     rows: answer.kind === 'result' ? (answer.table?.rows ?? []) : [],
     row_count: answer.kind === 'result' ? (answer.table?.rowCount ?? 0) : 0,
-    answer:
-      answer.kind === 'result'
-        ? answer.narration
-        : answer.kind === 'clarify'
-          ? answer.question
-          : answer.kind === 'refusal'
-            ? answer.reason
-            : answer.message,
+    answer: answerText(answer, 'narration'),
     assumptions: answer.kind === 'result' ? answer.assumptions : [],
     understood: answer.kind === 'result' ? (answer.understood ?? null) : null,
     clarify: answer.kind === 'clarify' ? { term: answer.term, question: answer.question, options: answer.options } : null,

@@ -5,7 +5,7 @@ import type { ReadContext } from './context.js';
 import { addDays, monthOf, yearOf } from './dates.js';
 import { titleCase } from './lexicon.js';
 import { entries, semanticModel } from './model.js';
-import { DIMENSION_WORDS, monthName, PER_WORDS, weekdaysName } from '../words.js';
+import { DIMENSION_WORDS, monthName, PER_WORDS, topWords, weekdaysName } from '../words.js';
 
 function clock(h: number): string {
   if (h === 0 || h === 24) return 'midnight';
@@ -125,14 +125,7 @@ export function planPhrases(plan: QueryPlan, ctx: ReadContext): string[] {
   out.push(...filterPhrases(f, ctx));
   if (f.time) out.push(saidWords(f.time));
   for (const d of plan.groupBy) out.push(DIMENSION_WORDS[d].by);
-  if (plan.top)
-    out.push(
-      plan.top.n === 1
-        ? plan.top.order === 'desc'
-          ? 'the most'
-          : 'the fewest'
-        : `${plan.top.order === 'desc' ? 'top' : 'bottom'} ${plan.top.n}`,
-    );
+  if (plan.top) out.push(topWords(plan.top));
   if (plan.compareWith) out.push(`compared with ${saidWords(plan.compareWith).replace(/^(in|on) /, '')}`);
   return out;
 }

@@ -24,8 +24,15 @@ const promptsSchema = z.object({
 /** Slack shows at most four prompts; a title is at most 75 characters. */
 const MAX_PROMPTS = 4;
 
-/** The suggested prompts: the listed verified questions (an id not shipped is a fixture error, raised), then the backtest. */
+/** The suggested prompts, from the fixture: the listed verified questions (an id not shipped is a fixture error, raised), then the backtest. */
+let prompts: { title: string; prompts: { title: string; message: string }[] } | undefined;
+
 function suggestedPrompts(): { title: string; prompts: { title: string; message: string }[] } {
+  // read once: the fixture and the verified questions do not change while the app runs
+  return (prompts ??= readPrompts());
+}
+
+function readPrompts(): { title: string; prompts: { title: string; message: string }[] } {
   const file = promptsSchema.parse(JSON.parse(readFileSync(fixturePath('help', 'suggested-prompts.json'), 'utf8')));
   const byId = new Map(verifiedQueries().map((q) => [q.id, q.question]));
   const questions = file.verified.map((id) => {
