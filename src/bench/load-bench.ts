@@ -43,8 +43,12 @@ interface Thread {
 
 const lastAnswerAt = (threads: Map<string, Thread>) => Math.max(0, ...[...threads.values()].map((t) => t.answeredAt ?? 0));
 
-/** A Slack Web API that answers ok and remembers, per thread, the bot's live messages and the answers written into them. */
-async function startSlackStub() {
+/**
+ * A Slack Web API that answers ok and remembers, per thread, the bot's live messages and the answers written into
+ * them: by chat.update, or as the final blocks of a stream (chat.stopStream). `classic`: a Slack without streaming.
+ */
+// message ts are Slack's kind, epoch seconds: a worker looks for a dead process's stream near the moment it began
+async function startSlackStub(classic: boolean) {
   const threads = new Map<string, Thread>();
   const threadOfTs = new Map<string, string>();
   /** the metadata each message was posted with: conversations.replies gives it back (a worker finds an orphaned placeholder by it) */
@@ -61,7 +65,7 @@ async function startSlackStub() {
       const ok = (o: Record<string, unknown> = {}) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...o }));
       if (method === 'chat.postMessage') {
-        const ts = `1900000000.${String(++seq).padStart(6, '0')}`;
+        const ts = `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
         if (args.thread_ts) {
           const t = threads.get(args.thread_ts) ?? { placeholders: new Set(), answers: 0 };
           if (!args.blocks) t.placeholders.add(ts);
@@ -71,7 +75,18 @@ async function startSlackStub() {
         }
         return ok({ channel: args.channel, ts });
       }
-      if (method === 'chat.update') {
+      if (method === 'chat.startStream') {
+        if (classic) return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":false,"error":"unknown_method"}');
+        const ts = `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
+        const t = threads.get(args.thread_ts) ?? { placeholders: new Set(), answers: 0 };
+        t.placeholders.add(ts);
+        threads.set(args.thread_ts, t);
+        threadOfTs.set(ts, args.thread_ts);
+        return ok({ channel: args.channel, ts });
+      }
+      if (method === 'chat.stopStream' && args.metadata)
+        metadataOf.set(args.ts, typeof args.metadata === 'string' ? JSON.parse(args.metadata) : args.metadata);
+      if (method === 'chat.update' || method === 'chat.stopStream') {
         const thread = threads.get(threadOfTs.get(args.ts) ?? '');
         if (thread && args.blocks) {
           thread.answers++;
@@ -82,7 +97,7 @@ async function startSlackStub() {
       if (method === 'conversations.replies') {
         const live = [...(threads.get(args.ts)?.placeholders ?? [])];
         return ok({
-          messages: live.map((ts) => ({ type: 'message', ts, thread_ts: args.ts, metadata: metadataOf.get(ts) })),
+          messages: live.map((ts) => ({ type: 'message', ts, thread_ts: args.ts, bot_id: 'B', metadata: metadataOf.get(ts) })),
           has_more: false,
         });
       }
@@ -163,14 +178,14 @@ async function ensureCrimes(pool: pg.Pool, rows: number): Promise<void> {
 export async function loadBench(
   config: Config,
   logger: Logger,
-  o: { events: number; tickers: number; concurrency: number; busy?: number },
+  o: { events: number; tickers: number; concurrency: number; busy?: number; classic?: boolean },
 ): Promise<void> {
   const bench = await openBenchDatabase(config, logger, false);
   await ensureCrimes(bench.pool, 200_000);
   await loadStocksIfEmpty(bench.pool, o.tickers);
   const benchUrl = new URL(bench.pool.options.connectionString as string);
   await bench.close();
-  const slack = await startSlackStub();
+  const slack = await startSlackStub(Boolean(o.classic));
   const env = {
     DATABASE_URL: benchUrl.toString(),
     DATADESK_ALLOW_SUPERUSER: 'true',
@@ -277,6 +292,7 @@ export async function loadBench(
       }
     };
     await Promise.all(Array.from({ length: o.concurrency }, send));
+    const sentIn = (performance.now() - started) / 1000;
     const deadline = Date.now() + 180_000;
     while (Date.now() < deadline && events.some((e) => !(slack.threads.get(e.ts)?.answers ?? 0)))
       await new Promise((r) => setTimeout(r, 200));
@@ -287,8 +303,9 @@ export async function loadBench(
     const strayPlaceholders = events.filter((e) => (slack.threads.get(e.ts)?.placeholders.size ?? 0) > 1).length;
     const backtestThread = [...slack.threads.entries()].find(([ts]) => !events.some((e) => e.ts === ts));
     console.log(
-      `load: ${o.events} Slack mentions (${events.filter((e) => e.twice).length} delivered to both processes at once), ${o.concurrency} in flight, plus one whole-market /backtest (${o.tickers} tickers); one process killed with SIGKILL ${killedAt} and restarted`,
+      `load: ${o.events} Slack mentions, ${o.classic ? 'placeholder edited into the answer (a Slack without streaming)' : 'each answer streamed into one message'} (${events.filter((e) => e.twice).length} delivered to both processes at once), ${o.concurrency} in flight, plus one whole-market /backtest (${o.tickers} tickers); one process killed with SIGKILL ${killedAt} and restarted`,
     );
+    console.log(`all mentions delivered (acknowledged) ${sentIn.toFixed(1)} s after the start`);
     if (failures.size) console.log(`failed deliveries: ${[...failures].map(([why, n]) => `${n} × ${why}`).join('; ')}`);
     console.log(
       `ack: p50 ${quantile(acks, 0.5).toFixed(1)} ms, p99 ${quantile(acks, 0.99).toFixed(1)} ms, max ${Math.max(...acks).toFixed(0)} ms (${acks.length} requests; ${retried} deliveries failed and were retried)`,
@@ -307,7 +324,7 @@ export async function loadBench(
       );
     else console.log(`wait for an answer (per-channel cap lifted): ${line(wait(() => true))}`);
     console.log(
-      `answered ${answered} of ${o.events} in ${seconds.toFixed(1)} s (${(answered / seconds).toFixed(1)} answers/s); duplicates ${duplicates}; threads with a stray placeholder ${strayPlaceholders}; missing ${o.events - answered}; whole-market backtest ${backtestThread?.[1].answers ? 'answered' : 'NOT answered'}`,
+      `answered ${answered} of ${o.events} in ${seconds.toFixed(1)} s (${(answered / seconds).toFixed(1)} answers/s); duplicates ${duplicates}; threads with a stray placeholder ${strayPlaceholders}; missing ${o.events - answered}; whole-market backtest ${backtestThread?.[1].answeredAt ? `answered after ${((backtestThread[1].answeredAt - started) / 1000).toFixed(1)} s` : 'NOT answered'}`,
     );
   } finally {
     polling = false;

@@ -82,7 +82,8 @@ program
       return share;
     },
   )
-  .action(async (opts: { events: number; concurrency: number; tickers: number; busy?: number }) => {
+  .option('--classic', 'a Slack without streaming: each answer is a placeholder message edited into the answer')
+  .action(async (opts: { events: number; concurrency: number; tickers: number; busy?: number; classic?: boolean }) => {
     const config = loadConfigFromProcess();
     await loadBench(config, createLogger(config.logLevel), opts);
   });
