@@ -13,6 +13,7 @@ import { Deliveries } from '../jobs/deliveries.js';
 import { clientOptionsOf } from './slack/slack-app.js';
 import { installedClients, singleTokenClients, type SlackClients } from './slack/slack-clients.js';
 import { createSlackInstaller, type SlackInstaller } from './slack/slack-install.js';
+import { StreamSupport } from './slack/answer-stream.js';
 import { slackOutbox } from './slack/slack-outbox.js';
 import { createTeamsAdapter, type TeamsCredentials } from './teams/teams-adapter.js';
 import { teamsOutbox } from './teams/teams-outbox.js';
@@ -58,7 +59,15 @@ export function configuredPlatforms(o: PlatformOptions): Platforms {
       ? installedClients(installer.store, clientOptions)
       : singleTokenClients(new WebClient(config.slack.botToken, clientOptions));
     platforms.slack = { clients, installer };
-    const outbox = slackOutbox({ clients, deliveries, logger, quickchartUrl: config.quickchartUrl, exports, feedback: o.feedback });
+    const outbox = slackOutbox({
+      clients,
+      deliveries,
+      logger,
+      quickchartUrl: config.quickchartUrl,
+      exports,
+      feedback: o.feedback,
+      streams: new StreamSupport(config.slack.streaming),
+    });
     platforms.outboxes.slack = outbox;
     platforms.posters.slack = outbox.posts;
   }

@@ -129,6 +129,8 @@ const schema = z.object({
   }),
   SLACK_API_URL: httpUrl,
   SLACK_ALLOWED_CHANNELS: optionalString,
+  // answers stream into one message (chat.startStream) where Slack can; false: placeholder edited into the answer
+  SLACK_STREAMING: optionalString.transform((v) => v ?? 'true').pipe(z.enum(['true', 'false'], { message: 'expected true or false' })),
   // installs from many workspaces ("Add to Slack", src/channels/slack/slack-install.ts) instead of one SLACK_BOT_TOKEN
   SLACK_CLIENT_ID: optionalString,
   SLACK_CLIENT_SECRET: optionalString,
@@ -216,6 +218,8 @@ export interface Config {
     apiUrl?: string;
     /** channel ids the bot answers in; empty: everywhere it is invited */
     allowedChannels: string[];
+    /** answers stream (chat.startStream) where Slack can; false: the placeholder is edited into the answer */
+    streaming: boolean;
   };
   /**
    * Microsoft Teams, when MICROSOFT_APP_ID is set, or TEAMS_LOCAL=true (then `local`, appId '': no Bot
@@ -370,6 +374,7 @@ export function loadConfig(env: RawEnv): Config {
             appToken: e.SLACK_APP_TOKEN,
             apiUrl: e.SLACK_API_URL,
             allowedChannels: list(e.SLACK_ALLOWED_CHANNELS),
+            streaming: e.SLACK_STREAMING === 'true',
             oauth: e.SLACK_CLIENT_ID
               ? {
                   clientId: e.SLACK_CLIENT_ID,

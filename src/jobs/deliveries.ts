@@ -127,6 +127,15 @@ export class Deliveries {
     return rows[0]?.placeholder;
   }
 
+  /** Which of these messages of a channel are some delivery's placeholder (claimed: not an orphan to adopt). */
+  async placeholdersAmong(channel: string, messageIds: string[]): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ ts: string }>(
+      `SELECT placeholder->>'ts' AS ts FROM deliveries WHERE channel = $1 AND placeholder->>'ts' = ANY($2::text[])`,
+      [channel, messageIds],
+    );
+    return new Set(rows.map((r) => r.ts));
+  }
+
   /**
    * The placeholder the receiver is about to record: a worker that took a
    * fresh question waits a moment for it rather than posting a second one.

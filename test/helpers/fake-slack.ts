@@ -38,6 +38,10 @@ export interface FakeSlack {
   failAnswerUpdate: string[];
   /** block types this Slack does not take: a message carrying one is refused with invalid_blocks (an older workspace) */
   refuseBlockTypes: Set<string>;
+  /** whether this Slack has chat.startStream / appendStream / stopStream; off (the default): they answer unknown_method */
+  streaming: boolean;
+  /** a stream with no append for this long is no longer streaming (message_not_in_streaming_state), as Slack expires them */
+  streamIdleMs: number;
   uploads: { fileId: string; bytes: Buffer }[];
   /** messages posted (chat.postMessage that answered ok), with their metadata: what conversations.history reads */
   messages: FakeSlackMessage[];
@@ -68,6 +72,9 @@ interface FakeSlackMessage {
   ts: string;
   thread_ts?: string;
   text?: string;
+  blocks?: unknown[];
+  /** a streamed message: open until stopped or idle for streamIdleMs; its chunks as appended */
+  stream?: { open: boolean; lastAt: number; chunks: { type: string; [k: string]: unknown }[] };
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
   /** a file shared into the channel or thread (files.completeUploadExternal), as Slack lists it there */
   files?: { id: string; name: string; title?: string }[];
@@ -80,7 +87,7 @@ function parseArgs(contentType: string | undefined, body: Buffer): Record<string
       ? JSON.parse(text)
       : {}
     : Object.fromEntries(new URLSearchParams(text));
-  for (const key of ['blocks', 'files', 'view', 'attachments', 'metadata']) {
+  for (const key of ['blocks', 'files', 'view', 'attachments', 'metadata', 'chunks']) {
     if (typeof raw[key] === 'string') raw[key] = JSON.parse(raw[key] as string);
   }
   return raw;
@@ -100,6 +107,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     failPostMessage: [],
     failAnswerUpdate: [],
     refuseBlockTypes: new Set(),
+    streaming: false,
+    streamIdleMs: 60_000,
     uploads: [],
     messages: [],
     failFileUpload: [],
@@ -210,6 +219,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           {
             const message: FakeSlackMessage = { channel: String(args.channel), ts: nextTs(), text: args.text as string | undefined };
             if (args.thread_ts) message.thread_ts = String(args.thread_ts);
+            if (args.blocks) message.blocks = args.blocks as unknown[];
             if (args.metadata) message.metadata = args.metadata as FakeSlackMessage['metadata'];
             fake.messages.push(message);
             const lost = fake.losePostMessageReply.shift();
@@ -254,6 +264,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               ts: m.ts,
               thread_ts: m.thread_ts,
               text: m.text,
+              bot_id: 'BBOT',
               ...(m.files ? { files: m.files } : {}),
               ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
             })),
@@ -268,7 +279,58 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               .writeHead(200, { 'content-type': 'application/json' })
               .end(JSON.stringify({ ok: false, error: fake.failAnswerUpdate.shift() }));
           }
+          {
+            const message = fake.messages.find((m) => m.channel === args.channel && m.ts === args.ts);
+            if (message) {
+              if (args.text !== undefined) message.text = String(args.text);
+              if (args.blocks) message.blocks = args.blocks as unknown[];
+              if (args.metadata) message.metadata = args.metadata as FakeSlackMessage['metadata'];
+              if (message.stream) message.stream.open = false;
+            }
+          }
           return reply({ channel: args.channel, ts: args.ts });
+        // streaming (docs.slack.dev/reference/methods/chat.startStream): one message, appended to, then stopped
+        case 'chat.startStream': {
+          if (!fake.streaming) return refuse('unknown_method');
+          if (!args.thread_ts) return refuse('invalid_arguments');
+          const dm = String(args.channel).startsWith('D');
+          // outside a DM Slack requires whom the stream is for
+          if (!dm && (!args.recipient_user_id || !args.recipient_team_id)) return refuse('invalid_arguments');
+          const chunks = (args.chunks as FakeChunk[] | undefined) ?? [];
+          if (!chunks.length && !args.markdown_text) return refuse('invalid_arguments');
+          const message: FakeSlackMessage = {
+            channel: String(args.channel),
+            ts: nextTs(),
+            thread_ts: String(args.thread_ts),
+            text: String(args.markdown_text ?? '') + markdownOf(chunks),
+            stream: { open: true, lastAt: Date.now(), chunks: [...chunks] },
+          };
+          fake.messages.push(message);
+          return reply({ channel: args.channel, ts: message.ts });
+        }
+        case 'chat.appendStream':
+        case 'chat.stopStream': {
+          if (!fake.streaming) return refuse('unknown_method');
+          const message = fake.messages.find((m) => m.channel === args.channel && m.ts === args.ts);
+          if (!message) return refuse('message_not_found');
+          const stream = message.stream;
+          if (!stream?.open || Date.now() - stream.lastAt > fake.streamIdleMs) {
+            if (stream) stream.open = false;
+            return refuse('message_not_in_streaming_state');
+          }
+          if (method === 'chat.stopStream' && refusedBlock(args.blocks, fake.refuseBlockTypes)) return refuse('invalid_blocks');
+          const chunks = (args.chunks as FakeChunk[] | undefined) ?? [];
+          if (method === 'chat.appendStream' && !chunks.length && !args.markdown_text) return refuse('invalid_arguments');
+          stream.chunks.push(...chunks);
+          stream.lastAt = Date.now();
+          message.text = (message.text ?? '') + String(args.markdown_text ?? '') + markdownOf(chunks);
+          if (method === 'chat.stopStream') {
+            stream.open = false;
+            if (args.blocks) message.blocks = args.blocks as unknown[];
+            if (args.metadata) message.metadata = args.metadata as FakeSlackMessage['metadata'];
+          }
+          return reply({ channel: args.channel, ts: message.ts });
+        }
         case 'chat.delete': {
           const at = fake.messages.findIndex((m) => m.channel === args.channel && m.ts === args.ts);
           if (at >= 0) fake.messages.splice(at, 1);
@@ -386,6 +448,14 @@ export function buttonClick(o: {
   };
   return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
+
+type FakeChunk = { type: string; text?: string; [k: string]: unknown };
+/** The text of a stream's markdown_text chunks (task and plan updates are shown apart from the text). */
+const markdownOf = (chunks: FakeChunk[]) =>
+  chunks
+    .filter((c) => c.type === 'markdown_text')
+    .map((c) => c.text ?? '')
+    .join('');
 
 /** Whether blocks (as sent: an array, or its JSON in a form field) hold a block of a refused type. */
 function refusedBlock(blocks: unknown, refused: Set<string>): boolean {

@@ -132,4 +132,49 @@ describe('answer workers', () => {
     expect(answer.args.ts).toBe(orphan.ts);
     expect(slack.messages.filter((m) => m.channel === 'C-orphan')).toHaveLength(1);
   });
+
+  it('a stream a receiver opened and died before recording is found and ends as the answer (one message in the thread)', async () => {
+    slack.streaming = true;
+    slack.now = () => Date.now();
+    try {
+      const { desk, logger } = testDesk(db);
+      const client = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+      const receiver = await testJobs(db, desk, logger, { work: false });
+      runtimes.push(receiver);
+      const key = 'slack:event:EvOrphanStream';
+      const threadTs = '1800300002.000100';
+      const message = {
+        platform: 'slack' as const,
+        threadId: `slack:T1:C-stream:${threadTs}`,
+        channel: 'C-stream',
+        userId: 'U1',
+        text: 'How many thefts were reported in 2019?',
+      };
+      const reply = { platform: 'slack' as const, channel: 'C-stream', threadTs, userId: 'U1', workspace: 'T1' };
+      expect(await receiver.queue.enqueue({ key, message, action: { type: 'answer' }, reply })).toBe(true);
+      // the receiver recorded that it was starting a stream, started it, and died before recording its ts
+      await receiver.deliveries.recordStep(key, `stream:starting:${Date.now()}`);
+      const orphan = await client.chat.startStream({
+        channel: 'C-stream',
+        thread_ts: threadTs,
+        recipient_user_id: 'U1',
+        recipient_team_id: 'T1',
+        chunks: [{ type: 'task_update', id: 'wait', title: 'Working on it', status: 'in_progress' }],
+      });
+      await new Promise((r) => setTimeout(r, 3_200)); // past the time a worker waits for a receiver's placeholder
+      const worker = await testJobs(db, desk, createMemoryLogger(), { slack: client });
+      runtimes.push(worker);
+      const stop = await slack.waitFor(
+        (c) => c.method === 'chat.stopStream' && c.args.channel === 'C-stream' && Boolean(c.args.blocks),
+        20_000,
+      );
+      expect(stop.args.ts).toBe(orphan.ts);
+      expect(slack.messages.filter((m) => m.channel === 'C-stream').map((m) => m.ts)).toEqual([orphan.ts]);
+      expect((await receiver.deliveries.get(key))!.placeholder).toEqual({ ts: orphan.ts, stream: '1' });
+      expect(slack.of('chat.startStream').filter((c) => c.args.channel === 'C-stream')).toHaveLength(1);
+    } finally {
+      slack.streaming = false;
+      slack.now = undefined;
+    }
+  });
 });

@@ -77,33 +77,28 @@ describe('answering across processes', () => {
     b.child.kill('SIGTERM');
   }, 120_000);
 
-  it('a worker killed with SIGKILL mid-answer: another worker finishes the same placeholder, one answer', async () => {
+  /** A question whose first worker is killed with SIGKILL while the model thinks; a second worker finishes it. */
+  async function killedMidAnswer(eventId: string, ts: string, channel: string) {
     // the model takes 8 s over its first reply: long enough to kill the worker that waits for it
     let calls = 0;
     llm.respond = () => ({ content: JSON.stringify({ sql: 'SELECT count(*) AS crimes FROM crimes' }), delayMs: ++calls === 1 ? 8_000 : 0 });
     const withLlm = { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'scripted', LLM_API_KEY: 'k' };
     const receiver = await spawnServe(env(withLlm), children, ['--no-worker']);
     const first = await spawnWorker(env(withLlm), children);
-    const ts = '1800200001.000100';
-    expect(
-      await postMention(receiver.url, SECRET, {
-        eventId: 'EvKilled',
-        ts,
-        channel: 'C2',
-        text: '<@UBOT> Which crimes tend to cluster within an hour of each other?',
-      }),
-    ).toBe(200);
+    const key = `slack:event:${eventId}`;
+    const text = '<@UBOT> Which crimes tend to cluster within an hour of each other?';
+    expect(await postMention(receiver.url, SECRET, { eventId, ts, channel, text })).toBe(200);
     const taken = await pollUntil(
       async () => {
-        const { rows } = await db.pool.query(
-          `SELECT worker_id, placeholder FROM deliveries WHERE key = 'slack:event:EvKilled' AND status = 'answering'`,
-        );
+        const { rows } = await db.pool.query(`SELECT worker_id, placeholder FROM deliveries WHERE key = $1 AND status = 'answering'`, [
+          key,
+        ]);
         return rows[0] && calls >= 1 ? rows[0] : undefined;
       },
       20_000,
       'the first worker to take the question',
     ).catch(async (error) => {
-      const { rows } = await db.pool.query(`SELECT * FROM deliveries WHERE key = 'slack:event:EvKilled'`);
+      const { rows } = await db.pool.query(`SELECT * FROM deliveries WHERE key = $1`, [key]);
       throw new Error(
         `${error.message}; LLM calls ${calls}; row ${JSON.stringify(rows[0])}\nreceiver:\n${receiver.log()}\nworker:\n${first.log()}`,
       );
@@ -113,7 +108,8 @@ describe('answering across processes', () => {
     const answered = await pollUntil(
       async () => {
         const { rows } = await db.pool.query(
-          `SELECT status, attempts, worker_id, placeholder FROM deliveries WHERE key = 'slack:event:EvKilled' AND status = 'answered'`,
+          `SELECT status, attempts, worker_id, placeholder FROM deliveries WHERE key = $1 AND status = 'answered'`,
+          [key],
         );
         return rows[0];
       },
@@ -124,12 +120,33 @@ describe('answering across processes', () => {
     expect(answered.attempts).toBe(2);
     expect(answered.placeholder).toEqual(taken.placeholder);
     await new Promise((r) => setTimeout(r, 1_000));
-    const t = thread(ts);
-    expect(t.alive).toHaveLength(1);
-    expect(t.alive[0].ts).toBe(taken.placeholder.ts);
-    expect(t.answers).toHaveLength(1);
     expect(second.log()).toMatch(/stopped mid-answer; 1 question handed to the next worker/);
     receiver.child.kill('SIGTERM');
     second.child.kill('SIGTERM');
+    return { placeholder: taken.placeholder as { ts: string; stream?: string }, t: thread(ts) };
+  }
+
+  it('a worker killed with SIGKILL mid-answer: another worker finishes the same placeholder, one answer', async () => {
+    const { placeholder, t } = await killedMidAnswer('EvKilled', '1800200001.000100', 'C2');
+    expect(t.alive).toHaveLength(1);
+    expect(t.alive[0].ts).toBe(placeholder.ts);
+    expect(t.answers).toHaveLength(1);
+  }, 120_000);
+
+  it('a worker killed with SIGKILL mid-stream: the next worker ends the same stream, one message, one answer', async () => {
+    slack.streaming = true;
+    try {
+      const { placeholder, t } = await killedMidAnswer('EvKilledStream', '1800200002.000100', 'C3');
+      expect(placeholder.stream).toBe('1');
+      expect(t.alive.map((m) => m.ts)).toEqual([placeholder.ts]);
+      expect(slack.of('chat.startStream').filter((c) => c.args.thread_ts === '1800200002.000100')).toHaveLength(1);
+      // the second worker ended the stream the receiver opened (and the first worker appended to) with the answer
+      const stops = slack.of('chat.stopStream').filter((c) => c.args.ts === placeholder.ts && c.args.blocks);
+      expect(stops).toHaveLength(1);
+      expect(JSON.stringify(stops[0].args.blocks)).toContain('SELECT count(*) AS crimes FROM crimes');
+      expect(t.alive[0].text).toMatch(/\*\*.+\*\*/);
+    } finally {
+      slack.streaming = false;
+    }
   }, 120_000);
 });

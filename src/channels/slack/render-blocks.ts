@@ -166,6 +166,9 @@ function answerBlocks(answer: Answer, extras: RenderOptions = {}): { text: strin
   return { text: cutText(escapeMrkdwn(text), 3_000), blocks };
 }
 
+/** The block_id of a result's headline: a streamed answer sends the headline as streamed text instead (answer-stream.ts). */
+export const HEADLINE_BLOCK = 'headline';
+
 /** "Download CSV": uploads all rows of the answer's query into the thread; the value names the delivery the answer is kept on. */
 export const EXPORT_ACTION = 'export_csv';
 /** A suggested follow-up button ("by month"): action ids follow_up:0, follow_up:1, ... */
@@ -175,7 +178,8 @@ function answerParts(answer: Answer, extras: RenderOptions): { text: string; blo
   switch (answer.kind) {
     case 'result': {
       const rest = narrationAfterHeadline(answer);
-      const blocks: Block[] = [mrkdwn(`*${cutText(escapeMrkdwn(answer.headline), SECTION_LIMIT - 2)}*`), ...(rest ? sections(rest) : [])];
+      const headline = { ...mrkdwn(`*${cutText(escapeMrkdwn(answer.headline), SECTION_LIMIT - 2)}*`), block_id: HEADLINE_BLOCK };
+      const blocks: Block[] = [headline, ...(rest ? sections(rest) : [])];
       if (answer.verified) blocks.unshift(context(`:white_check_mark: ${escapeMrkdwn(answer.verified)}`));
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
       if (answer.table)

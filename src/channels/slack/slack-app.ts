@@ -35,6 +35,7 @@ import { appUninstalled } from './listeners/app-uninstalled.js';
 import type { DataDesk } from '../../agents/desk.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
 import { Deliveries } from '../../jobs/deliveries.js';
+import { StreamSupport } from './answer-stream.js';
 import type { Route } from '../../server/http-server.js';
 import { appHome } from './listeners/app-home.js';
 import { appMention } from './listeners/app-mention.js';
@@ -255,7 +256,13 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     : new App({ token: slack.botToken, receiver, clientOptions, logger });
   if (!installer) app.use(oneWorkspaceOnly(deps.logger));
 
-  const replyDeps = { queue: deps.queue, deliveries: new Deliveries(deps.writePool), desk: deps.desk, logger: deps.logger };
+  const replyDeps = {
+    queue: deps.queue,
+    deliveries: new Deliveries(deps.writePool),
+    desk: deps.desk,
+    logger: deps.logger,
+    streams: new StreamSupport(slack.streaming),
+  };
   const gate: Gate = {
     userLimit: new RateLimiter(deps.config.rateLimits.userPerMinute),
     channelLimit: new RateLimiter(deps.config.rateLimits.channelPerMinute),

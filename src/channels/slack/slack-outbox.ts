@@ -30,10 +30,24 @@ import { renderChart } from '../../charts/render.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { JobOutbox } from '../../jobs/answer-worker.js';
-import { chartInBlocks, renderAnswerMessages, type RenderOptions } from './render-blocks.js';
+import { chartInBlocks, HEADLINE_BLOCK, renderAnswerMessages, type RenderOptions, type SlackMessage } from './render-blocks.js';
+import type { Answer } from '../../core/answer.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';
 import { threadTitle } from './slack-text.js';
+import {
+  canStream,
+  escapeMarkdown,
+  openStream,
+  orphanedStream,
+  STREAM_CLOSED,
+  STREAM_STARTING,
+  StreamSupport,
+  taskChunk,
+  WAIT_TASK,
+  type StreamPlace,
+  type StreamTask,
+} from './answer-stream.js';
 
 export const WORKING = ':hourglass_flowing_sand: Working on it…';
 
@@ -46,6 +60,8 @@ export interface SlackOutboxDeps {
   exports?: boolean;
   /** answers get 👍/👎 feedback_buttons when on (feedback is kept) */
   feedback?: boolean;
+  /** whether answers stream (chat.startStream) where Slack can; unset: they do */
+  streams?: StreamSupport;
 }
 
 /** What placing a placeholder needs: the workspace's client and the delivery rows. */
@@ -75,11 +91,60 @@ export function slackErrorCode(error: unknown): string {
 
 /** The metadata every placeholder carries: which delivery it belongs to, so a worker can find it again. */
 export const PLACEHOLDER_EVENT = 'datadesk_placeholder';
+/** The metadata of the rest of an answer (its later messages, its notes): not a stream to adopt (answer-stream.ts). */
+const REPLY_EVENT = 'datadesk_reply';
+const metadataOf = (event_type: string, key: string) => ({ event_type, event_payload: { key } });
+
+/** A delivery's placeholder message: its ts, and whether it is a stream (answer-stream.ts). */
+export type Placeholder = Record<string, string> & { ts: string; stream?: string };
+
+/** How a placeholder may be opened as a stream: where, with what first task, and whether this Slack streams. */
+export interface StreamOpening {
+  support: StreamSupport;
+  place: StreamPlace;
+  title: string;
+}
+
+/** Stops and deletes a stream that lost the race to be the placeholder (or could not be recorded). */
+async function discardStream(client: WebClient, channel: string, ts: string): Promise<void> {
+  await client.chat.stopStream({ channel, ts }).catch(() => undefined);
+  await client.chat.delete({ channel, ts }).catch(() => undefined);
+}
 
 /**
- * The placeholder message of a delivery: the one recorded, or a new one. When
- * the receiver and a worker both post one at once, the first recorded wins and
- * the other is deleted.
+ * The placeholder as a stream, recorded; undefined where this Slack does not
+ * stream here (the caller posts a plain placeholder, or none).
+ */
+async function streamedPlaceholder(deps: PlaceholderDeps, key: string, opening: StreamOpening): Promise<Placeholder | undefined> {
+  const { support, place } = opening;
+  if (!support.on(place.workspace) || !canStream(place)) return undefined;
+  await deps.deliveries.recordStep(key, `${STREAM_STARTING}${Date.now()}`);
+  let ts: string;
+  try {
+    ts = await openStream(deps.client, place, { id: WAIT_TASK, title: opening.title, status: 'in_progress' });
+  } catch (error) {
+    const code = (error as { data?: { error?: string } }).data?.error;
+    if (!code) throw error;
+    support.refused(place.workspace, code);
+    deps.logger.info(`slack: chat.startStream was refused (${code}); answering with a placeholder message instead`);
+    return undefined;
+  }
+  let winner: Placeholder | undefined;
+  try {
+    winner = (await deps.deliveries.claimPlaceholder(key, { ts, stream: '1' })) as Placeholder | undefined;
+  } catch (error) {
+    // unrecorded, it would say "In line" for good: take it back before giving up
+    await discardStream(deps.client, place.channel, ts);
+    throw error;
+  }
+  if (winner && winner.ts !== ts) await discardStream(deps.client, place.channel, ts);
+  return winner ?? { ts, stream: '1' };
+}
+
+/**
+ * The placeholder message of a delivery: the one recorded, or a new one (a
+ * stream where this Slack streams). When the receiver and a worker both post
+ * one at once, the first recorded wins and the other is deleted.
  */
 export async function placeholderFor(
   deps: PlaceholderDeps,
@@ -87,17 +152,20 @@ export async function placeholderFor(
   channel: string,
   threadTs: string,
   text: string,
-  recorded?: string,
-): Promise<string> {
+  recorded?: Placeholder,
+  stream?: StreamOpening,
+): Promise<Placeholder> {
   if (recorded) return recorded;
+  const streamed = stream && (await streamedPlaceholder(deps, key, stream));
+  if (streamed) return streamed;
   const posted = await deps.client.chat.postMessage({
     channel,
     thread_ts: threadTs,
     text,
-    metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } },
+    metadata: metadataOf(PLACEHOLDER_EVENT, key),
   });
-  const winner = (await deps.deliveries.claimPlaceholder(key, { ts: posted.ts! }))?.ts ?? posted.ts!;
-  if (winner !== posted.ts) await deps.client.chat.delete({ channel, ts: posted.ts! }).catch(() => undefined);
+  const winner = ((await deps.deliveries.claimPlaceholder(key, { ts: posted.ts! })) as Placeholder | undefined) ?? { ts: posted.ts! };
+  if (winner.ts !== posted.ts) await deps.client.chat.delete({ channel, ts: posted.ts! }).catch(() => undefined);
   return winner;
 }
 
@@ -107,18 +175,31 @@ export async function placeholderFor(
  * history scopes), so the answer replaces it instead of leaving it to say
  * "Working on it…" for good.
  */
-async function orphanedPlaceholder(deps: PlaceholderDeps, key: string, channel: string, threadTs: string): Promise<string | undefined> {
+async function orphanedPlaceholder(
+  deps: PlaceholderDeps,
+  key: string,
+  channel: string,
+  threadTs: string,
+): Promise<Placeholder | undefined> {
   try {
     const replies = await deps.client.conversations.replies({ channel, ts: threadTs, include_all_metadata: true, limit: 200 });
     const mine = replies.messages?.find(
       (m) => m.metadata?.event_type === PLACEHOLDER_EVENT && (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
     );
     if (!mine?.ts) return undefined;
-    return (await deps.deliveries.claimPlaceholder(key, { ts: mine.ts }))?.ts;
+    return (await deps.deliveries.claimPlaceholder(key, { ts: mine.ts })) as Placeholder | undefined;
   } catch (error) {
     deps.logger.debug(`slack: could not look for an earlier placeholder of ${key} (${slackErrorCode(error)})`);
     return undefined;
   }
+}
+
+/** An earlier attempt's placeholder never recorded: a plain one (by its metadata), else a stream (answer-stream.ts). */
+async function orphanOf(deps: PlaceholderDeps, key: string, place: StreamPlace): Promise<Placeholder | undefined> {
+  const plain = await orphanedPlaceholder(deps, key, place.channel, place.threadTs);
+  if (plain) return plain;
+  const steps = (await deps.deliveries.get(key))?.steps ?? [];
+  return (await orphanedStream(deps, key, place, steps)) as Placeholder | undefined;
 }
 
 /** A delivery's chart file name: the same at every attempt, so a retry can find an upload a dead worker finished. */
@@ -139,44 +220,98 @@ export function slackOutbox(deps: SlackOutboxDeps): JobOutbox {
 }
 
 function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
+  const streams = deps.streams ?? new StreamSupport();
   return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
-    const { channel, threadTs, workspace, enterprise, agentView } = slackReplyTarget.parse(job.reply);
+    const { channel, threadTs, userId, workspace, enterprise, agentView } = slackReplyTarget.parse(job.reply);
     const { logger } = deps;
     const client = await deps.clients.forWorkspace(workspace, enterprise);
     const placing = { client, deliveries: deps.deliveries, logger };
-    // An agent-view thread shows its waiting in the status line (a message in the thread would clear it): no
-    // placeholder; the answer is the first message, posted with the placeholder's metadata and recorded the same
-    // way, so a retry finds it (recorded, or in the thread) and updates it instead of posting a second.
-    let ts: string | undefined;
+    const place: StreamPlace = { channel, threadTs, userId, workspace };
+    const opening: StreamOpening = { support: streams, place, title: 'Working on it' };
+    const metadata = metadataOf(PLACEHOLDER_EVENT, job.key);
+    // whether this attempt began the answer already (steps other than the stream's start)
+    const begun = delivery.steps.some((s) => !s.startsWith(STREAM_STARTING));
+    let placeholder: Placeholder | undefined;
     if (agentView) {
-      ts = delivery.placeholder?.ts ?? (await orphanedPlaceholder(placing, job.key, channel, threadTs));
+      // An agent-view thread shows its waiting in the status line (a message in the thread would clear it): no
+      // placeholder until a worker has the question, and then only a stream, which shows the steps as they run.
+      // Without one, the answer is the first message, posted with the placeholder's metadata and recorded the same
+      // way, so a retry finds it (recorded, or in the thread) and updates it instead of posting a second.
+      placeholder = (delivery.placeholder as Placeholder | null) ?? (await orphanOf(placing, job.key, place));
+      if (!placeholder && !delivery.steps.includes('answer')) placeholder = await streamedPlaceholder(placing, job.key, opening);
     } else {
       const recorded =
-        (await deps.deliveries.placeholderSoon(delivery))?.ts ?? (await orphanedPlaceholder(placing, job.key, channel, threadTs));
-      ts = await placeholderFor(placing, job.key, channel, threadTs, WORKING, recorded);
+        ((await deps.deliveries.placeholderSoon(delivery)) as Placeholder | undefined) ?? (await orphanOf(placing, job.key, place));
+      placeholder = await placeholderFor(placing, job.key, channel, threadTs, WORKING, recorded, opening);
       // a question that waited in line said so; now it is being answered
-      if (recorded && !delivery.steps.length) await client.chat.update({ channel, ts, text: WORKING }).catch(() => undefined);
+      if (recorded && !recorded.stream && !begun)
+        await client.chat.update({ channel, ts: recorded.ts, text: WORKING }).catch(() => undefined);
     }
+    let ts = placeholder?.ts;
+    // A stream is continued by the attempt that finds it open and its headline not begun; an earlier attempt that
+    // began the headline may have sent part of it, so this one closes the stream and replaces it (chat.update).
+    let streamOpen = placeholder?.stream === '1' && !delivery.steps.includes('headline:started');
+    if (placeholder?.stream === '1' && !streamOpen) await client.chat.stopStream({ channel, ts: ts! }).catch(() => undefined);
+    /** the stream's current line: the wait, until the first step */
+    let task: StreamTask = { id: WAIT_TASK, title: 'Question received', status: 'in_progress' };
+    let taskNo = 0;
+    /** appends to the stream; a stream Slack has closed (expired) is left for chat.update */
+    const append = (chunks: unknown[]) =>
+      client.chat.appendStream({ channel, ts: ts!, chunks: chunks as never }).catch((error) => {
+        if (slackErrorCode(error) === STREAM_CLOSED) streamOpen = false;
+        throw error;
+      });
+
     /** The answer's first message: the placeholder (or an earlier attempt's answer) updated, else posted and recorded. */
     const show = async (m: { text: string; blocks: unknown[] }) => {
-      if (ts) return client.chat.update({ channel, ts, text: m.text, blocks: m.blocks as never });
-      const posted = await client.chat.postMessage({
-        channel,
-        thread_ts: threadTs,
-        text: m.text,
-        blocks: m.blocks as never,
-        metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key: job.key } },
-      });
+      if (ts) return client.chat.update({ channel, ts, text: m.text, blocks: m.blocks as never, metadata });
+      const posted = await client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks as never, metadata });
       ts = (await deps.deliveries.claimPlaceholder(job.key, { ts: posted.ts! }))?.ts ?? posted.ts!;
       return posted;
+    };
+    /**
+     * The answer as the end of the stream: the headline streamed as markdown, the rest as its final blocks, with
+     * the placeholder's metadata. False when the stream could not take it (closed, refused): show() replaces it.
+     */
+    const finishStream = async (
+      answer: Answer,
+      first: SlackMessage,
+      classicAgain: () => Promise<SlackMessage>,
+      steps: { record(step: string): Promise<void> },
+    ): Promise<boolean> => {
+      await steps.record('headline:started');
+      try {
+        const headline = answer.kind === 'result' ? [{ type: 'markdown_text', text: `**${escapeMarkdown(answer.headline)}**` }] : [];
+        await append([taskChunk({ ...task, status: 'complete' }), ...headline]);
+        const stop = (m: SlackMessage) =>
+          client.chat.stopStream({ channel, ts: ts!, blocks: m.blocks.filter((b) => b.block_id !== HEADLINE_BLOCK) as never, metadata });
+        await stop(first).catch(async (error) => {
+          if (slackErrorCode(error) !== 'invalid_blocks') throw error;
+          logger.warn('slack: the native data blocks were refused (invalid_blocks); ending the stream with classic blocks');
+          await stop(await classicAgain());
+        });
+        return true;
+      } catch (error) {
+        logger.info(`slack: the stream of ${job.key} could not take the answer (${slackErrorCode(error)}); replacing it with chat.update`);
+        streamOpen = false;
+        return false;
+      }
     };
     let lastUpdate = 0;
     let updating: Promise<unknown> = Promise.resolve();
     const post = (text: string, blocks?: unknown[]) =>
-      client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: blocks as never });
+      client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: blocks as never, metadata: metadataOf(REPLY_EVENT, job.key) });
 
     return {
       progress: (step) => {
+        if (streamOpen) {
+          // each step a task of the stream's timeline: the last one done, this one running
+          const done = taskChunk({ ...task, status: 'complete' });
+          task = { id: `step-${++taskNo}`, title: step, status: 'in_progress' };
+          const chunks = [done, taskChunk(task)];
+          updating = updating.then(() => append(chunks)).catch(() => undefined);
+          return;
+        }
         // a few progress edits, not one per step: Slack rate-limits chat.update
         if (Date.now() - lastUpdate < 1_000) return;
         lastUpdate = Date.now();
@@ -192,16 +327,21 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         // the native data blocks, unless this delivery already fell back to the classic ones
         let options: RenderOptions = { exportKey, classic: steps.done('classic'), feedback: deps.feedback };
         let [first, ...rest] = renderAnswerMessages(answer, options);
-        if (!steps.done('answer')) {
+        const classicAgain = async () => {
+          await steps.record('classic');
+          options = { exportKey, classic: true };
+          [first, ...rest] = renderAnswerMessages(answer, options);
+          return first;
+        };
+        const streamed = !steps.done('answer') && streamOpen && Boolean(ts) && (await finishStream(answer, first, classicAgain, steps));
+        if (!steps.done('answer') && !streamed) {
           const update = () => show(first);
           try {
             await update().catch(async (error) => {
               if (slackErrorCode(error) !== 'invalid_blocks' || options.classic) throw error;
               // a Slack without data_table / data_visualization (an older or restricted workspace): the classic blocks
               logger.warn('slack: the native data blocks were refused (invalid_blocks); sending the answer with classic blocks');
-              await steps.record('classic');
-              options = { exportKey, classic: true };
-              [first, ...rest] = renderAnswerMessages(answer, options);
+              await classicAgain();
               await update();
             });
           } catch (error) {
@@ -209,8 +349,8 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
             logger.warn(`slack: chat.update of the answer failed (${slackErrorCode(error)}); posting it as a new reply`);
             await post(first.text, first.blocks);
           }
-          await steps.record('answer');
         }
+        if (!steps.done('answer')) await steps.record('answer');
         // an agent-view thread is titled with what was answered: the resolved question, not the fragment typed
         const resolved = answer.kind === 'result' ? answer.resolved?.question : undefined;
         if (agentView && resolved && !steps.done('title')) {
@@ -246,6 +386,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
       },
       giveUp: async (message) => {
         if (!ts) return void (await post(`:warning: ${message}`));
+        if (streamOpen) await client.chat.stopStream({ channel, ts }).catch(() => undefined);
         await client.chat.update({ channel, ts, text: `:warning: ${message}` }).catch(() => post(`:warning: ${message}`));
       },
     };

@@ -11,11 +11,14 @@ import type { AnswerQueue } from '../../jobs/queue.js';
 import { inLineText } from '../inbox.js';
 import { placeholderFor, slackErrorCode, WORKING, type SlackReplyTarget } from './slack-outbox.js';
 import { fromSlackText } from './slack-text.js';
+import { StreamSupport } from './answer-stream.js';
 
 export interface SlackReceiverDeps {
   queue: AnswerQueue;
   deliveries: Deliveries;
   logger: Logger;
+  /** whether the placeholder is a stream (answer-stream.ts) where Slack can; unset: it is */
+  streams?: StreamSupport;
 }
 
 /** Where a Slack event came from: the workspace (team) and, for an org-wide install, its enterprise. */
@@ -85,8 +88,14 @@ export async function enqueueInThread(
     const ahead = await deps.deliveries.aheadOf(key);
     const row = await deps.deliveries.get(key);
     // a fast worker may have posted (and even filled) a placeholder already
-    if (!row?.placeholder)
-      await placeholderFor({ client, deliveries: deps.deliveries, logger: deps.logger }, key, channel, threadTs, waitingText(ahead));
+    if (row?.placeholder) return;
+    const opening = {
+      support: deps.streams ?? new StreamSupport(),
+      place: { channel, threadTs, userId, workspace },
+      title: inLineText(ahead) ?? 'Working on it',
+    };
+    const placing = { client, deliveries: deps.deliveries, logger: deps.logger };
+    await placeholderFor(placing, key, channel, threadTs, waitingText(ahead), undefined, opening);
   })().catch((error) =>
     deps.logger.warn(`slack: the placeholder of ${key} could not be posted (${slackErrorCode(error)}); the worker posts one`),
   );

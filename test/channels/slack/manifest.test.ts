@@ -33,6 +33,10 @@ const METHOD_SCOPES: Record<string, string[]> = {
   'auth.test': [],
   'chat.postMessage': ['chat:write'],
   'chat.update': ['chat:write'],
+  // streaming (docs.slack.dev/reference/methods/chat.startStream): chat:write
+  'chat.startStream': ['chat:write'],
+  'chat.appendStream': ['chat:write'],
+  'chat.stopStream': ['chat:write'],
   'chat.delete': ['chat:write'],
   'chat.postEphemeral': ['chat:write'],
   // uploadV2 is files.getUploadURLExternal + files.completeUploadExternal

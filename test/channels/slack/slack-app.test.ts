@@ -809,14 +809,155 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(String(answer.args.text)).toMatch(/^The language model could not help with this just now: the LLM service answered HTTP 500/);
   });
 
+  describe('streamed answers (a Slack with chat.startStream)', () => {
+    const threadOf = (ts: string) => slack.messages.filter((m) => m.channel === 'C1' && m.thread_ts === ts);
+    const tasksOf = (calls: SlackCall[]) =>
+      calls.flatMap((c) => (c.args.chunks as { type: string; title?: string; status?: string; text?: string }[] | undefined) ?? []);
+
+    it('a mention streams into one message: the steps as tasks, the headline, then a data_table and a native chart as its final blocks', async () => {
+      slack.streaming = true;
+      try {
+        const server = await botServer();
+        // Slack's encoding of "&" in the question, as it sends it
+        const { body, ts } = mention('Which 5 community areas had the most thefts in 2019 &amp; how many?');
+        expect((await post(server, body, 'application/json')).status).toBe(200);
+        const stop = await slack.waitFor((c) => c.method === 'chat.stopStream' && Boolean(c.args.blocks));
+        const key = `slack:event:${JSON.parse(body).event_id}`;
+        const start = slack.of('chat.startStream').find((c) => c.args.thread_ts === ts)!;
+        // outside a DM, Slack needs whom the stream is for
+        expect(start.args).toMatchObject({
+          channel: 'C1',
+          recipient_user_id: 'U1',
+          recipient_team_id: 'T1',
+          task_display_mode: 'timeline',
+        });
+        const streamTs = stop.args.ts as string;
+        const appends = slack.of('chat.appendStream').filter((c) => c.args.ts === streamTs);
+        const chunks = tasksOf([start, ...appends]);
+        const tasks = chunks.filter((c) => c.type === 'task_update');
+        expect(tasks[0]).toMatchObject({ status: 'in_progress' });
+        expect(tasks.some((t) => t.status === 'complete' && t.title === 'Question received')).toBe(true);
+        expect(tasks.filter((t) => t.status === 'in_progress').length).toBeGreaterThan(2);
+        const headline = chunks.find((c) => c.type === 'markdown_text') as { text: string };
+        expect(headline.text).toMatch(/^\*\*.*thefts.*2019.*\*\*$/i);
+        // the final blocks: the table and chart, not the headline again, and the metadata a retry finds it by
+        const blocks = stop.args.blocks as { type: string; block_id?: string; rows?: { value?: number }[][] }[];
+        expect(blocks.map((b) => b.type)).toEqual(expect.arrayContaining(['data_table', 'data_visualization']));
+        expect(blocks.some((b) => b.block_id === 'headline')).toBe(false);
+        expect(stop.args.metadata).toMatchObject({ event_type: 'datadesk_placeholder', event_payload: { key } });
+        expect(blockKitProblems({ text: headline.text, blocks: stop.args.blocks })).toEqual([]);
+        // the numbers are the database's
+        const { rows } = await db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019 AND community_area IS NOT NULL
+           GROUP BY community_area ORDER BY n DESC LIMIT 5`,
+        );
+        const table = blocks.find((b) => b.type === 'data_table')!;
+        expect(table.rows!.slice(1).map((r) => r.at(-1)!.value)).toEqual(rows.map((r) => r.n));
+        // one message in the thread, and it is the stream: no placeholder posted, none updated
+        await expect.poll(async () => (await runtimes[0].deliveries.get(key))?.status, { timeout: 15_000 }).toBe('answered');
+        expect(threadOf(ts).map((m) => m.ts)).toEqual([streamTs]);
+        expect(slack.of('chat.postMessage').filter((c) => c.args.thread_ts === ts)).toHaveLength(0);
+        expect((await runtimes[0].deliveries.get(key))!.placeholder).toEqual({ ts: streamTs, stream: '1' });
+      } finally {
+        slack.streaming = false;
+      }
+    });
+
+    it('a stream Slack closed while the question waited is finished by chat.update of the same message, not a second one', async () => {
+      slack.streaming = true;
+      slack.streamIdleMs = 0;
+      try {
+        const server = await botServer();
+        const { body, ts } = mention('How many thefts were reported in 2019?');
+        await post(server, body, 'application/json');
+        const answer = await slack.waitFor(
+          (c) =>
+            c.method === 'chat.update' && blocksText(c).includes('Thefts in 2019, all of Chicago') && c.args.ts === threadOf(ts)[0]?.ts,
+        );
+        const [only] = threadOf(ts);
+        expect(threadOf(ts)).toHaveLength(1);
+        expect(answer.args.ts).toBe(only.ts);
+        expect(only.stream).toBeDefined();
+        // the update carries the headline block (nothing was streamed) and the metadata
+        expect(blocksText(answer)).toContain('"block_id":"headline"');
+        expect(answer.args.metadata).toMatchObject({ event_type: 'datadesk_placeholder' });
+      } finally {
+        slack.streaming = false;
+        slack.streamIdleMs = 60_000;
+      }
+    });
+
+    it('the same event delivered three times at once streams one answer', async () => {
+      slack.streaming = true;
+      try {
+        const server = await botServer();
+        const { body, ts } = mention('How many thefts were reported in 2019?', { eventId: 'EvStreamTwice' });
+        const retry = (n: number) => ({ ...sign(body), 'x-slack-retry-num': String(n), 'x-slack-retry-reason': 'http_timeout' });
+        await Promise.all([
+          post(server, body, 'application/json'),
+          post(server, body, 'application/json', retry(1)),
+          post(server, body, 'application/json', retry(2)),
+        ]);
+        await slack.waitFor((c) => c.method === 'chat.stopStream' && threadOf(ts).some((m) => m.ts === c.args.ts));
+        await new Promise((r) => setTimeout(r, 500));
+        expect(threadOf(ts)).toHaveLength(1);
+        expect(slack.of('chat.startStream').filter((c) => c.args.thread_ts === ts)).toHaveLength(1);
+      } finally {
+        slack.streaming = false;
+      }
+    });
+
+    it('in the agent view (a DM) the worker streams the steps and the answer, with no recipient', async () => {
+      slack.streaming = true;
+      try {
+        const server = await botServer();
+        const threadTs = '1800000950.000100';
+        const asked = JSON.stringify({
+          token: 'x',
+          team_id: 'T1',
+          api_app_id: 'A1',
+          type: 'event_callback',
+          event_id: 'EvAgentStream',
+          event_time: 1,
+          event: {
+            type: 'message',
+            channel: 'D95',
+            channel_type: 'im',
+            user: 'U95',
+            text: 'how many thefts in 2019',
+            ts: '1800000951.000100',
+            thread_ts: threadTs,
+            event_ts: '1800000951.000100',
+          },
+        });
+        await post(server, asked, 'application/json');
+        const stop = await slack.waitFor((c) => c.method === 'chat.stopStream' && c.args.channel === 'D95' && Boolean(c.args.blocks));
+        const start = slack.of('chat.startStream').find((c) => c.args.channel === 'D95')!;
+        expect(start.args.recipient_user_id).toBeUndefined();
+        expect(slack.messages.filter((m) => m.channel === 'D95' && m.thread_ts === threadTs).map((m) => m.ts)).toEqual([stop.args.ts]);
+        await slack.waitFor(
+          (c) => c.method === 'assistant.threads.setTitle' && c.args.thread_ts === threadTs && /2019/.test(String(c.args.title)),
+        );
+      } finally {
+        slack.streaming = false;
+      }
+    });
+  });
+
   it("every message the bot sent in these tests is within Slack's published limits", () => {
-    const sent = slack.calls.filter((c) => ['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'views.publish'].includes(c.method));
+    const sent = slack.calls.filter((c) =>
+      ['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'views.publish', 'chat.stopStream'].includes(c.method),
+    );
     expect(sent.length).toBeGreaterThan(30);
     for (const c of sent) {
       const problems =
         c.method === 'views.publish'
           ? viewProblems(c.args.view as { type: string; blocks: unknown[] })
-          : blockKitProblems({ text: c.args.text, blocks: c.args.blocks });
+          : // a stream's text is what was streamed into it
+            blockKitProblems({
+              text: c.method === 'chat.stopStream' ? slack.messages.find((m) => m.ts === c.args.ts)?.text : c.args.text,
+              blocks: c.args.blocks,
+            });
       expect(problems, `${c.method} ${String(c.args.text).slice(0, 60)}`).toEqual([]);
     }
   });

@@ -1,0 +1,152 @@
+// A Slack answer as one streamed message (chat.startStream, appendStream,
+// stopStream): it opens with the question's place in line, shows each step as
+// a task of a timeline while the job runs, then the headline as markdown, and
+// ends with the table, chart, SQL and follow-ups as its final blocks, with the
+// placeholder's metadata so that it can be found again like any answer.
+//
+// Exactly once: the stream's ts is recorded as the delivery's placeholder
+// (with stream: '1') the moment Slack returns it, and the start itself is
+// recorded before it is asked for ('stream:starting:<ms>'), so a retry either
+// continues the recorded stream or finds the one a dead process started (a
+// bot message of that moment, with no metadata, that no delivery has claimed).
+// A stream Slack has closed (it expires when appends stop for a while) is
+// finished with chat.update, which replaces what was streamed.
+//
+// Where streaming is not there (an older Slack, a token or workspace without
+// it), the first refusal turns it off for that workspace in this process and
+// the placeholder-and-update path answers instead.
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../../core/logger.js';
+import type { Deliveries } from '../../jobs/deliveries.js';
+
+/** Refusals that mean "this Slack has no streaming here", not "try again". */
+const STREAMING_ABSENT = new Set([
+  'unknown_method',
+  'not_allowed_token_type',
+  'missing_scope',
+  'feature_not_enabled',
+  'method_deprecated',
+  'not_allowed',
+]);
+/** chat.appendStream / stopStream on a message Slack no longer streams (it expired, or was stopped). */
+export const STREAM_CLOSED = 'message_not_in_streaming_state';
+
+/** Whether to stream answers, per workspace: on unless configured off, until Slack says it has no streaming there. */
+export class StreamSupport {
+  private readonly absent = new Set<string>();
+  constructor(readonly enabled = true) {}
+
+  on(workspace: string | undefined): boolean {
+    return this.enabled && !this.absent.has(workspace ?? '');
+  }
+
+  /** Learns from a refused chat.startStream: a code that means "no streaming here" turns it off for the workspace. */
+  refused(workspace: string | undefined, code: string): void {
+    if (STREAMING_ABSENT.has(code)) this.absent.add(workspace ?? '');
+  }
+}
+
+/** Where a stream goes: a thread, and (outside a DM, where Slack requires them) the person and team it is for. */
+export interface StreamPlace {
+  channel: string;
+  threadTs: string;
+  userId?: string;
+  workspace?: string;
+}
+
+/** One line of the timeline a stream shows while the answer is worked out. */
+export interface StreamTask {
+  id: string;
+  title: string;
+  status: 'pending' | 'in_progress' | 'complete' | 'error';
+}
+
+export const taskChunk = (t: StreamTask) => ({ type: 'task_update' as const, id: t.id, title: t.title, status: t.status });
+
+/** A DM (D…) or the agent view: Slack needs no recipient there; anywhere else it needs the user and team. */
+export function canStream(place: StreamPlace): boolean {
+  return place.channel.startsWith('D') || Boolean(place.userId && place.workspace);
+}
+
+/** The first task of a stream: the question's place in line, then "Question received" once a worker has it. */
+export const WAIT_TASK = 'wait';
+
+/** The step that records a stream being asked for, with the moment (ms) it was. */
+export const STREAM_STARTING = 'stream:starting:';
+
+/** Opens the stream with its first task; returns its ts. */
+export async function openStream(client: WebClient, place: StreamPlace, first: StreamTask): Promise<string> {
+  const res = await client.chat.startStream({
+    channel: place.channel,
+    thread_ts: place.threadTs,
+    ...(place.channel.startsWith('D') ? {} : { recipient_user_id: place.userId, recipient_team_id: place.workspace }),
+    task_display_mode: 'timeline',
+    chunks: [taskChunk(first)],
+  });
+  if (!res.ts) throw new Error('Slack answered chat.startStream without a ts');
+  return res.ts;
+}
+
+/**
+ * Markdown that shows data as written: the characters Markdown reads as
+ * emphasis, code, links or HTML are escaped with a backslash (CommonMark), so
+ * a block named "[click](https://evil)" stays text; and a word joiner after
+ * "://" and "www" keeps a URL in the data (or in a hostile model's words) from
+ * becoming a link, as `verbatim` does for the mrkdwn blocks.
+ */
+export const escapeMarkdown = (s: string) =>
+  s
+    .replace(/[\\`*_~[\]<>]/g, '\\$&')
+    .replace(/:\/\//g, ':\u2060//')
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u2060.`);
+
+interface ThreadMessage {
+  ts?: string;
+  bot_id?: string;
+  files?: unknown[];
+  metadata?: unknown;
+}
+
+/**
+ * A stream a dead process started for this delivery but never recorded: a
+ * message of the bot's in the thread, posted within a minute after the
+ * recorded start, with no metadata and no file, that no delivery has as its
+ * placeholder. Claimed as this delivery's (the earliest, when there are more).
+ */
+export async function orphanedStream(
+  deps: { client: WebClient; deliveries: Deliveries; logger: Logger },
+  key: string,
+  place: StreamPlace,
+  steps: string[],
+): Promise<Record<string, string> | undefined> {
+  const started = steps.filter((s) => s.startsWith(STREAM_STARTING)).map((s) => Number(s.slice(STREAM_STARTING.length)) / 1000);
+  if (!started.length) return undefined;
+  try {
+    const replies = await deps.client.conversations.replies({
+      channel: place.channel,
+      ts: place.threadTs,
+      include_all_metadata: true,
+      limit: 200,
+    });
+    const near = ((replies.messages ?? []) as ThreadMessage[]).filter(
+      (m) =>
+        m.ts &&
+        m.ts !== place.threadTs &&
+        m.bot_id &&
+        !m.metadata &&
+        !m.files?.length &&
+        started.some((at) => Number(m.ts) >= at - 2 && Number(m.ts) <= at + 60),
+    );
+    if (!near.length) return undefined;
+    const claimed = await deps.deliveries.placeholdersAmong(
+      place.channel,
+      near.map((m) => m.ts!),
+    );
+    const mine = near.find((m) => !claimed.has(m.ts!));
+    if (!mine) return undefined;
+    return deps.deliveries.claimPlaceholder(key, { ts: mine.ts!, stream: '1' });
+  } catch (error) {
+    deps.logger.debug(`slack: could not look for an earlier stream of ${key} (${(error as Error).message})`);
+    return undefined;
+  }
+}
