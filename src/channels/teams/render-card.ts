@@ -12,6 +12,9 @@ import { teamsChartElement } from './card-chart.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartSpec } from '../../core/answer.js';
 
+/** The verb of a choice button's Action.Execute (handlers/clarify-click.ts takes it). */
+export const CLARIFY_VERB = 'clarify';
+
 export type Card = Record<string, unknown>;
 
 const SQL_LINES_SHOWN = 6;
@@ -87,6 +90,8 @@ export async function chartForCard(
 /** What a card can add for one delivered answer: 👍/👎 buttons naming the delivery. */
 export interface CardExtras {
   feedbackKey?: string;
+  /** choice buttons as Action.Execute (Teams' Universal Actions) rather than Action.Submit (the Emulator) */
+  universalActions?: boolean;
   /** where all rows of the answer's table download as CSV (an unguessable link on the bot's server) */
   exportUrl?: string;
 }
@@ -169,8 +174,11 @@ function buildCard(answer: Answer, chart: ChartImage | undefined, extras: CardEx
     case 'clarify':
       body.push(text(answer.question, { weight: 'Bolder' }));
       for (const o of answer.options) if (o.description) body.push(text(`${o.label}: ${o.description}`, { size: 'Small', isSubtle: true }));
-      for (const o of answer.options)
-        actions.push({ type: 'Action.Submit', title: o.label, data: { datadesk: 'clarify', term: answer.term, option: o.id } });
+      for (const o of answer.options) {
+        const submit = { type: 'Action.Submit', title: o.label, data: { datadesk: 'clarify', term: answer.term, option: o.id } };
+        // Teams: Action.Execute, so the bot's reply to the click is the clicker's alone (a client without it submits)
+        actions.push(extras.universalActions ? { ...submit, type: 'Action.Execute', verb: CLARIFY_VERB, fallback: submit } : submit);
+      }
       break;
     case 'refusal':
       body.push(text(answer.reason));

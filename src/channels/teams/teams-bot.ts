@@ -6,15 +6,21 @@
 // response at once; a worker answers through the stored conversation
 // reference (teams-outbox.ts). A tenant not on TEAMS_ALLOWED_TENANTS gets one
 // sentence and nothing else.
-import { TeamsActivityHandler, TurnContext, type InvokeResponse } from 'botbuilder';
+import {
+  TeamsActivityHandler,
+  TurnContext,
+  type AdaptiveCardInvokeResponse,
+  type AdaptiveCardInvokeValue,
+  type InvokeResponse,
+} from 'botbuilder';
 import { workspaceAllowed } from '../inbox.js';
 import { saveConversationReference } from './conversation-store.js';
-import { clarifyClick } from './handlers/clarify-click.js';
+import { CLARIFY_VERB, clarifyClick, clarifyExecute } from './handlers/clarify-click.js';
 import { feedbackClick } from './handlers/feedback-click.js';
 import { feedbackLoop, isFeedbackLoop } from './handlers/feedback-loop.js';
 import { followUpClick } from './handlers/follow-up-click.js';
 import { question } from './handlers/question.js';
-import { turnOf, type TeamsBotDeps } from './handlers/turn.js';
+import { turnOf, type TeamsBotDeps, type TeamsTurn } from './handlers/turn.js';
 
 export type { TeamsBotDeps } from './handlers/turn.js';
 
@@ -37,6 +43,24 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     const turn = turnOf(context);
     if (!workspaceAllowed(this.deps.gate, turn.workspace).go) return { status: 403 };
     return feedbackLoop(this.deps, turn);
+  }
+
+  /** A card's Action.Execute (Universal Actions): the clarification choices; the reply goes to the clicker only. */
+  protected override async onAdaptiveCardInvoke(
+    context: TurnContext,
+    invoke: AdaptiveCardInvokeValue,
+  ): Promise<AdaptiveCardInvokeResponse> {
+    const turn = turnOf(context);
+    const error = (statusCode: number, code: string, message: string): AdaptiveCardInvokeResponse => ({
+      statusCode,
+      type: 'application/vnd.microsoft.error',
+      value: { code, message } as never,
+    });
+    const allowed = workspaceAllowed(this.deps.gate, turn.workspace);
+    if (!allowed.go) return error(403, 'Forbidden', allowed.tellUser ?? 'This organization is not served by this bot.');
+    if (invoke.action?.verb !== CLARIFY_VERB) return error(400, 'BadRequest', `Data Desk has no card action "${invoke.action?.verb}".`);
+    await this.remember(context);
+    return clarifyExecute(this.deps, { ...turn, value: invoke.action.data as TeamsTurn['value'] });
   }
 
   private async remember(context: TurnContext): Promise<void> {

@@ -24,6 +24,7 @@ import type { JobOutbox } from '../../jobs/answer-worker.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { type CardExtras, answerCard, answerSummary, chartForCard } from './render-card.js';
 import { loadConversationReference } from './conversation-store.js';
+import { AI_GENERATED_ENTITY } from './entity-fields.js';
 
 export const ON_IT = 'On it…';
 
@@ -75,11 +76,10 @@ export async function teamsPlaceholder(
 
 /**
  * What marks a bot's answer in Teams: the feedback loop (Teams draws 👍/👎 under it and sends the verdict as a
- * message/submitAction invoke, see handlers/feedback-loop.ts). The "AI generated" label is an entity whose fields
- * (additionalType, @type) botbuilder's connector serializer drops (its Entity model knows type, text and
- * mentioned only), so it is not sent: a label that never arrives would only pretend.
+ * message/submitAction invoke, see handlers/feedback-loop.ts) and the "AI generated" label (entity-fields.ts lets
+ * its fields through botbuilder's serializer).
  */
-const ANSWER_MARKS = { channelData: { feedbackLoopEnabled: true } };
+const ANSWER_MARKS = { channelData: { feedbackLoopEnabled: true }, entities: [AI_GENERATED_ENTITY] };
 
 export function teamsOutbox(deps: TeamsOutboxDeps): JobOutbox {
   return { replies: teamsReplies(deps), posts: teamsPosts(deps) };
@@ -109,7 +109,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
         // Teams' own 👍/👎 (the feedback loop) where Teams draws it; the Emulator has none, so there the card has buttons.
         // The card links its rows as CSV when there is a table and a public address.
         const loop = reference.channelId === 'msteams';
-        const extras: CardExtras = loop ? {} : { feedbackKey: job.key };
+        const extras: CardExtras = loop ? { universalActions: true } : { feedbackKey: job.key };
         if (deps.exportLink && exportSourceOf(answer))
           extras.exportUrl = deps.exportLink(await deps.deliveries.exportToken(job.key), target.reachedAt);
         let chart;

@@ -138,11 +138,12 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** What the Teams sink adds to every answer card. */
+/** What the Teams sink adds to every answer card: in the Emulator 👍/👎 buttons, in Teams choices as Action.Execute. */
 const AS_SENT = {
   feedbackKey: 'teams:activity:1700000000001',
   exportUrl: 'https://bot.example.com/exports/0123456789abcdef0123456789abcdef.csv',
 };
+const AS_SENT_IN_TEAMS = { exportUrl: AS_SENT.exportUrl, universalActions: true };
 
 describe("Adaptive Cards pass Microsoft's parser and validation", () => {
   it('the harness sees problems: an unknown element and more actions than Teams shows are reported', () => {
@@ -212,14 +213,19 @@ describe("Adaptive Cards pass Microsoft's parser and validation", () => {
       for (const [variant, chart] of charts) {
         tried++;
         if (chart?.url.startsWith('data:')) inline++;
-        // as the worker sends it: with the 👍/👎 buttons that name the delivery
+        // as the worker sends it: with the 👍/👎 buttons that name the delivery (the Emulator), or as Teams gets it
         const json = answerCard(answer, chart, AS_SENT);
         // Teams refuses a message over about 28 KB: the card with its inline chart must stay under it
         const bytes = Buffer.byteLength(JSON.stringify(json));
         sizes.push(`${name} (${variant}${chart ? (chart.url.startsWith('data:') ? ', inline' : ', linked') : ''}): ${bytes} B`);
         if (bytes > CARD_BYTES_LIMIT) failures.push(`${name} (${variant}): the card is ${bytes} bytes`);
-        const events = cardEvents(json);
-        if (events.length) failures.push(`${name} (${variant}):\n  ${events.join('\n  ')}`);
+        for (const [as, card] of [
+          ['Emulator', json],
+          ['Teams', answerCard(answer, chart, AS_SENT_IN_TEAMS)],
+        ] as const) {
+          const events = cardEvents(card);
+          if (events.length) failures.push(`${name} (${variant}, ${as}):\n  ${events.join('\n  ')}`);
+        }
       }
     }
     console.log(`Adaptive Card sizes:\n${sizes.join('\n')}`);

@@ -202,24 +202,61 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(row.workspace).toBe('tenant-1');
   });
 
-  it('clarification: Action.Submit buttons, the choice in `value`, then the answer', async () => {
+  it('clarification: Action.Execute buttons; what a click gets back (taken, not yours, gone) is said to the clicker only', async () => {
     const server = await botServer();
     const m = channelMessage('How many robberies happened at night in 2019?');
     await post(server, m.activity);
-    const question = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Action.Submit'));
-    const actions = (cardOf(question).content as { actions: { data: unknown }[] }).actions;
+    const question = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Action.Execute'));
+    const questionId = question.activityId ?? (question.activity.id as string);
+    const actions = (cardOf(question).content as { actions: { type: string; verb: string; data: unknown; fallback: unknown }[] }).actions;
     expect(actions.map((a) => a.data)).toEqual([
       { datadesk: 'clarify', term: 'night', option: '22-06' },
       { datadesk: 'clarify', term: 'night', option: '20-06' },
       { datadesk: 'clarify', term: 'night', option: '18-06' },
     ]);
-    const click = { ...m.activity, id: `${m.id}9`, text: undefined, entities: [], value: actions[2].data };
-    await post(server, click);
+    expect(actions[0]).toMatchObject({
+      type: 'Action.Execute',
+      verb: 'clarify',
+      fallback: { type: 'Action.Submit', data: actions[0].data },
+    });
+    const execute = (from: Record<string, string>, data: unknown, n: string) => ({
+      ...m.activity,
+      type: 'invoke',
+      name: 'adaptiveCard/action',
+      id: `${m.id}${n}`,
+      from,
+      text: undefined,
+      entities: [],
+      replyToId: questionId,
+      value: { action: { type: 'Action.Execute', verb: 'clarify', data }, trigger: 'manual' },
+    });
+    const said = async (res: Response) => {
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { statusCode: number; type: string; value: string };
+      expect(body).toMatchObject({ statusCode: 200, type: 'application/vnd.microsoft.activity.message' });
+      return body.value;
+    };
+    const before = connector.calls.length;
+    const inChannel = () =>
+      connector.calls.slice(before).filter((c) => c.conversationId === m.conversationId && c.activity.type === 'message');
+    // someone else's click: told privately, nothing queued, nothing in the channel
+    const bob = { id: '29:user-bob', name: 'Bob', aadObjectId: 'aad-bob' };
+    expect(await said(await post(server, execute(bob, actions[0].data, 'b')))).toMatch(/^Someone else asked this question/);
+    expect(inChannel()).toEqual([]);
+    // the asker's click: taken, and the answer follows in the conversation
+    const ada = m.activity.from as Record<string, string>;
+    expect(await said(await post(server, execute(ada, actions[2].data, 'a')))).toBe('Got it: the answer follows in this conversation.');
     const answer = await connector.waitFor(
       (c) => c.conversationId === m.conversationId && cardText(c).includes('Assumptions: night: 18:00-06:00'),
     );
     expect(cardText(answer)).toContain('extract(hour FROM date) >= 18');
-    await post(server, { ...click, id: `${m.id}8` });
+    // a second click once answered: gone, said to the clicker alone
+    const settled = connector.calls.length;
+    expect(await said(await post(server, execute(ada, actions[0].data, 'c')))).toMatch(/^That question was already answered/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(connector.calls.slice(settled).filter((c) => c.conversationId === m.conversationId)).toEqual([]);
+    // a client with Action.Submit only (the fallback): the refusal comes as a message
+    await post(server, { ...m.activity, id: `${m.id}8`, text: undefined, entities: [], value: actions[1].data });
     await connector.waitFor(
       (c) =>
         c.conversationId === m.conversationId &&
@@ -251,6 +288,13 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     await post(server, m.activity);
     const answer = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('deceptive'));
     expect(answer.activity.channelData).toMatchObject({ feedbackLoopEnabled: true });
+    // Teams' "AI generated" label, with every field of its entity (the serializer keeps them, entity-fields.ts)
+    expect(answer.activity.entities).toContainEqual({
+      type: 'https://schema.org/Message',
+      '@type': 'Message',
+      '@context': 'https://schema.org',
+      additionalType: ['AIGeneratedContent'],
+    });
     // no 👍/👎 of our own on the card: Teams draws them
     expect(cardText(answer)).not.toContain('"datadesk":"feedback"');
     const answerId = answer.activityId ?? (answer.activity.id as string);
