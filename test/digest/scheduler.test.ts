@@ -258,6 +258,19 @@ describe('digest scheduler', () => {
     expect(String(sent.activity.text)).toMatch(/^Crime digest/);
   });
 
+  it('a Teams channel the bot was removed from (403) disables its digest, and nothing is said there', async () => {
+    const conversation = await teamsChannel('19:removed@thread.tacv2', 'removed');
+    const id = await subscribe('digest weekly friday 17:00 America/Chicago', conversation, '2026-06-19T00:00:00Z', 'teams');
+    connector.gone.add(conversation);
+    const a = scheduler('a');
+    clock = new Date('2026-06-19T22:00:30Z');
+    await a.tick();
+    const { rows } = await db.pool.query('SELECT enabled, disabled_reason FROM digest_subscriptions WHERE id = $1', [id]);
+    expect(rows[0]).toEqual({ enabled: false, disabled_reason: `Teams answered 403 for conversation ${conversation}` });
+    // no "Sorry, something went wrong" tried there either
+    expect(connector.calls.filter((c) => c.conversationId === conversation)).toEqual([]);
+  });
+
   it('a Teams runner that died during the post is not posted again: Teams has no history, and a duplicate is worse', async () => {
     const conversation = await teamsChannel('19:died@thread.tacv2', 'died');
     const id = await subscribe('digest weekly friday 17:00 America/Chicago', conversation, '2026-06-12T00:00:00Z', 'teams');

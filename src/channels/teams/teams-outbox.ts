@@ -12,7 +12,7 @@
 // Digest posts go through the channel's stored conversation reference
 // (proactive message) with the chart inside the card; a conversation Teams
 // says is gone (403, 404) disables the digest.
-import { ActivityTypes, CardFactory, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
+import { ActivityTypes, CardFactory, type Activity, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.js';
@@ -25,6 +25,7 @@ import { exportSourceOf } from '../../export/csv-export.js';
 import { type CardExtras, answerCard, answerSummary, chartForCard } from './render-card.js';
 import { loadConversationReference } from './conversation-store.js';
 import { AI_GENERATED_ENTITY } from './entity-fields.js';
+import { firstSequence, informative, streamInfo, streamsIn } from './teams-stream.js';
 
 export const ON_IT = 'On it…';
 
@@ -81,6 +82,29 @@ export async function teamsPlaceholder(
  */
 const ANSWER_MARKS = { channelData: { feedbackLoopEnabled: true }, entities: [AI_GENERATED_ENTITY] };
 
+/**
+ * Runs `logic` in the conversation (a proactive turn) and throws what it threw. The adapter would hand an error
+ * escaping the logic to its onTurnError, which posts "Sorry, something went wrong" into the conversation and
+ * swallows it: a failed progress edit would say so in the channel, and a digest post Teams refused (the channel
+ * gone) would count as posted.
+ */
+async function proactively(
+  adapter: CloudAdapter,
+  appId: string,
+  reference: Partial<ConversationReference>,
+  logic: (context: TurnContext) => Promise<void>,
+): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  await adapter.continueConversationAsync(appId, reference, async (context) => {
+    try {
+      await logic(context);
+    } catch (error) {
+      failure = { error };
+    }
+  });
+  if (failure) throw failure.error;
+}
+
 export function teamsOutbox(deps: TeamsOutboxDeps): JobOutbox {
   return { replies: teamsReplies(deps), posts: teamsPosts(deps) };
 }
@@ -89,19 +113,33 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
   return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
     const target = teamsReplyTarget.parse(job.reply);
     const reference = target.reference as Partial<ConversationReference>;
-    const inConversation = (logic: (context: TurnContext) => Promise<void>) =>
-      deps.adapter.continueConversationAsync(deps.appId, reference, logic);
+    const inConversation = (logic: (context: TurnContext) => Promise<void>) => proactively(deps.adapter, deps.appId, reference, logic);
     const canUpdate = reference.channelId !== 'emulator';
-    let id = canUpdate ? (await deps.deliveries.placeholderSoon(delivery))?.id : undefined;
+    const placeholder = canUpdate ? await deps.deliveries.placeholderSoon(delivery) : undefined;
+    let id = placeholder?.id;
+    // a personal chat's answer is a stream (teams-stream.ts): its id is the final message's; continued unless a
+    // final was begun (then the message of that id is updated, or a new one sent when the final never arrived)
+    const streamed = placeholder?.stream === '1';
+    let streamOpen = streamed && streamsIn(reference) && !delivery.steps.includes('final:started');
+    let sequence = firstSequence(delivery.attempts);
     let last = 0;
     let updating: Promise<unknown> = Promise.resolve();
+    /** sends an activity of the stream; a stream Teams no longer takes (403: ended, past its two minutes) is closed */
+    const toStream = (context: TurnContext, activity: Partial<Activity>) =>
+      context.sendActivity(activity).catch((error) => {
+        if ((error as { statusCode?: number }).statusCode === 403) streamOpen = false;
+        throw error;
+      });
     return {
       progress: (step) => {
-        if (!id || Date.now() - last < 2_000) return;
+        // Teams asks for at most about one streaming request a second, and "on it" edits are rate-limited too
+        if (!id || Date.now() - last < (streamOpen ? 1_500 : 2_000)) return;
+        if (streamed && !streamOpen) return;
         last = Date.now();
-        updating = inConversation((context) =>
-          context.updateActivity({ id, type: ActivityTypes.Message, text: `${step}…` }).then(() => undefined),
-        ).catch(() => undefined);
+        updating = inConversation(async (context) => {
+          if (streamOpen) await toStream(context, informative(`${step}…`, id, sequence++));
+          else await context.updateActivity({ id, type: ActivityTypes.Message, text: `${step}…` });
+        }).catch(() => undefined);
       },
       deliver: async (answer, steps) => {
         await updating;
@@ -125,8 +163,23 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
           ...(loop ? ANSWER_MARKS : {}),
         };
         await inConversation(async (context) => {
-          if (canUpdate) id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);
-          if (id) {
+          if (streamOpen && id) {
+            await steps.record('final:started');
+            try {
+              await toStream(context, { ...reply, entities: [...(reply.entities ?? []), streamInfo('final', id)] });
+              return;
+            } catch (error) {
+              // refused (ended, past two minutes, malformed): nothing of it is in the chat, so a plain message answers;
+              // anything else may have arrived, so it is the retry's, which updates the stream's message if it is there
+              const status = (error as { statusCode?: number }).statusCode;
+              if (status !== 403 && status !== 400) throw error;
+              deps.logger.warn(`teams: the stream could not take the answer (${describeError(error)}); sending it as a message`);
+              return void (await context.sendActivity(reply));
+            }
+          }
+          if (canUpdate && !streamed) id ??= await teamsPlaceholder(context, deps.deliveries, job.key, ON_IT);
+          // a stream is a message only once its final arrived: an earlier attempt's final is updated, if it is there
+          if (id && (!streamed || delivery.steps.includes('final:started'))) {
             try {
               await context.updateActivity({ ...reply, id });
               return;
@@ -140,7 +193,11 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
       },
       giveUp: async (message) => {
         await inConversation(async (context) => {
-          if (id)
+          if (streamOpen && id)
+            await toStream(context, { type: ActivityTypes.Message, text: message, entities: [streamInfo('final', id)] }).catch(() =>
+              context.sendActivity(message),
+            );
+          else if (id && !streamed)
             await context.updateActivity({ id, type: ActivityTypes.Message, text: message }).catch(() => context.sendActivity(message));
           else await context.sendActivity(message);
         });
@@ -157,7 +214,7 @@ function teamsPosts({ adapter, appId, pool, chartLink, quickchartUrl }: TeamsOut
       const chart = await chartForCard(answer, chartLink, quickchartUrl);
       let id: string | undefined;
       try {
-        await adapter.continueConversationAsync(appId, reference, async (context) => {
+        await proactively(adapter, appId, reference, async (context) => {
           const sent = await context.sendActivity({
             type: 'message',
             text: answerSummary(answer),

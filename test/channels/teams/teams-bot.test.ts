@@ -21,6 +21,10 @@ import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
 import { pollUntil } from '../../helpers/wait.js';
 import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
+import { teamsOutbox } from '../../../src/channels/teams/teams-outbox.js';
+import { loadConversationReference } from '../../../src/channels/teams/conversation-store.js';
+import type { AnswerJob } from '../../../src/jobs/answer-job.js';
+import { createMemoryLogger } from '../../../src/core/logger.js';
 
 let db: TestDatabase;
 let connector: FakeConnector;
@@ -262,6 +266,109 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
         c.conversationId === m.conversationId &&
         c.activity.text === 'That question was already answered or has expired. Ask it again to get fresh choices.',
     );
+  });
+
+  /** A message in a personal (1:1) chat with the bot. */
+  function personalMessage(text: string) {
+    const m = channelMessage(text);
+    const conversationId = `a:personal-${m.id}`;
+    const activity = {
+      ...m.activity,
+      conversation: { id: conversationId, conversationType: 'personal', tenantId: 'tenant-1' },
+      text,
+      entities: [],
+      channelData: { tenant: { id: 'tenant-1' } },
+    };
+    return { id: m.id, conversationId, activity };
+  }
+  const streamOf = (c: ConnectorCall) =>
+    ((c.activity.entities as { type: string; streamId?: string; streamType?: string; streamSequence?: number }[] | undefined) ?? []).find(
+      (e) => e.type === 'streaminfo',
+    );
+
+  it('in a personal chat the answer streams: the wait and each step as informative updates, then the card as the final message', async () => {
+    const server = await botServer({ curators: ['aad-ada'] });
+    const m = personalMessage('Which 5 community areas had the most thefts in 2019?');
+    expect((await post(server, m.activity)).status).toBe(200);
+    const final = await connector.waitFor((c) => c.conversationId === m.conversationId && streamOf(c)?.streamType === 'final', 20_000);
+    const inChat = connector.calls.filter((c) => c.conversationId === m.conversationId);
+    const start = inChat.find((c) => streamOf(c) && !streamOf(c)!.streamId)!;
+    expect(start.activity).toMatchObject({ type: 'typing', text: 'On it…' });
+    expect(streamOf(start)).toEqual({ type: 'streaminfo', streamType: 'informative', streamSequence: 1 });
+    const streamId = start.activityId!;
+    // the steps, in order, on the same stream; the final has no sequence number
+    const updates = inChat.filter((c) => streamOf(c)?.streamType === 'informative' && streamOf(c)!.streamId === streamId);
+    const sequence = updates.map((c) => streamOf(c)!.streamSequence!);
+    expect(sequence).toEqual([...sequence].sort((a, b) => a - b));
+    expect(sequence[0]).toBeGreaterThan(1);
+    expect(streamOf(final)).toEqual({ type: 'streaminfo', streamType: 'final', streamId });
+    // the final is the answer card, with Teams' native chart, the feedback loop and the AI label
+    expect(cardText(final)).toContain('Chart.VerticalBar');
+    expect(final.activity.channelData).toMatchObject({ feedbackLoopEnabled: true });
+    expect(JSON.stringify(final.activity.entities)).toContain('AIGeneratedContent');
+    // what stays in the chat is that one message (no "on it", no typing)
+    const key = `teams:activity:${m.id}`;
+    await expect.poll(async () => (await jobs().deliveries.get(key))?.status, { timeout: 15_000 }).toBe('answered');
+    expect(connector.messagesIn(m.conversationId)).toEqual([final]);
+    // its 👍 (the feedback loop, on the message of the stream's id) is kept against this answer
+    const like = await post(server, {
+      ...m.activity,
+      type: 'invoke',
+      name: 'message/submitAction',
+      id: `${m.id}like`,
+      from: { id: '29:user-cy', name: 'Cy', aadObjectId: 'aad-cy' },
+      replyToId: streamId,
+      value: { actionName: 'feedback', actionValue: { reaction: 'like', feedback: '{}' } },
+    });
+    expect(like.status).toBe(200);
+    const { rows } = await db.pool.query(`SELECT verdict FROM feedback WHERE delivery_key = $1`, [key]);
+    expect(rows).toEqual([{ verdict: 'up' }]);
+  });
+
+  it('a stream Teams ended (its two minutes passed) gets the answer as a plain message; a retried final updates the one that arrived', async () => {
+    const server = await botServer();
+    connector.streamCapMs = 0;
+    try {
+      const m = personalMessage('How many thefts were reported in 2019?');
+      await post(server, m.activity);
+      const answer = await connector.waitFor(
+        (c) => c.conversationId === m.conversationId && c.activity.type === 'message' && cardText(c).includes('Thefts in 2019'),
+        20_000,
+      );
+      expect(streamOf(answer)).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(connector.messagesIn(m.conversationId)).toEqual([answer]);
+    } finally {
+      connector.streamCapMs = 120_000;
+    }
+    // a worker that sent the final and died before recording it: the next attempt updates that message, no second one
+    const m = personalMessage('How many thefts were reported in 2018?');
+    await post(server, m.activity);
+    const key = `teams:activity:${m.id}`;
+    await expect.poll(async () => (await jobs().deliveries.get(key))?.status, { timeout: 15_000 }).toBe('answered');
+    const delivery = (await jobs().deliveries.get(key))!;
+    expect(delivery.placeholder).toMatchObject({ stream: '1' });
+    const reference = (await loadConversationReference(db.pool, m.conversationId))!;
+    const job = {
+      key,
+      message: { platform: 'teams', threadId: `teams:tenant-1:${m.conversationId}`, text: 'x' },
+      action: { type: 'answer' },
+      reply: { platform: 'teams', conversationId: m.conversationId, reference: reference as Record<string, unknown> },
+    } satisfies AnswerJob;
+    const sink = await teamsOutbox({
+      adapter: createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, createMemoryLogger()),
+      appId: '',
+      pool: db.pool,
+      deliveries: jobs().deliveries,
+      chartLink: () => 'http://127.0.0.1/none.png',
+      logger: createMemoryLogger(),
+    }).replies(job, { ...delivery, steps: ['final:started'] });
+    const before = connector.calls.length;
+    await sink.deliver(delivery.answer!, { done: () => false, record: async () => undefined });
+    const again = connector.calls.slice(before);
+    expect(again.map((c) => c.verb)).toEqual(['update']);
+    expect(again[0].activityId).toBe(delivery.placeholder!.id);
+    expect(connector.messagesIn(m.conversationId)).toHaveLength(1);
   });
 
   it("a follow-up click asks the plan it carries and counts against the asker's limit like a typed question", async () => {

@@ -13,6 +13,7 @@ import type { AnswerQueue } from '../../../jobs/queue.js';
 import type { VerifiedStore } from '../../../knowledge/verified-store.js';
 import { admit, inLineText, type Gate } from '../../inbox.js';
 import { ON_IT, teamsPlaceholder, type TeamsReplyTarget } from '../teams-outbox.js';
+import { streamPlaceholder, streamsIn } from '../teams-stream.js';
 
 export interface TeamsBotDeps {
   /** asked only which clarification a conversation waits for */
@@ -112,8 +113,13 @@ export async function enqueueTurn(
     deps.logger.debug(`teams: ${key} was delivered before; not answered twice`);
     return;
   }
-  await context.sendActivity({ type: ActivityTypes.Typing });
+  // a personal chat streams its answer (teams-stream.ts): the wait is the stream's first line, not typing and "on it"
+  const streams = streamsIn(reference);
+  if (!streams) await context.sendActivity({ type: ActivityTypes.Typing });
   const ahead = await deps.deliveries.aheadOf(key);
   const row = await deps.deliveries.get(key);
-  if (!row?.placeholder) await teamsPlaceholder(context, deps.deliveries, key, inLineText(ahead) ?? ON_IT);
+  if (row?.placeholder) return;
+  const waiting = inLineText(ahead) ?? ON_IT;
+  if (streams && (await streamPlaceholder(context, deps.deliveries, key, waiting))) return;
+  await teamsPlaceholder(context, deps.deliveries, key, waiting);
 }
