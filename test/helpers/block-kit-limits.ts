@@ -20,6 +20,8 @@
 // with one point a category (1..20, labels at most 20 characters, values
 // finite) and axis titles of at most 50; at most two a message
 // (data-visualization-block). We send at most one data_table a message.
+// A markdown block holds standard Markdown of 1 to 12,000 characters, and all
+// the markdown blocks of a message 12,000 together (markdown-block).
 // A context_actions block holds 1 to 5 feedback_buttons or icon_button
 // elements; feedback_buttons have a positive and a negative button, each with
 // plain_text of at most 75 characters, a value of at most 2,000 and an
@@ -28,6 +30,7 @@ export type Surface = 'message' | 'home' | 'modal';
 
 export const LIMITS = {
   blocksPerMessage: 50,
+  markdownText: 12_000,
   blocksPerView: 100,
   messageText: 4_000,
   messageTextHard: 40_000,
@@ -143,6 +146,10 @@ function block(b: Json, where: string): string[] {
     }
     case 'data_visualization':
       return [...problems, ...dataVisualization(b, where)];
+    case 'markdown':
+      if (typeof b.text !== 'string' || !b.text) return [...problems, `${where}: empty text`];
+      if (b.text.length > LIMITS.markdownText) problems.push(`${where}: ${b.text.length} characters, over ${LIMITS.markdownText}`);
+      return problems;
     default:
       return [...problems, `${where}: block type ${String(b.type)} is not one the validator knows`];
   }
@@ -259,6 +266,8 @@ export function blockKitProblems(message: { text?: unknown; blocks?: unknown }, 
   if (count('data_visualization') > LIMITS.chartsPerMessage)
     problems.push(`data_visualization: ${count('data_visualization')}, over ${LIMITS.chartsPerMessage}`);
   if (count('data_table') > 1) problems.push(`data_table: ${count('data_table')} in one message`);
+  const markdown = blocks.filter((b) => b?.type === 'markdown').reduce((n, b) => n + String(b.text ?? '').length, 0);
+  if (markdown > LIMITS.markdownText) problems.push(`markdown: ${markdown} characters in all, over ${LIMITS.markdownText}`);
   const ids = blocks.map((b) => b.block_id).filter((id) => id !== undefined);
   if (new Set(ids).size !== ids.length) problems.push('block_id: repeated within the message');
   return problems;

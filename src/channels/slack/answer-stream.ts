@@ -92,12 +92,14 @@ export async function openStream(client: WebClient, place: StreamPlace, first: S
  * emphasis, code, links or HTML are escaped with a backslash (CommonMark), so
  * a block named "[click](https://evil)" stays text; and a word joiner after
  * "://" and "www" keeps a URL in the data (or in a hostile model's words) from
- * becoming a link, as `verbatim` does for the mrkdwn blocks.
+ * becoming a link, and one after "@" keeps @here, @channel and @everyone from
+ * notifying anyone, as `verbatim` does for the mrkdwn blocks.
  */
 export const escapeMarkdown = (s: string) =>
   s
     .replace(/[\\`*_~[\]<>]/g, '\\$&')
     .replace(/:\/\//g, ':\u2060//')
+    .replace(/@(?=(here|channel|everyone)\b)/gi, '@\u2060')
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u2060.`);
 
 interface ThreadMessage {

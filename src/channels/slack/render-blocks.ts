@@ -11,6 +11,7 @@ import type { Answer, AnswerTable } from '../../core/answer.js';
 import { narrationAfterHeadline, rowsShown } from '../../core/answer.js';
 import { alignedTable } from '../text-table.js';
 import { chartBlock, dataTableBlock } from './native-blocks.js';
+import { escapeMarkdown } from './answer-stream.js';
 
 export type Block = { type: string } & Record<string, unknown>;
 export interface SlackMessage {
@@ -90,6 +91,16 @@ function sections(text: string): Block[] {
 /** A code block split so that each piece, escaped and fences included, fits a section (escaping first: "<" is 4 characters once sent). */
 export function codeSections(code: string): Block[] {
   return chunkText(escapeMrkdwn(fenceSafe(code)), SECTION_LIMIT - 6).map((piece) => mrkdwn('```' + piece + '```'));
+}
+
+/** A message's markdown blocks hold 12,000 characters in all: the narration takes one, well under it. */
+const MARKDOWN_LIMIT = 6_000;
+
+/** The narration after the headline: a markdown block (Slack renders it as written), or mrkdwn sections where classic. */
+function narrationBlocks(text: string, extras: RenderOptions): Block[] {
+  const markdown = escapeMarkdown(text);
+  if (extras.classic || markdown.length > MARKDOWN_LIMIT) return sections(text);
+  return [{ type: 'markdown', text: markdown }];
 }
 
 /** How an answer is drawn: with Slack's native data blocks, or classic (code-block tables, the chart as a PNG). */
@@ -179,7 +190,7 @@ function answerParts(answer: Answer, extras: RenderOptions): { text: string; blo
     case 'result': {
       const rest = narrationAfterHeadline(answer);
       const headline = { ...mrkdwn(`*${cutText(escapeMrkdwn(answer.headline), SECTION_LIMIT - 2)}*`), block_id: HEADLINE_BLOCK };
-      const blocks: Block[] = [headline, ...(rest ? sections(rest) : [])];
+      const blocks: Block[] = [headline, ...(rest ? narrationBlocks(rest, extras) : [])];
       if (answer.verified) blocks.unshift(context(`:white_check_mark: ${escapeMrkdwn(answer.verified)}`));
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
       if (answer.table)

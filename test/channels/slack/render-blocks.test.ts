@@ -40,6 +40,31 @@ describe('Block Kit rendering within Slack limits', () => {
     expect(rated.flatMap((m) => m.blocks).length).toBe(messages.flatMap((m) => m.blocks).length + 1);
   });
 
+  it('the narration is a markdown block (its data kept as text); classic blocks and a long narration keep mrkdwn sections', () => {
+    const answer = (narration: string) =>
+      makeAnswer({
+        kind: 'result',
+        route: 'sql',
+        trace: [],
+        headline: 'Thefts in 2019',
+        narration: `Thefts in 2019. ${narration}`,
+        sql: ['SELECT 1'],
+        assumptions: [],
+        notes: [],
+      });
+    const hostile = 'Most were at [0000X W MADISON ST](https://evil.example) *on* @channel <@U1>.';
+    const [native] = renderAnswerMessages(answer(hostile));
+    const markdown = native.blocks.find((b) => b.type === 'markdown')!;
+    expect(markdown.text).toBe('Most were at \\[0000X W MADISON ST\\](https:\u2060//evil.example) \\*on\\* @\u2060channel \\<@U1\\>.');
+    // the headline stays the bold section a stream replaces with its streamed headline
+    expect(native.blocks.find((b) => b.block_id === 'headline')!.type).toBe('section');
+    const [classic] = renderAnswerMessages(answer(hostile), { classic: true });
+    expect(classic.blocks.some((b) => b.type === 'markdown')).toBe(false);
+    expect(textsOf(classic.blocks)).toContain('Most were at [0000X W MADISON ST](https://evil.example) *on* @channel &lt;@U1&gt;.');
+    const [long] = renderAnswerMessages(answer('x '.repeat(4_000)));
+    expect(long.blocks.some((b) => b.type === 'markdown')).toBe(false);
+  });
+
   it('shortens long SQL with a button for the full text, and escapes &, < and >', () => {
     const sql = Array.from({ length: 20 }, (_, i) => `  AND x${i} < 5`).join('\n');
     const [m] = renderAnswerMessages(
