@@ -299,17 +299,21 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
     };
     let lastUpdate = 0;
     let updating: Promise<unknown> = Promise.resolve();
+    /** task updates not yet appended to the stream */
+    const pending: unknown[] = [];
     const post = (text: string, blocks?: unknown[]) =>
       client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks: blocks as never, metadata: metadataOf(REPLY_EVENT, job.key) });
 
     return {
       progress: (step) => {
         if (streamOpen) {
-          // each step a task of the stream's timeline: the last one done, this one running
-          const done = taskChunk({ ...task, status: 'complete' });
+          // each step a task of the stream's timeline: the last one done, this one running. One append at a time:
+          // steps that come while one is in flight go together in the next (Slack rate-limits appendStream too)
+          pending.push(taskChunk({ ...task, status: 'complete' }));
           task = { id: `step-${++taskNo}`, title: step, status: 'in_progress' };
-          const chunks = [done, taskChunk(task)];
-          updating = updating.then(() => append(chunks)).catch(() => undefined);
+          pending.push(taskChunk(task));
+          if (pending.length === 2)
+            updating = updating.then(() => (streamOpen && pending.length ? append(pending.splice(0)) : undefined)).catch(() => undefined);
           return;
         }
         // a few progress edits, not one per step: Slack rate-limits chat.update
