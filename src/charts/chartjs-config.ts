@@ -8,9 +8,11 @@ const DRAWDOWN = '#d62728';
 
 /**
  * 'full': files, Slack, the playground. 'card': a Teams card's inline image,
- * small and drawn in few colors (see CARD_INKS and indexed-png.ts).
+ * small and drawn in few colors (see CARD_INKS and indexed-png.ts). 'phone':
+ * the full style laid out for a phone's width (the playground on a phone), so
+ * its labels are read at their size instead of shrunk with a wide image.
  */
-export type ChartStyle = 'full' | 'card';
+export type ChartStyle = 'full' | 'card' | 'phone';
 
 /** The card style's text and grid colors (Chart.js' defaults are translucent: they would blend into many). */
 const CARD_INKS = { text: '#333333', grid: '#dddddd' };
@@ -121,7 +123,9 @@ export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): Ch
         // every label while they fit (a year, a month, an hour each); a long series (a backtest's days) is thinned
         x: {
           ticks: {
-            ...(spec.labels.length > (card ? 16 : 31) ? { autoSkip: true, maxTicksLimit: card ? 8 : 12 } : { autoSkip: false }),
+            ...(spec.labels.length > (style === 'full' ? 31 : 16)
+              ? { autoSkip: true, maxTicksLimit: style === 'full' ? 12 : 8 }
+              : { autoSkip: false }),
             maxRotation: 60,
             ...ink,
             ...small,

@@ -10,8 +10,15 @@ import { encodeIndexedPng, hexOnWhite, rampPalette } from './indexed-png.js';
 
 Chart.register(...registerables, MatrixController, MatrixElement);
 
+/** A chart's layout size, and how many pixels it is drawn with a layout pixel (1 unless told). */
+export interface ChartSize {
+  width: number;
+  height: number;
+  pixelRatio?: number;
+}
+
 /** 'card': the card style, written as a palette PNG of the chart's own colors (several times smaller). */
-export function renderChartPng(spec: ChartSpec, size: { width: number; height: number }, style: ChartStyle = 'full'): Buffer {
+export function renderChartPng(spec: ChartSpec, size: ChartSize, style: ChartStyle = 'full'): Buffer {
   const canvas = createCanvas(size.width, size.height);
   const ctx = canvas.getContext('2d');
   // a white background: chat clients show transparent PNGs on dark themes too. Chart.js clears the
@@ -26,6 +33,8 @@ export function renderChartPng(spec: ChartSpec, size: { width: number; height: n
     },
   };
   const config = toChartJsConfig(spec, style);
+  // Chart.js lays the chart out at the canvas' size and enlarges the canvas by the ratio to draw it
+  if (size.pixelRatio) config.options = { ...config.options, devicePixelRatio: size.pixelRatio };
   const chart = new Chart(ctx as unknown as CanvasRenderingContext2D, { ...config, plugins: [background, ...(config.plugins ?? [])] });
   try {
     if (style === 'card') {

@@ -8,6 +8,7 @@ import QuickChartModule from 'quickchart-js';
 const QuickChart = QuickChartModule as unknown as typeof QuickChartModule.default;
 import type { ChartSpec } from '../core/answer.js';
 import { toChartJsConfig, type ChartStyle } from './chartjs-config.js';
+import type { ChartSize } from './render-png.js';
 import { runTask } from '../backtest/threads/pool.js';
 
 class ChartRenderError extends Error {}
@@ -20,7 +21,10 @@ export const CHART_SIZE = { width: 960, height: 480 };
  */
 export const CARD_CHART_SIZE = { width: 640, height: 320 };
 
-const sizeOf = (style: ChartStyle) => (style === 'card' ? CARD_CHART_SIZE : CHART_SIZE);
+/** The playground's chart on a phone: laid out at 400 px, drawn at twice that for a phone's dense screen. */
+const PHONE_CHART_SIZE = { width: 400, height: 320, pixelRatio: 2 };
+
+const sizeOf = (style: ChartStyle): ChartSize => (style === 'card' ? CARD_CHART_SIZE : style === 'phone' ? PHONE_CHART_SIZE : CHART_SIZE);
 
 /** The local renderer on a worker thread: drawing a chart takes tens of milliseconds of CPU. */
 async function renderLocally(spec: ChartSpec, style: ChartStyle): Promise<Buffer> {
@@ -43,6 +47,7 @@ export async function renderChart(spec: ChartSpec, quickchartUrl?: string, style
     .setVersion('4')
     .setWidth(size.width)
     .setHeight(size.height)
+    .setDevicePixelRatio(size.pixelRatio ?? 1)
     .setBackgroundColor('white')
     .setFormat('png')
     .setConfig(toChartJsConfig(spec, style));

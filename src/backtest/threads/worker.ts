@@ -3,6 +3,8 @@
 // arrive as views of SharedArrayBuffers, so no thread copies them.
 import { UserError } from '../../core/errors.js';
 import type { ChartSpec } from '../../core/answer.js';
+import type { ChartSize } from '../../charts/render-png.js';
+import type { ChartStyle } from '../../charts/chartjs-config.js';
 import type { Bars } from '../expr/compile.js';
 import type { Field } from '../expr/parser.js';
 import { computeKpis, KPI_NAMES } from '../kpis.js';
@@ -109,11 +111,7 @@ export function evaluate(input: EvaluateInput): EvaluateOutput | { userError: st
 }
 
 /** A chart as PNG bytes (Chart.js on @napi-rs/canvas, loaded on the first chart). */
-export async function renderPng(input: {
-  spec: ChartSpec;
-  size: { width: number; height: number };
-  style?: 'full' | 'card';
-}): Promise<Uint8Array> {
+export async function renderPng(input: { spec: ChartSpec; size: ChartSize; style?: ChartStyle }): Promise<Uint8Array> {
   const { renderChartPng } = await import('../../charts/render-png.js');
   return renderChartPng(input.spec, input.size, input.style);
 }

@@ -161,9 +161,15 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     const sqlShown = answer.kind === 'result' ? answer.sql.map(formatSql) : [];
     if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId };
     try {
+      const [wide, phone] = await Promise.all([
+        renderChart(answer.chart, deps.quickchartUrl),
+        renderChart(answer.chart, deps.quickchartUrl, 'phone'),
+      ]);
       return {
         answer,
-        chartUrl: `/charts/${deps.charts.put(await renderChart(answer.chart, deps.quickchartUrl))}.png`,
+        chartUrl: `/charts/${deps.charts.put(wide)}.png`,
+        // the same chart laid out for a phone's width: its labels stay readable there
+        phoneChartUrl: `/charts/${deps.charts.put(phone)}.png`,
         exportUrl,
         exportLimit,
         sqlShown,

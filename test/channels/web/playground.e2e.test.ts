@@ -200,6 +200,15 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
       await page.press('#question', 'Enter');
       await page.waitForSelector(`.msg.bot .headline`);
     }
+    // the chart (crimes by year) is the one drawn for a phone (laid out at 400 px, twice as many pixels), not the wide one shrunk
+    await expect
+      .poll(() => page.$eval('img.chart', (img) => ((img as HTMLImageElement).complete ? (img as HTMLImageElement).naturalWidth : 0)), {
+        timeout: 15_000,
+      })
+      .toBe(800);
+    const phoneSrc = new URL(String(await page.getAttribute('picture source', 'srcset')), server.url).href;
+    expect(await page.$eval('img.chart', (img) => (img as HTMLImageElement).currentSrc)).toBe(phoneSrc);
+    expect(await page.$eval('img.chart', (img) => img.getBoundingClientRect().width)).toBeLessThanOrEqual(390);
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(26, 29, 33)');
     expect(await page.evaluate(() => getComputedStyle(document.body).color)).toBe('rgb(232, 232, 232)');
     // every visible control a finger can hit

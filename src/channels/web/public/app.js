@@ -146,10 +146,19 @@
       if (chartUrl) {
         const img = el('img', 'chart');
         img.src = chartUrl;
+        // on a narrow screen the chart drawn for it: the wide one shrunk would make its labels unreadable
+        let chart = img;
+        if (payload.phoneChartUrl) {
+          chart = el('picture');
+          const phone = el('source');
+          phone.media = '(max-width: 600px)';
+          phone.srcset = payload.phoneChartUrl;
+          chart.append(phone, img);
+        }
         // charts are kept a week: an older saved thread says so instead of a broken image
-        img.onerror = () => img.replaceWith(el('div', 'notes', 'This chart has expired (charts are kept for a week); ask the question again to draw it.'));
+        img.onerror = () => chart.replaceWith(el('div', 'notes', 'This chart has expired (charts are kept for a week); ask the question again to draw it.'));
         img.alt = answer.chart ? answer.chart.title : 'chart';
-        div.append(img);
+        div.append(chart);
       }
       if (answer.sql.length) {
         const d = el('details');
