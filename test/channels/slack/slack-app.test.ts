@@ -104,6 +104,10 @@ function mention(text: string, opts: { threadTs?: string; user?: string; eventId
   return { body, ts };
 }
 
+/** A signed-to-be event body as Slack sends it (team T1). */
+const envelope = (event: Record<string, unknown>, id: string) =>
+  JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: id, event_time: 1, event });
+
 const blocksText = (c: SlackCall) => JSON.stringify(c.args.blocks ?? '');
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -219,8 +223,6 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
 
   it('the agent view: a new thread offers verified questions; a question in it gets a status, a title, and the answer in the thread', async () => {
     const server = await botServer();
-    const envelope = (event: Record<string, unknown>, id: string) =>
-      JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: id, event_time: 1, event });
     const threadTs = '1800000900.000100';
     const started = envelope(
       {
@@ -912,14 +914,8 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
       try {
         const server = await botServer();
         const threadTs = '1800000950.000100';
-        const asked = JSON.stringify({
-          token: 'x',
-          team_id: 'T1',
-          api_app_id: 'A1',
-          type: 'event_callback',
-          event_id: 'EvAgentStream',
-          event_time: 1,
-          event: {
+        const asked = envelope(
+          {
             type: 'message',
             channel: 'D95',
             channel_type: 'im',
@@ -929,7 +925,8 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
             thread_ts: threadTs,
             event_ts: '1800000951.000100',
           },
-        });
+          'EvAgentStream',
+        );
         await post(server, asked, 'application/json');
         const stop = await slack.waitFor((c) => c.method === 'chat.stopStream' && c.args.channel === 'D95' && Boolean(c.args.blocks));
         const start = slack.of('chat.startStream').find((c) => c.args.channel === 'D95')!;
