@@ -30,7 +30,15 @@ import { renderChart } from '../../charts/render.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { JobOutbox } from '../../jobs/answer-worker.js';
-import { chartInBlocks, HEADLINE_BLOCK, renderAnswerMessages, type RenderOptions, type SlackMessage } from './render-blocks.js';
+import {
+  chartInBlocks,
+  cutText,
+  HEADLINE_BLOCK,
+  renderAnswerMessages,
+  SECTION_LIMIT,
+  type RenderOptions,
+  type SlackMessage,
+} from './render-blocks.js';
 import type { Answer } from '../../core/answer.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';
@@ -281,7 +289,10 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
     ): Promise<boolean> => {
       await steps.record('headline:started');
       try {
-        const headline = answer.kind === 'result' ? [{ type: 'markdown_text', text: `**${escapeMarkdown(answer.headline)}**` }] : [];
+        const headline =
+          answer.kind === 'result'
+            ? [{ type: 'markdown_text', text: `**${escapeMarkdown(cutText(answer.headline, SECTION_LIMIT))}**` }]
+            : [];
         await append([taskChunk({ ...task, status: 'complete' }), ...headline]);
         const stop = (m: SlackMessage) =>
           client.chat.stopStream({ channel, ts: ts!, blocks: m.blocks.filter((b) => b.block_id !== HEADLINE_BLOCK) as never, metadata });
@@ -293,6 +304,8 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         return true;
       } catch (error) {
         logger.info(`slack: the stream of ${job.key} could not take the answer (${slackErrorCode(error)}); replacing it with chat.update`);
+        // closed first (if it is still open), so that the update is of a finished message
+        if (streamOpen) await client.chat.stopStream({ channel, ts: ts! }).catch(() => undefined);
         streamOpen = false;
         return false;
       }
