@@ -59,6 +59,13 @@ export type TakeVerdict =
 export const WORKER_LOCK_CLASS = 7_322_010;
 const START_LOCK = [7_322_011, 0];
 
+/** The message is another delivery's placeholder already (a worker adopted it as a lost stream, answer-stream.ts). */
+export class PlaceholderTakenError extends Error {
+  constructor(key: string, placeholder: Record<string, string>) {
+    super(`message ${placeholder.ts ?? placeholder.id} is another delivery's placeholder; ${key} cannot have it`);
+  }
+}
+
 export class Deliveries {
   constructor(private readonly pool: pg.Pool) {}
 
@@ -120,11 +127,17 @@ export class Deliveries {
    * loser deletes its own.
    */
   async claimPlaceholder(key: string, placeholder: Record<string, string>): Promise<Record<string, string> | undefined> {
-    const { rows } = await this.pool.query<{ placeholder: Record<string, string> }>(
-      `UPDATE deliveries SET placeholder = COALESCE(placeholder, $2::jsonb) WHERE key = $1 RETURNING placeholder`,
-      [key, JSON.stringify(placeholder)],
-    );
-    return rows[0]?.placeholder;
+    try {
+      const { rows } = await this.pool.query<{ placeholder: Record<string, string> }>(
+        `UPDATE deliveries SET placeholder = COALESCE(placeholder, $2::jsonb) WHERE key = $1 RETURNING placeholder`,
+        [key, JSON.stringify(placeholder)],
+      );
+      return rows[0]?.placeholder;
+    } catch (error) {
+      // migration 030: the message is another delivery's placeholder already
+      if ((error as { code?: string }).code === '23505') throw new PlaceholderTakenError(key, placeholder);
+      throw error;
+    }
   }
 
   /** Which of these messages of a channel are some delivery's placeholder (claimed: not an orphan to adopt). */

@@ -73,6 +73,8 @@ interface FakeSlackMessage {
   thread_ts?: string;
   text?: string;
   blocks?: unknown[];
+  /** whose bot posted it: this app's (BBOT) unless told (another app's message in the thread) */
+  bot_id?: string;
   /** a streamed message: open until stopped or idle for streamIdleMs; its chunks as appended */
   stream?: { open: boolean; lastAt: number; chunks: { type: string; [k: string]: unknown }[] };
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
@@ -264,7 +266,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               ts: m.ts,
               thread_ts: m.thread_ts,
               text: m.text,
-              bot_id: 'BBOT',
+              bot_id: m.bot_id ?? 'BBOT',
               ...(m.files ? { files: m.files } : {}),
               ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
             })),

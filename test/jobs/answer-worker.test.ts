@@ -15,8 +15,10 @@ import { testDesk } from '../helpers/desk.js';
 import { testJobs } from '../helpers/jobs.js';
 import { pollUntil } from '../helpers/wait.js';
 import { WebClient } from '@slack/web-api';
-import { PLACEHOLDER_EVENT } from '../../src/channels/slack/slack-outbox.js';
+import { PLACEHOLDER_EVENT, placeholderFor } from '../../src/channels/slack/slack-outbox.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
+import { orphanedStream, StreamSupport } from '../../src/channels/slack/answer-stream.js';
+import type { Deliveries } from '../../src/jobs/deliveries.js';
 
 let db: TestDatabase;
 let slack: FakeSlack;
@@ -172,6 +174,60 @@ describe('answer workers', () => {
       expect(slack.messages.filter((m) => m.channel === 'C-stream').map((m) => m.ts)).toEqual([orphan.ts]);
       expect((await receiver.deliveries.get(key))!.placeholder).toEqual({ ts: orphan.ts, stream: '1' });
       expect(slack.of('chat.startStream').filter((c) => c.args.channel === 'C-stream')).toHaveLength(1);
+    } finally {
+      slack.streaming = false;
+      slack.now = undefined;
+    }
+  });
+
+  it("another app's message is never taken for a lost stream; a question's stream adopted while it began is that answer's, and the question gets its own", async () => {
+    slack.streaming = true;
+    slack.now = () => Date.now();
+    try {
+      const { desk, logger } = testDesk(db);
+      const client = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+      const receiver = await testJobs(db, desk, logger, { work: false });
+      runtimes.push(receiver);
+      const threadTs = '1800300003.000100';
+      const place = { channel: 'C-two', threadTs, userId: 'U1', workspace: 'T1' };
+      const ask = (key: string) =>
+        receiver.queue.enqueue({
+          key,
+          message: { platform: 'slack', threadId: `slack:T1:C-two:${threadTs}`, channel: 'C-two', userId: 'U1', text: 'How many thefts?' },
+          action: { type: 'answer' },
+          reply: { platform: 'slack', ...place },
+        });
+      // Q1's attempt recorded its start and died before Slack made any stream
+      expect(await ask('slack:event:EvQ1')).toBe(true);
+      await receiver.deliveries.recordStep('slack:event:EvQ1', `stream:starting:${Date.now()}`);
+      // another app posts in the thread meanwhile: not ours, never adopted
+      const jira = `${Math.floor(Date.now() / 1000)}.000777`;
+      slack.messages.push({ channel: 'C-two', ts: jira, thread_ts: threadTs, text: 'ticket created', bot_id: 'BJIRA' });
+      // Q2's stream begins; between Slack making it and Q2 recording it, Q1's next attempt looks for Q1's lost stream
+      expect(await ask('slack:event:EvQ2')).toBe(true);
+      const deps = { client, deliveries: receiver.deliveries, logger: createMemoryLogger() };
+      let adopted: Record<string, string> | undefined;
+      const racing = Object.create(receiver.deliveries) as Deliveries;
+      racing.claimPlaceholder = async (key, placeholder) => {
+        if (key === 'slack:event:EvQ2' && !adopted) {
+          const steps = (await receiver.deliveries.get('slack:event:EvQ1'))!.steps;
+          adopted = await orphanedStream(deps, 'slack:event:EvQ1', place, steps);
+        }
+        return receiver.deliveries.claimPlaceholder(key, placeholder);
+      };
+      const q2 = await placeholderFor({ ...deps, deliveries: racing }, 'slack:event:EvQ2', 'C-two', threadTs, 'In line…', undefined, {
+        support: new StreamSupport(),
+        place,
+        title: 'Working on it',
+      });
+      // Q1 has the stream begun for Q2 (it is Q1's answer now); Q2 has a message of its own; nothing deleted, nothing shared
+      expect(adopted).toMatchObject({ stream: '1' });
+      expect(adopted!.ts).not.toBe(jira);
+      expect(q2.ts).not.toBe(adopted!.ts);
+      expect((await receiver.deliveries.get('slack:event:EvQ1'))!.placeholder).toEqual(adopted);
+      expect((await receiver.deliveries.get('slack:event:EvQ2'))!.placeholder).toEqual(q2);
+      expect(slack.messages.filter((m) => m.channel === 'C-two').map((m) => m.ts)).toEqual([jira, adopted!.ts, q2.ts]);
+      expect(slack.of('chat.delete').filter((c) => c.args.channel === 'C-two')).toEqual([]);
     } finally {
       slack.streaming = false;
       slack.now = undefined;

@@ -89,15 +89,17 @@ export async function openStream(client: WebClient, place: StreamPlace, first: S
 
 /**
  * Markdown that shows data as written: the characters Markdown reads as
- * emphasis, code, links or HTML are escaped with a backslash (CommonMark), so
- * a block named "[click](https://evil)" stays text; and a word joiner after
+ * emphasis, code, links, HTML, entities (&#64;here would be "@here"), tables
+ * or headings are escaped with a backslash (CommonMark), so a block named
+ * "[click](https://evil)" stays text; and a word joiner after
  * "://" and "www" keeps a URL in the data (or in a hostile model's words) from
  * becoming a link, and one after "@" keeps @here, @channel and @everyone from
  * notifying anyone, as `verbatim` does for the mrkdwn blocks.
  */
 export const escapeMarkdown = (s: string) =>
   s
-    .replace(/[\\`*_~[\]<>]/g, '\\$&')
+    .replace(/[\\`*_~[\]<>&|]/g, '\\$&')
+    .replace(/^(\s*)#/gm, '$1\\#')
     .replace(/:\/\//g, ':\u2060//')
     .replace(/@(?=(here|channel|everyone)\b)/gi, '@\u2060')
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u2060.`);
@@ -109,11 +111,28 @@ interface ThreadMessage {
   metadata?: unknown;
 }
 
+/** This app's bot id in the client's workspace (auth.test, asked once a client): whose messages are ours. */
+const botIds = new WeakMap<WebClient, Promise<string | undefined>>();
+function ourBotId(client: WebClient): Promise<string | undefined> {
+  let id = botIds.get(client);
+  if (!id) {
+    id = client.auth.test().then((r) => r.bot_id);
+    id.catch(() => botIds.delete(client));
+    botIds.set(client, id);
+  }
+  return id;
+}
+
 /**
  * A stream a dead process started for this delivery but never recorded: a
- * message of the bot's in the thread, posted within a minute after the
- * recorded start, with no metadata and no file, that no delivery has as its
- * placeholder. Claimed as this delivery's (the earliest, when there are more).
+ * message of this app's bot in the thread, posted within a minute after the
+ * recorded start, with no metadata (every other message the bot posts in a
+ * thread carries some) and no file, that no delivery has as its placeholder.
+ * Claimed as this delivery's (the earliest, when there are more). It may be a
+ * live process's stream not recorded yet (another question of the thread,
+ * begun that moment): then one of the two claims fails (migration 030), and
+ * the loser, adopter or starter, goes on without it, so no message ever holds
+ * two answers.
  */
 export async function orphanedStream(
   deps: { client: WebClient; deliveries: Deliveries; logger: Logger },
@@ -124,6 +143,8 @@ export async function orphanedStream(
   const started = steps.filter((s) => s.startsWith(STREAM_STARTING)).map((s) => Number(s.slice(STREAM_STARTING.length)) / 1000);
   if (!started.length) return undefined;
   try {
+    const bot = await ourBotId(deps.client);
+    if (!bot) return undefined;
     const replies = await deps.client.conversations.replies({
       channel: place.channel,
       ts: place.threadTs,
@@ -134,7 +155,7 @@ export async function orphanedStream(
       (m) =>
         m.ts &&
         m.ts !== place.threadTs &&
-        m.bot_id &&
+        m.bot_id === bot &&
         !m.metadata &&
         !m.files?.length &&
         started.some((at) => Number(m.ts) >= at - 2 && Number(m.ts) <= at + 60),
@@ -146,7 +167,7 @@ export async function orphanedStream(
     );
     const mine = near.find((m) => !claimed.has(m.ts!));
     if (!mine) return undefined;
-    return deps.deliveries.claimPlaceholder(key, { ts: mine.ts!, stream: '1' });
+    return await deps.deliveries.claimPlaceholder(key, { ts: mine.ts!, stream: '1' });
   } catch (error) {
     deps.logger.debug(`slack: could not look for an earlier stream of ${key} (${(error as Error).message})`);
     return undefined;

@@ -27,7 +27,7 @@ import {
   type ReplySink,
 } from '../../core/platform.js';
 import { renderChart } from '../../charts/render.js';
-import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
+import { PlaceholderTakenError, type Deliveries, type DeliveryRow } from '../../jobs/deliveries.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { JobOutbox } from '../../jobs/answer-worker.js';
 import {
@@ -102,6 +102,8 @@ export const PLACEHOLDER_EVENT = 'datadesk_placeholder';
 /** The metadata of the rest of an answer (its later messages, its notes): not a stream to adopt (answer-stream.ts). */
 const REPLY_EVENT = 'datadesk_reply';
 const metadataOf = (event_type: string, key: string) => ({ event_type, event_payload: { key } });
+/** The metadata of a notice the bot posts in a thread (rate limit, database down): not a lost stream either. */
+export const NOTICE_METADATA = { event_type: 'datadesk_notice', event_payload: {} };
 
 /** A delivery's placeholder message: its ts, and whether it is a stream (answer-stream.ts). */
 export type Placeholder = Record<string, string> & { ts: string; stream?: string };
@@ -141,6 +143,11 @@ async function streamedPlaceholder(deps: PlaceholderDeps, key: string, opening: 
   try {
     winner = (await deps.deliveries.claimPlaceholder(key, { ts, stream: '1' })) as Placeholder | undefined;
   } catch (error) {
+    // a worker took it for a lost stream of its own question (answer-stream.ts): it is that answer's now
+    if (error instanceof PlaceholderTakenError) {
+      deps.logger.info(`slack: the stream begun for ${key} was adopted by another question; this one gets a message of its own`);
+      return undefined;
+    }
     // unrecorded, it would say "In line" for good: take it back before giving up
     await discardStream(deps.client, place.channel, ts);
     throw error;

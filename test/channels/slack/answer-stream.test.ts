@@ -35,6 +35,8 @@ describe('streamed answers', () => {
     // nothing else changes: without the escapes and joiners it is the data
     expect(escaped.replace(/\u2060/g, '').replace(/\\(.)/g, '$1')).toBe(hostile);
     expect(escapeMarkdown('Theft: 1,234 in 2019 (up 5.2%) #1')).toBe('Theft: 1,234 in 2019 (up 5.2%) #1');
+    // entities (Markdown decodes them: &#64;here is "@here"), tables and headings from data stay text too
+    expect(escapeMarkdown('&#64;here &lt;!here&gt; a|b\n# head')).toBe('\\&#64;here \\&lt;!here\\&gt; a\\|b\n\\# head');
   });
 
   it('a stream that cannot be recorded (the database went down) is stopped and deleted, not left saying "In line"', async () => {

@@ -1,5 +1,6 @@
 // app_mention: a question in a channel, queued under Slack's event_id; the
 // answer goes into its thread.
+import { NOTICE_METADATA } from '../slack-outbox.js';
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { admit, type Gate } from '../../inbox.js';
 import { enqueueInThread, inbound, originOf, stripMention, type SlackReceiverDeps } from '../thread-reply.js';
@@ -25,7 +26,7 @@ export function appMention(deps: SlackReceiverDeps, gate: Gate) {
           key,
           inbound(origin, event.channel, threadTs, user, text),
         ),
-      (text) => client.chat.postMessage({ channel: event.channel, thread_ts: threadTs, text }),
+      (text) => client.chat.postMessage({ channel: event.channel, thread_ts: threadTs, text, metadata: NOTICE_METADATA }),
       context.retryNum,
     );
   };

@@ -1,6 +1,7 @@
 // message.im: a question in a direct message, queued under Slack's event_id;
 // answered in the message's thread. (A message in an agent-view thread comes
 // through listeners/agent-view.ts, and is queued by the same queueDirectQuestion.)
+import { NOTICE_METADATA } from '../slack-outbox.js';
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { admit, type Gate } from '../../inbox.js';
 import { enqueueInThread, inbound, originOf, type SlackReceiverDeps } from '../thread-reply.js';
@@ -22,7 +23,8 @@ export async function queueDirectQuestion(
 ): Promise<boolean> {
   const key = `slack:event:${(body as { event_id?: string }).event_id ?? `${message.channel}:${message.ts}`}`;
   const user = 'user' in message && message.user ? message.user : 'unknown';
-  const tell = (text: string) => client.chat.postMessage({ channel: message.channel, thread_ts: threadTs, text });
+  const tell = (text: string) =>
+    client.chat.postMessage({ channel: message.channel, thread_ts: threadTs, text, metadata: NOTICE_METADATA });
   const origin = originOf(context);
   const verdict = admit(gate, { workspace: origin.workspace, channel: message.channel, userId: user });
   if (!verdict.go) {
