@@ -42,6 +42,42 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** A Slack that streams, on a clock of real ts (a lost stream is looked for near the moment it began), with a receiver. */
+async function withStreamingSlack(test: (o: { desk: DataDesk; client: WebClient; receiver: Jobs }) => Promise<void>): Promise<void> {
+  slack.streaming = true;
+  slack.now = () => Date.now();
+  try {
+    const { desk, logger } = testDesk(db);
+    const client = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+    const receiver = await testJobs(db, desk, logger, { work: false });
+    runtimes.push(receiver);
+    await test({ desk, client, receiver });
+  } finally {
+    slack.streaming = false;
+    slack.now = undefined;
+  }
+}
+
+/** A stream in the thread as a receiver opens one (for U1 of T1), not recorded anywhere. */
+const openStreamIn = (client: WebClient, channel: string, threadTs: string) =>
+  client.chat.startStream({
+    channel,
+    thread_ts: threadTs,
+    recipient_user_id: 'U1',
+    recipient_team_id: 'T1',
+    chunks: [{ type: 'task_update', id: 'wait', title: 'Working on it', status: 'in_progress' }],
+  });
+
+/**
+ * A worker started once the receiver's placeholder wait is over (as after the receiver died), and the call with
+ * which it wrote the answer into the channel (`method` with blocks).
+ */
+async function answeredByNextWorker(desk: DataDesk, client: WebClient, method: string, channel: string) {
+  await new Promise((r) => setTimeout(r, 3_200)); // past the time a worker waits for a receiver's placeholder
+  runtimes.push(await testJobs(db, desk, createMemoryLogger(), { slack: client }));
+  return slack.waitFor((c) => c.method === method && c.args.channel === channel && Boolean(c.args.blocks), 20_000);
+}
+
 describe('answer workers', () => {
   // each test is a deployment of its own: the earlier tests' workers (another desk) must not take its questions
   beforeEach(async () => {
@@ -124,25 +160,13 @@ describe('answer workers', () => {
       text: 'In line…',
       metadata: { event_type: PLACEHOLDER_EVENT, event_payload: { key } },
     });
-    await new Promise((r) => setTimeout(r, 3_200)); // past the time a worker waits for a receiver's placeholder
-    const worker = await testJobs(db, desk, createMemoryLogger(), { slack: client });
-    runtimes.push(worker);
-    const answer = await slack.waitFor(
-      (c) => c.method === 'chat.update' && c.args.channel === 'C-orphan' && Boolean(c.args.blocks),
-      20_000,
-    );
+    const answer = await answeredByNextWorker(desk, client, 'chat.update', 'C-orphan');
     expect(answer.args.ts).toBe(orphan.ts);
     expect(slack.messages.filter((m) => m.channel === 'C-orphan')).toHaveLength(1);
   });
 
   it('a stream a receiver opened and died before recording is found and ends as the answer (one message in the thread)', async () => {
-    slack.streaming = true;
-    slack.now = () => Date.now();
-    try {
-      const { desk, logger } = testDesk(db);
-      const client = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
-      const receiver = await testJobs(db, desk, logger, { work: false });
-      runtimes.push(receiver);
+    await withStreamingSlack(async ({ desk, client, receiver }) => {
       const key = 'slack:event:EvOrphanStream';
       const threadTs = '1800300002.000100';
       const message = {
@@ -156,38 +180,17 @@ describe('answer workers', () => {
       expect(await receiver.queue.enqueue({ key, message, action: { type: 'answer' }, reply })).toBe(true);
       // the receiver recorded that it was starting a stream, started it, and died before recording its ts
       await receiver.deliveries.recordStep(key, `stream:starting:${Date.now()}`);
-      const orphan = await client.chat.startStream({
-        channel: 'C-stream',
-        thread_ts: threadTs,
-        recipient_user_id: 'U1',
-        recipient_team_id: 'T1',
-        chunks: [{ type: 'task_update', id: 'wait', title: 'Working on it', status: 'in_progress' }],
-      });
-      await new Promise((r) => setTimeout(r, 3_200)); // past the time a worker waits for a receiver's placeholder
-      const worker = await testJobs(db, desk, createMemoryLogger(), { slack: client });
-      runtimes.push(worker);
-      const stop = await slack.waitFor(
-        (c) => c.method === 'chat.stopStream' && c.args.channel === 'C-stream' && Boolean(c.args.blocks),
-        20_000,
-      );
+      const orphan = await openStreamIn(client, 'C-stream', threadTs);
+      const stop = await answeredByNextWorker(desk, client, 'chat.stopStream', 'C-stream');
       expect(stop.args.ts).toBe(orphan.ts);
       expect(slack.messages.filter((m) => m.channel === 'C-stream').map((m) => m.ts)).toEqual([orphan.ts]);
       expect((await receiver.deliveries.get(key))!.placeholder).toEqual({ ts: orphan.ts, stream: '1' });
       expect(slack.of('chat.startStream').filter((c) => c.args.channel === 'C-stream')).toHaveLength(1);
-    } finally {
-      slack.streaming = false;
-      slack.now = undefined;
-    }
+    });
   });
 
   it("another app's message is never taken for a lost stream; a question's stream adopted while it began is that answer's, and the question gets its own", async () => {
-    slack.streaming = true;
-    slack.now = () => Date.now();
-    try {
-      const { desk, logger } = testDesk(db);
-      const client = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
-      const receiver = await testJobs(db, desk, logger, { work: false });
-      runtimes.push(receiver);
+    await withStreamingSlack(async ({ client, receiver }) => {
       const threadTs = '1800300003.000100';
       const place = { channel: 'C-two', threadTs, userId: 'U1', workspace: 'T1' };
       const ask = (key: string) =>
@@ -228,9 +231,6 @@ describe('answer workers', () => {
       expect((await receiver.deliveries.get('slack:event:EvQ2'))!.placeholder).toEqual(q2);
       expect(slack.messages.filter((m) => m.channel === 'C-two').map((m) => m.ts)).toEqual([jira, adopted!.ts, q2.ts]);
       expect(slack.of('chat.delete').filter((c) => c.args.channel === 'C-two')).toEqual([]);
-    } finally {
-      slack.streaming = false;
-      slack.now = undefined;
-    }
+    });
   });
 });

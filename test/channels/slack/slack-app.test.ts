@@ -109,6 +109,16 @@ const envelope = (event: Record<string, unknown>, id: string) =>
   JSON.stringify({ token: 'x', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: id, event_time: 1, event });
 
 const blocksText = (c: SlackCall) => JSON.stringify(c.args.blocks ?? '');
+/** The chat.update that wrote blocks (holding `contains`) into a bot message of thread `ts`. */
+const answerInThread = (ts: string, contains = '', timeoutMs?: number) =>
+  slack.waitFor(
+    (c) =>
+      c.method === 'chat.update' &&
+      Boolean(c.args.blocks) &&
+      blocksText(c).includes(contains) &&
+      slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
+    timeoutMs,
+  );
 beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 5_000);
@@ -354,12 +364,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer();
     const { body, ts } = mention('How many robberies happened at night in 2018?', { user: 'U9' });
     await post(server, body, 'application/json');
-    const question = await slack.waitFor(
-      (c) =>
-        c.method === 'chat.update' &&
-        blocksText(c).includes('clarify:22-06') &&
-        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
-    );
+    const question = await answerInThread(ts, 'clarify:22-06');
     const click = buttonClick({
       user: 'U9',
       messageTs: question.args.ts as string,
@@ -393,13 +398,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
       await post(server, second.body, 'application/json');
       const waiting = await slack.waitFor((c) => c.method === 'chat.postMessage' && c.args.thread_ts === second.ts);
       expect(waiting.args.text).toBe(':hourglass_flowing_sand: In line: 1 question ahead of yours…');
-      const answerOf = (ts: string) =>
-        slack.waitFor(
-          (c) =>
-            c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
-          20_000,
-        );
-      const [a, b] = await Promise.all([answerOf(first.ts), answerOf(second.ts)]);
+      const [a, b] = await Promise.all([answerInThread(first.ts, '', 20_000), answerInThread(second.ts, '', 20_000)]);
       expect(a.at).toBeLessThanOrEqual(b.at);
     } finally {
       llm.respond = undefined;
@@ -410,12 +409,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer({ exports: true });
     const { body, ts } = mention('Which blocks had the most thefts?', { user: 'U31' });
     await post(server, body, 'application/json');
-    const answer = await slack.waitFor(
-      (c) =>
-        c.method === 'chat.update' &&
-        blocksText(c).includes('export_csv') &&
-        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
-    );
+    const answer = await answerInThread(ts, 'export_csv');
     const button = (answer.args.blocks as { type: string; elements?: { action_id: string; value: string }[] }[])
       .flatMap((b) => b.elements ?? [])
       .find((e) => e.action_id === 'export_csv')!;
@@ -461,9 +455,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer({ curators: ['U50'] });
     const { body, ts } = mention('Which blocks had the most assault cases?', { user: 'U51' });
     await post(server, body, 'application/json');
-    const answer = await slack.waitFor(
-      (c) => c.method === 'chat.update' && Boolean(c.args.blocks) && slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
-    );
+    const answer = await answerInThread(ts);
     const react = (user: string, reaction: string) =>
       JSON.stringify({
         token: 'x',
@@ -512,12 +504,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer({ curators: ['U70'] });
     const { body, ts } = mention('How many thefts were reported in 2017?', { user: 'U71' });
     await post(server, body, 'application/json');
-    const answer = await slack.waitFor(
-      (c) =>
-        c.method === 'chat.update' &&
-        blocksText(c).includes('feedback_buttons') &&
-        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
-    );
+    const answer = await answerInThread(ts, 'feedback_buttons');
     const block = (answer.args.blocks as { type: string; elements?: { type: string; action_id: string }[] }[]).find(
       (b) => b.type === 'context_actions',
     )!;
@@ -551,12 +538,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const server = await botServer();
     const { body, ts } = mention('How many thefts were reported in 2018?', { user: 'U61' });
     await post(server, body, 'application/json');
-    const answer = await slack.waitFor(
-      (c) =>
-        c.method === 'chat.update' &&
-        blocksText(c).includes('follow_up:') &&
-        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
-    );
+    const answer = await answerInThread(ts, 'follow_up:');
     const buttons = (
       answer.args.blocks as { block_id?: string; elements?: { action_id: string; value: string; text: { text: string } }[] }[]
     ).find((b) => b.block_id === 'follow_ups')!.elements!;
@@ -601,12 +583,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
       (await post(server, body, 'application/json', { ...sign(body), 'x-slack-retry-num': '1', 'x-slack-retry-reason': 'http_error' }))
         .status,
     ).toBe(200);
-    await slack.waitFor(
-      (c) =>
-        c.method === 'chat.update' &&
-        blocksText(c).includes('Thefts in 2017') &&
-        slack.messages.some((m) => m.thread_ts === ts && m.ts === c.args.ts),
-    );
+    await answerInThread(ts, 'Thefts in 2017');
     expect(
       slack.calls.filter(
         (c) => c.method === 'chat.postMessage' && c.args.thread_ts === ts && String(c.args.text).startsWith('The database is unavailable'),
