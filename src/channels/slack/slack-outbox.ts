@@ -133,7 +133,7 @@ async function streamedPlaceholder(deps: PlaceholderDeps, key: string, opening: 
   try {
     ts = await openStream(deps.client, place, { id: WAIT_TASK, title: opening.title, status: 'in_progress' });
   } catch (error) {
-    const code = (error as { data?: { error?: string } }).data?.error;
+    const code = slackCode(error);
     if (!code) throw error;
     support.refused(place.workspace, code);
     deps.logger.info(`slack: chat.startStream was refused (${code}); answering with a placeholder message instead`);

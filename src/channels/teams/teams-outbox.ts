@@ -82,6 +82,9 @@ export async function teamsPlaceholder(
  */
 const ANSWER_MARKS = { channelData: { feedbackLoopEnabled: true }, entities: [AI_GENERATED_ENTITY] };
 
+/** The HTTP status the connector answered a failed call with (a RestError's statusCode). */
+const httpStatusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
+
 /**
  * Runs `logic` in the conversation (a proactive turn) and throws what it threw. The adapter would hand an error
  * escaping the logic to its onTurnError, which posts "Sorry, something went wrong" into the conversation and
@@ -127,7 +130,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
     /** sends an activity of the stream; a stream Teams no longer takes (403: ended, past its two minutes) is closed */
     const toStream = (context: TurnContext, activity: Partial<Activity>) =>
       context.sendActivity(activity).catch((error) => {
-        if ((error as { statusCode?: number }).statusCode === 403) streamOpen = false;
+        if (httpStatusOf(error) === 403) streamOpen = false;
         throw error;
       });
     return {
@@ -171,7 +174,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
             } catch (error) {
               // refused (ended, past two minutes, malformed): nothing of it is in the chat, so a plain message answers;
               // anything else may have arrived, so it is the retry's, which updates the stream's message if it is there
-              const status = (error as { statusCode?: number }).statusCode;
+              const status = httpStatusOf(error);
               if (status !== 403 && status !== 400) throw error;
               deps.logger.warn(`teams: the stream could not take the answer (${describeError(error)}); sending it as a message`);
               return void (await context.sendActivity(reply));
@@ -223,7 +226,7 @@ function teamsPosts({ adapter, appId, pool, chartLink, quickchartUrl }: TeamsOut
           id = sent?.id;
         });
       } catch (error) {
-        const status = (error as { statusCode?: number }).statusCode;
+        const status = httpStatusOf(error);
         if (status === 403 || status === 404) throw new ChannelGoneError(`Teams answered ${status} for conversation ${to.channel}`);
         throw error;
       }
