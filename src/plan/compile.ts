@@ -282,7 +282,7 @@ export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {
   else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per')
     sql = compilePerGroup(plan, plan.measure, c, where, s);
   else if (plan.groupBy.length === 0) sql = compileTotal(plan, c, where, s);
-  else sql = compileGrouped(plan, c, where, options.everyPlace ?? plan.top?.order === 'asc', s);
+  else sql = compileGrouped(plan, c, where, options.everyPlace ?? (plan.top?.order === 'asc' || plan.none === true), s);
   return { sql, assumptions: [...new Set(c.assumptions)], ...(rollup ? { rollup: rollup.table } : {}) };
 }
 
@@ -331,10 +331,26 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
   const byAxis = axes.map((a, i) => (a.ordered ? `axis${i + 1}.${keys[i]}` : a.name));
   const nullsLast = m.kind === 'share' ? ' NULLS LAST' : '';
   const body = `FROM ${from}\n${join}`;
+  if (plan.none) {
+    // the empty members of a complete axis: a place axis lists every member, a calendar axis every period
+    if (axes.some((a) => !a.members && !a.membersQuery))
+      throw new PlanCompileError(`"which ${axes[0].name.replace(/_/g, ' ')} had none" needs an axis of every member: a time axis, community areas, districts or wards`);
+    return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nWHERE coalesce(counts.${m.kind === 'share' ? 'matching' : measureName(m)}, 0) = 0\nORDER BY ${byAxis.join(', ')}`;
+  }
   if (plan.top) {
-    // the top n, ties at the cut broken deterministically by the axis order or the label
-    const order = [`${value} ${plan.top.order.toUpperCase()}${nullsLast}`, ...byAxis];
-    return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}\nLIMIT ${plan.top.n}`;
+    // the top n and every group tied with the nth (rank, not row_number: a cut never splits a tie); within
+    // a tie the groups go by the axis' order or the label
+    const rankOrder = `${value} ${plan.top.order.toUpperCase()}${nullsLast}`;
+    // the columns by position (c1, c2, ...): two axes may share a name (month and month of year)
+    const shown = [...labels, ...outputs].map((col, i) => {
+      const cut = col.lastIndexOf(' AS ');
+      const [expr, name] = cut < 0 ? [col, col.slice(col.lastIndexOf('.') + 1)] : [col.slice(0, cut), col.slice(cut + 4)];
+      return { expr, name, alias: `c${i + 1}` };
+    });
+    const along = axes.map((a, i) => (a.ordered ? `${byAxis[i]} AS o${i + 1}` : undefined)).filter(Boolean);
+    const then = axes.map((a, i) => (a.ordered ? `o${i + 1}` : shown[i].alias));
+    const ranked = `ranked AS (\n  SELECT ${[...shown.map((c) => `${c.expr} AS ${c.alias}`), ...along, `rank() OVER (ORDER BY ${rankOrder}) AS place`].join(',\n         ')}\n  ${body.replace(/\n/g, '\n  ')}\n)`;
+    return `WITH ${[counts, ...axisCtes, ranked].join(',\n')}\nSELECT ${shown.map((c) => `${c.alias} AS ${c.name}`).join(', ')}\nFROM ranked\nWHERE place <= ${plan.top.n}\nORDER BY ${['place', ...then].join(', ')}`;
   }
   const alongAxis = plan.order ? plan.order === 'axis' : axes[0].ordered || m.kind === 'share';
   const order = alongAxis ? byAxis : [`${value} DESC${nullsLast}`, ...byAxis];
@@ -395,8 +411,8 @@ export function periodLabel(t: TimeRange): string {
 
 function compileComparison(plan: QueryPlan, c: Conditions, s: Source): string {
   const current = plan.filters.time;
-  if (!current || plan.groupBy.length || plan.measure.kind !== 'count')
-    throw new PlanCompileError('a comparison needs a count over a period, without grouping');
+  if (!current || plan.measure.kind !== 'count') throw new PlanCompileError('a comparison needs a count over a period');
+  if (plan.groupBy.length) return compileGroupedComparison(plan, current, plan.compareWith!, c, s);
   const rest = c.of({ ...plan.filters, time: undefined });
   const a = timeCondition(current);
   const b = timeCondition(plan.compareWith!);
@@ -404,3 +420,75 @@ function compileComparison(plan: QueryPlan, c: Conditions, s: Source): string {
   const [na, nb] = [s.matching(a), s.matching(b)];
   return `SELECT ${quote(la)} AS period, ${na} AS incidents,\n       ${quote(lb)} AS compared_with, ${nb} AS compared_incidents,\n       round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct\nFROM ${s.table}\nWHERE ${[...rest, `(${a} OR ${b})`].join('\n  AND ')}`;
 }
+
+/** Whole years, months or days from a period's start to its end; undefined when the period is not made of them. */
+function stepsIn(t: TimeRange, unit: 'year' | 'month' | 'date'): number | undefined {
+  const [fy, fm] = [Number(t.from.slice(0, 4)), Number(t.from.slice(5, 7))];
+  const [ty, tm] = [Number(t.to.slice(0, 4)), Number(t.to.slice(5, 7))];
+  if (unit === 'date') return Math.round((Date.parse(t.to) - Date.parse(t.from)) / 86_400_000);
+  if (unit === 'month') return t.from.endsWith('-01') && t.to.endsWith('-01') ? (ty - fy) * 12 + (tm - fm) : undefined;
+  return wholeYears(t) ? ty - fy : undefined;
+}
+
+/**
+ * A grouped comparison: per group, the measure in this period and in the other, and the change. A time
+ * axis is lined up by position (the 1st month of 2020 against the 1st of 2018), and labelled by this
+ * period; any other axis by its members (each district in both periods).
+ */
+function compileGroupedComparison(plan: QueryPlan, a: TimeRange, b: TimeRange, c: Conditions, s: Source): string {
+  if (plan.groupBy.length > 1) throw new PlanCompileError('a comparison over two groupings');
+  const d = plan.groupBy[0];
+  const rest = c.of({ ...plan.filters, time: undefined });
+  const side = (t: TimeRange, key: string) =>
+    `SELECT ${key} AS k1, ${s.grouped} AS n\n  FROM ${s.table}${whereClause([...rest, timeCondition(t), ...(TIMELINE.has(d) ? [] : [`${axis(d, plan.filters).key} IS NOT NULL`])]).replace(/\n/g, '\n  ')}\n  GROUP BY 1`;
+  let keyA: string;
+  let keyB: string;
+  let members: string;
+  let label: string;
+  let ordered: boolean;
+  const name = d === 'date' ? 'day' : d;
+  if (d === 'year' || d === 'month' || d === 'date') {
+    const n = stepsIn(a, d);
+    if (n === undefined || n !== stepsIn(b, d))
+      throw new PlanCompileError(`a comparison by ${name} needs two periods of as many whole ${name}s`);
+    const offset = (t: TimeRange) =>
+      d === 'year'
+        ? `year - ${t.from.slice(0, 4)}`
+        : d === 'month'
+          ? `(extract(year FROM date)::int * 12 + extract(month FROM date)::int) - ${Number(t.from.slice(0, 4)) * 12 + Number(t.from.slice(5, 7))}`
+          : `date::date - ${quote(t.from)}::date`;
+    [keyA, keyB] = [offset(a), offset(b)];
+    members = `generate_series(0, ${n - 1})`;
+    const oneYear = a.from.slice(0, 4) === addDays(a.to, -1).slice(0, 4);
+    label =
+      d === 'year'
+        ? `${a.from.slice(0, 4)} + axis1.k1`
+        : d === 'month'
+          ? `to_char(${quote(a.from)}::date + axis1.k1 * interval '1 month', '${oneYear ? 'FMMonth' : 'FMMonth YYYY'}')`
+          : `${quote(a.from)}::date + axis1.k1`;
+    ordered = true;
+  } else {
+    const ax = axis(d, plan.filters);
+    keyA = keyB = ax.key;
+    members = ax.members ?? '';
+    label = ax.label('axis1.k1');
+    ordered = ax.ordered;
+  }
+  const axisCte = members ? `axis1 AS (SELECT ${members} AS k1)` : 'axis1 AS (SELECT k1 FROM a UNION SELECT k1 FROM b)';
+  const [na, nb] = ['coalesce(a.n, 0)', 'coalesce(b.n, 0)'];
+  const columns = [`${label} AS ${name}`, `${na} AS incidents`, `${nb} AS compared_incidents`, `round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct`];
+  const body = `FROM axis1\nLEFT JOIN a ON a.k1 = axis1.k1\nLEFT JOIN b ON b.k1 = axis1.k1`;
+  const ctes = [`a AS (\n  ${side(a, keyA)}\n)`, `b AS (\n  ${side(b, keyB)}\n)`, axisCte];
+  const byAxis = ordered ? 'axis1.k1' : name;
+  if (plan.top) {
+    const rankOrder = `${na} ${plan.top.order.toUpperCase()}`;
+    const ranked = `ranked AS (\n  SELECT ${[...columns, `axis1.k1 AS o1`, `rank() OVER (ORDER BY ${rankOrder}) AS place`].join(',\n         ')}\n  ${body.replace(/\n/g, '\n  ')}\n)`;
+    return `WITH ${[...ctes, ranked].join(',\n')}\nSELECT ${name}, incidents, compared_incidents, change_pct\nFROM ranked\nWHERE place <= ${plan.top.n}\nORDER BY place, ${ordered ? 'o1' : name}`;
+  }
+  const alongAxis = plan.order ? plan.order === 'axis' : ordered;
+  const order = alongAxis ? byAxis : `${na} DESC, ${byAxis}`;
+  return `WITH ${ctes.join(',\n')}\nSELECT ${columns.join(',\n       ')}\n${body}\nORDER BY ${order}`;
+}
+
+/** The axes a grouped comparison lines up by position in each period. */
+const TIMELINE = new Set<Dimension>(['year', 'month', 'date', 'month_of_year', 'weekday', 'hour', 'day_of_year']);

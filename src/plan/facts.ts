@@ -28,9 +28,9 @@ export interface GroupFacts {
 
 /** The SQL of the facts: the plan's groups without its cut, summarised. `$1` is the value at the cut (or null). */
 function factsSql(plan: QueryPlan, choices: Record<string, string>): string {
-  const all: QueryPlan = { ...plan, top: undefined, order: 'axis' };
+  const all: QueryPlan = { ...plan, top: undefined, none: undefined, order: 'axis' };
   // the same groups as the answer: a fewest question's every place (zeros included), without the cut
-  const inner = compilePlan(all, choices, { everyPlace: plan.top?.order === 'asc' }).sql;
+  const inner = compilePlan(all, choices, { everyPlace: plan.top?.order === 'asc' || plan.none === true }).sql;
   const labels = plan.groupBy.map((_, i) => `l${i + 1}`);
   const extra = plan.measure.kind === 'share' ? ', matching, incidents' : '';
   const tie = (fn: 'max' | 'min') => `(SELECT array_agg(ARRAY[${labels.map((l) => `${l}::text`).join(', ')}] ORDER BY ord) FROM (

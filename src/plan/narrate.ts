@@ -134,6 +134,7 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
   parts.push(where(plan, ctx));
   if (plan.groupBy.length) parts.push(`by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}`);
   if (plan.top) parts.push(topWords(plan.top));
+  if (plan.none) parts.push('only those with none');
   if (plan.compareWith) parts.push(`compared with ${periodLabel(plan.compareWith)}`);
   return parts;
 }
@@ -170,6 +171,7 @@ export function narratePlan(
   const m = plan.measure;
   const pct = m.kind === 'share';
   const range = ctx.dataFrom && ctx.dataTo ? `; the data runs from ${ctx.dataFrom} to ${ctx.dataTo}` : '';
+  if (plan.compareWith && plan.groupBy.length) return { headline: head, narration: describeComparison(plan, result, ctx) };
   if (plan.compareWith) {
     const [, a, , b, change] = result.rows[0];
     const dir =
@@ -245,9 +247,8 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   const labels = plan.groupBy.length;
   const pct = plan.measure.kind === 'share';
   const valueAt = labels; // the measure follows the label columns
-  if (!facts.valued || !facts.highest || !facts.lowest || (!pct && facts.total === 0)) {
-    return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
-  }
+  const empty = !facts.valued || !facts.highest || !facts.lowest || (!pct && facts.total === 0);
+  if (empty && !plan.none) return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
   const label = (row: Cell[]) =>
     row
       .slice(0, labels)
@@ -261,6 +262,16 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   };
   const noun = labels === 1 ? DIMENSION_WORDS[plan.groupBy[0]].narrated : 'combination';
   const many = (n: number) => `${fmtInt(n)} ${n === 1 ? noun : plural(noun)}`;
+  if (plan.none) {
+    // the empty members, out of every member of the axis (facts over the whole axis)
+    if (!r.rowCount) return `Every ${noun} had at least one: none of the ${many(facts.groups)} had none.`;
+    return `${fmtInt(r.rowCount)} of the ${many(facts.groups)} had none.`;
+  }
+  if (empty || !facts.highest || !facts.lowest) return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
+  if (facts.groups === 1 && r.rows.length === 1) {
+    // one group is a value, not a ranking: no "highest" of one
+    return `${many(1)}: ${label(r.rows[0])} with ${show(r.rows[0][valueAt], pct)}.`;
+  }
   // a ranking ("which blocks had the most", "top 5") names its end, not the other one
   const ranking = Boolean(plan.top) || plan.order === 'measure';
   const ascending = plan.top?.order === 'asc';
@@ -292,5 +303,26 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
         `From ${label(first)} to ${label(last)}: ${show(a, pct)} to ${show(b, pct)} (${b >= a ? '+' : ''}${fmtNumber(((b - a) / a) * 100, 1)}%).`,
       );
   }
+  return sentences.join(' ');
+}
+
+/** A grouped comparison: the totals of both periods, and the groups that rose and fell the most. */
+function describeComparison(plan: QueryPlan, r: PlanRows, ctx: NarrationContext): string {
+  const d = plan.groupBy[0];
+  const rows = r.rows.map((row) => ({ label: labelOf(d, row[0]), a: num(row[1]), b: num(row[2]) }));
+  if (!rows.length) return `No ${subject(plan, ctx)} are recorded in either period, ${where(plan, ctx)}.`;
+  const [ta, tb] = [rows.reduce((x, y) => x + y.a, 0), rows.reduce((x, y) => x + y.b, 0)];
+  const [pa, pb] = [periodLabel(plan.filters.time!), periodLabel(plan.compareWith!)];
+  const change = (a: number, b: number) => (b === 0 ? '' : ` (${a >= b ? '+' : ''}${fmtNumber(((a - b) / b) * 100, 1)}%)`);
+  const sentences = [`${pa}: ${show(ta)} in all; ${pb}: ${show(tb)}${change(ta, tb)}.`];
+  const moves = rows.map((x) => ({ ...x, delta: x.a - x.b }));
+  const up = moves.reduce((m, x) => (x.delta > m.delta ? x : m), moves[0]);
+  const down = moves.reduce((m, x) => (x.delta < m.delta ? x : m), moves[0]);
+  const tied = (v: number) => moves.filter((x) => x.delta === v).length;
+  if (up.delta > 0)
+    sentences.push(`The largest rise: ${up.label}, ${show(up.b)} to ${show(up.a)}${tied(up.delta) > 1 ? `, tied with ${fmtInt(tied(up.delta) - 1)} more` : ''}.`);
+  if (down.delta < 0)
+    sentences.push(`The largest fall: ${down.label}, ${show(down.b)} to ${show(down.a)}${tied(down.delta) > 1 ? `, tied with ${fmtInt(tied(down.delta) - 1)} more` : ''}.`);
+  if (up.delta <= 0 && down.delta >= 0) sentences.push(`Every ${DIMENSION_WORDS[d].narrated} had the same in both.`);
   return sentences.join(' ');
 }

@@ -101,7 +101,7 @@ export const QueryPlan = z
     measure: Measure,
     filters: Filters.default({}),
     groupBy: z.array(z.enum(DIMENSIONS)).max(2).default([]),
-    /** the first n groups by the measure (desc: the most), ties broken by label */
+    /** the first n groups by the measure (desc: the most), and every group tied with the nth: a cut never splits a tie */
     top: z.object({ n: z.number().int().min(1).max(1000), order: z.enum(['desc', 'asc']) }).optional(),
     /**
      * how the groups are listed when no top is asked: by the measure (a ranking: "most first", "which districts had
@@ -109,8 +109,10 @@ export const QueryPlan = z
      * shares along the axis (a table of rates is read per group).
      */
     order: z.enum(['measure', 'axis']).optional(),
-    /** the same measure over a second period, side by side with the change in percent */
+    /** the same measure over a second period, side by side with the change in percent (per group when grouped) */
     compareWith: TimeRange.optional(),
+    /** only the groups with none: the empty members of a complete axis ("which community areas had no homicides?") */
+    none: z.literal(true).optional(),
     chart: z.enum(['auto', 'line', 'bar', 'none']).default('auto'),
   })
   .strict();

@@ -37,6 +37,8 @@ export type ThreadReading = Reading & {
   edit: boolean;
   /** for an edit: the words it changes the last plan with ("in 2021", "arrests"); none means nothing was recognised */
   edits: string[];
+  /** for an edit: what it did beyond the words ("by year: every year, not only 2012"), for the answer's notes */
+  notes?: string[];
 };
 
 /**
@@ -55,8 +57,8 @@ export function readInThread(text: string, last: QueryPlan | null | undefined, c
     .map((p) => p.text);
   if (last !== undefined && isFragment(work) && edits.length) {
     if (last === null) return { ok: false, understood: edits, unplaced: [], suggestion: 'Ask it as one whole question', edit: true, edits };
-    const { plan, terms } = editPlan(work, last);
-    return { ...conclude(work, plan, terms, ctx), edit: true, edits };
+    const { plan, terms, notes } = editPlan(work, last, ctx);
+    return { ...conclude(work, plan, terms, ctx), edit: true, edits, notes };
   }
   return { ...readQuestion(text, ctx), edit: false, edits: [] };
 }

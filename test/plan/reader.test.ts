@@ -327,9 +327,8 @@ describe('refusals', () => {
     ['why did thefts rise in 2020', ['why', 'rise']],
     ['predict next year thefts', ['predict next year']],
     ['thefts not in austin', ['not', 'austin']],
-    ['which districts had the fewest thefts', ['fewest']],
     ['beats with at least 50 robberies in 2019', ['beats', 'at least 50']],
-    ['thefts in 2019 and 2020', ['2020']],
+    ['thefts in 2017 and 2020', ['2020']],
     ['crime rate in austin', ['rate']],
     ['may I know how many thefts happened', ['may']],
     ['thefts in district 99', ['district 99']],
@@ -345,7 +344,6 @@ describe('refusals', () => {
     ['how many crimes and arrests in 2019', ['arrests']],
     ['thefts in 2019 versus burglaries in 2018', ['versus']],
     ['how many thefts and how many burglaries', ['how many']],
-    ['least common crime types in 2019', ['least common']],
   ];
   for (const [text, unplaced, understood] of cases) {
     it(`"${text}"`, () => {
@@ -378,7 +376,6 @@ describe('refusals', () => {
       expect(readQuestion(suggestion!, ctx).ok, `${text} -> ${suggestion}`).toBe(true);
     }
     expect(refused('how many thefts near schools in 2019').suggestion).toBe('Try: how many thefts were reported in 2019?');
-    expect(refused('which districts had the fewest thefts').suggestion).toMatch(/Try: which 5 districts had the fewest thefts\?$/);
   });
 });
 
@@ -393,7 +390,8 @@ describe('follow-ups', () => {
   const base = { measure: count, filters: { types: ['THEFT'], areas: [25], time: Y(2019) } } satisfies QueryPlanInput;
   const cases: [string, QueryPlanInput, string[]?][] = [
     ['and in 2021?', { ...base, filters: { ...base.filters, time: Y(2021) } }],
-    ['what about last year?', { ...base, filters: { ...base.filters, time: Y(2024) } }],
+    // a step counts from the thread's period (2019), not from the data's end
+    ['what about last year?', { ...base, filters: { ...base.filters, time: Y(2018) } }],
     ['only arrests', { ...base, filters: { ...base.filters, arrest: true } }],
     ['how many were arrests?', { ...base, filters: { ...base.filters, arrest: true } }],
     ['how many were there in 2021?', { ...base, filters: { ...base.filters, time: Y(2021) } }],
@@ -425,7 +423,10 @@ describe('follow-ups', () => {
     expect(bare(follow('top 10 instead', ranked).plan)).toEqual(bare({ ...plan, top: { n: 10, order: 'desc' } }));
     expect(bare(follow('bottom 3', ranked).plan)).toEqual(bare({ ...plan, top: { n: 3, order: 'asc' } }));
     expect(bare(follow('by district instead', ranked).plan)).toEqual(bare({ ...plan, groupBy: ['district'] }));
-    expect(bare(follow('also by year', ranked).plan)).toEqual(bare({ ...plan, groupBy: ['block', 'year'] }));
+    // a grouping by year over a plan pinned to 2019 widens the period to every year, and says so
+    const byYear = follow('also by year', ranked);
+    expect(bare(byYear.plan)).toEqual(bare({ ...plan, filters: { types: ['BURGLARY'] }, groupBy: ['block', 'year'] }));
+    expect(byYear.notes).toEqual(['by year: every year, not only 2019']);
     expect(bare(follow('average per block instead', ranked).plan)).toEqual(
       bare({ ...plan, groupBy: [], measure: { kind: 'average_per', per: 'block' } }),
     );

@@ -46,6 +46,8 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
       suggestion: 'Ask for the rate in each group, e.g. "arrest rate of thefts by district in 2019", and read the table',
     };
   }
+  // what the edit did beyond its words (a widened filter, a step from the thread's period) is said in the notes
+  for (const note of reading.notes ?? []) if (!state.assumptions.includes(note)) state.assumptions.push(note);
   return adoptPlan(state, plan, reading.terms, ctx);
 }
 

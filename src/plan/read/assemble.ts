@@ -4,6 +4,7 @@
 // still suggest the question it could read.
 import { QueryPlan, type Dimension, type Measure, type PerGroup, type TimeRange } from '../query-plan.js';
 import { mergeFilters, PART_KINDS, sharePartPieces } from './filters.js';
+import { joinPeriods } from './periods.js';
 import { isSubject, type Piece } from './pieces.js';
 import type { Work } from './work.js';
 
@@ -90,7 +91,13 @@ export function assemble(work: Work): Assembled {
     work.problems.push('nothing to count');
     return { terms: [] };
   }
+  const none = work.of('none');
+  if (none.length && (!groups.length || top.top || time.compareWith)) {
+    for (const p of none)
+      work.drop(p, groups.length ? 'the groups with none, and a ranking or a comparison at once' : 'which of what had none? ("which community areas had no homicides")');
+  }
   const candidate = {
+    ...(none.length && !work.isDropped(none[0]) ? { none: true as const } : {}),
     measure: m,
     filters: { ...filters, ...(time.time ? { time: time.time } : {}) },
     groupBy: groups,
@@ -282,11 +289,8 @@ function readRanking(
   const order = real[0].order;
   if (n) return { groups, top: { n: n.n, order }, ranked: true };
   if (dimPiece && !dimPiece.by && dimPiece.plural === false) return { groups, top: { n: 1, order }, ranked: true };
-  if (order === 'asc') {
-    // the plan cannot list every group fewest first: suggest the 5 with the fewest
-    for (const r of real) work.flag(r, 'the fewest needs a number ("the 5 districts with the fewest")');
-    return { groups, top: { n: 5, order }, ranked: true };
-  }
+  // "which areas had the fewest": the lowest, with every group tied with it (over every place: zeros too)
+  if (order === 'asc') return { groups, top: { n: 1, order }, ranked: true };
   return { groups, ranked: true };
 }
 
@@ -318,6 +322,11 @@ function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; tim
   const groups = [...groupsIn];
   const times: Extract<Piece, { kind: 'time' }>[] = [];
   for (const p of work.of('time')) {
+    // "next year" on its own has no period to count from (the data's end would be the future)
+    if (p.step && p.step.by > 0) {
+      work.drop(p, `"${p.text}" needs a period to count from`);
+      continue;
+    }
     if (times.some((q) => q.range.from === p.range.from && q.range.to === p.range.to)) continue;
     times.push(p);
   }
@@ -349,7 +358,12 @@ function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; tim
     }
     for (const c of cmp) work.drop(c, 'compare with what? (two periods: "2019 vs 2018")');
   }
-  if (times.length > 1)
-    for (const p of times.slice(1)) work.drop(p, 'two periods without a comparison (say "compare 2019 with 2018" or "from 2018 to 2020")');
+  if (times.length > 1) {
+    // "in 2024 and 2025": a set of periods that run on is one stretch
+    const joined = joinPeriods(times.map((p) => p.range));
+    if (joined) return { groups, time: joined };
+    for (const p of times.slice(1))
+      work.drop(p, 'two periods with a gap between them (say "from 2018 to 2020", or compare them: "2019 compared with 2017")');
+  }
   return { groups, time: times[0]?.range };
 }

@@ -1,10 +1,24 @@
-// A follow-up edits the thread's last plan: a period replaces the period, a
-// type the types, a place the places; "only arrests" adds a filter; "by month
-// instead" replaces the grouping ("also by district" adds one); "top 10
-// instead" sets the ranking; "compare with 2018" sets the comparison.
-import { QueryPlan, type Dimension, type Filters } from '../query-plan.js';
+// A follow-up edits the thread's last plan slot by slot of meaning, not word
+// kind by word kind (../shared/design/QUERY_PLAN.md, principle 5):
+//   - the period is one slot, however it is said: "2021", "April" (a bare month
+//     takes the thread's year), "last year" / "the year before" (a step from the
+//     thread's period), "in 2024 and 2025" (one stretch);
+//   - a type replaces the types, a place the places; "only arrests" adds a flag;
+//   - "by month instead" replaces the grouping ("also by district" adds one); a
+//     grouping over a dimension the plan pins to one value widens that filter
+//     ("by year" after 2012: every year), and a pin this fragment sets on the
+//     grouped dimension narrows it away ("what about Austin?" after a top 5 of
+//     areas: Austin's number);
+//   - "in all of Chicago", "all years", "all types" remove their slot;
+//   - "top 10 instead" sets the ranking; "compare with 2018" the comparison.
+// Every widening and every step is said in the answer's notes.
+import { periodLabel } from '../compile.js';
+import { QueryPlan, type Dimension, type Filters, type TimeRange } from '../query-plan.js';
 import { DISTINCT_OF, PER_OF, termsOf } from './assemble.js';
+import type { ReadContext } from './context.js';
+import { addDays, monthOf, monthRange, yearOf, yearRange } from './dates.js';
 import { mergeFilters, sharePartPieces } from './filters.js';
+import { isOneDay, isOneMonth, isOneYear, joinPeriods, monthsBetween, monthsOfYear, stepPeriod, yearWithin } from './periods.js';
 import { isSubject, type Piece } from './pieces.js';
 import type { Work } from './work.js';
 
@@ -14,14 +28,22 @@ const BACK_VERBS = new Set(['were', 'was', 'are', 'is']);
 /** Follow-up words that mark an edit wherever they stand ("top 10 instead", "also by district", "how many of them"). */
 const EDIT_ANYWHERE = new Set(['instead', 'also', 'as well', 'too', 'again', 'rather', 'ones', 'them', 'those']);
 
+/** What gives a question its own scope: a period or a place, said or removed. */
+const SCOPE_KINDS = new Set<Piece['kind']>(['time', 'months', 'weekdays', 'weekend', 'hours', 'night', 'place', 'allPlaces', 'allTime']);
+
+/** Words that make a text a sentence, a question of its own, rather than a noun phrase ("top 5 crime types"). */
+const QUESTION_WORDS = new Set(['which', 'what', 'how', 'who', 'where', 'when', 'were', 'was', 'is', 'are', 'did', 'does', 'do', 'has', 'have', 'had']);
+
 /**
  * Whether the text is a fragment that edits the thread's last plan, rather than a question complete on
  * its own (the one follow-up rule: see readInThread). A fragment starts with a follow-up word ("and in
  * 2021?", "only arrests", "what about burglaries?"), says "instead"/"also"/"them" anywhere, or names no
  * subject of its own ("by month", "in 2020", "compare with 2018", "which district had the most?"). A text
  * with a subject (a crime type, "crimes", "arrests"; crime types as the grouping; an arrest rate) and
- * anything more is complete: "Compare assaults in 2019 and 2020", "Top 5 crime types in 2018", "Arrest rate
- * by district in 2021", "thefts in 2020". A subject alone ("burglaries?") swaps the subject.
+ * anything more is complete when it is a question ("Which 10 community areas had the most battery
+ * reports?") or states its own scope ("Top 5 crime types in 2018", "Arrest rate by district in 2021",
+ * "thefts in 2020"). A noun phrase with a subject but no scope ("top 5 crime types", "thefts by month")
+ * keeps the thread's place and period: an edit. A subject alone ("burglaries?") swaps the subject.
  */
 export function isFragment(work: Work): boolean {
   const live = work.live();
@@ -34,14 +56,27 @@ export function isFragment(work: Work): boolean {
     isSubject(p) || (p.kind === 'dim' && p.dim === 'type') || (p.kind === 'measure' && p.arrestRate === true);
   const pureSubject = (p: Piece) =>
     p.kind === 'type' || p.kind === 'category' || p.kind === 'all' || (p.kind === 'flag' && p.noun === true);
-  // complete: a subject and something more than subjects ("burglaries and robberies?" only swaps the subject)
-  return !live.some((s) => subjectLike(s) && live.some((q) => q !== s && q.kind !== 'followUp' && !pureSubject(q)));
+  // complete in shape: a subject and something more than subjects ("burglaries and robberies?" only swaps the subject)
+  const whole = live.some((s) => subjectLike(s) && live.some((q) => q !== s && q.kind !== 'followUp' && !pureSubject(q)));
+  if (!whole) return true;
+  const scoped = live.some((p) => SCOPE_KINDS.has(p.kind));
+  // a question word, or a measure said outright ("number of homicides each year", "arrest rate by district")
+  const asked = work.scan.tokens.some((t) => QUESTION_WORDS.has(t.t)) || live.some((p) => p.kind === 'measure');
+  return !scoped && !asked;
 }
 
 const PLACE_KEYS = ['areas', 'districts', 'wards', 'beats', 'blocks'] as const;
 
-export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms: string[] } {
+export interface Edit {
+  plan?: QueryPlan;
+  terms: string[];
+  /** what the edit did beyond the words, for the answer's notes ("by year: every year, not only 2012") */
+  notes: string[];
+}
+
+export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   const plan: QueryPlan = structuredClone(last);
+  const notes: string[] = [];
   const live = work.live();
   const also = live.some((p) => p.kind === 'followUp' && p.also);
   let dims = work.of('dim');
@@ -82,7 +117,11 @@ export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms
     }
   }
 
-  // filters: each kind said replaces the same kind of the last plan
+  // "all types", "all wards": the slot removed, not a grouping
+  const removals = dims.filter((d) => !d.by && work.word(d.start - 1) === 'all' && REMOVABLE.has(d.dim));
+  dims = dims.filter((d) => !removals.includes(d));
+
+  // filters: each slot said replaces the same slot of the last plan
   const f: Filters = plan.filters;
   const pieces = live.filter((p) => !part.includes(p));
   const said = (kinds: Piece['kind'][]) => pieces.filter((p) => kinds.includes(p.kind));
@@ -108,31 +147,16 @@ export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms
   if (said(['allPlaces']).length) for (const k of PLACE_KEYS) delete f[k];
   replace(['night', 'hours'], ['night', 'hours']);
   replace(['weekend', 'weekdays'], ['weekend', 'weekdays']);
-  replace(['months'], ['months']);
+  for (const r of removals) removeSlot(r.dim, f, plan);
 
-  // time and comparison
-  const times = work.of('time');
-  const cmp = work.of('compare');
-  if (said(['allTime']).length) {
-    delete f.time;
-    delete plan.compareWith;
-  }
-  if (cmp.length && times.length === 1) plan.compareWith = times[0].range;
-  else if (cmp.length && times.length === 2) {
-    const [a, b] = times;
-    const between = cmp.some((c) => c.start >= a.end && c.end <= b.start);
-    const [t, w] = between ? [a, b] : a.range.from > b.range.from ? [a, b] : [b, a];
-    f.time = t.range;
-    plan.compareWith = w.range;
-  } else if (cmp.length) {
-    for (const c of cmp) work.drop(c, 'compare with what? (a period: "compare with 2018")');
-  } else if (times.length === 1) {
-    f.time = times[0].range;
-  } else if (times.length > 1) {
-    for (const p of times.slice(1)) work.drop(p, 'two periods without a comparison');
+  const periodSet = editPeriod(work, last, plan, notes);
+  const months = said(['months']).filter((p) => !periodSet.monthsTaken.includes(p));
+  if (months.length) {
+    delete f.months;
+    mergeFilters(months, work, f);
   }
 
-  // groupings and ranking
+  // groupings: a new one replaces the last ("also" adds it); one this fragment pins to a value narrows away
   const before = plan.groupBy.join();
   const fresh = [...new Set(dims.map((d) => d.dim))] as Dimension[];
   if (fresh.length) plan.groupBy = (also ? [...new Set([...plan.groupBy, ...fresh])] : fresh).slice(0, 3);
@@ -140,6 +164,12 @@ export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms
     for (const d of dims) work.drop(d, 'more than two groupings');
     plan.groupBy = last.groupBy;
   }
+  for (const d of fresh) if (plan.groupBy.includes(d)) widen(d, plan, notes, ctx);
+  const pinned = pinnedNow(plan, said, periodSet.set);
+  const narrowed = plan.groupBy.filter((g) => pinned.has(g));
+  plan.groupBy = plan.groupBy.filter((g) => !pinned.has(g));
+
+  // the ranking
   const numbers = work.of('number');
   const ranks = work.of('rank').filter((r) => !r.orderOnly);
   if (numbers.length || ranks.length) {
@@ -147,11 +177,18 @@ export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms
     const singular = dims.some((d) => !d.by && d.plural === false);
     if (numbers.length) plan.top = { n: numbers[0].n, order };
     else if (plan.top) plan.top = { ...plan.top, order };
-    else if (singular) plan.top = { n: 1, order };
-    else if (order === 'asc') for (const r of ranks) work.drop(r, 'the fewest needs a number');
+    else if (singular || order === 'asc') plan.top = { n: 1, order }; // "the fewest": the lowest, with its ties
+    else plan.order = 'measure'; // "which districts had the most?": every group, most first
   } else if (plan.groupBy.join() !== before) {
     delete plan.top;
   }
+  // "which districts had none?": only the groups with none; a ranking said now replaces it
+  if (work.of('none').length) {
+    plan.none = true;
+    delete plan.top;
+    delete plan.order;
+    delete plan.compareWith;
+  } else if (numbers.length || ranks.length) delete plan.none;
   // an average per block (or a count of different blocks) is not also grouped by block
   const over =
     plan.measure.kind === 'distinct'
@@ -165,9 +202,14 @@ export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms
     plan.groupBy = plan.groupBy.filter((g) => g !== over);
     if (!numbers.length) delete plan.top;
   }
-  if (plan.top && !plan.groupBy.length) {
-    for (const p of [...numbers, ...ranks]) work.drop(p, 'a ranking needs a grouping ("top 5 districts")');
+  if (!plan.groupBy.length) {
+    if (plan.none && !narrowed.length) for (const p of work.of('none')) work.drop(p, 'which of what had none? ("which districts had none?")');
+    delete plan.none;
+    // a ranking said now needs a grouping; one the edit narrowed away goes with its grouping
+    if (plan.top && !narrowed.length)
+      for (const p of [...numbers, ...ranks]) work.drop(p, 'a ranking needs a grouping ("top 5 districts")');
     delete plan.top;
+    delete plan.order;
   }
   for (const p of work.of('change')) if (!plan.groupBy.length && !plan.compareWith) work.drop(p, 'a change needs a time axis');
   for (const p of work.of('grouping')) if (!plan.groupBy.length) work.drop(p, 'a distribution needs a grouping');
@@ -175,14 +217,224 @@ export function editPlan(work: Work, last: QueryPlan): { plan?: QueryPlan; terms
   const parsed = QueryPlan.safeParse(plan);
   if (!parsed.success) {
     work.problems.push(`not a plan: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
-    return { terms: [] };
+    return { terms: [], notes };
   }
   const calendar = dims.some((d) => d.calendar) && parsed.data.groupBy.includes('date') ? ['calendar_day'] : [];
-  return { plan: parsed.data, terms: termsOf(parsed.data, calendar) };
+  return { plan: parsed.data, terms: termsOf(parsed.data, calendar), notes };
 }
 
 /** The filters with the flags about to be said removed (a flag said again replaces the last value). */
 function withoutFlags(f: Filters, flags: Piece[]): Filters {
   for (const p of flags) if (p.kind === 'flag') delete f[p.flag];
   return f;
+}
+
+const REMOVABLE = new Set<Dimension>(['type', 'location', 'community_area', 'district', 'ward', 'beat', 'block', 'year']);
+
+/** "all types", "all wards", "all years": that slot of the plan removed. */
+function removeSlot(d: Dimension, f: Filters, plan: QueryPlan): void {
+  if (d === 'type') {
+    delete f.types;
+    delete f.category;
+    delete f.descriptions;
+  } else if (d === 'location') delete f.locations;
+  else if (d === 'year') {
+    delete f.time;
+    delete plan.compareWith;
+  } else for (const k of PLACE_KEYS) delete f[k];
+}
+
+/**
+ * The period slot: what this fragment says of the period and the comparison, however said. Steps ("last
+ * year", "the year before") move the fragment's own period, else the thread's; a bare month takes the
+ * thread's year when the thread's period lies in one; a set of periods that run on is one stretch.
+ * `set`: the fragment set the period; `monthsTaken`: the month pieces read as that period.
+ */
+function editPeriod(work: Work, last: QueryPlan, plan: QueryPlan, notes: string[]): { set: boolean; monthsTaken: Piece[] } {
+  const f = plan.filters;
+  const ref = last.filters.time;
+  const cmp = work.of('compare');
+  const stated = work.of('time').filter((p) => !p.step);
+  const steps = work.of('time').filter((p) => p.step);
+  const monthPieces = work.of('months').filter((p) => p.months.length && !SEASONS.has(p.label.toLowerCase()));
+  const refYear = ref ? yearWithin(ref) : undefined;
+  const periods: { piece: Piece; range: TimeRange }[] = stated.map((p) => ({ piece: p, range: p.range }));
+  const monthsTaken: Piece[] = [];
+  if (!stated.length && refYear !== undefined) {
+    // "and April?" after March 2020 or after 2020: April 2020
+    for (const p of monthPieces) {
+      const range = monthsOfYear(refYear, p.months);
+      if (!range) continue;
+      periods.push({ piece: p, range: { ...range, said: `${p.text} ${refYear}` } });
+      monthsTaken.push(p);
+    }
+  }
+  // a step counts from the period this fragment states ("2021 compared with the year before"), else the thread's
+  const base = periods[0]?.range ?? ref;
+  for (const p of steps) {
+    const step = p.step!;
+    if (base) {
+      const range = stepPeriod(base, step, p.text);
+      periods.push({ piece: p, range });
+      notes.push(`"${p.text}" is ${periodLabel(range)}, counted from ${base === ref ? "this thread's" : 'the'} ${periodLabel(base)}`);
+    } else if (step.by > 0) work.drop(p, `"${p.text}" needs a period to count from ("in 2019")`);
+    else {
+      periods.push({ piece: p, range: p.range });
+      notes.push(`"${p.text}" is ${periodLabel(p.range)}, counted from the data's last day`);
+    }
+  }
+  periods.sort((a, b) => a.piece.start - b.piece.start);
+
+  if (work.of('allTime').length) {
+    delete f.time;
+    delete plan.compareWith;
+  }
+  if (cmp.length && periods.length === 1) {
+    plan.compareWith = periods[0].range;
+    return { set: false, monthsTaken };
+  }
+  if (cmp.length && periods.length === 2) {
+    const [a, b] = periods;
+    const between = cmp.some((c) => c.start >= a.piece.end && c.end <= b.piece.start);
+    const [t, w] = between ? [a, b] : a.range.from > b.range.from ? [a, b] : [b, a];
+    f.time = t.range;
+    plan.compareWith = w.range;
+    if (monthsTaken.length) delete f.months;
+    return { set: true, monthsTaken };
+  }
+  if (cmp.length) {
+    for (const c of cmp) work.drop(c, 'compare with what? (a period: "compare with 2018")');
+    return { set: false, monthsTaken };
+  }
+  if (!periods.length) return { set: false, monthsTaken };
+  const joined = periods.length === 1 ? periods[0].range : joinPeriods(periods.map((p) => p.range));
+  if (!joined) {
+    for (const p of periods.slice(1))
+      work.drop(p.piece, 'two periods with a gap between them (say "2019 through 2021", or "2019 compared with 2021")');
+    return { set: false, monthsTaken };
+  }
+  if (plan.compareWith && f.time) {
+    // "and 2021?" after 2020 against 2019: the comparison keeps its distance (2021 against 2020)
+    const moved = monthsBetween(f.time, joined);
+    if (moved !== undefined && moved !== 0) {
+      plan.compareWith = stepPeriod(plan.compareWith, { unit: 'month', by: moved });
+      notes.push(`compared with ${periodLabel(plan.compareWith)}, as far before as the thread's comparison was`);
+    }
+  }
+  f.time = periods.length === 1 ? joined : { ...joined, said: undefined };
+  if (monthsTaken.length) delete f.months;
+  return { set: true, monthsTaken };
+}
+
+const SEASONS = new Set(['summer', 'winter', 'spring', 'fall', 'autumn']);
+
+/** A grouping over a dimension the plan pins to one value widens that filter, and says so. */
+function widen(d: Dimension, plan: QueryPlan, notes: string[], ctx: ReadContext): void {
+  const f = plan.filters;
+  const t = f.time;
+  const single = <T>(xs: T[] | undefined): xs is [T] => xs?.length === 1;
+  switch (d) {
+    case 'year':
+      if (t && yearWithin(t) !== undefined) {
+        // March 2020 by year: every March
+        if (isOneMonth(t) && !f.months) f.months = [monthOf(t.from)];
+        notes.push(`by year: every year, not only ${periodLabel(t)}`);
+        delete f.time;
+        delete plan.compareWith;
+      }
+      return;
+    case 'month':
+      // March 2020 by month: all of 2020
+      if (t && yearWithin(t) !== undefined && monthOf(t.from) === monthOf(lastDayOf(t))) {
+        notes.push(`by month: all of ${yearOf(t.from)}, not only ${periodLabel(t)}`);
+        f.time = yearRange(yearOf(t.from));
+        delete plan.compareWith;
+      }
+      return;
+    case 'date':
+      if (t && isOneDay(t)) {
+        notes.push(`by day: all of ${periodLabel(monthRange(yearOf(t.from), monthOf(t.from)))}, not only ${t.from}`);
+        f.time = monthRange(yearOf(t.from), monthOf(t.from));
+      }
+      return;
+    case 'month_of_year':
+      if (single(f.months)) {
+        notes.push('by month: every month of the year, not only one');
+        delete f.months;
+      }
+      return;
+    case 'weekday':
+      if (single(f.weekdays)) {
+        notes.push('by weekday: every day of the week, not only one');
+        delete f.weekdays;
+      }
+      return;
+    case 'hour':
+      if (f.hours && (f.hours.to - f.hours.from + 24) % 24 === 1) {
+        notes.push('by hour: every hour, not only one');
+        delete f.hours;
+      }
+      return;
+    case 'type':
+      if (single(f.types) && !f.descriptions) {
+        notes.push(`by crime type: every type, not only ${f.types[0].toLowerCase()}`);
+        delete f.types;
+      }
+      return;
+    case 'location':
+      if (single(f.locations)) {
+        notes.push(`by location: every location, not only ${f.locations[0].toLowerCase()}`);
+        delete f.locations;
+      }
+      return;
+    default: {
+      const key = PLACE_OF[d];
+      const values: (number | string)[] | undefined = key ? f[key] : undefined;
+      if (key && values?.length === 1) {
+        notes.push(`by ${d.replace('_', ' ')}: every ${d.replace('_', ' ')}, not only ${placeLabel(key, values[0], ctx)}`);
+        delete f[key];
+      }
+    }
+  }
+}
+
+const lastDayOf = (t: TimeRange) => addDays(t.to, -1);
+
+const PLACE_OF: Partial<Record<Dimension, (typeof PLACE_KEYS)[number]>> = {
+  community_area: 'areas',
+  district: 'districts',
+  ward: 'wards',
+  beat: 'beats',
+  block: 'blocks',
+};
+
+function placeLabel(key: (typeof PLACE_KEYS)[number], value: number | string, ctx: ReadContext): string {
+  if (key === 'areas') {
+    for (const [name, n] of ctx.areas) if (n === value) return name.replace(/\b\w/g, (c) => c.toUpperCase());
+    return `community area ${value}`;
+  }
+  return `${key.slice(0, -1)} ${value}`;
+}
+
+/**
+ * The groupings this fragment pinned to one value: a place, type or location it named for the grouped
+ * dimension ("what about Austin?" after a top 5 of areas), or a period it set as long as one member of
+ * a time grouping ("and 2019?" after a by-year answer, "and April?" after a by-month one).
+ */
+function pinnedNow(plan: QueryPlan, said: (kinds: Piece['kind'][]) => Piece[], periodSet: boolean): Set<Dimension> {
+  const f = plan.filters;
+  const out = new Set<Dimension>();
+  const places = said(['place']);
+  for (const [dim, key] of Object.entries(PLACE_OF) as [Dimension, (typeof PLACE_KEYS)[number]][])
+    if (places.some((p) => p.kind === 'place' && p.place === key) && f[key]?.length === 1) out.add(dim);
+  if (said(['type']).length && f.types?.length === 1 && !f.category) out.add('type');
+  if (said(['location']).length && f.locations?.length === 1) out.add('location');
+  if (said(['months']).length && f.months?.length === 1) out.add('month_of_year');
+  if (said(['weekdays']).length && f.weekdays?.length === 1) out.add('weekday');
+  if (periodSet && f.time) {
+    if (isOneYear(f.time) || (yearWithin(f.time) !== undefined && !plan.groupBy.includes('month'))) out.add('year');
+    if (isOneMonth(f.time)) out.add('month');
+    if (isOneDay(f.time)) out.add('date');
+  }
+  return new Set([...out].filter((d) => plan.groupBy.includes(d)));
 }

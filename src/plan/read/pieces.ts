@@ -4,6 +4,11 @@ import type { Dimension, TimeRange } from '../query-plan.js';
 
 type Flag = 'arrest' | 'domestic';
 export type PlaceKind = 'areas' | 'districts' | 'wards' | 'beats' | 'blocks';
+/** A step of whole years or months from a reference period. */
+export interface PeriodStep {
+  unit: 'year' | 'month';
+  by: number;
+}
 type MeasureCue = 'count' | 'distinct' | 'share' | 'average' | 'median' | 'percentile';
 
 export type Meaning =
@@ -15,7 +20,8 @@ export type Meaning =
   | { kind: 'location'; location: string; label: string }
   /** arrest or domestic; noun: the word names what is counted ("arrests") */
   | { kind: 'flag'; flag: Flag; value: boolean; noun?: boolean }
-  | { kind: 'time'; range: TimeRange }
+  /** step: the period was said as a step from another ("last year", "the year before", "next month") */
+  | { kind: 'time'; range: TimeRange; step?: PeriodStep }
   | { kind: 'months'; months: number[]; label: string }
   | { kind: 'weekdays'; days: number[]; label: string }
   | { kind: 'weekend' }
@@ -38,6 +44,8 @@ export type Meaning =
   | { kind: 'change' }
   /** "distribution", "ranked": fine when there is a grouping */
   | { kind: 'grouping' }
+  /** "had no homicides", "which districts had none": only the groups with none */
+  | { kind: 'none' }
   | { kind: 'allPlaces' }
   | { kind: 'allTime' }
   /** what about, instead, also, only */

@@ -2,6 +2,7 @@
 // ranges ("between march and june 2021", "from 2018 to 2020"), since/before/
 // until, and relative periods resolved against the data's latest date.
 import type { TimeRange } from '../query-plan.js';
+import type { PeriodStep } from './pieces.js';
 import { addDays, addMonths, dayRange, isValidDay, isoWeekday, monthRange, monthStart, yearOf, yearRange } from './dates.js';
 import { semanticModel } from './model.js';
 import type { Meaning } from './pieces.js';
@@ -13,6 +14,8 @@ interface Full {
   to: string;
   len: number;
   grain: Grain;
+  /** "the year before", "next year": a step from a reference period (the thread's, in an edit; else the data's end) */
+  step?: PeriodStep;
 }
 /** a month or a month and day without its year ("march", "march 3") */
 interface Partial {
@@ -113,7 +116,46 @@ const RELATIVE_STARTS = new Set([
   'within',
   'over',
   'past',
+  'a',
+  'one',
+  'next',
 ]);
+
+/** Steps from a period: in an edit they move the thread's period ("the year before" a thread about 2020 is 2019). */
+const YEAR_BEFORE = [
+  ['last', 'year'],
+  ['previous', 'year'],
+  ['prior', 'year'],
+  ['the', 'previous', 'year'],
+  ['the', 'prior', 'year'],
+  ['the', 'year', 'before'],
+  ['the', 'year', 'prior'],
+  ['a', 'year', 'before'],
+  ['a', 'year', 'earlier'],
+  ['one', 'year', 'earlier'],
+  ['a', 'year', 'ago'],
+];
+const YEAR_AFTER = [
+  ['next', 'year'],
+  ['the', 'next', 'year'],
+  ['the', 'following', 'year'],
+  ['the', 'year', 'after'],
+  ['a', 'year', 'later'],
+  ['one', 'year', 'later'],
+];
+const MONTH_BEFORE = [
+  ['the', 'month', 'before'],
+  ['the', 'previous', 'month'],
+  ['the', 'prior', 'month'],
+  ['a', 'month', 'earlier'],
+];
+const MONTH_AFTER = [
+  ['next', 'month'],
+  ['the', 'next', 'month'],
+  ['the', 'following', 'month'],
+  ['the', 'month', 'after'],
+  ['a', 'month', 'later'],
+];
 
 function relativeAt(x: RuleInput, i: number): Full | undefined {
   const { t, ctx } = x;
@@ -125,14 +167,15 @@ function relativeAt(x: RuleInput, i: number): Full | undefined {
     for (const o of options) if (seq(...o)) return o.length;
     return 0;
   };
-  let len = first([
-    ['last', 'year'],
-    ['previous', 'year'],
-    ['prior', 'year'],
-    ['the', 'previous', 'year'],
-    ['the', 'prior', 'year'],
-  ]);
-  if (len) return { ...yearRange(yearOf(latest) - 1), len, grain: 'relative' };
+  // on its own a step counts from the data's end: "the year before" is the year before the latest
+  let len = first(YEAR_BEFORE);
+  if (len) return { ...yearRange(yearOf(latest) - 1), len, grain: 'relative', step: { unit: 'year', by: -1 } };
+  len = first(YEAR_AFTER);
+  if (len) return { ...yearRange(yearOf(latest) + 1), len, grain: 'relative', step: { unit: 'year', by: 1 } };
+  len = first(MONTH_BEFORE);
+  if (len) return { from: addMonths(monthStart(latest), -1), to: monthStart(latest), len, grain: 'relative', step: { unit: 'month', by: -1 } };
+  len = first(MONTH_AFTER);
+  if (len) return { from: addMonths(monthStart(latest), 1), to: addMonths(monthStart(latest), 2), len, grain: 'relative', step: { unit: 'month', by: 1 } };
   len = first([
     ['so', 'far', 'this', 'year'],
     ['this', 'year', 'so', 'far'],
@@ -147,7 +190,6 @@ function relativeAt(x: RuleInput, i: number): Full | undefined {
     ['last', 'month'],
     ['previous', 'month'],
     ['prior', 'month'],
-    ['the', 'previous', 'month'],
   ]);
   if (len) return { from: addMonths(monthStart(latest), -1), to: monthStart(latest), len, grain: 'relative' };
   len = first([
@@ -322,7 +364,8 @@ function seasonYearAt(x: RuleInput, i: number): RuleMatch | undefined {
 function periodRule(x: RuleInput, i: number): RuleMatch | undefined {
   const p = periodAt(x, i);
   if (!isFull(p)) return undefined;
-  return { len: p.len, meanings: [{ kind: 'time', range: { from: p.from, to: p.to, said: x.said(i, p.len) } }] };
+  const range = { from: p.from, to: p.to, said: x.said(i, p.len) };
+  return { len: p.len, meanings: [{ kind: 'time', range, ...(p.step ? { step: p.step } : {}) }] };
 }
 
 export const timeRules: Rule[] = [rangeAt, boundAt, seasonYearAt, periodRule];

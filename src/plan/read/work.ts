@@ -4,6 +4,9 @@ import type { Piece } from './pieces.js';
 import type { Scan } from './scan.js';
 import { spanText } from './tokens.js';
 
+/** The words before "no" that make "had no homicides" a question about groups with none. */
+const NONE_INTRO = new Set(['had', 'have', 'has', 'with', 'saw', 'see', 'recorded', 'reported', 'where', 'that', 'got', 'went']);
+
 export class Work {
   readonly bad: Set<number>;
   readonly problems: string[] = [];
@@ -14,6 +17,11 @@ export class Work {
     const pieces = this.all();
     for (const p of pieces) {
       if (p.kind === 'invalid') this.drop(p);
+      if (p.kind === 'relation' && this.saysNone(p, pieces)) {
+        // "which areas had no homicides": not a relation but the groups with none (the subject stays)
+        this.scan.pieces.splice(this.scan.pieces.indexOf(p), 1, { kind: 'none', start: p.start, end: p.end, text: p.text });
+        continue;
+      }
       if (p.kind === 'relation') {
         // "near schools", "not in Austin": what follows the relation cannot be placed either
         this.drop(p);
@@ -28,6 +36,17 @@ export class Work {
       const next = this.live().find((q) => q.start === p.end && (q.kind === 'rank' || (q.kind === 'dim' && !q.by)));
       if (!prev && !next) this.drop(p);
     }
+  }
+
+  /** "had no X", "with no X", "without any X" after a grouping: the groups with none of X. */
+  private saysNone(p: Piece, pieces: Piece[]): boolean {
+    const word = p.text.toLowerCase();
+    if (word !== 'no' && word !== 'without') return false;
+    const before = this.scan.tokens[p.start - 1]?.t ?? '';
+    if (!NONE_INTRO.has(before)) return false;
+    const next = this.scan.tokens[p.end]?.t === 'any' ? p.end + 1 : p.end;
+    const subject = pieces.some((q) => q.start === next && (q.kind === 'type' || q.kind === 'category' || q.kind === 'all' || (q.kind === 'flag' && q.noun === true)));
+    return subject && pieces.some((q) => q.kind === 'dim' && q.end <= p.start);
   }
 
   /** every piece, in word order */

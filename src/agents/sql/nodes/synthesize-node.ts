@@ -83,7 +83,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     state.plan.measure.kind !== 'average_per' &&
     state.plan.measure.kind !== 'percentile_per';
   const facts =
-    grouped && (result.truncated || state.plan!.top)
+    grouped && (result.truncated || state.plan!.top || state.plan!.none)
       ? await groupFacts(queryPool(state)!, state.plan!, state.choices, cutValue(state.plan!, result), state.deps.statementTimeoutMs)
       : undefined;
   const told = state.plan
