@@ -114,6 +114,35 @@ export function relaxedMatch(gold: QueryResult, pred: QueryResult, ordered: bool
   return sameRows(gold.rows, projected, ordered);
 }
 
+/**
+ * A result against the gold query's: the same row count, and the rows kept (a result keeps up to 1,000)
+ * equal to the gold's first ones: strictly (the same columns), or relaxed (names and column order
+ * ignored). In order when the gold query orders its rows (ORDER BY outside a window).
+ */
+export function scoreResult(
+  goldSql: string,
+  gold: QueryResult,
+  pred: QueryResult,
+): { strict: boolean; relaxed: boolean; failure?: string } {
+  const seenGold = { ...gold, rows: gold.rows.slice(0, pred.rows.length) };
+  const ordered = /\border\s+by\b/i.test(goldSql.replace(/over\s*\([^)]*\)/gi, ''));
+  const sameCount = pred.rowCount === gold.rowCount;
+  const strict = sameCount && strictMatch(seenGold, pred, ordered);
+  const relaxed = strict || (sameCount && relaxedMatch(seenGold, pred, ordered));
+  if (relaxed) return { strict, relaxed };
+  const failure =
+    pred.rowCount === 0 && gold.rowCount > 0
+      ? 'empty result'
+      : pred.rowCount < gold.rowCount
+        ? 'missing rows'
+        : pred.rowCount > gold.rowCount
+          ? 'extra rows'
+          : pred.columns.length < gold.columns.length
+            ? 'missing columns'
+            : 'wrong values';
+  return { strict, relaxed, failure };
+}
+
 /** What became of a question: answered (right or wrong) or not (refused, asked back, error). */
 type OutcomeStatus = 'right' | 'wrong' | 'refused' | 'asked' | 'error';
 
@@ -198,19 +227,7 @@ export async function evaluateSql(
         continue;
       }
     }
-    const seenGold = { ...gold, rows: gold.rows.slice(0, pred.rows.length) };
-    const ordered = /\border\s+by\b/i.test(item.sql.replace(/over\s*\([^)]*\)/gi, ''));
-    const sameCount = pred.rowCount === gold.rowCount;
-    const strict = sameCount && strictMatch(seenGold, pred, ordered);
-    const relaxed = strict || (sameCount && relaxedMatch(seenGold, pred, ordered));
-    let failure: string | undefined;
-    if (!relaxed) {
-      if (pred.rowCount === 0 && gold.rowCount > 0) failure = 'empty result';
-      else if (pred.rowCount < gold.rowCount) failure = 'missing rows';
-      else if (pred.rowCount > gold.rowCount) failure = 'extra rows';
-      else if (pred.columns.length < gold.columns.length) failure = 'missing columns';
-      else failure = 'wrong values';
-    }
+    const { strict, relaxed, failure } = scoreResult(item.sql, gold, pred);
     let synthesis: number | undefined;
     if (deps.llm) {
       const { value } = await deps.llm.chatJson({

@@ -1,7 +1,9 @@
 // datadesk eval sql: the crime benchmarks through the SQL agent (src/eval/sql-eval.ts);
+// datadesk eval conversations: the multi-turn benchmark (src/eval/conversation-eval.ts);
 // datadesk eval backtest: accuracy of the backtest agent per task family.
 import type { Command } from 'commander';
 import { evaluateBacktests } from '../../eval/backtest-eval.js';
+import { evaluateConversations, loadConversations } from '../../eval/conversation-eval.js';
 import { BENCHMARK_FILES, evaluateSql, loadBenchmarks } from '../../eval/sql-eval.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { llmFromConfig } from '../../llm/from-config.js';
@@ -30,6 +32,31 @@ export function registerEval(program: Command): void {
           return await evaluateSql(
             { agent: desk.sql, memory, pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs, llm: llmFromConfig(ctx.config) },
             items,
+          );
+        } finally {
+          await memory.close();
+        }
+      });
+      process.stdout.write(report.lines.join('\n') + '\n');
+    });
+  evaluate
+    .command('conversations')
+    .description(
+      'the multi-turn benchmark (fixtures/benchmarks/conversations.jsonl): threads of a first question and the fragments that edit it, ' +
+        'each turn judged against a hand-written gold SQL; right per phase and per edit kind, and every turn not right',
+    )
+    .option('--limit <n>', 'only the first n conversations', positiveInt)
+    .action(async (opts: { limit?: number }) => {
+      const ctx = commandContext();
+      const llm = llmFromConfig(ctx.config);
+      const report = await withDatabase(ctx, async (db) => {
+        const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
+        try {
+          const conversations = loadConversations().slice(0, opts.limit);
+          return await evaluateConversations(
+            { desk, pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs },
+            conversations,
+            llm?.model,
           );
         } finally {
           await memory.close();
