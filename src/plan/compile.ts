@@ -334,7 +334,9 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
   if (plan.none) {
     // the empty members of a complete axis: a place axis lists every member, a calendar axis every period
     if (axes.some((a) => !a.members && !a.membersQuery))
-      throw new PlanCompileError(`"which ${axes[0].name.replace(/_/g, ' ')} had none" needs an axis of every member: a time axis, community areas, districts or wards`);
+      throw new PlanCompileError(
+        `"which ${axes[0].name.replace(/_/g, ' ')} had none" needs an axis of every member: a time axis, community areas, districts or wards`,
+      );
     return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nWHERE coalesce(counts.${m.kind === 'share' ? 'matching' : measureName(m)}, 0) = 0\nORDER BY ${byAxis.join(', ')}`;
   }
   if (plan.top) {
@@ -476,7 +478,12 @@ function compileGroupedComparison(plan: QueryPlan, a: TimeRange, b: TimeRange, c
   }
   const axisCte = members ? `axis1 AS (SELECT ${members} AS k1)` : 'axis1 AS (SELECT k1 FROM a UNION SELECT k1 FROM b)';
   const [na, nb] = ['coalesce(a.n, 0)', 'coalesce(b.n, 0)'];
-  const columns = [`${label} AS ${name}`, `${na} AS incidents`, `${nb} AS compared_incidents`, `round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct`];
+  const columns = [
+    `${label} AS ${name}`,
+    `${na} AS incidents`,
+    `${nb} AS compared_incidents`,
+    `round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct`,
+  ];
   const body = `FROM axis1\nLEFT JOIN a ON a.k1 = axis1.k1\nLEFT JOIN b ON b.k1 = axis1.k1`;
   const ctes = [`a AS (\n  ${side(a, keyA)}\n)`, `b AS (\n  ${side(b, keyB)}\n)`, axisCte];
   const byAxis = ordered ? 'axis1.k1' : name;

@@ -267,7 +267,8 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
     if (!r.rowCount) return `Every ${noun} had at least one: none of the ${many(facts.groups)} had none.`;
     return `${fmtInt(r.rowCount)} of the ${many(facts.groups)} had none.`;
   }
-  if (empty || !facts.highest || !facts.lowest) return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
+  if (empty || !facts.highest || !facts.lowest)
+    return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
   if (facts.groups === 1 && r.rows.length === 1) {
     // one group is a value, not a ranking: no "highest" of one
     return `${many(1)}: ${label(r.rows[0])} with ${show(r.rows[0][valueAt], pct)}.`;
@@ -320,9 +321,13 @@ function describeComparison(plan: QueryPlan, r: PlanRows, ctx: NarrationContext)
   const down = moves.reduce((m, x) => (x.delta < m.delta ? x : m), moves[0]);
   const tied = (v: number) => moves.filter((x) => x.delta === v).length;
   if (up.delta > 0)
-    sentences.push(`The largest rise: ${up.label}, ${show(up.b)} to ${show(up.a)}${tied(up.delta) > 1 ? `, tied with ${fmtInt(tied(up.delta) - 1)} more` : ''}.`);
+    sentences.push(
+      `The largest rise: ${up.label}, ${show(up.b)} to ${show(up.a)}${tied(up.delta) > 1 ? `, tied with ${fmtInt(tied(up.delta) - 1)} more` : ''}.`,
+    );
   if (down.delta < 0)
-    sentences.push(`The largest fall: ${down.label}, ${show(down.b)} to ${show(down.a)}${tied(down.delta) > 1 ? `, tied with ${fmtInt(tied(down.delta) - 1)} more` : ''}.`);
+    sentences.push(
+      `The largest fall: ${down.label}, ${show(down.b)} to ${show(down.a)}${tied(down.delta) > 1 ? `, tied with ${fmtInt(tied(down.delta) - 1)} more` : ''}.`,
+    );
   if (up.delta <= 0 && down.delta >= 0) sentences.push(`Every ${DIMENSION_WORDS[d].narrated} had the same in both.`);
   return sentences.join(' ');
 }

@@ -94,7 +94,12 @@ export function assemble(work: Work): Assembled {
   const none = work.of('none');
   if (none.length && (!groups.length || top.top || time.compareWith)) {
     for (const p of none)
-      work.drop(p, groups.length ? 'the groups with none, and a ranking or a comparison at once' : 'which of what had none? ("which community areas had no homicides")');
+      work.drop(
+        p,
+        groups.length
+          ? 'the groups with none, and a ranking or a comparison at once'
+          : 'which of what had none? ("which community areas had no homicides")',
+      );
   }
   const candidate = {
     ...(none.length && !work.isDropped(none[0]) ? { none: true as const } : {}),

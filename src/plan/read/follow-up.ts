@@ -32,7 +32,24 @@ const EDIT_ANYWHERE = new Set(['instead', 'also', 'as well', 'too', 'again', 'ra
 const SCOPE_KINDS = new Set<Piece['kind']>(['time', 'months', 'weekdays', 'weekend', 'hours', 'night', 'place', 'allPlaces', 'allTime']);
 
 /** Words that make a text a sentence, a question of its own, rather than a noun phrase ("top 5 crime types"). */
-const QUESTION_WORDS = new Set(['which', 'what', 'how', 'who', 'where', 'when', 'were', 'was', 'is', 'are', 'did', 'does', 'do', 'has', 'have', 'had']);
+const QUESTION_WORDS = new Set([
+  'which',
+  'what',
+  'how',
+  'who',
+  'where',
+  'when',
+  'were',
+  'was',
+  'is',
+  'are',
+  'did',
+  'does',
+  'do',
+  'has',
+  'have',
+  'had',
+]);
 
 /**
  * Whether the text is a fragment that edits the thread's last plan, rather than a question complete on
@@ -177,7 +194,8 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     const singular = dims.some((d) => !d.by && d.plural === false);
     if (numbers.length) plan.top = { n: numbers[0].n, order };
     else if (plan.top) plan.top = { ...plan.top, order };
-    else if (singular || order === 'asc') plan.top = { n: 1, order }; // "the fewest": the lowest, with its ties
+    else if (singular || order === 'asc')
+      plan.top = { n: 1, order }; // "the fewest": the lowest, with its ties
     else plan.order = 'measure'; // "which districts had the most?": every group, most first
   } else if (plan.groupBy.join() !== before) {
     delete plan.top;
@@ -203,7 +221,8 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     if (!numbers.length) delete plan.top;
   }
   if (!plan.groupBy.length) {
-    if (plan.none && !narrowed.length) for (const p of work.of('none')) work.drop(p, 'which of what had none? ("which districts had none?")');
+    if (plan.none && !narrowed.length)
+      for (const p of work.of('none')) work.drop(p, 'which of what had none? ("which districts had none?")');
     delete plan.none;
     // a ranking said now needs a grouping; one the edit narrowed away goes with its grouping
     if (plan.top && !narrowed.length)

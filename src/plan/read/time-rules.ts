@@ -173,9 +173,17 @@ function relativeAt(x: RuleInput, i: number): Full | undefined {
   len = first(YEAR_AFTER);
   if (len) return { ...yearRange(yearOf(latest) + 1), len, grain: 'relative', step: { unit: 'year', by: 1 } };
   len = first(MONTH_BEFORE);
-  if (len) return { from: addMonths(monthStart(latest), -1), to: monthStart(latest), len, grain: 'relative', step: { unit: 'month', by: -1 } };
+  if (len)
+    return { from: addMonths(monthStart(latest), -1), to: monthStart(latest), len, grain: 'relative', step: { unit: 'month', by: -1 } };
   len = first(MONTH_AFTER);
-  if (len) return { from: addMonths(monthStart(latest), 1), to: addMonths(monthStart(latest), 2), len, grain: 'relative', step: { unit: 'month', by: 1 } };
+  if (len)
+    return {
+      from: addMonths(monthStart(latest), 1),
+      to: addMonths(monthStart(latest), 2),
+      len,
+      grain: 'relative',
+      step: { unit: 'month', by: 1 },
+    };
   len = first([
     ['so', 'far', 'this', 'year'],
     ['this', 'year', 'so', 'far'],

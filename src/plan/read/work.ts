@@ -45,7 +45,9 @@ export class Work {
     const before = this.scan.tokens[p.start - 1]?.t ?? '';
     if (!NONE_INTRO.has(before)) return false;
     const next = this.scan.tokens[p.end]?.t === 'any' ? p.end + 1 : p.end;
-    const subject = pieces.some((q) => q.start === next && (q.kind === 'type' || q.kind === 'category' || q.kind === 'all' || (q.kind === 'flag' && q.noun === true)));
+    const subject = pieces.some(
+      (q) => q.start === next && (q.kind === 'type' || q.kind === 'category' || q.kind === 'all' || (q.kind === 'flag' && q.noun === true)),
+    );
     return subject && pieces.some((q) => q.kind === 'dim' && q.end <= p.start);
   }
 
