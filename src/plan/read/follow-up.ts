@@ -31,26 +31,6 @@ const EDIT_ANYWHERE = new Set(['instead', 'also', 'as well', 'too', 'again', 'ra
 /** What gives a question its own scope: a period or a place, said or removed. */
 const SCOPE_KINDS = new Set<Piece['kind']>(['time', 'months', 'weekdays', 'weekend', 'hours', 'night', 'place', 'allPlaces', 'allTime']);
 
-/** Words that make a text a sentence, a question of its own, rather than a noun phrase ("top 5 crime types"). */
-const QUESTION_WORDS = new Set([
-  'which',
-  'what',
-  'how',
-  'who',
-  'where',
-  'when',
-  'were',
-  'was',
-  'is',
-  'are',
-  'did',
-  'does',
-  'do',
-  'has',
-  'have',
-  'had',
-]);
-
 /**
  * Whether the text is a fragment that edits the thread's last plan, rather than a question complete on
  * its own (the one follow-up rule: see readInThread). A fragment starts with a follow-up word ("and in
@@ -76,10 +56,33 @@ export function isFragment(work: Work): boolean {
   // complete in shape: a subject and something more than subjects ("burglaries and robberies?" only swaps the subject)
   const whole = live.some((s) => subjectLike(s) && live.some((q) => q !== s && q.kind !== 'followUp' && !pureSubject(q)));
   if (!whole) return true;
-  const scoped = live.some((p) => SCOPE_KINDS.has(p.kind));
-  // a question word, or a measure said outright ("number of homicides each year", "arrest rate by district")
-  const asked = work.scan.tokens.some((t) => QUESTION_WORDS.has(t.t)) || live.some((p) => p.kind === 'measure');
-  return !scoped && !asked;
+  // "top 5 crime types", "arrest rate by year", "which crime type was the most common?": no subject of its own
+  // (what is counted) and no scope: an edit of the last answer
+  return !hasOwnScope(work) && !live.some(isSubject);
+}
+
+/** The text says its own period or place (or removes them: "all years", "in all of Chicago"). */
+export const hasOwnScope = (work: Work): boolean => work.live().some((p) => SCOPE_KINDS.has(p.kind));
+
+/**
+ * A question with a subject of its own but no scope ("which districts had no homicides?", "Which 10
+ * community areas had the most battery reports?") asked in a thread: read as a question on its own, then
+ * in the thread's place and period. A grouping over a place or period pinned to one value widens it.
+ */
+export function inheritScope(plan: QueryPlan, last: QueryPlan, ctx: ReadContext): { plan: QueryPlan; notes: string[] } {
+  const out: QueryPlan = structuredClone(plan);
+  const notes: string[] = [];
+  const from = last.filters;
+  if (from.time) out.filters.time = from.time;
+  for (const k of PLACE_KEYS) if (from[k]) (out.filters as Record<string, unknown>)[k] = from[k];
+  if (!from.time && !PLACE_KEYS.some((k) => from[k])) return { plan: out, notes };
+  const kept = [
+    ...(from.time ? [periodLabel(from.time)] : []),
+    ...PLACE_KEYS.flatMap((k) => (from[k] ?? []).map((v: number | string) => placeLabel(k, v, ctx))),
+  ];
+  notes.push(`the place and period of this thread kept: ${kept.join(', ')}`);
+  for (const d of out.groupBy) widen(d, out, notes, ctx);
+  return { plan: QueryPlan.parse(out), notes };
 }
 
 const PLACE_KEYS = ['areas', 'districts', 'wards', 'beats', 'blocks'] as const;
@@ -135,7 +138,9 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   }
 
   // "all types", "all wards": the slot removed, not a grouping
-  const removals = dims.filter((d) => !d.by && work.word(d.start - 1) === 'all' && REMOVABLE.has(d.dim));
+  const saysAll = (d: Piece) => work.word(d.start - 1) === 'all' || /^(across |over |for |in )?(all|every) /i.test(d.text);
+  const ranked = work.of('rank').length > 0 || work.of('number').length > 0;
+  const removals = dims.filter((d) => REMOVABLE.has(d.dim) && !ranked && saysAll(d));
   dims = dims.filter((d) => !removals.includes(d));
 
   // filters: each slot said replaces the same slot of the last plan
@@ -191,12 +196,13 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   const ranks = work.of('rank').filter((r) => !r.orderOnly);
   if (numbers.length || ranks.length) {
     const order = ranks[0]?.order ?? plan.top?.order ?? 'desc';
-    const singular = dims.some((d) => !d.by && d.plural === false);
+    // "which districts had the most?": every group, most first; "which one had the most?", "which had the
+    // fewest?": the first, with its ties
+    const plural = dims.some((d) => !d.by && d.plural === true);
     if (numbers.length) plan.top = { n: numbers[0].n, order };
     else if (plan.top) plan.top = { ...plan.top, order };
-    else if (singular || order === 'asc')
-      plan.top = { n: 1, order }; // "the fewest": the lowest, with its ties
-    else plan.order = 'measure'; // "which districts had the most?": every group, most first
+    else if (plural && order === 'desc') plan.order = 'measure';
+    else plan.top = { n: 1, order };
   } else if (plan.groupBy.join() !== before) {
     delete plan.top;
   }

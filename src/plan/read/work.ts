@@ -29,9 +29,13 @@ export class Work {
         if (next) for (const q of pieces) if (q.start === next.start) this.drop(q);
       }
     }
-    // a number is the N of a ranking: "top 5", "5 most", "which 3 districts"
+    // a number is the N of a ranking: "top 5", "5 most", "which 3 districts"; "which one" is no number
     for (const p of this.live()) {
       if (p.kind !== 'number') continue;
+      if (p.text.toLowerCase() === 'one' && this.scan.tokens[p.start - 1]?.t === 'which') {
+        this.dropped.add(p);
+        continue;
+      }
       const prev = this.live().find((q) => q.end === p.start && q.kind === 'rank');
       const next = this.live().find((q) => q.start === p.end && (q.kind === 'rank' || (q.kind === 'dim' && !q.by)));
       if (!prev && !next) this.drop(p);
