@@ -55,9 +55,9 @@ const conversationSchema = z.object({
 });
 
 export type Conversation = z.infer<typeof conversationSchema>;
-export type Turn = z.infer<typeof turnSchema>;
+type Turn = z.infer<typeof turnSchema>;
 
-export const CONVERSATIONS_FILE = 'conversations.jsonl';
+const CONVERSATIONS_FILE = 'conversations.jsonl';
 
 export function loadConversations(file = fixturePath('benchmarks', CONVERSATIONS_FILE)): Conversation[] {
   const out: Conversation[] = [];
@@ -86,9 +86,9 @@ export function loadConversations(file = fixturePath('benchmarks', CONVERSATIONS
 }
 
 /** What became of a turn: the rows a person sees are the gold's (right) or not (wrong), or no rows at all. */
-export type TurnStatus = 'right' | 'wrong' | 'refused' | 'asked' | 'error';
+type TurnStatus = 'right' | 'wrong' | 'refused' | 'asked' | 'error';
 
-export interface TurnOutcome {
+interface TurnOutcome {
   conversation: string;
   turn: number;
   edit: Turn['edit'];
@@ -170,7 +170,7 @@ async function judge(deps: ConversationDeps, turn: Turn, answer: Answer): Promis
   return relaxed ? { status: 'right' } : { status: 'wrong', failure };
 }
 
-export interface Tally {
+interface Tally {
   /** a phase, an edit kind, or 'all' */
   name: string;
   turns: number;

@@ -461,11 +461,11 @@ describe('a question of its own without a place or period, in a thread', () => {
   it("is read on its own, then in the thread's place and period (a grouping over a pinned one widens it)", () => {
     const robberies = readInThread('what is the arrest rate for robberies', last, ctx);
     expect(robberies).toMatchObject({ ok: true, edit: false });
-    expect(bare(robberies.ok ? robberies.plan : undefined)).toEqual(
+    expect(robberies.ok && bare(robberies.plan)).toEqual(
       bare({ measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['ROBBERY'], areas: [25], time: Y(2019) } }),
     );
     const homicides = readInThread('number of homicides each year', last, ctx);
-    expect(bare(homicides.ok ? homicides.plan : undefined)).toEqual(
+    expect(homicides.ok && bare(homicides.plan)).toEqual(
       bare({ measure: count, filters: { types: ['HOMICIDE'], areas: [25] }, groupBy: ['year'] }),
     );
     expect(homicides.notes).toEqual(['the place and period of this thread kept: 2019, Austin', 'by year: every year, not only 2019']);
