@@ -339,8 +339,14 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
       );
     return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nWHERE coalesce(counts.${m.kind === 'share' ? 'matching' : measureName(m)}, 0) = 0\nORDER BY ${byAxis.join(', ')}`;
   }
+  if (plan.top && plan.top.n > 1) {
+    // the top n, ties at the cut broken deterministically by the axis order or the label (the narration says
+    // when the cut splits a tie: facts.ts)
+    const order = [`${value} ${plan.top.order.toUpperCase()}${nullsLast}`, ...byAxis];
+    return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}\nLIMIT ${plan.top.n}`;
+  }
   if (plan.top) {
-    // the top n and every group tied with the nth (rank, not row_number: a cut never splits a tie); within
+    // the first and every group tied with it ("which ward had the most": a three-way tie is three rows); within
     // a tie the groups go by the axis' order or the label
     const rankOrder = `${value} ${plan.top.order.toUpperCase()}${nullsLast}`;
     // the columns by position (c1, c2, ...): two axes may share a name (month and month of year)

@@ -101,7 +101,7 @@ export const QueryPlan = z
     measure: Measure,
     filters: Filters.default({}),
     groupBy: z.array(z.enum(DIMENSIONS)).max(2).default([]),
-    /** the first n groups by the measure (desc: the most), and every group tied with the nth: a cut never splits a tie */
+    /** the first n groups by the measure (desc: the most), ties at the cut by label; the top 1 comes with every group tied with it */
     top: z.object({ n: z.number().int().min(1).max(1000), order: z.enum(['desc', 'asc']) }).optional(),
     /**
      * how the groups are listed when no top is asked: by the measure (a ranking: "most first", "which districts had

@@ -11,8 +11,7 @@ import type { QueryPlan, QueryPlanInput } from './query-plan.js';
 import { assemble } from './read/assemble.js';
 import type { ReadContext } from './read/context.js';
 import { planPhrases, planQuestion } from './read/describe.js';
-import { editPlan, hasOwnScope, inheritScope, isFragment } from './read/follow-up.js';
-import { parsePlan } from './query-plan.js';
+import { editPlan, isFragment } from './read/follow-up.js';
 import { scan } from './read/scan.js';
 import { Work } from './read/work.js';
 
@@ -61,13 +60,7 @@ export function readInThread(text: string, last: QueryPlan | null | undefined, c
     const { plan, terms, notes } = editPlan(work, last, ctx);
     return { ...conclude(work, plan, terms, ctx), edit: true, edits, notes };
   }
-  const own = readQuestion(text, ctx);
-  if (last && own.ok && !hasOwnScope(work)) {
-    // a question of its own that says no place or period: in the thread's place and period
-    const { plan, notes } = inheritScope(parsePlan(own.plan), last, ctx);
-    return { ...own, plan, understood: planPhrases(plan, ctx), edit: false, edits: [], notes };
-  }
-  return { ...own, edit: false, edits: [] };
+  return { ...readQuestion(text, ctx), edit: false, edits: [] };
 }
 
 function conclude(work: Work, plan: QueryPlan | undefined, terms: string[], ctx: ReadContext): Reading {

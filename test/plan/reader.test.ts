@@ -442,6 +442,10 @@ describe('follow-ups', () => {
     for (const text of [
       'how many burglaries in 2020',
       'which districts had the most thefts in 2019',
+      'what is the arrest rate for robberies',
+      'number of homicides each year',
+      'How many different primary crime types are there?',
+      'Which blocks had the most thefts?',
       'why?',
       'Compare assaults in 2019 and 2020',
       'Top 5 crime types in 2018',
@@ -453,26 +457,6 @@ describe('follow-ups', () => {
       expect(r.edit, text).toBe(false);
       expect(JSON.stringify(r), text).toBe(JSON.stringify({ ...readQuestion(text, ctx), edit: false, edits: [] }));
     }
-  });
-});
-
-describe('a question of its own without a place or period, in a thread', () => {
-  const last = parsePlan(read('how many thefts in austin in 2019').plan);
-  it("is read on its own, then in the thread's place and period (a grouping over a pinned one widens it)", () => {
-    const robberies = readInThread('what is the arrest rate for robberies', last, ctx);
-    expect(robberies).toMatchObject({ ok: true, edit: false });
-    expect(robberies.ok && bare(robberies.plan)).toEqual(
-      bare({ measure: { kind: 'share', part: { arrest: true } }, filters: { types: ['ROBBERY'], areas: [25], time: Y(2019) } }),
-    );
-    const homicides = readInThread('number of homicides each year', last, ctx);
-    expect(homicides.ok && bare(homicides.plan)).toEqual(
-      bare({ measure: count, filters: { types: ['HOMICIDE'], areas: [25] }, groupBy: ['year'] }),
-    );
-    expect(homicides.notes).toEqual(['the place and period of this thread kept: 2019, Austin', 'by year: every year, not only 2019']);
-  });
-  it('inherits nothing when it states its own scope', () => {
-    const r = readInThread('which districts had no homicides in 2010', last, ctx);
-    expect(r.ok && r.plan.filters).toEqual({ types: ['HOMICIDE'], time: { ...Y(2010), said: '2010' } });
   });
 });
 

@@ -57,33 +57,14 @@ export function isFragment(work: Work): boolean {
   const whole = live.some((s) => subjectLike(s) && live.some((q) => q !== s && q.kind !== 'followUp' && !pureSubject(q)));
   if (!whole) return true;
   // "top 5 crime types", "arrest rate by year", "which crime type was the most common?": no subject of its own
-  // (what is counted) and no scope: an edit of the last answer
-  return !hasOwnScope(work) && !live.some(isSubject);
+  // (what is counted), no scope, no count asked ("how many different crime types are there?" is a question):
+  // an edit of the last answer, in its place and period
+  const counted = live.some((p) => p.kind === 'measure' && (p.measure === 'count' || p.measure === 'distinct'));
+  return !hasOwnScope(work) && !counted && !live.some(isSubject);
 }
 
 /** The text says its own period or place (or removes them: "all years", "in all of Chicago"). */
-export const hasOwnScope = (work: Work): boolean => work.live().some((p) => SCOPE_KINDS.has(p.kind));
-
-/**
- * A question with a subject of its own but no scope ("which districts had no homicides?", "Which 10
- * community areas had the most battery reports?") asked in a thread: read as a question on its own, then
- * in the thread's place and period. A grouping over a place or period pinned to one value widens it.
- */
-export function inheritScope(plan: QueryPlan, last: QueryPlan, ctx: ReadContext): { plan: QueryPlan; notes: string[] } {
-  const out: QueryPlan = structuredClone(plan);
-  const notes: string[] = [];
-  const from = last.filters;
-  if (from.time) out.filters.time = from.time;
-  for (const k of PLACE_KEYS) if (from[k]) (out.filters as Record<string, unknown>)[k] = from[k];
-  if (!from.time && !PLACE_KEYS.some((k) => from[k])) return { plan: out, notes };
-  const kept = [
-    ...(from.time ? [periodLabel(from.time)] : []),
-    ...PLACE_KEYS.flatMap((k) => (from[k] ?? []).map((v: number | string) => placeLabel(k, v, ctx))),
-  ];
-  notes.push(`the place and period of this thread kept: ${kept.join(', ')}`);
-  for (const d of out.groupBy) widen(d, out, notes, ctx);
-  return { plan: QueryPlan.parse(out), notes };
-}
+const hasOwnScope = (work: Work): boolean => work.live().some((p) => SCOPE_KINDS.has(p.kind));
 
 const PLACE_KEYS = ['areas', 'districts', 'wards', 'beats', 'blocks'] as const;
 
@@ -199,8 +180,12 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     // "which districts had the most?": every group, most first; "which one had the most?", "which had the
     // fewest?": the first, with its ties
     const plural = dims.some((d) => !d.by && d.plural === true);
+    const singular = dims.some((d) => !d.by && d.plural === false);
     if (numbers.length) plan.top = { n: numbers[0].n, order };
-    else if (plan.top) plan.top = { ...plan.top, order };
+    else if (singular)
+      plan.top = { n: 1, order }; // "which location type was the most common?" after a top 3
+    else if (plan.top)
+      plan.top = { ...plan.top, order }; // "and the fewest?" after a top 3: the bottom 3
     else if (plural && order === 'desc') plan.order = 'measure';
     else plan.top = { n: 1, order };
   } else if (plan.groupBy.join() !== before) {

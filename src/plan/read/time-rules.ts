@@ -368,10 +368,14 @@ function seasonYearAt(x: RuleInput, i: number): RuleMatch | undefined {
   return { len: k + 1 - i, meanings };
 }
 
+/** Words before a step that make it a change along a series ("how did it change from the year before"), not a period. */
+const ALONG_SERIES = new Set(['from', 'than', 'to', 'vs', 'versus', 'over']);
+
 /** A single period: "2019", "march 2021", "2019-07-04", "last year". */
 function periodRule(x: RuleInput, i: number): RuleMatch | undefined {
   const p = periodAt(x, i);
   if (!isFull(p)) return undefined;
+  if (p.step && x.t[i] !== 'last' && x.t[i] !== 'previous' && x.t[i] !== 'prior' && ALONG_SERIES.has(x.t[i - 1] ?? '')) return undefined;
   const range = { from: p.from, to: p.to, said: x.said(i, p.len) };
   return { len: p.len, meanings: [{ kind: 'time', range, ...(p.step ? { step: p.step } : {}) }] };
 }

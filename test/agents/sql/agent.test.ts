@@ -36,15 +36,28 @@ describe('SQL agent without an LLM (the query plan)', () => {
     expect(a.trace.find((t) => t.node === 'generate')?.note).toBe('offline: query plan');
   });
 
-  it('a follow-up the compiler cannot answer ("compare with 2018" after "by month") is refused with what was read, never an internal error', async () => {
+  it('"compare with 2018" after "by month" compares month by month: each month of 2019 against the same month of 2018', async () => {
     const { desk } = testDesk(db);
     await ask(desk, 'How many thefts were reported in 2019?', 'cmp');
     await ask(desk, 'by month', 'cmp');
-    const a = await ask(desk, 'compare with 2018', 'cmp');
+    const a = result(await ask(desk, 'compare with 2018', 'cmp'));
+    const { rows } = await db.pool.query(
+      `SELECT extract(month FROM date)::int AS m, count(*) FILTER (WHERE year = 2019)::int AS a, count(*) FILTER (WHERE year = 2018)::int AS b
+       FROM crimes WHERE primary_type = 'THEFT' AND year IN (2018, 2019) GROUP BY 1 ORDER BY 1`,
+    );
+    expect(a.table!.rows.map((r) => [r[1], r[2]])).toEqual(rows.map((r) => [r.a, r.b]));
+    expect(a.table!.rows[0][0]).toBe('January');
+    expect(a.understood).toEqual(['thefts', 'in 2019', 'all of Chicago', 'by month', 'compared with 2018']);
+  });
+
+  it('a follow-up the compiler cannot answer (a comparison of an average) is refused with what was read, never an internal error', async () => {
+    const { desk } = testDesk(db);
+    await ask(desk, 'average thefts per day in 2019', 'cmp2');
+    const a = await ask(desk, 'compare with 2018', 'cmp2');
     expect(a).toMatchObject({
       kind: 'refusal',
       reason: expect.stringMatching(
-        /^I read this as: thefts, in 2019, all of Chicago, by month, compared with 2018; I could not use: "the combination \(a comparison needs a count over a period, without grouping\)"/,
+        /^I read this as: average thefts per day, in 2019, all of Chicago, compared with 2018; I could not use: "the combination \(a comparison needs a count over a period\)"/,
       ),
     });
     expect(a.kind === 'refusal' && a.alternatives[0]).toBe(

@@ -128,6 +128,21 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
     if (outcome.kind !== 'compiled') return 'end';
     return usePlan(state, outcome.sql, `attempt ${state.attempt}: llm: query plan`);
   }
+  // a fragment answered with the edited answer's own query is no edit: never shown as one
+  const editedSql = edits?.sql;
+  if (state.fragment && editedSql && sameQuery(editedSql, generated.answer.sql)) {
+    state.answer = unreadRefusal(
+      state,
+      {
+        kind: 'unread',
+        understood: state.unread?.understood ?? [],
+        unplaced: [state.question],
+        suggestion: 'Ask it as one whole question',
+      },
+      "The model gave the last answer's query again, unchanged, so this would not be the edit you asked for.",
+    );
+    return 'end';
+  }
   state.stepNote = `attempt ${state.attempt}: llm: free SQL`;
   state.plan = state.understood = state.ownSql = undefined;
   // the question this SQL answers, in full words: as asked, or for a fragment as the model restated it (if inert)
@@ -135,4 +150,16 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
   state.resolvedQuestion = !state.fragment ? state.question : restated && !narrationProblem(restated) ? restated : undefined;
   state.candidate = generated.answer.sql;
   return 'validate';
+}
+
+/** Two queries the same but for spacing, case outside literals and a trailing semicolon. */
+function sameQuery(a: string, b: string): boolean {
+  const norm = (q: string) =>
+    q
+      .replace(/;\s*$/, '')
+      .split(/('(?:[^']|'')*')/)
+      .map((part, i) => (i % 2 ? part : part.replace(/\s+/g, ' ').toLowerCase()))
+      .join('')
+      .trim();
+  return norm(a) === norm(b);
 }
