@@ -15,11 +15,14 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type pg from 'pg';
 import { z } from 'zod';
-import type { Answer, Cell } from '../core/answer.js';
+import type { Answer } from '../core/answer.js';
 import { fixturePath } from '../core/paths.js';
 import type { SqlAgent, SqlOutcome } from '../agents/sql/agent.js';
 import { runSql } from '../agents/sql/execute.js';
 import type { QueryResult } from '../core/result-shape.js';
+import { scoreResult } from '../core/result-match.js';
+
+export { relaxedMatch, scoreResult, strictMatch } from '../core/result-match.js';
 import type { ThreadMemory } from '../memory/thread-memory.js';
 import type { LlmClient } from '../llm/client.js';
 import { renderPrompt } from '../llm/prompts.js';
@@ -66,81 +69,6 @@ export function loadBenchmarks(files: readonly string[] = BENCHMARK_FILES.map((f
     seen.set(i.id, i.file!);
   }
   return items;
-}
-
-const TOLERANCE = 1e-6;
-
-function sameCell(a: Cell, b: Cell): boolean {
-  if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) <= TOLERANCE * Math.max(1, Math.abs(a), Math.abs(b));
-  return String(a) === String(b);
-}
-
-const rowKey = (row: Cell[]) => JSON.stringify(row.map((c) => (typeof c === 'number' ? Math.round(c * 1e6) / 1e6 : c)));
-
-function sameRows(gold: Cell[][], pred: Cell[][], ordered: boolean): boolean {
-  if (gold.length !== pred.length) return false;
-  if (ordered) return gold.every((row, i) => row.length === pred[i].length && row.every((c, j) => sameCell(c, pred[i][j])));
-  const a = gold.map(rowKey).sort();
-  const b = pred.map(rowKey).sort();
-  return a.every((k, i) => k === b[i]);
-}
-
-export function strictMatch(gold: QueryResult, pred: QueryResult, ordered: boolean): boolean {
-  return gold.columns.length === pred.columns.length && sameRows(gold.rows, pred.rows, ordered);
-}
-
-/** Every gold column appears among the predicted columns (names ignored), the rows agree. */
-export function relaxedMatch(gold: QueryResult, pred: QueryResult, ordered: boolean): boolean {
-  if (gold.rows.length !== pred.rows.length) return false;
-  const column = (r: QueryResult, j: number) => r.rows.map((row) => row[j]);
-  const used = new Set<number>();
-  const mapping: number[] = [];
-  for (let g = 0; g < gold.columns.length; g++) {
-    const gc = column(gold, g);
-    const match = pred.columns.findIndex((_, p) => {
-      if (used.has(p)) return false;
-      const pc = column(pred, p);
-      if (ordered) return gc.every((c, i) => sameCell(c, pc[i]));
-      const a = gc.map((c) => rowKey([c])).sort();
-      const b = pc.map((c) => rowKey([c])).sort();
-      return a.every((k, i) => k === b[i]);
-    });
-    if (match < 0) return false;
-    used.add(match);
-    mapping.push(match);
-  }
-  // the chosen columns must agree row by row too, not just column by column
-  const projected = pred.rows.map((row) => mapping.map((p) => row[p]));
-  return sameRows(gold.rows, projected, ordered);
-}
-
-/**
- * A result against the gold query's: the same row count, and the rows kept (a result keeps up to 1,000)
- * equal to the gold's first ones: strictly (the same columns), or relaxed (names and column order
- * ignored). In order when the gold query orders its rows (ORDER BY outside a window).
- */
-export function scoreResult(
-  goldSql: string,
-  gold: QueryResult,
-  pred: QueryResult,
-): { strict: boolean; relaxed: boolean; failure?: string } {
-  const seenGold = { ...gold, rows: gold.rows.slice(0, pred.rows.length) };
-  const ordered = /\border\s+by\b/i.test(goldSql.replace(/over\s*\([^)]*\)/gi, ''));
-  const sameCount = pred.rowCount === gold.rowCount;
-  const strict = sameCount && strictMatch(seenGold, pred, ordered);
-  const relaxed = strict || (sameCount && relaxedMatch(seenGold, pred, ordered));
-  if (relaxed) return { strict, relaxed };
-  const failure =
-    pred.rowCount === 0 && gold.rowCount > 0
-      ? 'empty result'
-      : pred.rowCount < gold.rowCount
-        ? 'missing rows'
-        : pred.rowCount > gold.rowCount
-          ? 'extra rows'
-          : pred.columns.length < gold.columns.length
-            ? 'missing columns'
-            : 'wrong values';
-  return { strict, relaxed, failure };
 }
 
 /** What became of a question: answered (right or wrong) or not (refused, asked back, error). */

@@ -21,6 +21,9 @@ import { shownValue } from '../../../core/inert-text.js';
 import { groupFacts } from '../../../plan/facts.js';
 import type { QueryPlan } from '../../../plan/query-plan.js';
 import { queryPool } from './query-pool.js';
+import { checkRestatement } from '../restatement.js';
+import { runSql } from '../execute.js';
+import type { PlanContext } from '../plan-types.js';
 
 /** The value of the last group a top/bottom-N cut keeps (null when there is no cut). */
 function cutValue(plan: QueryPlan, result: QueryResult): number | null {
@@ -92,6 +95,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
   const { text, note } = told ? { text: told.narration, note: undefined } : await narration(state, result);
   if (note) state.stepNote = note;
   const ctx = await state.loadPlanContext();
+  const restatementNote = await checkModelRestatement(state, result, ctx);
   const resolved = state.resolvedQuestion ?? (state.fragment ? undefined : state.question);
   await state.deps.memory.update(state.threadId, (s) => {
     s.pending = undefined;
@@ -131,7 +135,11 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     },
     chart: chooseChart(result, clip(told?.headline ?? state.question)),
     assumptions: state.assumptions,
-    notes: [...(note ? [note] : []), ...((await syntheticData(state.deps.pool)).crimes ? [SYNTHETIC_CRIMES_NOTE] : [])],
+    notes: [
+      ...(note ? [note] : []),
+      ...(restatementNote ? [restatementNote] : []),
+      ...((await syntheticData(state.deps.pool)).crimes ? [SYNTHETIC_CRIMES_NOTE] : []),
+    ],
     ...(state.understood ? { understood: state.understood } : {}),
     ...(state.verifiedBy ? { verified: `Verified answer: this question's query was checked by ${state.verifiedBy}` } : {}),
     ...(state.plan ? { followUps: suggestFollowUps(state.plan, ctx, state.choices) } : {}),
@@ -140,4 +148,25 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
       : {}),
   });
   return 'end';
+}
+
+/**
+ * A fragment the model answered with free SQL comes with the edited question in its words: checked against
+ * the query before it is stored, shown or fed to the next turn (restatement.ts). One that does not match is
+ * dropped: the thread keeps the question in the words typed, and the answer says so.
+ */
+async function checkModelRestatement(state: SqlState, result: QueryResult, ctx: PlanContext): Promise<string | undefined> {
+  if (!state.fragment || state.plan || !state.resolvedQuestion || !state.sql) return undefined;
+  const check = await checkRestatement({
+    restated: state.resolvedQuestion,
+    sql: state.sql,
+    result,
+    ctx,
+    choices: state.choices,
+    run: (sql) => runSql(state.deps.reader ?? state.deps.pool, sql, state.deps.statementTimeoutMs, 1_000),
+  });
+  if (check.ok) return undefined;
+  state.stepNote = `${state.stepNote ? `${state.stepNote}; ` : ''}restatement not used: ${check.why}`;
+  state.resolvedQuestion = undefined;
+  return "The model's restatement of this follow-up did not match its query, so the question is kept in your words.";
 }

@@ -1,0 +1,72 @@
+// A model's restated question is checked before it is stored, shown or used
+// as the next turn's context (issue 32). On a fragment answered with free SQL,
+// the model also says the edited question in full words; a model that says
+// one thing and runs another would put a wrong question into the headline,
+// the thread's memory (the next fragment's prompt), Slack's thread title and,
+// on a 👍, a verified pair. The restatement is read back by the plan reader:
+// when it reads, our compiler's answer to it must be the model's rows; when it
+// does not, the years and crime types it names must be the SQL's, and the
+// SQL's its.
+import { compilePlan, PlanCompileError } from '../../plan/compile.js';
+import { parsePlan } from '../../plan/query-plan.js';
+import { readQuestion } from '../../plan/reader.js';
+import { scan } from '../../plan/read/scan.js';
+import type { ReadContext } from '../../plan/read/context.js';
+import { termsOf } from '../../plan/read/assemble.js';
+import type { QueryResult } from '../../core/result-shape.js';
+import { relaxedMatch } from '../../core/result-match.js';
+import { semanticModel } from '../../plan/semantic-model.js';
+
+export type RestatementCheck = { ok: true } | { ok: false; why: string };
+
+interface CheckInput {
+  restated: string;
+  sql: string;
+  /** the rows the model's SQL gave */
+  result: QueryResult;
+  ctx: ReadContext;
+  choices: Record<string, string>;
+  /** runs our compiled SQL under the same walls as the answer */
+  run: (sql: string) => Promise<QueryResult>;
+}
+
+export async function checkRestatement(input: CheckInput): Promise<RestatementCheck> {
+  const reading = readQuestion(input.restated, input.ctx);
+  if (reading.ok) {
+    const plan = parsePlan(reading.plan);
+    // a term the thread has no choice for cannot be compiled here: the literal check decides
+    if (termsOf(plan).every((t) => input.choices[t])) {
+      let ours: QueryResult;
+      try {
+        ours = await input.run(compilePlan(plan, input.choices).sql);
+      } catch (error) {
+        if (!(error instanceof PlanCompileError)) throw error;
+        return literalCheck(input);
+      }
+      const same =
+        ours.rowCount === input.result.rowCount && (relaxedMatch(ours, input.result, false) || relaxedMatch(input.result, ours, false));
+      return same ? { ok: true } : { ok: false, why: 'the restated question, read and answered by the plan reader, gives other rows' };
+    }
+  }
+  return literalCheck(input);
+}
+
+const YEAR = /\b(19|20)\d\d\b/g;
+
+/** The years and crime types the restatement names are the SQL's, and the other way round. */
+function literalCheck({ restated, sql, ctx }: CheckInput): RestatementCheck {
+  const literals = [...sql.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replace(/''/g, "'").toUpperCase());
+  const code = sql.replace(/'(?:[^']|'')*'/g, "''");
+  const sqlYears = new Set([...code.matchAll(YEAR), ...literals.join(' ').matchAll(YEAR)].map((m) => m[0]));
+  const saidYears = new Set([...restated.matchAll(YEAR)].map((m) => m[0]));
+  for (const y of saidYears) if (!sqlYears.has(y)) return { ok: false, why: `the restated question names ${y}, the query does not` };
+  for (const y of sqlYears) if (!saidYears.has(y)) return { ok: false, why: `the query reads ${y}, the restated question does not say it` };
+  const saidTypes = new Set(scan(restated, ctx).pieces.flatMap((p) => (p.kind === 'type' ? p.types : [])));
+  for (const t of saidTypes)
+    if (!literals.includes(t)) return { ok: false, why: `the restated question names ${t.toLowerCase()}, the query does not` };
+  const types = new Set(Object.keys(semanticModel().types));
+  const typeLiterals = literals.filter((l) => types.has(l));
+  for (const t of typeLiterals)
+    if (!saidTypes.has(t)) return { ok: false, why: `the query counts ${t.toLowerCase()}, the restated question does not say it` };
+  return { ok: true };
+}
