@@ -83,7 +83,10 @@ const AMBIGUOUS = new Set([
   'fri',
 ]);
 const needsCompany: Guard = (t, start, end) =>
-  PREPOSITIONS.has(t[start - 1] ?? '') || ['and', 'or', 'to', 'through', 'thru'].includes(t[end] ?? '');
+  PREPOSITIONS.has(t[start - 1] ?? '') ||
+  ['and', 'or', 'to', 'through', 'thru'].includes(t[end] ?? '') ||
+  // the last word of a follow-up: "what about may", "and may?"
+  (end === t.length && ['about', 'and', 'now', 'then'].includes(t[start - 1] ?? ''));
 
 /** Grammar words that do not come from the model: a filter we cannot place follows them. */
 const RELATIONS = [
