@@ -3,8 +3,9 @@
 // stops earlier, and compares it with the period before and the same period a
 // year earlier: totals, the top types and the biggest movers, the community
 // areas that changed most, the arrest rate. Saved questions and backtest
-// watches re-run through the agents. Every post names its period and the data
-// freshness.
+// watches re-run through the agents; the accuracy digest runs the multi-turn
+// benchmark through the desk as it is configured. Every post names its period
+// and the data freshness.
 import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import { makeAnswer } from '../core/answer.js';
@@ -14,6 +15,7 @@ import { runBacktest, type BacktestDeps } from '../agents/backtest/agent.js';
 import { KPI_NAMES } from '../backtest/kpis.js';
 import { fmtKpi, KPI_LABELS } from '../agents/backtest/narrate.js';
 import type { Subscription } from './subscriptions.js';
+import { evaluateConversations, loadConversations } from '../eval/conversation-eval.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const change = (now: number, before: number) =>
@@ -167,4 +169,40 @@ export async function backtestWatch(
     answer: { ...outcome.answer, headline: `Backtest watch: ${outcome.answer.headline}`, notes: [...outcome.answer.notes, note] },
     state: { ...best.kpis },
   };
+}
+
+/**
+ * The multi-turn benchmark's score (fixtures/benchmarks/conversations.jsonl) through the desk as configured
+ * (offline, or with its model): how often the bot answers an edit as a person meant it, per phase, with
+ * the edit kinds it misses most.
+ */
+export async function accuracyDigest(desk: DataDesk, pool: pg.Pool, statementTimeoutMs: number, model?: string): Promise<Answer> {
+  const started = performance.now();
+  const conversations = loadConversations();
+  const report = await evaluateConversations({ desk, pool, statementTimeoutMs }, conversations, model);
+  const all = report.byPhase.find((t) => t.name === 'all')!;
+  const pct = (right: number, turns: number) => (turns ? fmtPercent(right / turns, 1) : 'n/a');
+  const worst = report.byEdit
+    .filter((t) => t.right < t.turns)
+    .sort((a, b) => a.right / a.turns - b.right / b.turns)
+    .slice(0, 3)
+    .map((t) => `${t.name.replace(/_/g, ' ')} ${t.right} of ${t.turns}`);
+  return makeAnswer({
+    kind: 'result',
+    route: 'sql',
+    trace: [{ node: 'accuracy digest', ms: Math.round(performance.now() - started) }],
+    headline: `Multi-turn accuracy: ${n(all.right)} of ${n(all.turns)} turns right (${pct(all.right, all.turns)})`,
+    narration:
+      `${n(report.wholeRight)} of ${n(conversations.length)} conversations were right at every turn. ` +
+      (worst.length ? `Edits missed most: ${worst.join('; ')}.` : 'Every edit kind was answered right.'),
+    sql: [],
+    table: {
+      columns: ['phase', 'turns', 'right', 'right %', 'wrong', 'refused'],
+      rows: report.byPhase.map((t) => [t.name, t.turns, t.right, pct(t.right, t.turns), t.wrong, t.refused]),
+      rowCount: report.byPhase.length,
+      truncated: false,
+    },
+    assumptions: [model ? `through the model ${model}` : 'offline: the query plan reader, no model'],
+    notes: ['Each turn is judged against a gold SQL written by hand for what a person means at that point of the thread.'],
+  });
 }

@@ -1,15 +1,16 @@
 // Digest subscriptions in PostgreSQL, and the words that manage them from a
 // channel: `digest weekly monday 09:00 America/Chicago [topic]`, `digest list`,
 // `digest off ID`. The topic decides the digest: none (or "crime") -> the
-// crime digest; a rule line with "buy:" -> a backtest watch; anything else ->
-// a saved question re-asked each period.
+// crime digest; "accuracy" -> the multi-turn benchmark's score; a rule line
+// with "buy:" -> a backtest watch; anything else -> a saved question re-asked
+// each period.
 import type pg from 'pg';
 import type { ChatPlatform } from '../core/platform.js';
 import { UserError } from '../core/errors.js';
 import { looksLikeRuleSyntax } from '../backtest/rule-syntax.js';
 import { parseSchedule } from './schedule.js';
 
-type DigestKind = 'crime' | 'question' | 'backtest';
+type DigestKind = 'crime' | 'question' | 'backtest' | 'accuracy';
 
 export interface Subscription {
   id: number;
@@ -32,6 +33,7 @@ export interface Subscription {
 function kindOf(topic: string): DigestKind {
   const t = topic.trim();
   if (!t || /^crimes?$/i.test(t)) return 'crime';
+  if (/^(accuracy|benchmark|score)$/i.test(t)) return 'accuracy';
   return looksLikeRuleSyntax(t) ? 'backtest' : 'question';
 }
 
@@ -72,8 +74,14 @@ export interface CommandContext {
   defaultTimezone: string;
 }
 
-const describe = (s: Subscription) =>
-  `#${s.id}: ${s.kind === 'crime' ? 'crime digest' : s.kind === 'question' ? `question "${s.topic}"` : `backtest watch "${s.topic}"`}, cron "${s.cron}" (${s.timezone})`;
+const WHAT: Record<DigestKind, (topic: string | null) => string> = {
+  crime: () => 'crime digest',
+  accuracy: () => 'accuracy digest (the multi-turn benchmark)',
+  question: (t) => `question "${t}"`,
+  backtest: (t) => `backtest watch "${t}"`,
+};
+
+const describe = (s: Subscription) => `#${s.id}: ${WHAT[s.kind](s.topic)}, cron "${s.cron}" (${s.timezone})`;
 
 /** Runs a `digest ...` command; returns the reply. Bad input throws UserError and stores nothing. */
 export async function digestCommand(pool: pg.Pool, text: string, ctx: CommandContext): Promise<string> {
@@ -102,7 +110,7 @@ export async function digestCommand(pool: pg.Pool, text: string, ctx: CommandCon
   }
   const schedule = parseSchedule(words, ctx.defaultTimezone);
   const kind = kindOf(schedule.topic);
-  const topic = kind === 'crime' ? null : schedule.topic;
+  const topic = kind === 'crime' || kind === 'accuracy' ? null : schedule.topic;
   // the same digest twice (a replayed command, a double submit) is one subscription: the unique index says so
   const { rows } = await pool.query<{ id: number }>(
     `INSERT INTO digest_subscriptions (platform, channel, created_by, cron, timezone, kind, topic, workspace, enterprise_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -120,7 +128,13 @@ export async function digestCommand(pool: pg.Pool, text: string, ctx: CommandCon
     ],
   );
   const what =
-    kind === 'crime' ? 'the crime digest' : kind === 'question' ? `"${schedule.topic}"` : `a backtest watch of \`${schedule.topic}\``;
+    kind === 'crime'
+      ? 'the crime digest'
+      : kind === 'accuracy'
+        ? "the accuracy digest (the multi-turn benchmark's score)"
+        : kind === 'question'
+          ? `"${schedule.topic}"`
+          : `a backtest watch of \`${schedule.topic}\``;
   if (!rows[0]) {
     const { rows: existing } = await pool.query<{ id: number }>(
       `SELECT id FROM digest_subscriptions WHERE enabled AND platform = $1 AND channel = $2 AND cron = $3 AND timezone = $4 AND kind = $5

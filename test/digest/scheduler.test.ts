@@ -496,6 +496,36 @@ describe('saved-question digests and backtest watches', () => {
   });
 });
 
+describe('the accuracy digest', () => {
+  it("posts the multi-turn benchmark's score into the channel, once per period, with the edit kinds missed most", async () => {
+    const { desk } = testDesk(db);
+    const content = digestContent(db.pool, desk, { pool: db.pool, statementTimeoutMs: 10_000, logger: createMemoryLogger() });
+    const reply = await digestCommand(db.pool, 'digest daily 07:00 UTC accuracy', {
+      platform: 'slack',
+      channel: 'C-accuracy',
+      userId: 'U1',
+      defaultTimezone: 'America/Chicago',
+    });
+    expect(reply).toMatch(/^Digest #\d+: the accuracy digest \(the multi-turn benchmark's score\)/);
+    const id = Number(/^Digest #(\d+)/.exec(reply)![1]);
+    await db.pool.query(`UPDATE digest_subscriptions SET created_at = '2026-08-01T00:00:00Z' WHERE id = $1`, [id]);
+    const a = scheduler('a', content);
+    clock = new Date('2026-08-01T07:00:05Z');
+    expect(await a.tick()).toBeGreaterThanOrEqual(1);
+    const text = String(posts('C-accuracy')[0].args.text);
+    expect(text).toMatch(/^Multi-turn accuracy: \d+ of \d+ turns right \(\d+\.\d%\)$/);
+    const [right, turns] = /(\d+) of (\d+)/.exec(text)!.slice(1).map(Number);
+    expect(turns).toBeGreaterThanOrEqual(250);
+    expect(right / turns).toBeGreaterThan(0.9);
+    const blocks = JSON.stringify(posts('C-accuracy')[0].args.blocks);
+    expect(blocks).toContain('follow-up');
+    expect(blocks).toContain('offline: the query plan reader, no model');
+    // the same period again posts nothing more
+    expect(await a.tick()).toBe(0);
+    expect(posts('C-accuracy')).toHaveLength(1);
+  }, 120_000);
+});
+
 describe('digest labels', () => {
   it("name the period's days in the subscription's own time zone (an evening schedule ends after midnight UTC)", async () => {
     // daily 21:00 America/Chicago: the period from 21:00 on 2019-03-01 to 21:00 on 2019-03-02 (03:00Z the next days)
