@@ -2,6 +2,7 @@
 // /v1/chat/completions takes the next scripted reply (a message, or an HTTP
 // error with headers) and the request bodies are recorded for assertions.
 import http from 'node:http';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
 
 export type ScriptedReply =
@@ -68,4 +69,23 @@ export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLl
   fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   fake.close = () => new Promise((resolve) => server.close(() => resolve()));
   return fake;
+}
+
+/**
+ * A scripted model for a whole test file: started before its tests, its script and recorded requests
+ * cleared before each, closed after. `const model = useFakeLlm()`, then `model.llm` inside the tests.
+ */
+export function useFakeLlm(): { llm: FakeLlm } {
+  const holder = {} as { llm: FakeLlm };
+  beforeAll(async () => {
+    holder.llm = await startFakeLlm();
+  });
+  beforeEach(() => {
+    holder.llm.requests.length = 0;
+    holder.llm.script.length = 0;
+  });
+  afterAll(async () => {
+    await holder.llm?.close();
+  });
+  return holder;
 }

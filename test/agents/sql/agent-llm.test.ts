@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmClient } from '../../../src/llm/client.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+import { useFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 
 let db: TestDatabase;
+const model = useFakeLlm();
 let llm: FakeLlm;
 let desk: ReturnType<typeof testDesk>['desk'];
 let thefts2019: number;
@@ -13,7 +14,7 @@ let thefts2019: number;
 beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 10_000);
-  llm = await startFakeLlm();
+  llm = model.llm;
   // a scripted model has no rate limit of its own: the client's default token budget (200,000 a minute) would make this file wait
   desk = testDesk(db, {
     llm: createLlmClient({
@@ -27,12 +28,7 @@ beforeAll(async () => {
   thefts2019 = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
 });
 afterAll(async () => {
-  await llm?.close();
   await db?.drop();
-});
-beforeEach(() => {
-  llm.requests.length = 0;
-  llm.script.length = 0;
 });
 
 const GOOD = "SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND year = 2019";

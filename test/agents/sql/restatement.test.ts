@@ -1,40 +1,28 @@
 // A model's restated question on a fragment is checked against its query before it is stored, shown or
 // used as the next turn's context (issue 32): a scripted model that restates wrongly is caught every
 // time, one that restates rightly is kept, one that gives the edited answer's query again is no edit.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, beforeAll } from 'vitest';
 import { createLlmClient } from '../../../src/llm/client.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { loadCrimes } from '../../helpers/crime-data.js';
+import { crimeDatabase } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+import { useFakeLlm } from '../../helpers/fake-llm.js';
 
-let db: TestDatabase;
-let llm: FakeLlm;
+const data = crimeDatabase(10_000);
+const model = useFakeLlm();
 let t: ReturnType<typeof testDesk>;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  await loadCrimes(db.pool, 10_000);
-  llm = await startFakeLlm();
+beforeAll(() => {
   // the narration of free SQL is the model's too: a plain sentence with no number
-  llm.respond = () => ({ content: 'Here is the count you asked for.' });
-  t = testDesk(db, {
+  model.llm.respond = () => ({ content: 'Here is the count you asked for.' });
+  t = testDesk(data.db, {
     llm: createLlmClient({
-      baseUrl: llm.baseUrl,
+      baseUrl: model.llm.baseUrl,
       apiKey: 'k',
       model: 'fake',
       maxRetries: 0,
       limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 },
     }),
   });
-});
-afterAll(async () => {
-  await llm?.close();
-  await db?.drop();
-});
-beforeEach(() => {
-  llm.requests.length = 0;
-  llm.script.length = 0;
 });
 
 /** The fragment the reader cannot place, so the model answers it with free SQL. */
@@ -45,7 +33,7 @@ async function thread(id: string, restated: string, sql = SQL) {
   const ask = (text: string) => t.desk.answer({ platform: 'cli', threadId: id, text });
   const first = await ask('How many thefts were reported in 2019?');
   expect(first.kind).toBe('result');
-  llm.script.push({ content: JSON.stringify({ sql, question: restated }) });
+  model.llm.script.push({ content: JSON.stringify({ sql, question: restated }) });
   const answer = await ask(FRAGMENT);
   const memory = await t.memory.get(id);
   return { answer, stored: memory.history.at(-1)?.question };
@@ -96,7 +84,7 @@ describe("a model's restatement of a fragment", () => {
     const ask = (text: string) => t.desk.answer({ platform: 'cli', threadId: id, text });
     await ask('How many thefts were reported in 2019?');
     const last = (await t.memory.get(id)).history.at(-1)!.sql!;
-    llm.script.push({
+    model.llm.script.push({
       content: JSON.stringify({
         sql: `${last.toUpperCase().replace(/'THEFT'/, "'THEFT'")};`,
         question: 'How many thefts with a getaway driver in 2019?',
