@@ -74,12 +74,6 @@ export class Work {
     if (why) this.problems.push(why);
   }
 
-  /** The piece stays in the plan (for the suggestion) but its words cannot be placed as said. */
-  flag(p: Piece, why: string): void {
-    for (let k = p.start; k < p.end; k++) this.bad.add(k);
-    this.problems.push(why);
-  }
-
   isDropped(p: Piece): boolean {
     return this.dropped.has(p);
   }
