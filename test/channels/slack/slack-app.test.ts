@@ -602,6 +602,26 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(answer.args.channel).toBe('C1');
   });
 
+  it("edits by fragment in a thread, in Slack's own encoding: a bare month takes the thread's year, '2018 &amp; 2019' is one stretch", async () => {
+    const server = await botServer();
+    const first = mention('How many thefts were reported in March 2019?');
+    await post(server, first.body, 'application/json');
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts in 2019-03 (March 2019)'));
+    const april = mention('and April?', { threadTs: first.ts });
+    await post(server, april.body, 'application/json');
+    const n = (
+      await db.pool.query(
+        `SELECT count(*)::int AS n FROM crimes WHERE primary_type = 'THEFT' AND date >= '2019-04-01' AND date < '2019-05-01'`,
+      )
+    ).rows[0].n;
+    await slack.waitFor(
+      (c) => c.method === 'chat.update' && blocksText(c).includes(`Thefts in 2019-04 (April 2019), all of Chicago: ${n}`),
+    );
+    const byYear = mention('by year, only 2018 &amp; 2019', { threadTs: first.ts });
+    await post(server, byYear.body, 'application/json');
+    await slack.waitFor((c) => c.method === 'chat.update' && blocksText(c).includes('Thefts by year in 2018-2019, all of Chicago'));
+  });
+
   it('/backtest is acknowledged at once, posted as a thread parent, and answered in that thread', async () => {
     const server = await botServer();
     // as Slack delivers what was typed: < and > as &lt; and &gt; (the README's own example failed on them)
