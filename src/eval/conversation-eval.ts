@@ -136,7 +136,8 @@ export async function evaluateConversations(
           // the user simulator: it answers the bot's question with the option the gold assumes
           answer = await deps.desk.choose({ platform: 'cli', threadId, userId: 'analyst' }, turn.clarify.term, turn.clarify.option);
         }
-        outcomes.push({ ...base, ...(await judge(deps, turn, answer)), ms: performance.now() - started });
+        const ms = performance.now() - started;
+        outcomes.push({ ...base, ...(await judge(deps, turn, answer)), ms });
       } catch (error) {
         outcomes.push({ ...base, status: 'error', failure: `error: ${message(error)}`, ms: performance.now() - started });
       }
@@ -192,6 +193,12 @@ export interface ConversationReport {
   byEdit: Tally[];
 }
 
+/** The answer time at quantile q over the turns, in whole ms. */
+function quantile(outcomes: TurnOutcome[], q: number): number {
+  const ms = outcomes.map((o) => o.ms).sort((a, b) => a - b);
+  return ms.length ? Math.round(ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]) : 0;
+}
+
 function tally(name: string, of: TurnOutcome[]): Tally {
   const n = (s: TurnStatus) => of.filter((o) => o.status === s).length;
   return { name, turns: of.length, right: n('right'), wrong: n('wrong'), refused: n('refused'), asked: n('asked'), errors: n('error') };
@@ -226,7 +233,8 @@ function report(outcomes: TurnOutcome[], conversations: Conversation[], model: s
   const header = 'name | turns | right | right % | wrong | refused | asked | errors';
   const lines = [
     `Conversation benchmark: ${conversations.length} conversations, ${outcomes.length} turns, ${model ? `LLM ${model}` : 'no LLM (query plan and verified queries only)'}`,
-    `turns right: ${all.right} of ${all.turns} (${pct(all)}); conversations right at every turn: ${wholeRight} of ${conversations.length}`,
+    `turns right: ${all.right} of ${all.turns} (${pct(all)}); conversations right at every turn: ${wholeRight} of ${conversations.length}; ` +
+      `answer time per turn (the gold query not counted) p50 ${quantile(outcomes, 0.5)} ms, p95 ${quantile(outcomes, 0.95)} ms`,
     'by phase:',
     header,
     ...byPhase.map(row),
