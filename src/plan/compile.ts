@@ -484,10 +484,13 @@ function compileGroupedComparison(plan: QueryPlan, a: TimeRange, b: TimeRange, c
   }
   const axisCte = members ? `axis1 AS (SELECT ${members} AS k1)` : 'axis1 AS (SELECT k1 FROM a UNION SELECT k1 FROM b)';
   const [na, nb] = ['coalesce(a.n, 0)', 'coalesce(b.n, 0)'];
+  // each period's column says its period ("incidents_2019", "incidents_2018"): a table without the headline still reads
+  const [ca, cb] = [a, b].map((t) => `incidents_${periodLabel(t).replace(/[^0-9A-Za-z]+/g, '_')}`);
+  const [colA, colB] = ca === cb ? ['incidents', 'compared_incidents'] : [ca, cb];
   const columns = [
     `${label} AS ${name}`,
-    `${na} AS incidents`,
-    `${nb} AS compared_incidents`,
+    `${na} AS ${colA}`,
+    `${nb} AS ${colB}`,
     `round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct`,
   ];
   const body = `FROM axis1\nLEFT JOIN a ON a.k1 = axis1.k1\nLEFT JOIN b ON b.k1 = axis1.k1`;
@@ -496,7 +499,7 @@ function compileGroupedComparison(plan: QueryPlan, a: TimeRange, b: TimeRange, c
   if (plan.top) {
     const rankOrder = `${na} ${plan.top.order.toUpperCase()}`;
     const ranked = `ranked AS (\n  SELECT ${[...columns, `axis1.k1 AS o1`, `rank() OVER (ORDER BY ${rankOrder}) AS place`].join(',\n         ')}\n  ${body.replace(/\n/g, '\n  ')}\n)`;
-    return `WITH ${[...ctes, ranked].join(',\n')}\nSELECT ${name}, incidents, compared_incidents, change_pct\nFROM ranked\nWHERE place <= ${plan.top.n}\nORDER BY place, ${ordered ? 'o1' : name}`;
+    return `WITH ${[...ctes, ranked].join(',\n')}\nSELECT ${name}, ${colA}, ${colB}, change_pct\nFROM ranked\nWHERE place <= ${plan.top.n}\nORDER BY place, ${ordered ? 'o1' : name}`;
   }
   const alongAxis = plan.order ? plan.order === 'axis' : ordered;
   const order = alongAxis ? byAxis : `${na} DESC, ${byAxis}`;

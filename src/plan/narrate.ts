@@ -171,7 +171,8 @@ export function narratePlan(
   const m = plan.measure;
   const pct = m.kind === 'share';
   const range = ctx.dataFrom && ctx.dataTo ? `; the data runs from ${ctx.dataFrom} to ${ctx.dataTo}` : '';
-  if (plan.compareWith && plan.groupBy.length) return { headline: head, narration: describeComparison(plan, result, ctx) };
+  if (plan.compareWith && plan.groupBy.length)
+    return { headline: `${head}, compared with ${periodLabel(plan.compareWith)}`, narration: describeComparison(plan, result, ctx) };
   if (plan.compareWith) {
     const [, a, , b, change] = result.rows[0];
     const dir =
@@ -240,6 +241,20 @@ function factsOfRows(plan: QueryPlan, r: PlanRows): GroupFacts {
   };
 }
 
+/**
+ * The districts or wards of the city's list with no row in a by-district (by-ward) result that lists the
+ * places found: their count is 0. None when another place narrows the question, or the rows are cut.
+ */
+function missingPlaces(plan: QueryPlan, r: PlanRows): number[] {
+  const d = plan.groupBy[0];
+  const f = plan.filters;
+  if (plan.groupBy.length !== 1 || (d !== 'district' && d !== 'ward') || r.rows.length !== r.rowCount) return [];
+  if (f.areas || f.districts || f.wards || f.beats || f.blocks) return [];
+  const listed = (semanticModel() as unknown as { place_axes: Record<string, number[]> }).place_axes[d] ?? [];
+  const found = new Set(r.rows.map((row) => Number(row[0])));
+  return listed.filter((v) => !found.has(v));
+}
+
 /** The place axes compiled complete (every member, zeros included) when no other place narrows the question. */
 const PLACE_AXES = new Set<Dimension>(['community_area', 'district', 'ward']);
 
@@ -280,7 +295,14 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   const sentences = plan.top ? [] : [`${capital(many(facts.groups))}${pct ? '' : `, ${show(facts.total)} in all`}.`];
   if (ascending) sentences.push(`${say('Fewest', facts.lowest)}.`);
   else sentences.push(`${say(ranking ? 'Most' : 'Highest', facts.highest)}.`);
-  if (!ranking && facts.valued > 1) sentences.push(`${say('Lowest', facts.lowest)}.`);
+  // a district or ward axis lists the places found: the listed ones with none are the true lowest
+  const missing = ranking || pct ? [] : missingPlaces(plan, r);
+  if (missing.length) {
+    const who = missing.map((v) => labelOf(plan.groupBy[0], v));
+    sentences.push(
+      `Lowest: 0 in ${joinWords(who.slice(0, TIE_NAMES))}${who.length > TIE_NAMES ? ` and ${fmtInt(who.length - TIE_NAMES)} more` : ''} (not in the table: ${missing.length === 1 ? 'it has' : 'they have'} none).`,
+    );
+  } else if (!ranking && facts.valued > 1) sentences.push(`${say('Lowest', facts.lowest)}.`);
   // zeros are places and times too: said, so "fewest" is never a 1 where there were 0s
   if (!pct && facts.zeros > 0 && (ascending || !ranking) && (PLACE_AXES.has(plan.groupBy[0]) || labels === 1)) {
     sentences.push(`${capital(many(facts.zeros))} had none.`);

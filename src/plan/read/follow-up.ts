@@ -147,7 +147,10 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   );
   replace(['location'], ['locations']);
   replace(['place'], [...PLACE_KEYS]);
-  if (said(['allPlaces']).length) for (const k of PLACE_KEYS) delete f[k];
+  if (said(['allPlaces']).length) {
+    if (!PLACE_KEYS.some((k) => f[k])) notes.push('the last answer was already over all of Chicago');
+    for (const k of PLACE_KEYS) delete f[k];
+  }
   replace(['night', 'hours'], ['night', 'hours']);
   replace(['weekend', 'weekdays'], ['weekend', 'weekdays']);
   for (const r of removals) removeSlot(r.dim, f, plan);

@@ -133,7 +133,8 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
       rowCount: result.rowCount,
       truncated: result.rowCount > display,
     },
-    chart: chooseChart(result, clip(told?.headline ?? state.question)),
+    // the groups with none are all 0: a list, not a chart
+    chart: state.plan?.none ? undefined : chooseChart(result, clip(told?.headline ?? state.question)),
     assumptions: state.assumptions,
     notes: [
       ...(note ? [note] : []),

@@ -231,7 +231,7 @@
     // the answer's place is kept right under its question, whatever comes after
     const slot = { role: 'bot', payload: null };
     thread.messages.push(slot);
-    if (thread.title === 'New thread') thread.title = shownText.slice(0, 40);
+    if (thread.title === 'New thread') thread.title = shownText.length > 40 ? `${shownText.slice(0, 39)}…` : shownText;
     store.save(threads);
     select(thread.id);
     const box = $('#messages');
