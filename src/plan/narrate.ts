@@ -279,7 +279,7 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   const many = (n: number) => `${fmtInt(n)} ${n === 1 ? noun : plural(noun)}`;
   if (plan.none) {
     // the empty members, out of every member of the axis (facts over the whole axis)
-    if (!r.rowCount) return `Every ${noun} had at least one: none of the ${many(facts.groups)} had none.`;
+    if (!r.rowCount) return `None: every one of the ${many(facts.groups)} had at least one.`;
     return `${fmtInt(r.rowCount)} of the ${many(facts.groups)} had none.`;
   }
   if (empty || !facts.highest || !facts.lowest)
@@ -316,7 +316,8 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   }
   // change only along time, first to last member of the axis (the rows are the whole axis then)
   const rows = r.rows.filter((row) => row[valueAt] !== null);
-  if (labels === 1 && TIME_AXES.has(plan.groupBy[0]) && rows.length > 1 && !plan.top && r.rowCount === r.rows.length) {
+  // (a ranking lists the periods by the measure: first and last are then no span of time)
+  if (labels === 1 && TIME_AXES.has(plan.groupBy[0]) && rows.length > 1 && !ranking && r.rowCount === r.rows.length) {
     const first = rows[0];
     const last = rows.at(-1)!;
     const a = num(first[valueAt]);

@@ -233,7 +233,7 @@ function readGroups(work: Work, measure: MeasureReading): Dimension[] {
     }
   }
   // a grouping noun needs a question around it: "which districts", "top 5 blocks", "districts with the most"
-  const context = work.live().some((p) => p.kind === 'rank' || p.kind === 'grouping');
+  const context = work.live().some((p) => p.kind === 'rank' || p.kind === 'grouping' || p.kind === 'none');
   for (const d of dims) {
     if (d.by || d.text.toLowerCase() === 'where' || context || measure.value.kind === 'distinct') continue;
     const asked = work.scan.tokens.slice(0, d.start).some((x) => x.t === 'which' || x.t === 'what');

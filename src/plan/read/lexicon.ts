@@ -245,8 +245,7 @@ function build(): Lexicon {
     add(w, [{ kind: 'followUp', also: ['also', 'as well', 'too'].includes(w), opener: openers.has(w) }], 6);
   for (const w of m.filler_phrases ?? []) add(w, [], 7);
   for (const w of RELATIONS) add(w, [{ kind: 'relation' }], 8);
-  for (const w of ['none', 'had none', 'have none', 'with none', 'no incidents', 'no crimes', 'zero incidents', 'zero crimes'])
-    add(w, [{ kind: 'none' }], 5);
+  for (const w of ['none', 'had none', 'have none', 'with none']) add(w, [{ kind: 'none' }], 5);
 
   const stop = new Set(m.stop_words.map(phraseKey));
   for (const w of stop) known.add(w);

@@ -17,7 +17,7 @@ export class Work {
     const pieces = this.all();
     for (const p of pieces) {
       if (p.kind === 'invalid') this.drop(p);
-      if (p.kind === 'relation' && this.saysNone(p, pieces)) {
+      if ((p.kind === 'relation' || (p.kind === 'number' && p.n === 0)) && this.saysNone(p, pieces)) {
         // "which areas had no homicides": not a relation but the groups with none (the subject stays)
         this.scan.pieces.splice(this.scan.pieces.indexOf(p), 1, { kind: 'none', start: p.start, end: p.end, text: p.text });
         continue;
@@ -27,6 +27,14 @@ export class Work {
         this.drop(p);
         const next = pieces.find((q) => q.start >= p.end && q.kind !== 'followUp');
         if (next) for (const q of pieces) if (q.start === next.start) this.drop(q);
+      }
+    }
+    // "which wards had zero homicides": "zero" (no reading of its own) is the groups with none
+    for (const i of [...this.bad]) {
+      const z = { kind: 'none' as const, start: i, end: i + 1, text: this.scan.tokens[i].raw };
+      if (this.scan.tokens[i].t === 'zero' && this.saysNone({ ...z, text: 'zero' }, pieces)) {
+        this.scan.pieces.push(z);
+        this.bad.delete(i);
       }
     }
     // a number is the N of a ranking: "top 5", "5 most", "which 3 districts"; "which one" is no number
@@ -42,10 +50,10 @@ export class Work {
     }
   }
 
-  /** "had no X", "with no X", "without any X" after a grouping: the groups with none of X. */
-  private saysNone(p: Piece, pieces: Piece[]): boolean {
+  /** "had no X", "had zero X", "with no X", "without any X" after a grouping: the groups with none of X. */
+  private saysNone(p: Pick<Piece, 'start' | 'end' | 'text'>, pieces: Piece[]): boolean {
     const word = p.text.toLowerCase();
-    if (word !== 'no' && word !== 'without') return false;
+    if (word !== 'no' && word !== 'without' && word !== 'zero' && word !== '0') return false;
     const before = this.scan.tokens[p.start - 1]?.t ?? '';
     if (!NONE_INTRO.has(before)) return false;
     const next = this.scan.tokens[p.end]?.t === 'any' ? p.end + 1 : p.end;
