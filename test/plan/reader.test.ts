@@ -460,6 +460,25 @@ describe('follow-ups', () => {
   });
 });
 
+describe('the groups with none', () => {
+  it('reads "had no", "had zero", "saw no" and "with no" after a grouping, the subject kept', () => {
+    for (const [text, types] of [
+      ['Which community areas had no homicides in 2010?', ['HOMICIDE']],
+      ['which wards had zero homicides in 2015', ['HOMICIDE']],
+      ['which community areas saw no burglaries in 2012', ['BURGLARY']],
+      ['which districts had no crimes in 2010', undefined],
+    ] as const) {
+      const r = read(text);
+      expect(r.ok && r.plan.none, text).toBe(true);
+      expect(r.ok && r.plan.filters?.types, text).toEqual(types);
+    }
+    // "no arrest" is the arrest flag, not the groups with none
+    const noArrest = read('thefts with no arrest in austin');
+    expect(noArrest.ok && noArrest.plan).toMatchObject({ filters: { arrest: false } });
+    expect(noArrest.ok && noArrest.plan.none).toBeUndefined();
+  });
+});
+
 describe('benchmark coverage', () => {
   it('reads at least 80% of the easy and medium crime-100 questions', () => {
     const rows = (jsonl(fixturePath('benchmarks', 'crime-100.jsonl')) as { id: string; tier: string; question: string }[]).filter(
