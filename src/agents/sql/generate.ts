@@ -65,7 +65,9 @@ export async function generateWithLlm(llm: LlmClient, req: LlmSqlRequest): Promi
     examples,
     history: last?.sql
       ? `This message edits the last answer in this conversation:\nQ: ${last.question}\nSQL: ${last.sql}\n` +
-        'Answer the edited question. With free SQL, also give "question": the edited question in full words.\n\n'
+        "Answer the edited question, changing only the slot the message speaks to: a bare month takes the last answer's year, " +
+        '"last year" and "the year before" count from its period, a grouping over something it pinned to one value covers every value. ' +
+        'With free SQL, also give "question": the edited question in full words.\n\n'
       : '',
     question: req.question,
     plan_schema: planSchema(),
