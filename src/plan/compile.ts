@@ -6,7 +6,7 @@
 // series, or the keys found), a cross join of the axes, the counts joined in.
 import type { Dimension, Filters, Measure, PerGroup, QueryPlan, TimeRange } from './query-plan.js';
 import { glossary, option, type GlossaryOption } from '../knowledge/glossary.js';
-import { semanticModel, typeCategory } from './semantic-model.js';
+import { placeAxis, typeCategory } from './semantic-model.js';
 import { chooseRollup } from './rollup-choice.js';
 import type { Rollup } from '../db/rollups.js';
 
@@ -210,7 +210,7 @@ function axis(d: Dimension, f: Filters, everyPlace = false): Axis {
       };
     case 'district':
     case 'ward': {
-      const listed = (semanticModel() as unknown as { place_axes: Record<string, number[]> }).place_axes[d];
+      const listed = placeAxis(d);
       // for the fewest: the listed members and any other found (district 31, the airports), unless another place narrows
       return {
         key: d,

@@ -8,7 +8,7 @@ import { fmtInt, fmtNumber } from '../core/format.js';
 import { glossary, option } from '../knowledge/glossary.js';
 import { periodLabel } from './compile.js';
 import type { Dimension, QueryPlan } from './query-plan.js';
-import { semanticModel, typePlural } from './semantic-model.js';
+import { placeAxis, semanticModel, typePlural } from './semantic-model.js';
 import { DIMENSION_WORDS, monthName, PER_WORDS, topWords, weekdaysName } from './words.js';
 import { titleCase } from './read/lexicon.js';
 import { TIE_NAMES, type GroupFacts } from './facts.js';
@@ -250,7 +250,7 @@ function missingPlaces(plan: QueryPlan, r: PlanRows): number[] {
   const f = plan.filters;
   if (plan.groupBy.length !== 1 || (d !== 'district' && d !== 'ward') || r.rows.length !== r.rowCount) return [];
   if (f.areas || f.districts || f.wards || f.beats || f.blocks) return [];
-  const listed = (semanticModel() as unknown as { place_axes: Record<string, number[]> }).place_axes[d] ?? [];
+  const listed = placeAxis(d);
   const found = new Set(r.rows.map((row) => Number(row[0])));
   return listed.filter((v) => !found.has(v));
 }

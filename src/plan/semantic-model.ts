@@ -27,3 +27,7 @@ export function typeCategory(id: 'property'): string[] {
 
 /** "thefts", "homicides": the plural a narration uses for a primary type. */
 export const typePlural = (type: string): string => semanticModel().types[type]?.many ?? type.toLowerCase();
+
+/** The listed members of a complete place axis (the districts, the wards): the semantic model's place_axes. */
+export const placeAxis = (d: 'district' | 'ward'): number[] =>
+  (semanticModel() as unknown as { place_axes: Record<string, number[]> }).place_axes[d] ?? [];

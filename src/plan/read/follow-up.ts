@@ -16,9 +16,9 @@ import { periodLabel } from '../compile.js';
 import { QueryPlan, type Dimension, type Filters, type TimeRange } from '../query-plan.js';
 import { DISTINCT_OF, PER_OF, termsOf } from './assemble.js';
 import type { ReadContext } from './context.js';
-import { addDays, monthOf, monthRange, yearOf, yearRange } from './dates.js';
+import { monthOf, monthRange, yearOf, yearRange } from './dates.js';
 import { mergeFilters, sharePartPieces } from './filters.js';
-import { isOneDay, isOneMonth, isOneYear, joinPeriods, monthsBetween, monthsOfYear, stepPeriod, yearWithin } from './periods.js';
+import { isOneDay, isOneMonth, isOneYear, joinPeriods, lastDay, monthsBetween, monthsOfYear, stepPeriod, yearWithin } from './periods.js';
 import { isSubject, type Piece } from './pieces.js';
 import type { Work } from './work.js';
 
@@ -358,7 +358,7 @@ function widen(d: Dimension, plan: QueryPlan, notes: string[], ctx: ReadContext)
       return;
     case 'month':
       // March 2020 by month: all of 2020
-      if (t && yearWithin(t) !== undefined && monthOf(t.from) === monthOf(lastDayOf(t))) {
+      if (t && yearWithin(t) !== undefined && monthOf(t.from) === monthOf(lastDay(t))) {
         notes.push(`by month: all of ${yearOf(t.from)}, not only ${periodLabel(t)}`);
         f.time = yearRange(yearOf(t.from));
         delete plan.compareWith;
@@ -410,8 +410,6 @@ function widen(d: Dimension, plan: QueryPlan, notes: string[], ctx: ReadContext)
     }
   }
 }
-
-const lastDayOf = (t: TimeRange) => addDays(t.to, -1);
 
 const PLACE_OF: Partial<Record<Dimension, (typeof PLACE_KEYS)[number]>> = {
   community_area: 'areas',

@@ -13,7 +13,8 @@ export function stepPeriod(t: TimeRange, step: PeriodStep, said?: string): TimeR
   return { from: addMonths(t.from, months), to: addMonths(t.to, months), ...(said ? { said } : {}) };
 }
 
-const lastDay = (t: TimeRange) => addDays(t.to, -1);
+/** The last day a half-open period holds. */
+export const lastDay = (t: TimeRange): string => addDays(t.to, -1);
 
 /** The calendar year a period lies in, when it lies in one. */
 export function yearWithin(t: TimeRange): number | undefined {
