@@ -29,6 +29,8 @@ interface LlmUsage {
 interface ChatRequest {
   system: string;
   user: string;
+  /** ends the call: the HTTP request is aborted and its socket closed (the answer deadline) */
+  signal?: AbortSignal;
 }
 
 export class LlmError extends Error {
@@ -65,15 +67,20 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
   });
   const limiter = new RateLimiter(settings.limits ?? { requestsPerMinute: 60, tokensPerMinute: 200_000 });
 
-  async function complete(messages: OpenAI.ChatCompletionMessageParam[], json: boolean) {
+  async function complete(messages: OpenAI.ChatCompletionMessageParam[], json: boolean, signal?: AbortSignal) {
     const record = await limiter.acquire(estimateTokens(messages.map((m) => String(m.content)).join('\n')));
     try {
-      const response = await openai.chat.completions.create({
-        model: settings.model,
-        messages,
-        temperature: 0,
-        ...(json ? { response_format: { type: 'json_object' as const } } : {}),
-      });
+      signal?.throwIfAborted();
+      const response = await openai.chat.completions.create(
+        {
+          model: settings.model,
+          messages,
+          temperature: 0,
+          ...(json ? { response_format: { type: 'json_object' as const } } : {}),
+        },
+        // the signal aborts the request in flight and any retry of it
+        signal ? { signal } : undefined,
+      );
       // a proxy's HTML page or a truncated body is no chat completion: say so, not "something went wrong"
       if (!response || !Array.isArray((response as { choices?: unknown }).choices)) {
         throw new LlmError('the LLM service sent a reply that is not a chat completion (a proxy or error page?)', true);
@@ -85,6 +92,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       record(usage.promptTokens + usage.completionTokens);
       return { text: response.choices[0]?.message?.content ?? '', usage };
     } catch (error) {
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new LlmError('the call to the LLM was cancelled', true);
       if (error instanceof ReplyTooBigError || (error as { cause?: unknown }).cause instanceof ReplyTooBigError) {
         throw new LlmError(error instanceof ReplyTooBigError ? error.message : (error as { cause: Error }).cause.message, false);
       }
@@ -104,21 +112,22 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
 
   return {
     model: settings.model,
-    async chatText({ system, user }) {
+    async chatText({ system, user, signal }) {
       return complete(
         [
           { role: 'system', content: system },
           { role: 'user', content: user },
         ],
         false,
+        signal,
       );
     },
-    async chatJson({ system, user, schema }) {
+    async chatJson({ system, user, schema, signal }) {
       const messages: OpenAI.ChatCompletionMessageParam[] = [
         { role: 'system', content: system },
         { role: 'user', content: user },
       ];
-      const first = await complete(messages, true);
+      const first = await complete(messages, true, signal);
       const usage = { ...first.usage };
       const attempt = (text: string) => {
         try {
@@ -138,7 +147,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
         role: 'user',
         content: `That reply was invalid: ${firstTry.problem}. Answer again with the corrected JSON object only.`,
       });
-      const second = await complete(messages, true);
+      const second = await complete(messages, true, signal);
       usage.promptTokens += second.usage.promptTokens;
       usage.completionTokens += second.usage.completionTokens;
       const secondTry = attempt(second.text);

@@ -9,19 +9,23 @@ export type ScriptedReply =
   | { content: string; promptTokens?: number; completionTokens?: number; delayMs?: number }
   | { status: number; headers?: Record<string, string>; body?: unknown }
   /** a body sent as it is (an HTML error page from a proxy, a truncated JSON) */
-  | { raw: string; contentType: string };
+  | { raw: string; contentType: string }
+  /** a model that never answers: the request is held open until the client goes away */
+  | { hang: true };
 
 export interface FakeLlm {
   baseUrl: string;
   script: ScriptedReply[];
   requests: { messages: { role: string; content: string }[]; model: string; response_format?: unknown }[];
+  /** how many requests were closed by the client before they were answered */
+  abandoned: number;
   /** answers a request when the script is empty (a model played by code: the "perfect model" suite) */
   respond?: (request: FakeLlm['requests'][number]) => ScriptedReply;
   close(): Promise<void>;
 }
 
 export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLlm> {
-  const fake: FakeLlm = { baseUrl: '', script, requests: [], close: async () => undefined };
+  const fake: FakeLlm = { baseUrl: '', script, requests: [], abandoned: 0, close: async () => undefined };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -35,6 +39,10 @@ export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLl
       const reply = fake.script.shift() ?? fake.respond?.(request);
       if (!reply) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'script exhausted' } }));
+        return;
+      }
+      if ('hang' in reply) {
+        res.on('close', () => fake.abandoned++);
         return;
       }
       if ('raw' in reply) {
@@ -67,7 +75,11 @@ export async function startFakeLlm(script: ScriptedReply[] = []): Promise<FakeLl
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  fake.close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return fake;
 }
 
@@ -83,6 +95,7 @@ export function useFakeLlm(): { llm: FakeLlm } {
   beforeEach(() => {
     holder.llm.requests.length = 0;
     holder.llm.script.length = 0;
+    holder.llm.abandoned = 0;
   });
   afterAll(async () => {
     await holder.llm?.close();
