@@ -17,6 +17,7 @@ import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
 import type { ThreadRef } from '../core/platform.js';
 import { BacktestRuns } from '../backtest/run-id.js';
+import { scopeOf } from '../knowledge/scope.js';
 
 /** One message as the desk reads it: the thread it is in (see core/platform.ts ThreadRef), its words and who said them. */
 export interface InboundMessage extends ThreadRef {
@@ -140,7 +141,14 @@ export class DataDesk {
         const llm = this.deps.llm ? withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) : undefined;
         const outcome = await runBacktest(
           text,
-          { pool: this.deps.readPool, statementTimeoutMs: this.deps.statementTimeoutMs, logger: this.deps.logger, llm, runs: this.runs },
+          {
+            pool: this.deps.readPool,
+            statementTimeoutMs: this.deps.statementTimeoutMs,
+            logger: this.deps.logger,
+            llm,
+            runs: this.runs,
+            workspace: scopeOf(message.platform, message.workspace),
+          },
           progress,
         );
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
@@ -150,7 +158,7 @@ export class DataDesk {
       }
       case 'sql': {
         const outcome = await this.sql.ask(
-          { question: text, threadId: message.threadId, plan: message.plan, workspace: message.workspace },
+          { question: text, threadId: message.threadId, plan: message.plan, workspace: scopeOf(message.platform, message.workspace) },
           progress,
         );
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
@@ -178,7 +186,7 @@ export class DataDesk {
 
   /** A clarification choice from a button or card action. */
   async choose(message: Omit<InboundMessage, 'text'>, term: string, optionId: string, progress?: ProgressReporter): Promise<Answer> {
-    const outcome = await this.sql.choose(message.threadId, term, optionId, progress, message.workspace);
+    const outcome = await this.sql.choose(message.threadId, term, optionId, progress, scopeOf(message.platform, message.workspace));
     await recordQuestion(
       this.deps.writePool,
       {

@@ -128,14 +128,17 @@ export interface StoredRun {
   created_at: Date;
 }
 
-/** Keeps runs (the app's pool: the reader login cannot write). */
+/**
+ * Keeps runs (the app's pool: the reader login cannot write), per workspace: a run is found only by an asker of the
+ * workspace (or scope: knowledge/scope.ts) it ran in; undefined is the terminal's own.
+ */
 export class BacktestRuns {
   constructor(private readonly pool: pg.Pool) {}
 
-  async save(run: Omit<StoredRun, 'created_at'>): Promise<void> {
+  async save(run: Omit<StoredRun, 'created_at'>, workspace?: string): Promise<void> {
     await this.pool.query(
-      `INSERT INTO backtest_runs (id, request, spec, engine, data_digest, data_summary, headline, best) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO backtest_runs (id, request, spec, engine, data_digest, data_summary, headline, best, workspace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (workspace, id) DO NOTHING`,
       [
         run.id,
         run.request,
@@ -145,12 +148,17 @@ export class BacktestRuns {
         JSON.stringify(run.data_summary),
         run.headline,
         JSON.stringify(run.best),
+        workspace ?? null,
       ],
     );
   }
 
-  async get(id: string): Promise<StoredRun | undefined> {
-    const { rows } = await this.pool.query<StoredRun>('SELECT * FROM backtest_runs WHERE id = $1', [id.trim().toUpperCase()]);
+  /** The run with this id in this workspace; another workspace's run is not found (its existence is not told either). */
+  async get(id: string, workspace?: string): Promise<StoredRun | undefined> {
+    const { rows } = await this.pool.query<StoredRun>(
+      'SELECT id, request, spec, engine, data_digest, data_summary, headline, best, created_at FROM backtest_runs WHERE id = $1 AND workspace IS NOT DISTINCT FROM $2',
+      [id.trim().toUpperCase(), workspace ?? null],
+    );
     return rows[0];
   }
 }

@@ -15,6 +15,7 @@ import { runBacktest, type BacktestDeps } from '../agents/backtest/agent.js';
 import { KPI_NAMES } from '../backtest/kpis.js';
 import { fmtKpi, KPI_LABELS } from '../agents/backtest/narrate.js';
 import type { Subscription } from './subscriptions.js';
+import { scopeOf } from '../knowledge/scope.js';
 import { evaluateConversations, loadConversations } from '../eval/conversation-eval.js';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -153,7 +154,8 @@ export async function backtestWatch(
   deps: BacktestDeps,
   sub: Subscription,
 ): Promise<{ answer: Answer; state?: Record<string, number | null> }> {
-  const outcome = await runBacktest(sub.topic ?? '', deps);
+  // its runs are the workspace's, as a /backtest there would keep them
+  const outcome = await runBacktest(sub.topic ?? '', { ...deps, workspace: scopeOf(sub.platform, sub.workspace) });
   if (outcome.answer.kind !== 'result' || !outcome.result) return { answer: outcome.answer };
   const best = outcome.result.candidates[outcome.result.ranking[0]];
   const before = (sub.last_state ?? {}) as Record<string, number | null>;

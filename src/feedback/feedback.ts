@@ -4,13 +4,16 @@
 // person and answer; a second click changes it). A curator's thumbs-up on a
 // plan answer vouches for the plan (any wording that resolves to it is then
 // verified); on a free-SQL answer, for that SQL with its resolved question.
-// A thumbs-up never replaces an existing pair.
+// A thumbs-up never replaces an existing pair, and never makes one for every
+// workspace: the pair answers only where the answer was given (its workspace,
+// or the playground's own scope: knowledge/scope.ts).
 import type pg from 'pg';
 import { UserError } from '../core/errors.js';
 import type { Deliveries } from '../jobs/deliveries.js';
 import type { VerifiedStore } from '../knowledge/verified-store.js';
 import { answersFromData, checkSql } from '../db/sql-guard.js';
 import { isCurator } from './curators.js';
+import { scopeOf } from '../knowledge/scope.js';
 
 export type Verdict = 'up' | 'down';
 
@@ -46,7 +49,8 @@ export async function recordFeedback(
   // a key from another workspace (a forged card value, a shared channel) is not this person's to judge
   if ((delivery.workspace ?? undefined) !== input.workspace)
     throw new UserError('That answer was given in another workspace; feedback on it is theirs.');
-  const workspace = delivery.workspace ?? undefined;
+  // where a pair made from it answers: the answer's workspace, or its platform's scope (the playground's own)
+  const workspace = scopeOf(delivery.platform, delivery.workspace);
   const answer = delivery.answer;
   const sql = answer.kind === 'result' && answer.route === 'sql' && answer.sql.length === 1 ? answer.sql[0] : null;
   const resolved = answer.kind === 'result' ? answer.resolved : undefined;
@@ -69,13 +73,14 @@ export async function recordFeedback(
       delivery.question,
       sql,
       resolved?.plan ? JSON.stringify(resolved.plan) : null,
-      workspace ?? null,
+      delivery.workspace ?? null,
     ],
   );
   if (stored?.before === input.verdict) return { repeated: true, message: 'Thanks: that verdict was noted already.' };
   if (input.verdict === 'down')
     return { message: 'Thanks: noted as a wrong or unhelpful answer. A curator will look at it (datadesk feedback).' };
-  if (!input.curator || !sql) return { message: 'Thanks: noted as a good answer.' };
+  // no scope (the terminal): a pair for every workspace is an operator's (datadesk verified add), never a 👍's
+  if (!input.curator || !sql || !workspace) return { message: 'Thanks: noted as a good answer.' };
   if (!resolved) {
     return {
       message:

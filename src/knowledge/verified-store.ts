@@ -9,9 +9,10 @@
 //     with that question in full words; asked again in those words (case,
 //     accents and punctuation aside) as a complete question, it gets that SQL.
 // A thumbs-up never replaces a pair; an operator can (`datadesk verified`),
-// and who and when is kept. A pair belongs to the workspace whose curator
-// vouched for it and answers only there; the fixture's pairs and an
-// operator's (workspace NULL) are every workspace's. Every process re-reads the table when it changes
+// and who and when is kept. A pair belongs to the scope whose curator
+// vouched for it and answers only there (a workspace, or the playground's own
+// scope: scope.ts); the fixture's pairs and an operator's (workspace NULL) are
+// every workspace's, and only they are. Every process re-reads the table when it changes
 // (a cheap count-and-latest check per question).
 import type pg from 'pg';
 import { fixturePlan, verifiedQueries } from './verified-queries.js';
@@ -171,11 +172,20 @@ export class VerifiedStore {
     addedBy?: string;
     plan?: { key: string; plan: unknown; choices: Record<string, string> };
     replace?: boolean;
-    /** the workspace it answers in (a curator's 👍); absent: every workspace (an operator's) */
+    /** the workspace it answers in (a curator's 👍: always one); absent: every workspace (an operator's) */
     workspace?: string;
   }): Promise<AddOutcome> {
+    if (pair.source === 'feedback' && !pair.workspace) throw new Error('a 👍 makes a pair for its own workspace only');
     const key = pair.plan ? 'plan_key' : 'normalized';
     const value = pair.plan ? pair.plan.key : normalizeQuestion(pair.question);
+    if (!pair.replace && pair.workspace) {
+      // a pair every workspace shares (the shipped ones, an operator's) is kept too: a 👍 never shadows it in its workspace
+      const shared = await this.pool.query<{ id: string }>(
+        `SELECT id::text FROM verified_queries WHERE ${key} = $1 AND workspace IS NULL`,
+        [value],
+      );
+      if (shared.rows[0]) return { id: shared.rows[0].id, added: false };
+    }
     const onConflict = pair.replace
       ? `DO UPDATE SET question = excluded.question, sql = excluded.sql, plan = excluded.plan, choices = excluded.choices,
            replaced_by = excluded.added_by, replaced_at = now()`

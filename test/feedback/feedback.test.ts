@@ -106,6 +106,34 @@ describe('feedback', () => {
     );
   });
 
+  it("a playground 👍 makes the playground's pair: no Slack workspace, Teams tenant or terminal is answered by it", async () => {
+    const q = 'How many arson cases ended in an arrest?';
+    await ask('web:fb:5', q);
+    // the loopback playground's curator, as playground-routes.ts sends it
+    const up = await recordFeedback(db.pool, jobs.deliveries, store, {
+      deliveryKey: 'web:fb:5',
+      platform: 'web',
+      userId: 'playground:0123abcd',
+      verdict: 'up',
+      curator: true,
+    });
+    expect(up.promoted).toMatch(/^\d+$/);
+    const { rows } = await db.pool.query('SELECT workspace, plan_key FROM verified_queries WHERE id = $1', [up.promoted]);
+    expect(rows[0].workspace).toBe('web:playground');
+    const key = rows[0].plan_key as string;
+    expect(await store.matchPlan(key, 'web:playground')).toMatchObject({ id: up.promoted, added_by: 'web:playground:0123abcd' });
+    // asked again in the playground (a new thread): verified
+    expect(await ask('web:fb:6', 'how many arsons were reported with an arrest')).toMatchObject({
+      verified: expect.stringMatching(/checked by web:playground:0123abcd/),
+    });
+    for (const elsewhere of ['T0SLACK', '72f988bf-86f1-41af-91ab-2d7cd011db47', undefined]) {
+      expect(await store.matchPlan(key, elsewhere)).toBeUndefined();
+      expect((await store.similar(q, elsewhere, 5, 0)).map((p) => p.id)).not.toContain(up.promoted);
+    }
+    // only an operator (datadesk verified add) makes a pair for every workspace
+    await expect(store.add({ question: q, sql: 'SELECT 1', source: 'feedback' })).rejects.toThrow(/its own workspace only/);
+  });
+
   it('a thumbs-down is stored with the question and SQL and listed for curators; a second click changes the verdict', async () => {
     await ask('web:fb:3', 'How many thefts were reported in 2019?');
     await recordFeedback(db.pool, jobs.deliveries, store, {

@@ -37,6 +37,8 @@ export interface BacktestDeps {
   llm?: LlmClient;
   /** where runs are kept for `rerun ID` (the app's pool); absent: answers carry their id but cannot be rerun by it */
   runs?: BacktestRuns;
+  /** whose runs: the asker's workspace or scope (knowledge/scope.ts); `rerun ID` finds only runs made there */
+  workspace?: string;
 }
 
 /** `rerun 7K3QF9XQ2M`: a kept run, by its id. */
@@ -60,10 +62,11 @@ function errorAnswer(message: string, retryable: boolean, trace: TraceStep[]): A
 async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[]): Promise<SpecReading | Answer> {
   const rerun = RERUN.exec(text);
   if (rerun) {
-    const stored = await deps.runs?.get(rerun[1]);
+    const stored = await deps.runs?.get(rerun[1], deps.workspace);
     if (!stored) {
+      // the same sentence for an unknown id and another workspace's: whether it exists elsewhere is not told
       return errorAnswer(
-        `There is no kept backtest run ${rerun[1].toUpperCase()}: run ids are those printed under a backtest answer of this deployment.`,
+        `There is no backtest run ${rerun[1].toUpperCase()} here: run ids are those printed under a backtest answer in this workspace.`,
         false,
         trace,
       );
@@ -165,16 +168,19 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     const version = dataVersion(data.tickers);
     const id = runId(spec, engine, version.digest);
     await deps.runs
-      ?.save({
-        id,
-        request: reading.rerun?.request ?? text,
-        spec,
-        engine,
-        data_digest: version.digest,
-        data_summary: version.summary,
-        headline: answer.headline,
-        best: { label: best.label, kpis: best.kpis },
-      })
+      ?.save(
+        {
+          id,
+          request: reading.rerun?.request ?? text,
+          spec,
+          engine,
+          data_digest: version.digest,
+          data_summary: version.summary,
+          headline: answer.headline,
+          best: { label: best.label, kpis: best.kpis },
+        },
+        deps.workspace,
+      )
       .catch((error) => deps.logger.warn(`backtest: run ${id} could not be kept (${describeError(error)}); it cannot be rerun by its id`));
     const final = makeAnswer({
       kind: 'result',

@@ -40,6 +40,9 @@ const basisPoints = (v: string) => {
   return n;
 };
 
+/** `backtest run`'s options */
+type RunOptions = { json?: boolean; chart: string; costs?: ExecutionModelName; id?: string; workspace?: string };
+
 export function registerBacktest(program: Command): void {
   const backtest = program.command('backtest').description('exact backtests (BACKTEST_PROTOCOL.md)');
 
@@ -134,8 +137,12 @@ export function registerBacktest(program: Command): void {
       costModel,
     )
     .option('--id <run>', 'repeat a kept run by the id printed under its answer (the request is then left out)')
+    .option(
+      '--workspace <id>',
+      "whose run --id names: a Slack team id, a Teams tenant id or web:playground (run ids are per workspace; without it, the terminal's own)",
+    )
     .addHelpText('after', exitCodesHelp({ clarify: false }))
-    .action(async (words: string[], opts: { json?: boolean; chart: string; costs?: ExecutionModelName; id?: string }) => {
+    .action(async (words: string[], opts: RunOptions) => {
       const ctx = commandContext();
       if (opts.id && (words.length || opts.costs))
         throw new UserError('--id repeats a kept run as it was: give it alone, without a request or --costs');
@@ -156,6 +163,7 @@ export function registerBacktest(program: Command): void {
             logger: ctx.logger,
             llm: llmFromConfig(ctx.config),
             runs: new BacktestRuns(db.write),
+            workspace: opts.workspace,
           }),
         { demoData: true },
       );

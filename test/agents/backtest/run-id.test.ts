@@ -90,6 +90,32 @@ describe('run ids', () => {
     expect(gridAgain.result!.candidates.map((c) => [c.label, c.kpis])).toEqual(grid.result!.candidates.map((c) => [c.label, c.kpis]));
 
     const unknown = await runBacktest('rerun 0000000000', deps);
-    expect(unknown.answer).toMatchObject({ kind: 'error', message: expect.stringMatching(/^There is no kept backtest run 0000000000/) });
+    expect(unknown.answer).toMatchObject({ kind: 'error', message: expect.stringMatching(/^There is no backtest run 0000000000 here/) });
+  });
+
+  it("run ids are per workspace: another workspace's id is told exactly as an unknown one, and its run is not repeated", async () => {
+    const text = '600519 2022 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: return';
+    const inA = { ...deps, workspace: 'TALPHA' };
+    const inB = { ...deps, workspace: 'TBETA' };
+    const first = await runBacktest(text, inA);
+    const id = first.runId!;
+    expect((await runBacktest(`rerun ${id}`, inA)).runId).toBe(id);
+    const elsewhere = await runBacktest(`rerun ${id}`, inB);
+    const unknown = await runBacktest('rerun ZZZZZZZZZZ', inB);
+    expect(elsewhere.result).toBeUndefined();
+    expect(elsewhere.answer.kind === 'error' && elsewhere.answer.message).toBe(
+      unknown.answer.kind === 'error' && unknown.answer.message.replace('ZZZZZZZZZZ', id),
+    );
+    expect(elsewhere.answer).toMatchObject({
+      message: `There is no backtest run ${id} here: run ids are those printed under a backtest answer in this workspace.`,
+    });
+    // nor from the playground's scope or the terminal
+    expect((await runBacktest(`rerun ${id}`, { ...deps, workspace: 'web:playground' })).result).toBeUndefined();
+    expect((await runBacktest(`rerun ${id}`, deps)).result).toBeUndefined();
+    // the same request run in B is B's own run, under the same id (the same numbers), and each reruns its own
+    expect((await runBacktest(text, inB)).runId).toBe(id);
+    expect((await runBacktest(`rerun ${id}`, inB)).runId).toBe(id);
+    const { rows } = await db.pool.query('SELECT workspace FROM backtest_runs WHERE id = $1 ORDER BY workspace', [id]);
+    expect(rows.map((r) => r.workspace)).toEqual(['TALPHA', 'TBETA']);
   });
 });
