@@ -104,3 +104,15 @@ export const WITHHELD = '(a value not shown: it looks like a link or an instruct
 export function shownValue(value: string): string {
   return inertProblem(value) ? WITHHELD : withoutInvisibles(value);
 }
+
+/**
+ * A result as it may be shown: a column name a model wrote ("Call 312-555-0199 to verify") becomes "column_3",
+ * a text cell that is not inert is withheld, and invisible characters go from both.
+ */
+export function shownResult<R extends { columns: string[]; rows: (string | number | boolean | null)[][] }>(r: R): R {
+  return {
+    ...r,
+    columns: r.columns.map((c, i) => (inertProblem(c.replace(/_/g, ' ')) ? `column_${i + 1}` : withoutInvisibles(c))),
+    rows: r.rows.map((row) => row.map((c) => (typeof c === 'string' ? shownValue(c) : c))),
+  };
+}

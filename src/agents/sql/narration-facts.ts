@@ -1,13 +1,9 @@
-// What the narration prompt shows of a result. Small results go in whole. A
-// result too long for the prompt is summarised: the row count, per numeric
-// column its total and its minimum and maximum with their labels (computed by
-// the database over every row when the result was longer than the rows kept:
-// wholeResultFacts), and the first and last rows, and the prompt says exactly
-// which rows it shows.
-// (It used to say "Rows (234 of 234)" above only 20 of them, and a model named
-// a wrong maximum that the number check could not catch.)
+// The facts of a free-SQL result that was longer than the rows kept: per
+// numeric column its total, highest and lowest with their labels, computed by
+// the database over every row of the query (result-facts.ts tells them). The
+// narration never states an extreme of the rows kept as if it were the
+// result's.
 import type pg from 'pg';
-import type { Cell } from '../../core/answer.js';
 import { withReadOnly } from '../../db/read-only.js';
 import type { QueryResult } from '../../core/result-shape.js';
 
@@ -54,45 +50,4 @@ export async function wholeResultFacts(pool: pg.Pool, sql: string, r: QueryResul
       lowest: { value: Number(lo[0]), label: lo[1] ?? '' },
     };
   });
-}
-
-/** Rows sent whole up to this many. */
-const WHOLE_ROWS = 50;
-const EDGE_ROWS = 10;
-
-const line = (row: Cell[]) => row.map((c) => (c === null ? 'null' : String(c))).join(' | ');
-
-export function narrationFacts(r: QueryResult, whole?: ColumnFacts[]): string {
-  const total = r.rowCount;
-  if (r.rows.length <= WHOLE_ROWS && !r.truncated) return `<<<ROWS (all ${total})\n${r.rows.map(line).join('\n')}\nROWS>>>`;
-  const label = (row: Cell[]) => row.filter((c) => typeof c === 'string').join(', ') || `row ${r.rows.indexOf(row) + 1}`;
-  const first = r.rows.slice(0, EDGE_ROWS).map(line).join('\n');
-  const last = r.rows.slice(-EDGE_ROWS).map(line).join('\n');
-  const edges = `<<<ROWS (the first ${EDGE_ROWS} of ${total})\n${first}\nROWS>>>\n<<<ROWS (the last ${EDGE_ROWS} shown)\n${last}\nROWS>>>`;
-  if (r.truncated && whole) {
-    const facts = [`The result has ${total} rows; the facts below are computed over all of them.`];
-    for (const f of whole)
-      facts.push(
-        `${r.columns[f.column]}: total ${f.total}; highest ${f.highest.value} (${f.highest.label}); lowest ${f.lowest.value} (${f.lowest.label})`,
-      );
-    return `${facts.join('\n')}\n${edges}`;
-  }
-  const facts: string[] = [
-    `The result has ${total} rows${r.truncated ? `; the facts below are computed over the first ${r.rows.length}` : ''}.`,
-  ];
-  r.columns.forEach((name, c) => {
-    const numeric = r.rows.filter((row) => typeof row[c] === 'number');
-    if (!numeric.length || numeric.length < r.rows.length / 2) return;
-    let min = numeric[0];
-    let max = numeric[0];
-    let sum = 0;
-    for (const row of numeric) {
-      const v = row[c] as number;
-      sum += v;
-      if (v < (min[c] as number)) min = row;
-      if (v > (max[c] as number)) max = row;
-    }
-    facts.push(`${name}: total ${sum}; highest ${max[c]} (${label(max)}); lowest ${min[c]} (${label(min)})`);
-  });
-  return `${facts.join('\n')}\n${edges}`;
 }

@@ -10,6 +10,7 @@ import { closest } from '../../core/suggest.js';
 import type { Filters, QueryPlan, TimeRange } from '../../plan/query-plan.js';
 import { semanticModel } from '../../plan/read/model.js';
 import { narrationProblem } from './inert-narration.js';
+import { inertProblem, shownValue } from '../../core/inert-text.js';
 import type { SchemaInfo } from './schema.js';
 
 export type PlanCheck = { ok: true; plan: QueryPlan } | { ok: false; problem: string };
@@ -18,6 +19,12 @@ export type PlanCheck = { ok: true; plan: QueryPlan } | { ok: false; problem: st
 const BLOCK = /^\d{3}XX [NSEW] [A-Z0-9][A-Z0-9 .'&/-]{0,40}$/;
 /** Words a description may contain: letters, digits, spaces and a little punctuation. */
 const DESCRIPTION = /^[A-Za-z0-9 ,.'()/&-]{1,60}$/;
+
+/**
+ * A model's value as a refusal may quote it: plain words that pass the inertness check; anything else is
+ * "a value" (a refusal is our words around checked values, never the model's text).
+ */
+const quoted = (v: string, what: string) => (/^[A-Za-z][A-Za-z0-9 ,'/&().-]{0,39}$/.test(v) && !inertProblem(v) ? `"${v}"` : what);
 
 const known = (schema: SchemaInfo | undefined, column: string) =>
   schema?.tables.flatMap((t) => t.columns).find((c) => c.table === 'crimes' && c.name === column)?.values ?? [];
@@ -34,7 +41,9 @@ function resolveTypes(values: string[], schema: SchemaInfo | undefined): string[
     )?.[0];
     const hit = all.find((t) => t === upper) ?? byWord;
     if (!hit || (data.length && !data.includes(hit))) {
-      return `"${v}" is not a crime type in the data (the nearest: ${closest(v, data.length ? data : all).join(', ')})`;
+      return `${quoted(v, 'a value the model gave')} is not a crime type in the data (the nearest: ${closest(v, data.length ? data : all)
+        .map(shownValue)
+        .join(', ')})`;
     }
     out.push(hit);
   }
@@ -47,7 +56,8 @@ function resolveLocations(values: string[], schema: SchemaInfo | undefined): str
   const out: string[] = [];
   for (const v of values) {
     const hit = all.find((l) => l === v.trim().toUpperCase());
-    if (!hit) return `"${v}" is not a location description I know in the data (the nearest: ${closest(v, all).join(', ')})`;
+    if (!hit)
+      return `${quoted(v, 'a value the model gave')} is not a location description I know in the data (the nearest: ${closest(v, all).map(shownValue).join(', ')})`;
     out.push(hit);
   }
   return out;
@@ -81,10 +91,11 @@ function checkFilters(f: Filters, schema: SchemaInfo | undefined): Filters | str
     out.locations = locations;
   }
   for (const d of f.descriptions ?? []) {
-    if (!DESCRIPTION.test(d) || narrationProblem(d)) return `the description words "${d.slice(0, 60)}" are not plain words`;
+    if (!DESCRIPTION.test(d) || narrationProblem(d)) return 'the description words the model gave are not plain words';
   }
   for (const b of f.blocks ?? []) {
-    if (!BLOCK.test(b)) return `"${b.slice(0, 60)}" is not a block as the data writes it (e.g. 052XX W HURON ST)`;
+    if (!BLOCK.test(b) || inertProblem(b))
+      return `${quoted(b, 'a value the model gave')} is not a block as the data writes it (e.g. 052XX W HURON ST)`;
   }
   const period = periodProblem(f.time);
   if (period) return period;

@@ -6,7 +6,9 @@
 // on a 👍, a verified pair. The restatement is read back by the plan reader:
 // when it reads, our compiler's answer to it must be the model's rows; when it
 // does not, the years and crime types it names must be the SQL's, and the
-// SQL's its.
+// SQL's its. Only a restatement the reader reads is ever shown or stored, and
+// then in our words (resolvedQuestion of its plan), never the model's: one that
+// passes only the literal check leaves the thread with the words typed.
 import { compilePlan, PlanCompileError } from '../../plan/compile.js';
 import { parsePlan } from '../../plan/query-plan.js';
 import { readQuestion } from '../../plan/reader.js';
@@ -16,8 +18,10 @@ import { termsOf } from '../../plan/read/assemble.js';
 import type { QueryResult } from '../../core/result-shape.js';
 import { relaxedMatch } from '../../core/result-match.js';
 import { semanticModel } from '../../plan/semantic-model.js';
+import { resolvedQuestion } from '../../plan/read/describe.js';
 
-export type RestatementCheck = { ok: true } | { ok: false; why: string };
+/** words: the restated question in our words, when the plan reader read it */
+export type RestatementCheck = { ok: true; words?: string } | { ok: false; why: string };
 
 interface CheckInput {
   restated: string;
@@ -45,7 +49,9 @@ export async function checkRestatement(input: CheckInput): Promise<RestatementCh
       }
       const same =
         ours.rowCount === input.result.rowCount && (relaxedMatch(ours, input.result, false) || relaxedMatch(input.result, ours, false));
-      return same ? { ok: true } : { ok: false, why: 'the restated question, read and answered by the plan reader, gives other rows' };
+      return same
+        ? { ok: true, words: resolvedQuestion(plan, input.ctx) }
+        : { ok: false, why: 'the restated question, read and answered by the plan reader, gives other rows' };
     }
   }
   return literalCheck(input);

@@ -33,6 +33,7 @@ afterAll(async () => {
 
 const GOOD = "SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND year = 2019";
 const thefts2019Placeholder = '{THEFTS}';
+const BY_YEAR = "SELECT year, count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' GROUP BY year ORDER BY year";
 // The offline reader answers what the query plan can say without a model; these
 // questions carry a detail it cannot place, so the LLM writes their SQL.
 const FREE = 'how many thefts in 2019 involved a getaway driver';
@@ -41,10 +42,11 @@ const ask = (text: string, thread = 't') => desk.answer({ platform: 'cli', threa
 const crimeCount = async () => (await db.pool.query('SELECT count(*) AS n FROM crimes')).rows[0].n;
 
 describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
-  it('happy path: the LLM writes the SQL from schema, values and retrieved examples, then narrates', async () => {
-    llm.script.push(sqlReply(GOOD), { content: `There were ${thefts2019.toLocaleString('en-US')} thefts in 2019.` });
+  it('happy path: the LLM writes the SQL from schema, values and retrieved examples; one number is told by us, no second call', async () => {
+    llm.script.push(sqlReply(GOOD));
     const a = await ask(`${FREE}?`);
-    expect(a).toMatchObject({ kind: 'result', sql: [GOOD], narration: `There were ${thefts2019.toLocaleString('en-US')} thefts in 2019.` });
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD], narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
+    expect(llm.requests).toHaveLength(1);
     const prompt = llm.requests[0].messages[1].content;
     expect(prompt).toContain('primary_type text -- crime category');
     // every crime type in the data, most frequent first, the same list on every run
@@ -54,40 +56,53 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
       "Q: How many thefts were reported in 2019?\nSQL: SELECT count(*) AS incidents\nFROM crimes\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
     );
     expect(prompt).toContain('Do not add LIMIT unless the question asks');
-    expect(llm.requests[1].messages[1].content).toContain(`<<<ROWS (all 1)\n${thefts2019}\nROWS>>>`);
+  });
+
+  it('the model picks which of our facts answer the question, and in what order; every sentence is ours', async () => {
+    llm.script.push(sqlReply(BY_YEAR), { content: JSON.stringify({ facts: ['highest-1', 'change-1'] }) });
+    const a = await ask(FREE);
+    const rows = (await db.pool.query(BY_YEAR)).rows as { year: number; thefts: string }[];
+    const top = rows.reduce((m, r) => (Number(r.thefts) > Number(m.thefts) ? r : m));
+    expect(a.kind === 'result' && a.narration).toMatch(
+      new RegExp(
+        `^Highest thefts: ${Number(top.thefts).toLocaleString('en-US')} in ${top.year}\\. From year ${rows[0].year} to ${rows.at(-1)!.year}, thefts went from `,
+      ),
+    );
+    const prompt = llm.requests[1].messages[1].content;
+    expect(prompt).toContain(`highest-1: Highest thefts: ${Number(top.thefts).toLocaleString('en-US')} in ${top.year}.`);
+    expect(prompt).toContain('You do not write sentences');
   });
 
   it('takes a fenced SQL string inside otherwise valid JSON, as models send it', async () => {
-    llm.script.push(
-      { content: '```json\n' + JSON.stringify({ sql: '```sql\n' + GOOD + ';\n```' }) + '\n```' },
-      { content: `${thefts2019} thefts.` },
-    );
+    llm.script.push({ content: '```json\n' + JSON.stringify({ sql: '```sql\n' + GOOD + ';\n```' }) + '\n```' });
     const a = await ask(FREE);
     expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
-    expect(llm.requests).toHaveLength(2); // no repair round, no "model down"
+    expect(llm.requests).toHaveLength(1); // no repair round, no "model down"
   });
 
-  it('a result too long for the prompt is summarised with facts over all its rows (by the database), and the prompt says which rows it shows', async () => {
+  it('a result longer than the rows kept is told with facts over all its rows (by the database), never as a ranking it did not ask for', async () => {
     const sql = 'SELECT block, count(*) AS incidents FROM crimes GROUP BY block ORDER BY block';
-    llm.script.push(sqlReply(sql), { content: 'ok' });
-    await ask('how many crimes on each block, listed by block name, with a getaway driver');
+    llm.script.push(sqlReply(sql), { content: JSON.stringify({ facts: ['rows', 'highest-1', 'lowest-1'] }) });
+    const a = await ask('how many crimes on each block, listed by block name, with a getaway driver');
     const { rows } = await db.pool.query(sql);
     expect(rows.length).toBeGreaterThan(1_000);
     const max = Math.max(...rows.map((r) => r.incidents));
     const min = Math.min(...rows.map((r) => r.incidents));
     const prompt = llm.requests[1].messages[1].content;
-    expect(prompt).toContain(`The result has ${rows.length} rows; the facts below are computed over all of them.`);
     // the total and the extremes of every row, not of the first 1,000 kept
-    expect(prompt).toContain(
-      `incidents: total ${rows.reduce((s, r) => s + r.incidents, 0)}; highest ${max} (${rows.find((r) => r.incidents === max).block}); lowest ${min} (${rows.find((r) => r.incidents === min).block})`,
-    );
-    expect(prompt).toContain(`<<<ROWS (the first 10 of ${rows.length})`);
+    const total = rows.reduce((s, r) => s + Number(r.incidents), 0);
+    expect(prompt).toContain(`total-1: Incidents in all: ${total.toLocaleString('en-US')}.`);
+    const told =
+      `The query returned ${rows.length.toLocaleString('en-US')} rows. ` +
+      `Highest incidents: ${max} (${rows.find((r) => r.incidents === max).block}). Lowest incidents: ${min} (${rows.find((r) => r.incidents === min).block}).`;
+    expect(a).toMatchObject({ kind: 'result', narration: told });
+    expect(prompt).not.toContain('comes first');
   });
 
   it('records the tokens of each LLM call in the trace', async () => {
     llm.script.push(
-      { ...sqlReply(GOOD), promptTokens: 900, completionTokens: 40 },
-      { content: 'ok', promptTokens: 300, completionTokens: 30 },
+      { ...sqlReply(BY_YEAR), promptTokens: 900, completionTokens: 40 },
+      { content: JSON.stringify({ facts: ['rows'] }), promptTokens: 300, completionTokens: 30 },
     );
     const a = await ask(FREE);
     expect(a.trace.filter((t) => t.tokens).map((t) => [t.node, t.tokens])).toEqual([
@@ -168,13 +183,12 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     expect(llm.requests[1].messages.at(-1)!.content).toMatch(/^That reply was invalid: not valid JSON/);
   });
 
-  it('replaces a narration whose numbers are not in the result (a hallucinated year too)', async () => {
-    llm.script.push(sqlReply(GOOD), { content: `There were ${thefts2019 + 1234} thefts in 2019, up 12% from 2018.` });
+  it('a pick that names no fact of ours (invented ids, a number of its own) gets the deterministic narration', async () => {
+    llm.script.push(sqlReply(BY_YEAR), { content: JSON.stringify({ facts: ['thefts rose 987654321%', 'highest-9'] }) });
     const a = await ask(FREE);
-    expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
-    expect(a.kind === 'result' && a.notes[0]).toMatch(
-      /^the LLM narration used numbers not in the result \(\d+, 12, 2018\); replaced by the deterministic one$/,
-    );
+    expect(a.kind === 'result' && a.narration).toMatch(/^From year \d{4} to \d{4}, thefts went from /);
+    expect(a.kind === 'result' && a.narration).not.toContain('987654321');
+    expect(a.kind === 'result' && a.notes[0]).toBe('the LLM picked none of the computed facts; the deterministic narration is shown');
   });
 
   it.each([
@@ -197,11 +211,16 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
       'it contained data or SQL, not sentences',
     ],
     ['a query instead of sentences', `SELECT count(*) FROM crimes WHERE primary_type = 'THEFT'`, 'it contained data or SQL, not sentences'],
-  ])('never shows a narration with %s: the deterministic one is shown, and the trace says why', async (_, narration, why) => {
-    llm.script.push(sqlReply(GOOD), { content: narration.replaceAll(thefts2019Placeholder, String(thefts2019)) });
+  ])('never shows a model narration with %s: the model only picks facts, so ours is shown', async (_, narration) => {
+    const reply = { content: narration.replaceAll(thefts2019Placeholder, String(thefts2019)) };
+    llm.script.push(sqlReply(BY_YEAR), reply, reply);
     const a = await ask(FREE);
-    expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
-    expect(a.kind === 'result' && a.notes[0]).toContain(`the LLM narration was not shown (${why}`);
+    expect(a.kind === 'result' && a.narration).toMatch(
+      /^From year \d{4} to \d{4}, thefts went from .*\. Highest thefts: .*\. Lowest thefts: /,
+    );
+    const shown = JSON.stringify(a);
+    for (const bad of ['channel', 'Click', 'evil', 're-authenticate', 'URGENT', 'Indeed']) expect(shown).not.toContain(bad);
+    expect(a.kind === 'result' && a.notes[0]).toMatch(/^the LLM (narration failed|picked none)/);
   });
 
   it.each([
@@ -223,11 +242,11 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
     }).desk;
     const askHurried = (text: string, thread: string) => hurried.answer({ platform: 'cli', threadId: thread, text });
     // the SQL arrives in time, the narration does not: the deterministic narration, with the reason
-    llm.script.push(sqlReply(GOOD), { content: 'There were many thefts.', delayMs: 4_000 });
+    llm.script.push(sqlReply(BY_YEAR), { content: JSON.stringify({ facts: ['rows'] }), delayMs: 4_000 });
     let started = performance.now();
     const a = await askHurried(FREE, 'deadline-1');
     expect(performance.now() - started).toBeLessThan(3_500);
-    expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
+    expect(a.kind === 'result' && a.narration).toMatch(/^From year \d{4} to \d{4}, thefts went from /);
     expect(a.kind === 'result' && a.notes[0]).toMatch(/the LLM narration failed \(the language model did not answer within 1\.5 s\)/);
     // the model does not even write the query in time: said plainly, well before the model would have answered
     llm.script.length = 0;
@@ -245,9 +264,9 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   });
 
   it('keeps the numbers when the LLM narration fails', async () => {
-    llm.script.push(sqlReply(GOOD), { status: 500 }, { status: 500 });
+    llm.script.push(sqlReply(BY_YEAR), { status: 500 }, { status: 500 });
     const a = await ask(FREE);
-    expect(a).toMatchObject({ kind: 'result', narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
+    expect(a.kind === 'result' && a.narration).toMatch(/^From year \d{4} to \d{4}, thefts went from /);
     expect(a.kind === 'result' && a.notes[0]).toMatch(/^the LLM narration failed \(the LLM service answered HTTP 500\)/);
   });
 

@@ -1,9 +1,10 @@
 // A "perfect model": a scripted server that answers every generation call with
-// the benchmark's gold SQL and narrates faithfully from the rows it is shown.
-// Whatever path answers (the query plan first, the model for the rest), what
-// the user sees must then be right for every benchmark question: the rows, the
-// true row count, a narration that is kept. A second model invents one number
-// in each narration, and every such narration must be caught.
+// the benchmark's gold SQL and, asked to narrate, picks the first two of the
+// facts it is shown. Whatever path answers (the query plan first, the model for
+// the rest), what the user sees must then be right for every benchmark
+// question: the rows, the true row count, a narration that is kept. A second
+// model answers the narration with a number of its own instead of fact ids,
+// and none of its words may reach the person.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSql } from '../../../src/agents/sql/execute.js';
 import { loadBenchmarks, relaxedMatch, type BenchmarkItem } from '../../../src/eval/sql-eval.js';
@@ -19,16 +20,10 @@ let llm: FakeLlm;
 const items = loadBenchmarks();
 const byQuestion = new Map(items.map((i) => [i.question, i]));
 
-/** A narration citing the first row's last number, or the row count of a summary: faithful by construction. */
-function faithful(prompt: string, invent: boolean): string {
-  const total = /The result has (\d+) rows/.exec(prompt)?.[1];
-  const firstRow = /<<<ROWS \([^)]*\)\n([^\n]*)/.exec(prompt)?.[1] ?? '';
-  const last = firstRow
-    .split(' | ')
-    .reverse()
-    .find((c) => /^-?\d+(\.\d+)?$/.test(c));
-  const said = total ? `The result has ${total} rows.` : last !== undefined ? `The first row shows ${last}.` : 'Here is the result.';
-  return invent ? `${said} That is 987,654,321 more than expected.` : said;
+/** The first two facts of the prompt, by id; or, inventing, a claim of its own where the ids belong. */
+function pick(prompt: string, invent: boolean): string {
+  const ids = [...prompt.split('Facts:\n')[1].matchAll(/^([a-z]+(?:-\d+)?): /gm)].map((m) => m[1]);
+  return JSON.stringify({ facts: invent ? ['That is 987,654,321 more than expected.'] : ids.slice(0, 2) });
 }
 
 function modelPlayedBy(invent: boolean) {
@@ -38,7 +33,7 @@ function modelPlayedBy(invent: boolean) {
       const question = /\nQuestion: (.*)\n/.exec(prompt)![1];
       return { content: JSON.stringify({ sql: byQuestion.get(question)!.sql }) };
     }
-    return { content: faithful(prompt, invent) };
+    return { content: pick(prompt, invent) };
   };
 }
 
@@ -85,12 +80,12 @@ describe('with a perfect model', () => {
     expect(wrong).toEqual([]);
   }, 180_000);
 
-  it('a model that invents a number has every such narration caught', async () => {
+  it("a model that answers with a number of its own instead of our facts' ids never has it shown", async () => {
     const narratedByModel = (await askAll(true)).filter(({ answer }) => answer.trace.some((t) => t.node === 'synthesize' && t.tokens));
     expect(narratedByModel.length).toBeGreaterThan(10);
     for (const { item, answer } of narratedByModel) {
-      expect(answer.kind === 'result' && answer.notes.join(' '), item.id).toMatch(/numbers not in the result \(987654321\)/);
-      expect(answer.kind === 'result' && answer.narration, item.id).not.toContain('987,654,321');
+      expect(answer.kind === 'result' && answer.notes.join(' '), item.id).toMatch(/picked none of the computed facts/);
+      expect(JSON.stringify(answer), item.id).not.toMatch(/987.654.321/);
     }
   }, 180_000);
 });

@@ -1,23 +1,24 @@
-// Node 6, synthesize: the LLM narrates the rows, every number of its text
-// checked against them; the deterministic narrator speaks when there is no LLM,
-// when it fails, or when its numbers do not check out. The thread remembers
-// the question and its SQL for follow-ups.
+// Node 6, synthesize: a plan's answer is told from the plan; a free-SQL
+// result from our facts over all its rows, of which the LLM only picks the ones
+// that answer the question (it writes no sentence a person reads). The thread
+// remembers the question and its SQL for follow-ups.
 import { makeAnswer, WHOLE_TABLE_ROWS } from '../../../core/answer.js';
 import { describeError } from '../../../core/errors.js';
 import { chooseChart } from '../../../charts/choose-chart.js';
 import { renderPrompt } from '../../../llm/prompts.js';
-import { narrate, uncheckedNumbers } from '../narrator.js';
 import { humanize, TIME_COLUMN } from '../../../core/result-shape.js';
 import type { QueryResult } from '../../../core/result-shape.js';
 import type { SqlState } from '../state.js';
 import { suggestFollowUps } from '../../../plan/follow-ups.js';
 import { syntheticData, SYNTHETIC_CRIMES_NOTE } from '../../../db/freshness.js';
 import { narratePlan } from '../../../plan/narrate.js';
-import { narrationProblem } from '../inert-narration.js';
-import { narrationFacts, wholeResultFacts } from '../narration-facts.js';
+import { wholeResultFacts } from '../narration-facts.js';
+import { defaultFacts, resultFacts, tellFacts } from '../result-facts.js';
+import { ordersRows } from '../../../db/sql-order.js';
+import { z } from 'zod';
 import { narrationContext } from '../plan-path.js';
 import { planKey } from '../../../plan/plan-key.js';
-import { shownValue } from '../../../core/inert-text.js';
+import { shownResult, shownValue } from '../../../core/inert-text.js';
 import { groupFacts } from '../../../plan/facts.js';
 import type { QueryPlan } from '../../../plan/query-plan.js';
 import { queryPool } from './query-pool.js';
@@ -46,30 +47,32 @@ async function factsOverAll(state: SqlState, result: QueryResult) {
   }
 }
 
+/** The model's reply to the narration prompt: the ids of the facts that answer the question, most important first. */
+const FactPick = z.object({ facts: z.array(z.string().max(40)).min(1).max(8) });
+/** The most facts told of one result. */
+const MOST_FACTS = 4;
+
+/**
+ * The narration of a free-SQL result. The model writes none of it: it picks which of our facts (result-facts.ts,
+ * numbers from the database over every row) answer the question, and in what order; we tell them. With no model,
+ * or a pick that names no fact, the shape of the result picks.
+ */
 async function narration(state: SqlState, result: QueryResult): Promise<{ text: string; note?: string }> {
-  const plain = narrate(result);
+  const facts = resultFacts(result, { whole: await factsOverAll(state, result), ordered: await ordersRows(state.sql!) });
+  const plain = tellFacts(defaultFacts(facts));
   const llm = state.deps.llm;
-  if (!llm || result.rowCount === 0) return { text: plain };
+  if (!llm || facts.length <= 1) return { text: plain };
   try {
-    const { text, usage } = await llm.chatText({
-      system: 'You report query results faithfully and briefly.',
-      user: renderPrompt('sql-narrate', {
-        question: state.question,
-        columns: result.columns.join(', '),
-        rows: narrationFacts(result, await factsOverAll(state, result)),
-      }),
+    const { value, usage } = await llm.chatJson({
+      system: 'You choose which computed facts answer a question. You never write sentences.',
+      user: renderPrompt('sql-narrate', { question: state.question, facts: facts.map((f) => `${f.id}: ${f.sentence}`).join('\n') }),
+      schema: FactPick,
     });
     state.tokens += usage.promptTokens + usage.completionTokens;
     state.stepTokens = usage.promptTokens + usage.completionTokens;
-    const problem = narrationProblem(text);
-    if (problem) return { text: plain, note: `the LLM narration was not shown (${problem}); deterministic narration used` };
-    const bad = uncheckedNumbers(text, result, state.question);
-    if (bad.length)
-      return {
-        text: plain,
-        note: `the LLM narration used numbers not in the result (${bad.join(', ')}); replaced by the deterministic one`,
-      };
-    return { text: text.trim() };
+    const picked = [...new Set(value.facts)].flatMap((id) => facts.filter((f) => f.id === id)).slice(0, MOST_FACTS);
+    if (!picked.length) return { text: plain, note: 'the LLM picked none of the computed facts; the deterministic narration is shown' };
+    return { text: tellFacts(picked) };
   } catch (error) {
     return { text: plain, note: `the LLM narration failed (${describeError(error)}); deterministic narration used` };
   }
@@ -77,7 +80,8 @@ async function narration(state: SqlState, result: QueryResult): Promise<{ text: 
 
 export async function synthesizeNode(state: SqlState): Promise<'end'> {
   state.progress?.('Writing the answer');
-  const result = state.result!;
+  // names and cells a model or the data wrote are shown only when inert: in the narration, the table and the chart
+  const result = shownResult(state.result!);
   // a plan's answer is told from the plan: exact, no model; its claims over the groups come from the database, over all of them
   // (when every group is in the rows kept and no cut hides any, the narrator computes the same facts from them)
   const grouped =
@@ -95,7 +99,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
   const { text, note } = told ? { text: told.narration, note: undefined } : await narration(state, result);
   if (note) state.stepNote = note;
   const ctx = await state.loadPlanContext();
-  const restatementNote = await checkModelRestatement(state, result, ctx);
+  const restatementNote = await checkModelRestatement(state, state.result!, ctx);
   const resolved = state.resolvedQuestion ?? (state.fragment ? undefined : state.question);
   await state.deps.memory.update(state.threadId, (s) => {
     s.pending = undefined;
@@ -114,22 +118,17 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     kind: 'result',
     route: 'sql',
     trace: state.trace,
-    // a model's narration opens with what it counted; the deterministic one of free SQL ("Incidents: 12.") does not, so
-    // the question it answered, in full words, heads it
-    headline: told?.headline ?? (text === narrate(result) ? clip(resolved ?? state.question) : text.split(/(?<=\.)\s/)[0]),
+    // a free-SQL narration's facts ("Incidents: 12.") do not say what was counted, so the question it answered, in full
+    // words (the asker's, or a restatement read back into ours), heads it
+    headline: told?.headline ?? clip(shownValue(resolved ?? state.question)),
     narration: text,
     sql: [state.sql!],
     table: {
       columns: result.columns.map(humanize),
       // years, months and hours are labels: as text, so no renderer formats them as quantities
-      // a text cell that carries a link or an instruction (the data is anyone's to write) is withheld, in every channel
       rows: result.rows
         .slice(0, display)
-        .map((row) =>
-          row.map((c, i) =>
-            typeof c === 'number' && TIME_COLUMN.test(result.columns[i]) ? String(c) : typeof c === 'string' ? shownValue(c) : c,
-          ),
-        ),
+        .map((row) => row.map((c, i) => (typeof c === 'number' && TIME_COLUMN.test(result.columns[i]) ? String(c) : c))),
       rowCount: result.rowCount,
       truncated: result.rowCount > display,
     },
@@ -166,7 +165,15 @@ async function checkModelRestatement(state: SqlState, result: QueryResult, ctx: 
     choices: state.choices,
     run: (sql) => runSql(state.deps.reader ?? state.deps.pool, sql, state.deps.statementTimeoutMs, 1_000),
   });
-  if (check.ok) return undefined;
+  if (check.ok && check.words) {
+    state.resolvedQuestion = check.words;
+    return undefined;
+  }
+  if (check.ok) {
+    // the years and types match, but the reader cannot say it in our words: the model's are not shown
+    state.resolvedQuestion = undefined;
+    return undefined;
+  }
   state.stepNote = `${state.stepNote ? `${state.stepNote}; ` : ''}restatement not used: ${check.why}`;
   state.resolvedQuestion = undefined;
   return "The model's restatement of this follow-up did not match its query, so the question is kept in your words.";
