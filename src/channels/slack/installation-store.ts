@@ -5,9 +5,10 @@
 // The installation, tokens included, is sealed (token-seal.ts); the clear
 // columns are only what finds a row and what an operator lists.
 //
-// The OAuth states of /slack/install live here too: each is good once, for ten
-// minutes, so a replayed redirect is refused.
-import { randomBytes } from 'node:crypto';
+// The OAuth states of /slack/install are checked here too: signed, so handing
+// one out writes nothing; each is good once, for ten minutes, so a replayed
+// redirect is refused.
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Installation, InstallationQuery, InstallationStore, InstallURLOptions, StateStore } from '@slack/oauth';
 import type pg from 'pg';
 import { seal, unseal, type SealingKey } from './token-seal.js';
@@ -110,28 +111,55 @@ export class PgInstallationStore implements InstallationStore {
 
 const STATE_TTL_MS = 10 * 60_000;
 
-/** OAuth states that work once: verifying one deletes it, so a replayed redirect finds nothing. */
-export class PgStateStore implements StateStore {
-  constructor(private readonly pool: pg.Pool) {}
+/** Why a state is refused; the admin reads it on the "not installed" page, with a link to start again. */
+const NOT_OURS = 'this install link was not made by this server (or was altered); start again from /slack/install';
+const USED = 'this install link was used already; start again from /slack/install';
+const EXPIRED = 'this install link expired (10 minutes); start again from /slack/install';
+
+/**
+ * OAuth states that cost nothing to hand out. GET /slack/install may be fetched by anyone as often as they like,
+ * so its state is kept nowhere: it is `payload.mac`, the payload a random nonce, an expiry and the install options,
+ * the mac an HMAC-SHA256 under a key derived from the app's client secret (every process of the app derives the
+ * same). InstallProvider sets it as an HttpOnly cookie and, at the callback, refuses a state that is not the
+ * browser's own (CSRF); here the mac and the expiry are checked, and only then is the nonce written
+ * (slack_oauth_states), once: a second use of the same state finds it and is refused. Nonce rows are deleted once
+ * their state would have expired anyway.
+ */
+export class SignedStateStore implements StateStore {
+  private readonly key: Buffer;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    secret: string,
+    private readonly ttlMs = STATE_TTL_MS,
+  ) {
+    this.key = Buffer.from(hkdfSync('sha256', secret, 'datadesk', 'slack oauth state v1', 32));
+  }
+
+  private mac(payload: string): Buffer {
+    return createHmac('sha256', this.key).update(payload).digest();
+  }
 
   async generateStateParam(installOptions: InstallURLOptions, now: Date): Promise<string> {
-    const state = randomBytes(24).toString('base64url');
-    await this.pool.query('DELETE FROM slack_oauth_states WHERE expires_at < now()');
-    await this.pool.query('INSERT INTO slack_oauth_states (state, options, expires_at) VALUES ($1, $2, $3)', [
-      state,
-      JSON.stringify(installOptions),
-      new Date(now.getTime() + STATE_TTL_MS),
-    ]);
-    return state;
+    const payload = Buffer.from(
+      JSON.stringify({ n: randomBytes(16).toString('base64url'), e: now.getTime() + this.ttlMs, o: installOptions }),
+    ).toString('base64url');
+    return `${payload}.${this.mac(payload).toString('base64url')}`;
   }
 
   async verifyStateParam(now: Date, state: string): Promise<InstallURLOptions> {
-    const { rows } = await this.pool.query<{ options: InstallURLOptions; expires_at: Date }>(
-      'DELETE FROM slack_oauth_states WHERE state = $1 RETURNING options, expires_at',
-      [state],
+    const [payload, mac, ...more] = state.split('.');
+    const given = Buffer.from(mac ?? '', 'base64url');
+    const expected = this.mac(payload ?? '');
+    if (more.length || !payload || given.length !== expected.length || !timingSafeEqual(given, expected)) throw new Error(NOT_OURS);
+    const { n, e, o } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { n: string; e: number; o: InstallURLOptions };
+    if (!(e > now.getTime())) throw new Error(EXPIRED);
+    await this.pool.query('DELETE FROM slack_oauth_states WHERE expires_at < now()');
+    const { rowCount } = await this.pool.query(
+      'INSERT INTO slack_oauth_states (state, expires_at) VALUES ($1, $2) ON CONFLICT (state) DO NOTHING',
+      [n, new Date(e)],
     );
-    if (!rows[0]) throw new Error('this install link was used already or is unknown; start again from /slack/install');
-    if (rows[0].expires_at < now) throw new Error('this install link expired (10 minutes); start again from /slack/install');
-    return rows[0].options;
+    if (rowCount !== 1) throw new Error(USED);
+    return o;
   }
 }

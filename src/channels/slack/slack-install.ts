@@ -1,8 +1,8 @@
 // "Add to Slack": the OAuth install of a Slack app that many workspaces use
 // (SLACK_CLIENT_ID). Bolt's InstallProvider does the protocol: GET
-// /slack/install shows the Add to Slack page and hands out a state (one use,
-// ten minutes, kept in PostgreSQL, bound to a cookie of the installer's
-// browser), Slack sends the admin back to GET /slack/oauth_redirect with a
+// /slack/install shows the Add to Slack page and hands out a state (signed,
+// so the page writes nothing however often it is fetched; bound to a cookie of
+// the installer's browser; one use, ten minutes: installation-store.ts), Slack sends the admin back to GET /slack/oauth_redirect with a
 // code, and the provider exchanges it (oauth.v2.access) for the workspace's
 // bot token, which the installation store keeps sealed. Events are then
 // answered with the token of the workspace they came from (`authorize`).
@@ -13,11 +13,15 @@ import type { Config } from '../../config/env.js';
 import type { Logger } from '../../core/logger.js';
 import type { Route } from '../../server/http-server.js';
 import { escapeHtml, htmlPage, sendHtml } from '../../server/html-page.js';
-import { PgInstallationStore, PgStateStore } from './installation-store.js';
+import { RateLimiter } from '../../core/rate-limit.js';
+import { PgInstallationStore, SignedStateStore } from './installation-store.js';
 import { parseSealingKeys } from './token-seal.js';
 
 export const SLACK_INSTALL_PATH = '/slack/install';
 export const SLACK_REDIRECT_PATH = '/slack/oauth_redirect';
+
+/** Slack's redirects back to us a minute per client address (an admin needs one; a retry or two is plenty). */
+const CALLBACKS_PER_MINUTE = 10;
 
 type OAuthSettings = NonNullable<NonNullable<Config['slack']>['oauth']>;
 
@@ -86,13 +90,15 @@ export function createSlackInstaller(o: {
   logger: Logger;
   clientOptions?: WebClientOptions;
   redirectUri?: string;
+  /** Slack's redirects back a minute per client address (default 10) */
+  callbacksPerMinute?: number;
 }): SlackInstaller {
   const store = new PgInstallationStore(o.pool, parseSealingKeys(o.oauth.tokenKeys));
   const installUrlOptions: InstallURLOptions = { scopes: o.oauth.scopes, ...(o.redirectUri ? { redirectUri: o.redirectUri } : {}) };
   const provider = new InstallProvider({
     clientId: o.oauth.clientId,
     clientSecret: o.oauth.clientSecret,
-    stateStore: new PgStateStore(o.pool),
+    stateStore: new SignedStateStore(o.pool, o.oauth.clientSecret),
     installationStore: store,
     installUrlOptions,
     renderHtmlForInstallPath: installPage(o.oauth.scopes),
@@ -108,6 +114,7 @@ export function createSlackInstaller(o: {
       setName: () => undefined,
     },
   });
+  const callbacks = new RateLimiter(o.callbacksPerMinute ?? CALLBACKS_PER_MINUTE);
   const route: Route = async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path !== SLACK_INSTALL_PATH && path !== SLACK_REDIRECT_PATH) return false;
@@ -117,6 +124,13 @@ export function createSlackInstaller(o: {
     }
     if (path === SLACK_INSTALL_PATH) {
       await provider.handleInstallPath(req, res, undefined, installUrlOptions);
+      return true;
+    }
+    // the callback is the one step that writes (the used state's nonce, then the installation): a few a minute per address
+    const wait = callbacks.take(req.socket.remoteAddress ?? 'unknown');
+    if (wait > 0) {
+      res.setHeader('retry-after', String(wait));
+      page(res, 429, 'Too many install attempts', `<p>Too many install attempts from this address. Try again in ${wait} s.</p>`);
       return true;
     }
     await provider.handleCallback(req, res, {
