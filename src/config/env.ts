@@ -113,7 +113,8 @@ const schema = z.object({
     .transform((v) => v ?? '512MB')
     .refine((v) => /^\d+(kB|MB|GB)$/.test(v), { message: 'expected a PostgreSQL memory size such as 512MB' }),
   SQL_MAX_RESULT_BYTES: integer(32 * 1024 * 1024, 65_536, 2 ** 31 - 1),
-  SQL_DISPLAY_ROWS: integer(20, 1, 1_000),
+  // the rows an answer carries: Slack's data_table shows up to 100 (its published limit), the other channels fewer
+  SQL_DISPLAY_ROWS: integer(100, 1, 1_000),
   THREAD_MEMORY_URL: optionalString.refine((v) => v === undefined || v === 'memory' || /^rediss?:\/\//.test(v), {
     message: 'expected memory or redis://host:6379 (unset: the app database)',
   }),

@@ -158,3 +158,19 @@ export function keepVerdict(keeper: FeedbackKeeper, input: Omit<FeedbackInput, '
     curator: isCurator(keeper.curators, input.workspace, input.userId),
   });
 }
+
+/**
+ * A person takes a verdict back (Slack's reaction_removed): their verdict on that answer is deleted, if it is
+ * still that one (a 👍 taken back after a 👎 leaves the 👎). A pair a curator's 👍 made stays (datadesk verified
+ * remove). True when a verdict was deleted.
+ */
+export async function withdrawFeedback(
+  pool: pg.Pool,
+  input: { deliveryKey: string; platform: string; userId: string; verdict: Verdict },
+): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    'DELETE FROM feedback WHERE delivery_key = $1 AND platform = $2 AND user_id = $3 AND verdict = $4',
+    [input.deliveryKey, input.platform, input.userId, input.verdict],
+  );
+  return (rowCount ?? 0) > 0;
+}

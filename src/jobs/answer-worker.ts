@@ -12,7 +12,7 @@ import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
 import { inTransaction } from '../db/transaction.js';
-import type { Outbox, ReplyPlatform } from '../core/platform.js';
+import { ChannelGoneError, type Outbox, type ReplyPlatform } from '../core/platform.js';
 import { answerJobSchema, type AnswerJob } from './answer-job.js';
 import { Deliveries, isAlive, type AnsweringLimits, type DeliveryRow } from './deliveries.js';
 import type { AnswerQueue } from './queue.js';
@@ -81,6 +81,12 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
       });
       await deliveries.finish(data.key, 'answered');
     } catch (error) {
+      // the channel cannot be reached with this token (not found, not a member, another workspace's): final, not retried
+      if (error instanceof ChannelGoneError) {
+        logger.warn(`jobs: ${data.key}: not answered, and not tried again: ${error.message}`);
+        await deliveries.finish(data.key, 'failed');
+        return;
+      }
       logger.warn(`jobs: ${data.key}: attempt ${verdict.delivery.attempts} failed: ${describeError(error)}`);
       await deliveries.release(data.key, me).catch(() => undefined);
       throw error;

@@ -34,6 +34,8 @@ export interface FakeSlack {
   calls: SlackCall[];
   /** Slack error codes the next chat.postMessage calls answer with (ok: false) */
   failPostMessage: string[];
+  /** channels this token cannot reach: every call naming one is refused with its code (channel_not_found, not_in_channel, …) */
+  unreachableChannels: Map<string, string>;
   /** Slack error codes the next chat.update calls that carry blocks (an answer, not a progress line) answer with */
   failAnswerUpdate: string[];
   /** block types this Slack does not take: a message carrying one is refused with invalid_blocks (an older workspace) */
@@ -107,6 +109,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     apiUrl: '',
     calls: [],
     failPostMessage: [],
+    unreachableChannels: new Map(),
     failAnswerUpdate: [],
     refuseBlockTypes: new Set(),
     streaming: false,
@@ -166,6 +169,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           .writeHead(429, { 'retry-after': String(retryAfter), 'content-type': 'application/json' })
           .end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       }
+      const unreachable = fake.unreachableChannels.get(String(args.channel ?? args.channel_id ?? ''));
+      if (unreachable) return refuse(unreachable);
       switch (method) {
         case 'oauth.v2.access': {
           // the app authenticates with its client id and secret (HTTP Basic, or in the form), and trades the code once

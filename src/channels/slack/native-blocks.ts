@@ -37,7 +37,10 @@ export function dataTableBlock(t: AnswerTable, caption: string, rows = DATA_TABL
   if (!t.columns.length || !t.rows.length || t.columns.length > DATA_TABLE.maxColumns) return undefined;
   const header: TableCell[] = t.columns.map((c) => ({ type: 'raw_text', text: c.slice(0, DATA_TABLE.maxCell) || '–' }));
   const body = t.rows.slice(0, Math.min(rows, DATA_TABLE.maxRows)).map((r) => t.columns.map((_, i) => cell(r[i] ?? null)));
-  const characters = [header, ...body].flat().reduce((n, c) => n + c.text.length, 0);
+  // all cells together at most 10,000 characters: a wide table of 100 rows keeps the rows that fit ("showing N of M")
+  const width = (cells: TableCell[]) => cells.reduce((n, c) => n + c.text.length, 0);
+  let characters = width(header) + body.reduce((n, r) => n + width(r), 0);
+  while (characters > DATA_TABLE.maxCharacters && body.length > 1) characters -= width(body.pop()!);
   if (characters > DATA_TABLE.maxCharacters) return undefined;
   return {
     type: 'data_table',

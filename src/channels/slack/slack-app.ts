@@ -47,6 +47,7 @@ import { showSql } from './listeners/show-sql.js';
 import { exportCsv } from './listeners/export-csv.js';
 import { followUp } from './listeners/follow-up.js';
 import { reactionAdded } from './listeners/reaction-added.js';
+import { reactionRemoved } from './listeners/reaction-removed.js';
 import { feedbackButton } from './listeners/feedback-button.js';
 import { agentView } from './listeners/agent-view.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
@@ -64,6 +65,7 @@ export const SLACK_BOT_EVENTS = [
   'app_home_opened',
   'message.im',
   'reaction_added',
+  'reaction_removed',
   'app_uninstalled',
   'tokens_revoked',
   // the agent view (listeners/agent-view.ts)
@@ -275,10 +277,9 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   app.event('app_mention' satisfies (typeof SLACK_BOT_EVENTS)[number], appMention(replyDeps, gate));
   app.message(directMessage(replyDeps, gate)); // message.im
   if (deps.feedback) {
-    app.event(
-      'reaction_added' satisfies (typeof SLACK_BOT_EVENTS)[number],
-      reactionAdded({ pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback }),
-    );
+    const keeper = { pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback };
+    app.event('reaction_added' satisfies (typeof SLACK_BOT_EVENTS)[number], reactionAdded(keeper));
+    app.event('reaction_removed' satisfies (typeof SLACK_BOT_EVENTS)[number], reactionRemoved(keeper));
   }
   app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool, deps.logger));
   const removal = appUninstalled({ pool: deps.writePool, store: installer?.store, logger: deps.logger });

@@ -231,7 +231,28 @@ async function fileInThread(client: WebClient, channel: string, threadTs: string
 }
 
 export function slackOutbox(deps: SlackOutboxDeps): JobOutbox {
-  return { replies: slackReplies(deps), posts: slackPosts(deps.clients, deps.quickchartUrl) };
+  return { replies: finalWhenGone(slackReplies(deps)), posts: slackPosts(deps.clients, deps.quickchartUrl) };
+}
+
+/**
+ * A reply into a channel this workspace's token cannot reach (channel_not_found, not_in_channel,
+ * team_access_not_granted: an event naming another workspace's channel; an archived channel; a workspace that
+ * removed the app) fails as ChannelGoneError, which the worker does not retry: asking Slack again gets the same.
+ */
+function finalWhenGone(replies: JobOutbox['replies']): JobOutbox['replies'] {
+  return async (job, delivery) => {
+    const to = { channel: slackReplyTarget.parse(job.reply).channel };
+    const gone = <T>(call: () => Promise<T>) =>
+      slackCall(to, call).catch((error: unknown) => {
+        throw error instanceof WorkspaceNotInstalledError ? new ChannelGoneError(error.message) : error;
+      });
+    const sink = await gone(() => replies(job, delivery));
+    return {
+      progress: (step) => sink.progress(step),
+      deliver: (answer, steps) => gone(() => sink.deliver(answer, steps)),
+      giveUp: (message) => gone(() => sink.giveUp(message)),
+    };
+  };
 }
 
 function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {

@@ -78,7 +78,7 @@ export async function teamsPlaceholder(
 /**
  * What marks a bot's answer in Teams: the feedback loop (Teams draws 👍/👎 under it and sends the verdict as a
  * message/submitAction invoke, see handlers/feedback-loop.ts) and the "AI generated" label (entity-fields.ts lets
- * its fields through botbuilder's serializer).
+ * its fields through botbuilder's serializer). A clarifying question is no AI-generated answer: it has neither.
  */
 const ANSWER_MARKS = { channelData: { feedbackLoopEnabled: true }, entities: [AI_GENERATED_ENTITY] };
 
@@ -150,6 +150,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
         // Teams' own 👍/👎 (the feedback loop) where Teams draws it; the Emulator has none, so there the card has buttons.
         // The card links its rows as CSV when there is a table and a public address.
         const loop = reference.channelId === 'msteams';
+        const marked = loop && answer.kind !== 'clarify';
         const extras: CardExtras = loop ? { universalActions: true } : { feedbackKey: job.key };
         if (deps.exportLink && exportSourceOf(answer))
           extras.exportUrl = deps.exportLink(await deps.deliveries.exportToken(job.key), target.reachedAt);
@@ -163,7 +164,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
           type: ActivityTypes.Message,
           text: answerSummary(answer),
           attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, extras))],
-          ...(loop ? ANSWER_MARKS : {}),
+          ...(marked ? ANSWER_MARKS : {}),
         };
         await inConversation(async (context) => {
           if (streamOpen && id) {

@@ -55,6 +55,7 @@ const EVENT_SCOPES: Record<string, string[]> = {
   app_home_opened: [],
   'message.im': ['im:history'],
   reaction_added: ['reactions:read'],
+  reaction_removed: ['reactions:read'],
   // the app's own lifecycle: sent to every app, no scope
   app_uninstalled: [],
   tokens_revoked: [],

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { chartBlock, dataTableBlock } from '../../../src/channels/slack/native-blocks.js';
 import type { AnswerTable, ChartSpec } from '../../../src/core/answer.js';
-import { blockKitProblems } from '../../helpers/block-kit-limits.js';
+import { blockKitProblems, LIMITS } from '../../helpers/block-kit-limits.js';
+import { loadConfig } from '../../../src/config/env.js';
 
 const table = (rows: number, columns = 3): AnswerTable => ({
   columns: Array.from({ length: columns }, (_, i) => (i === 0 ? 'area' : `n${i}`)),
@@ -56,7 +57,7 @@ describe('data_table', () => {
     expect(valid(b)).toEqual([]);
   });
 
-  it('at most 100 rows; more than 20 columns or a table past the character budget stays classic', () => {
+  it('at most 100 rows; more than 20 columns, or a first row past the character budget, stays classic', () => {
     const b = dataTableBlock(table(250), 'many')!;
     expect((b.rows as unknown[]).length).toBe(101);
     expect(b.page_size).toBe(10);
@@ -68,7 +69,22 @@ describe('data_table', () => {
       rowCount: 40,
       truncated: false,
     };
-    expect(dataTableBlock(long, 'long')).toBeUndefined();
+    // past the 10,000 characters of all cells: the rows that fit (the caller says "showing N of M")
+    const fitted = dataTableBlock(long, 'long')!;
+    expect((fitted.rows as unknown[]).length).toBe(25); // the header and 24 rows of 400 characters
+    expect(valid(fitted)).toEqual([]);
+    const huge: AnswerTable = { columns: Array.from({ length: 20 }, (_, i) => `c${i}`), rows: [], rowCount: 1, truncated: false };
+    huge.rows = [huge.columns.map(() => 'y'.repeat(600))];
+    expect(dataTableBlock(huge, 'huge')).toBeUndefined();
+  });
+
+  it("an answer's table of 100 of 150 rows is shown whole in one data_table, Slack's published limit (issue 33)", () => {
+    const answerTable = { ...table(100, 8), rowCount: 150, truncated: true };
+    const b = dataTableBlock(answerTable, 'Thefts by block')!;
+    expect((b.rows as unknown[]).length).toBe(LIMITS.dataTableRows + 1);
+    expect(valid(b)).toEqual([]);
+    // the answer carries that many rows unless told otherwise (SQL_DISPLAY_ROWS), not the 20 it used to
+    expect(loadConfig({}).sqlDisplayRows).toBe(LIMITS.dataTableRows);
   });
 
   it('the validator sees a broken table', () => {

@@ -424,7 +424,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     const elsewhere = await post(server, click('C-other'), 'application/x-www-form-urlencoded');
     expect(elsewhere.status).toBe(200);
     const refused = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.channel === 'C-other');
-    expect(refused.args.text).toMatch(/^This answer can no longer be exported/);
+    expect(refused.args.text).toBe('This answer was given in another channel; use Download CSV under it there, or ask the question here.');
     // a double click: two clicks at once make one file, and the second click is told why
     const [res, twice] = await Promise.all([
       post(server, click('C1'), 'application/x-www-form-urlencoded'),
@@ -954,5 +954,91 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
             });
       expect(problems, `${c.method} ${String(c.args.text).slice(0, 60)}`).toEqual([]);
     }
+  });
+});
+
+describe('Slack details (issue 33)', () => {
+  it("an event naming a channel this token cannot reach (another workspace's) is tried once: channel_not_found is final", async () => {
+    const server = await botServer();
+    slack.unreachableChannels.set('C-FAR', 'channel_not_found');
+    try {
+      const ts = '1800999001.000100';
+      const body = envelope(
+        { type: 'app_mention', user: 'U81', text: '<@UBOT> How many thefts were reported in 2016?', ts, channel: 'C-FAR', event_ts: ts },
+        'EvFar1',
+      );
+      expect((await post(server, body, 'application/json')).status).toBe(200);
+      const row = await pollUntil(
+        async () => {
+          const { rows } = await db.pool.query(`SELECT status, attempts FROM deliveries WHERE channel = 'C-FAR'`);
+          return rows[0]?.status === 'failed' ? rows[0] : undefined;
+        },
+        15_000,
+        'the question in C-FAR given up',
+      );
+      // a retry would come a second later: wait past it
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(row.attempts).toBe(1);
+      const { rows } = await db.pool.query(`SELECT status, attempts FROM deliveries WHERE channel = 'C-FAR'`);
+      expect(rows).toEqual([{ status: 'failed', attempts: 1 }]);
+      // the receiver's placeholder and the one attempt's: nothing more is sent there
+      expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === 'C-FAR')).toHaveLength(2);
+      expect(server.logger.lines.join('\n')).toContain('not answered, and not tried again: Slack says channel_not_found for channel C-FAR');
+    } finally {
+      slack.unreachableChannels.clear();
+    }
+  });
+
+  it('a feedback click whose note cannot be posted is acknowledged (200), its verdict kept, the failure logged at warn', async () => {
+    const server = await botServer({ curators: ['U90'] });
+    const { body, ts } = mention('How many thefts were reported in 2014?', { user: 'U91' });
+    await post(server, body, 'application/json');
+    const answer = await answerInThread(ts, 'feedback_buttons');
+    slack.unreachableChannels.set('C1', 'channel_not_found');
+    try {
+      const click = buttonClick({
+        user: 'U91',
+        messageTs: answer.args.ts as string,
+        threadTs: ts,
+        action: { action_id: 'answer_feedback', block_id: 'fb', value: 'down' },
+        type: 'feedback_buttons',
+      });
+      expect((await post(server, click, 'application/x-www-form-urlencoded')).status).toBe(200);
+    } finally {
+      slack.unreachableChannels.clear();
+    }
+    const { rows } = await db.pool.query(`SELECT verdict FROM feedback WHERE user_id = 'U91'`);
+    expect(rows).toEqual([{ verdict: 'down' }]);
+    expect(server.logger.lines.find((l) => l.includes('the feedback note to U91 could not be posted'))).toMatch(/^warn: slack: /);
+    expect(server.logger.lines.filter((l) => l.startsWith('error:'))).toEqual([]);
+  });
+
+  it('a 👍 taken back (reaction_removed) withdraws that verdict; a 👎 given since stays', async () => {
+    const server = await botServer({ curators: ['U40'] });
+    const { body, ts } = mention('How many robberies were reported in 2013?', { user: 'U41' });
+    await post(server, body, 'application/json');
+    const answer = await answerInThread(ts);
+    const reaction = (type: string, user: string, name: string, id: string) =>
+      envelope(
+        { type, user, reaction: name, item: { type: 'message', channel: 'C1', ts: answer.args.ts }, item_user: 'UBOT', event_ts: '1' },
+        id,
+      );
+    const verdicts = async () =>
+      (await db.pool.query(`SELECT user_id, verdict FROM feedback WHERE user_id IN ('U41', 'U42') ORDER BY user_id`)).rows;
+    await post(server, reaction('reaction_added', 'U41', '+1::skin-tone-2', 'EvRm1'), 'application/json');
+    await post(server, reaction('reaction_added', 'U42', '+1', 'EvRm2'), 'application/json');
+    expect(await verdicts()).toEqual([
+      { user_id: 'U41', verdict: 'up' },
+      { user_id: 'U42', verdict: 'up' },
+    ]);
+    expect((await post(server, reaction('reaction_removed', 'U41', '+1::skin-tone-2', 'EvRm3'), 'application/json')).status).toBe(200);
+    expect(await verdicts()).toEqual([{ user_id: 'U42', verdict: 'up' }]);
+    // a 👎 since the 👍: taking the 👍 off leaves the 👎
+    await post(server, reaction('reaction_added', 'U42', '-1', 'EvRm4'), 'application/json');
+    await post(server, reaction('reaction_removed', 'U42', '+1', 'EvRm5'), 'application/json');
+    expect(await verdicts()).toEqual([{ user_id: 'U42', verdict: 'down' }]);
+    // another emoji, or a message that is no answer: nothing
+    await post(server, reaction('reaction_removed', 'U42', 'tada', 'EvRm6'), 'application/json');
+    expect(await verdicts()).toEqual([{ user_id: 'U42', verdict: 'down' }]);
   });
 });

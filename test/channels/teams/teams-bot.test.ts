@@ -223,6 +223,10 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
       verb: 'clarify',
       fallback: { type: 'Action.Submit', data: actions[0].data },
     });
+    // a question back is not an AI-generated answer: no "AI generated" label, no 👍/👎 under it (issue 33)
+    expect(question.activity.channelData ?? {}).not.toMatchObject({ feedbackLoopEnabled: true });
+    expect(JSON.stringify(question.activity.entities ?? [])).not.toContain('AIGeneratedContent');
+    expect(cardText(question)).not.toContain('"datadesk":"feedback"');
     const execute = (from: Record<string, string>, data: unknown, n: string) => ({
       ...m.activity,
       type: 'invoke',

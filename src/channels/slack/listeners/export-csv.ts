@@ -30,11 +30,22 @@ export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSetting
     const say = (text: string) => click.say(text).catch(() => undefined);
     void (async () => {
       const row = action.value ? await deps.deliveries.get(action.value) : undefined;
-      // only the answer's own thread exports it: the same channel, in the same workspace
-      const sameWorkspace = (row?.workspace ?? undefined) === click.origin.workspace;
-      const source = row?.answer && row.channel === channel && sameWorkspace ? exportSourceOf(row.answer) : undefined;
-      if (!row?.answer || !source) {
+      if (!row?.answer) {
         await say('This answer can no longer be exported (answers are kept for 3 days). Ask the question again.');
+        return;
+      }
+      // only the answer's own thread exports it: the same channel, in the same workspace (told which, nothing of it shown)
+      if ((row.workspace ?? undefined) !== click.origin.workspace) {
+        await say('This answer belongs to another workspace, so it cannot be exported here. Ask the question here to get its CSV.');
+        return;
+      }
+      if (row.channel !== channel) {
+        await say('This answer was given in another channel; use Download CSV under it there, or ask the question here.');
+        return;
+      }
+      const source = exportSourceOf(row.answer);
+      if (!source) {
+        await say('This answer has no table to export.');
         return;
       }
       // a double click (or Slack's retry of the click) makes one file

@@ -2,6 +2,8 @@
 // the reactions (reaction-added.ts), the answer known by the message the
 // buttons are on. The clicker alone is told what it did (a curator's 👍 makes
 // the question verified); a second click of the same verdict says nothing new.
+// A note that cannot be posted is logged, never thrown: the click is still
+// acknowledged with 200 (a 500 would have Slack send the click again).
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { describeError, UserError } from '../../../core/errors.js';
 import { keepVerdict } from '../../../feedback/feedback.js';
@@ -17,19 +19,24 @@ export function feedbackButton(deps: ReactionDeps) {
     const value = (action as unknown as FeedbackAction).value;
     if (!click || (value !== 'up' && value !== 'down')) return;
     const { workspace } = click.origin;
+    const say = (text: string) =>
+      click.say(text).then(
+        () => undefined,
+        (error: unknown) => deps.logger.warn(`slack: the feedback note to ${click.userId} could not be posted: ${describeError(error)}`),
+      );
     const key = await deps.deliveries.keyOfMessage('slack', workspace, click.channel, click.messageTs);
     if (!key) {
-      await click.say('I no longer keep that answer, so the feedback could not be recorded; ask again and rate the new one.');
+      await say('I no longer keep that answer, so the feedback could not be recorded; ask again and rate the new one.');
       return;
     }
     try {
       const outcome = await keepVerdict(deps, { deliveryKey: key, platform: 'slack', workspace, userId: click.userId, verdict: value });
-      if (!outcome.repeated) await click.say(outcome.message);
+      if (!outcome.repeated) await say(outcome.message);
     } catch (error) {
       // an answer from another workspace, or one no longer kept, is told as such; a failure is worth another try
-      if (error instanceof UserError) return void (await click.say(error.message));
+      if (error instanceof UserError) return void (await say(error.message));
       deps.logger.warn(`slack: feedback on ${key}: ${describeError(error)}`);
-      await click.say('The feedback could not be recorded just now; please try again in a moment.');
+      await say('The feedback could not be recorded just now; please try again in a moment.');
     }
   };
 }

@@ -10,7 +10,7 @@ import { keepVerdict, type FeedbackKeeper, type Verdict } from '../../../feedbac
 import { originOf } from '../thread-reply.js';
 
 /** Slack's names of the thumbs (with their skin tones, "+1::skin-tone-3"). */
-function verdictOf(reaction: string): Verdict | undefined {
+export function verdictOf(reaction: string): Verdict | undefined {
   const name = reaction.split('::')[0];
   if (name === '+1' || name === 'thumbsup') return 'up';
   if (name === '-1' || name === 'thumbsdown') return 'down';
