@@ -10,6 +10,7 @@ import { checkSql } from '../../db/sql-guard.js';
 import { DatabaseUnavailableError } from '../../db/errors.js';
 import { QueryTimeoutError, QueryTooBigError, withReadOnly } from '../../db/read-only.js';
 import { planBudgetProblem, type PlanBudget } from '../../db/plan-budget.js';
+import { sqlWordsProblem } from '../../db/sql-words.js';
 
 /**
  * Sent with the extended protocol, which takes exactly one statement: a second
@@ -25,6 +26,13 @@ export type Validation = { ok: true; statement: string } | { ok: false; error: s
 export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, budget?: PlanBudget): Promise<Validation> {
   const verdict = await checkSql(sql);
   if (!verdict.ok) return { ok: false, error: verdict.message };
+  // what a person reads of a model's query (its names, text values, comments) is model text like any other
+  const words = budget ? await sqlWordsProblem(sql) : undefined;
+  if (words)
+    return {
+      ok: false,
+      error: `The query's column names, text values and comments must be plain words (${words.replace(/^it /, 'one ')}): name columns plainly, e.g. incidents.`,
+    };
   try {
     const explained = await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) =>
       client.query(oneStatement(`EXPLAIN (VERBOSE, FORMAT JSON) ${verdict.statement}`)),
