@@ -1,12 +1,14 @@
 // GET /exports/<token>.csv: the rows of an answer whose card carries this
 // link (Teams), by the delivery's unguessable token; see src/export/. Served
 // only under the names this deployment answers to (PUBLIC_BASE_URL's host,
-// HOST, loopback), and at most `perMinute` a minute per client address.
+// HOST, loopback), at most `perMinute` a minute per client address, and a few
+// times an hour per link and per address (export/download-limits.ts).
 import type { Config } from '../config/env.js';
 import { LOOPBACK_NAMES, playgroundAccess } from '../channels/web/playground-access.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import type { Logger } from '../core/logger.js';
 import type { ExportSettings } from '../export/csv-export.js';
+import { DownloadLimits } from '../export/download-limits.js';
 import { sendCsvExport } from '../export/csv-response.js';
 import type { Deliveries } from '../jobs/deliveries.js';
 import type { Route } from './http-server.js';
@@ -27,9 +29,10 @@ export function exportRoutes(
   deliveries: Deliveries,
   settings: ExportSettings,
   logger: Logger,
-  access: { hosts: string[]; perMinute: number },
+  access: { hosts: string[]; perMinute: number; downloads?: DownloadLimits },
 ): Route {
   const limiter = new RateLimiter(access.perMinute);
+  const downloads = access.downloads ?? new DownloadLimits();
   return async (req, res) => {
     const match = /^\/exports\/([0-9a-f]{32})\.csv$/.exec(new URL(req.url ?? '/', 'http://x').pathname);
     if (req.method !== 'GET' || !match) return false;
@@ -46,8 +49,18 @@ export function exportRoutes(
       });
       return true;
     }
-    const row = await deliveries.byExportToken(match[1]);
-    await sendCsvExport(res, row?.answer, settings, logger, who);
+    const counted = downloads.take(match[1], who);
+    if ('refused' in counted) {
+      refuse(res, 429, counted.refused, { 'retry-after': String(counted.retryAfterS) });
+      return true;
+    }
+    try {
+      const row = await deliveries.byExportToken(match[1]);
+      await sendCsvExport(res, row?.answer, settings, logger, who);
+    } finally {
+      // only a download served counts (not "no such answer", "busy, try again", a refusal or an error)
+      if (!(res.headersSent && res.statusCode === 200)) counted.refund();
+    }
     return true;
   };
 }
