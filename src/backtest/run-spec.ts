@@ -1,6 +1,7 @@
 // Runs a strategy spec over bars already fetched: every candidate of the task
 // family (one run, each ticker, each parameter value, each strategy), their
 // KPIs, and the best by the protocol's direction and tie rules. No I/O.
+import { shownValue } from '../core/inert-text.js';
 import { compileExpression, type Bars, type Memo } from './expr/compile.js';
 import { computeKpis, type Kpis, type KpiName } from './kpis.js';
 import { rankIndices } from './ranking.js';
@@ -194,7 +195,8 @@ export function planCandidates(spec: StrategySpec, tickers: readonly Pick<Ticker
         values,
       }));
     case 'strategy_selection':
-      return spec.strategies.map((s, i) => ({ label: `strategy ${s.name}`, ticker: 0, strategy: i }));
+      // a name a model gave is shown only when inert
+      return spec.strategies.map((s, i) => ({ label: `strategy ${shownValue(s.name)}`, ticker: 0, strategy: i }));
   }
 }
 

@@ -47,7 +47,7 @@ function subject(plan: QueryPlan, ctx: NarrationContext): string {
         : model.all_crimes.many;
   if (f.descriptions)
     what += ` described as ${joinWords(
-      f.descriptions.map((d) => `"${d.toLowerCase()}"`),
+      f.descriptions.map((d) => `"${shownValue(d).toLowerCase()}"`),
       'or',
     )}`;
   if (f.locations)

@@ -14,6 +14,7 @@ import { ALL_TICKERS } from '../../backtest/spec.js';
 import { BAR_COLUMN, cachedTicker, firstDay, lastDay, marketTable, recentMarketTable, tickerRows } from '../../backtest/bar-cache.js';
 import { equalWeightIndex, type MarketIndex } from '../../backtest/benchmark.js';
 import { EXCHANGES } from '../../ingest/stocks/stock-table.js';
+import { shownValue } from '../../core/inert-text.js';
 
 export interface Listing {
   code: string;
@@ -59,10 +60,10 @@ export async function resolveTickers(client: pg.PoolClient, wanted: string[]): P
           )
         ).rows;
     if (rows.length === 0)
-      throw new UserError(`Unknown ticker "${text}": no company by that name or code. Use the 6-digit code, e.g. 600519.`);
+      throw new UserError(`Unknown ticker "${shownValue(text)}": no company by that name or code. Use the 6-digit code, e.g. 600519.`);
     if (rows.length > 1) {
       throw new UserError(
-        `"${text}" matches several companies: ${rows
+        `"${shownValue(text)}" matches several companies: ${rows
           .slice(0, 5)
           .map((r) => `${r.code} ${r.name}`)
           .join('; ')}. Which one? Use its code.`,

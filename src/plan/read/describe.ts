@@ -4,6 +4,7 @@ import type { Dimension, Filters, QueryPlan, TimeRange } from '../query-plan.js'
 import type { ReadContext } from './context.js';
 import { addDays, monthOf, yearOf } from './dates.js';
 import { titleCase } from './lexicon.js';
+import { shownValue } from '../../core/inert-text.js';
 import { entries, semanticModel } from './model.js';
 import { DIMENSION_WORDS, monthName, PER_WORDS, topWords, weekdaysName } from '../words.js';
 
@@ -52,7 +53,7 @@ function typeWords(f: Pick<Filters, 'types' | 'descriptions' | 'category'>): str
   if (!names.length) return undefined;
   const described =
     f.descriptions?.length && !entries(m.type_details).some(([, d]) => f.descriptions!.includes(d.description))
-      ? ` described as ${f.descriptions.join(' or ')}`
+      ? ` described as ${f.descriptions.map(shownValue).join(' or ')}`
       : '';
   return names.join(' or ') + described;
 }
