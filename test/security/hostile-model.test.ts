@@ -17,6 +17,7 @@ import { DataDesk } from '../../src/agents/desk.js';
 import type { SqlAgentDeps } from '../../src/agents/sql/state.js';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { checkSql } from '../../src/db/sql-guard.js';
+import { READS_NO_DATA } from '../../src/agents/sql/nodes/validate-node.js';
 import { createLlmClient } from '../../src/llm/client.js';
 import { ThreadMemory, createKeyv, type ThreadState } from '../../src/memory/thread-memory.js';
 import { loadCrimes } from '../helpers/crime-data.js';
@@ -266,6 +267,28 @@ describe('a hostile model, through the whole desk', () => {
     llm.script.push(sqlReply(BOMBS.find((b) => b.limit === 'temp')!.sql));
     const answer = await ask();
     expect(answer).toMatchObject({ kind: 'error', message: expect.stringMatching(/^The query's result is too big/) });
+  });
+
+  // issue 33: a constant "answer" reads no table; shown, it would pass for the count it names
+  it('a constant that reads no table (SELECT 42 AS thefts) is no answer: the model is told to read the data, and it never runs', async () => {
+    const sql = 'SELECT 42 AS thefts';
+    llm.script.push(sqlReply(sql), sqlReply(sql), sqlReply(sql));
+    const answer = await ask();
+    expect(answer).toMatchObject({
+      kind: 'error',
+      message: `I could not write a valid query for this after 3 attempts. The last problem: ${READS_NO_DATA} Try rephrasing, or ask for something narrower.`,
+    });
+    expect(READS_NO_DATA).toMatch(/^The query must read the crime data/);
+    expect(llm.requests).toHaveLength(3);
+    expect(llm.requests[1].messages[1].content).toContain(`Error: ${READS_NO_DATA}`);
+    expect(ran(sent.reader, sql) || ran(sent.app, sql)).toBe(false);
+    // told so, a model that reads the data the second time is answered from it
+    llm.requests.length = 0;
+    const counted = `SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT'`;
+    llm.script.push(sqlReply('WITH t AS (SELECT 42 AS n) SELECT n AS thefts FROM t'), sqlReply(counted));
+    const second = await ask();
+    expect(second).toMatchObject({ kind: 'result', sql: [counted] });
+    expect(llm.requests[1].messages[1].content).toContain(`Error: ${READS_NO_DATA}`);
   });
 
   it('a query that does run, runs as the reader login: never on the app login', async () => {

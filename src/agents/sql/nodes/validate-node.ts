@@ -1,13 +1,26 @@
 // Node 4, validate: the guard on PostgreSQL's own parser, then EXPLAIN under
 // the same walls as the run. A failure goes back to generate with the error,
 // at most MAX_ATTEMPTS times (once for a verified query: it would fail again).
+// The model's SQL must read the data: a constant (`SELECT 42 AS thefts`) reads
+// no table, and would be shown as the count it pretends to be.
 import { makeAnswer } from '../../../core/answer.js';
+import { checkSql } from '../../../db/sql-guard.js';
 import { validateSql } from '../execute.js';
 import { DEFAULT_PLAN_BUDGET } from '../../../db/plan-budget.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { isOwnSql, queryPool } from './query-pool.js';
 
 const MAX_ATTEMPTS = 3;
+
+/** What the model is told when its query reads no table (the guard's own refusals come from validateSql). */
+export const READS_NO_DATA =
+  'The query must read the crime data: it reads no table, so its result would not come from the data (a constant such as SELECT 42 AS thefts is no answer). Select from crimes (or the other data tables) and compute the answer from their rows.';
+
+/** The model's query reads no data table: its answer would be made up. Undefined when it reads one, or the guard refuses it. */
+async function readsNoData(sql: string): Promise<string | undefined> {
+  const guard = await checkSql(sql);
+  return guard.ok && guard.tables.length === 0 ? READS_NO_DATA : undefined;
+}
 
 export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'> {
   state.progress?.('Checking the query');
@@ -16,7 +29,10 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   const pool = queryPool(state);
   if (!pool) return 'end';
   // the model's SQL is judged by its plan's size too; ours (compiled from a plan, a verified pair) is known
-  const verdict = await validateSql(pool, candidate, state.deps.statementTimeoutMs, isOwnSql(state) ? undefined : DEFAULT_PLAN_BUDGET);
+  const noData = isOwnSql(state) ? undefined : await readsNoData(candidate);
+  const verdict = noData
+    ? { ok: false as const, error: noData }
+    : await validateSql(pool, candidate, state.deps.statementTimeoutMs, isOwnSql(state) ? undefined : DEFAULT_PLAN_BUDGET);
   if (verdict.ok) {
     state.sql = verdict.statement;
     return 'run';
