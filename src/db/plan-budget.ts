@@ -5,8 +5,9 @@
 // temp_file_limit a sort of such a product wrote 4 GB of temp files before the
 // statement timeout. So a plan is refused when a step is estimated at more
 // rows than any answer needs, when a collecting aggregate would take more than
-// a million values, or when a sort, hash or materialisation would hold more
-// than its byte budget. The estimates are PostgreSQL's own (ANALYZE keeps them
+// a million values (also as a window function: a WindowAgg, not an Aggregate),
+// or when a sort, hash or materialisation would hold more than its byte
+// budget. The estimates are PostgreSQL's own (ANALYZE keeps them
 // honest); our compiled SQL is not judged, only the model's.
 
 export interface PlanBudget {
@@ -29,6 +30,8 @@ interface PlanNode {
 }
 
 const COLLECTING = /\b(array_agg|string_agg|json_agg|jsonb_agg|json_object_agg|jsonb_object_agg|xmlagg)\s*\(/i;
+/** a collecting aggregate in a WindowAgg's output, `string_agg(description, ','::text) OVER (?)` (or next to a window call) */
+const collectingWindow = (output: string) => COLLECTING.test(output) && /\bOVER\b/.test(output);
 const HOLDING = new Set(['Sort', 'Incremental Sort', 'Hash', 'Materialize']);
 
 const about = (n: number) =>
@@ -45,6 +48,12 @@ export function planBudgetProblem(explained: unknown, budget: PlanBudget = DEFAU
     const input = Math.max(0, ...(node.Plans ?? []).map((p) => p['Plan Rows']));
     if (node['Node Type'] === 'Aggregate' && (node.Output ?? []).some((o) => COLLECTING.test(o)) && input > budget.collected) {
       return `it would collect about ${about(input)} values into one list (at most ${about(budget.collected)}): count or group them instead`;
+    }
+    // a collecting aggregate as a window function keeps its frame's values, a whole partition with the usual frame
+    // (string_agg(…) OVER (ORDER BY id) grew one backend to a gigabyte); the plan does not show the frame, so every
+    // window of a collecting aggregate counts the rows it reads, like the Aggregate above
+    if (node['Node Type'] === 'WindowAgg' && (node.Output ?? []).some(collectingWindow) && input > budget.collected) {
+      return `it would collect up to about ${about(input)} values into a list as a window function (at most ${about(budget.collected)}): count them, or use lag() and lead() for neighbouring rows`;
     }
     if (HOLDING.has(node['Node Type']) && node['Plan Rows'] * node['Plan Width'] > budget.heldBytes) {
       return `one step of it would hold about ${about(node['Plan Rows'] * node['Plan Width'])} bytes (${about(node['Plan Rows'])} rows): narrow it to fewer rows or columns`;

@@ -5,10 +5,13 @@
 // (plain, qualified, quoted, functional notation `(x).f` and `alias.f`),
 // only listed operators and casts, and only the parse-node types a reading
 // query needs. Anything new in PostgreSQL's grammar is refused until listed.
+// A query that could build a value too long to hold (replace of replace) is
+// refused too (sql-growth.ts).
 // The reader login, the READ ONLY transaction, role-level limits and revoked
 // EXECUTE on dangerous built-ins stand behind it: this is the first wall.
 import { parse } from 'libpg-query';
 import { sqlAllowList, type SqlAllowList } from './sql-allowlist.js';
+import { stringGrowthProblem } from './sql-growth.js';
 
 export type GuardReason =
   | 'empty'
@@ -21,7 +24,9 @@ export type GuardReason =
   | 'system_catalog'
   | 'forbidden_table'
   | 'forbidden_function'
-  | 'forbidden_construct';
+  | 'forbidden_construct'
+  /** it could build a value too long to hold (nested replace, a collected list of lengthened text): sql-growth.ts */
+  | 'too_long';
 
 export type GuardVerdict =
   /** statement: the one statement's own text, without a trailing ";" or a comment after it */
@@ -448,6 +453,9 @@ export async function checkSql(sql: string): Promise<GuardVerdict> {
     collectRanges(stmts[0].stmt, allow, collectCtes(stmts[0].stmt, allow, new Map()), ranges);
     const walk = new GuardWalk(allow, ranges);
     walk.select(stmts[0].stmt.SelectStmt as Json, new Set());
+    // only a query made of allowed parts is measured: the bound models the listed functions
+    const growth = stringGrowthProblem(stmts[0].stmt.SelectStmt as Json);
+    if (growth) return { ok: false, reason: 'too_long', message: growth };
     const from = stmts[0].stmt_location ?? 0;
     const statement = sql.slice(from, stmts[0].stmt_len ? from + stmts[0].stmt_len : undefined).trim();
     return { ok: true, tables: [...walk.tables].sort(), statement };

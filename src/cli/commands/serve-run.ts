@@ -10,6 +10,7 @@ import { describeLlm } from '../../config/env.js';
 import { openDatabase } from '../../db/database.js';
 import { redactUrl } from '../../db/database.js';
 import { dataFreshness } from '../../db/freshness.js';
+import { warnUnboundedMemory } from '../../db/memory-bound.js';
 import { ensureDemoData } from '../../ingest/demo-data.js';
 import { markInterruptedRuns } from '../../ingest/run-log.js';
 import { scheduleSocrataSync } from '../../ingest/crimes/socrata-schedule.js';
@@ -60,6 +61,12 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   process.once('SIGINT', startingUp);
   process.once('SIGTERM', startingUp);
   if (config.databaseUrl) logger.info(`PostgreSQL: ${redactUrl(config.databaseUrl)}`);
+  // the server that runs model-written SQL: a warning when it is on this machine with no memory limit (memory-bound.ts)
+  await warnUnboundedMemory(
+    config.readDatabaseUrl && db.reader ? db.reader : db.read,
+    config.readDatabaseUrl ?? config.databaseUrl,
+    logger,
+  );
   const interrupted = await markInterruptedRuns(db.write);
   if (interrupted)
     logger.warn(`Ingest: ${interrupted} load${interrupted === 1 ? ' was' : 's were'} interrupted earlier (process stopped); marked failed`);
