@@ -7,6 +7,7 @@
 // answer.
 import { makeAnswer } from '../../core/answer.js';
 import { applyChoice, askAbout, chosenOption, glossaryTerm } from './glossary-choices.js';
+import { missingBlocks, missingBlocksSentence } from '../../plan/block-check.js';
 import { compilePlan, PlanCompileError } from '../../plan/compile.js';
 import { understoodAs, type NarrationContext } from '../../plan/narrate.js';
 import { parsePlan, QueryPlan } from '../../plan/query-plan.js';
@@ -70,6 +71,21 @@ export function planTerms(plan: QueryPlan): string[] {
 
 /** Settles the plan's glossary terms (or asks), then compiles it; sets state.plan, state.understood, the assumptions. */
 export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[], ctx: PlanContext): Promise<PlanOutcome> {
+  // a block the data does not have is said as such, with the nearest it has, never "No crimes are recorded" (issue 33)
+  const missing = read.filters.blocks ? await missingBlocks(state.deps.pool, read.filters.blocks) : [];
+  if (missing.length) {
+    const nearest = missing[0].nearest[0];
+    state.answer = makeAnswer({
+      kind: 'refusal',
+      route: 'sql',
+      trace: state.trace,
+      reason: missingBlocksSentence(missing),
+      alternatives: [
+        nearest ? `Ask again with the block as the data writes it, e.g. ${nearest}` : 'Ask again with the block as the data writes it',
+      ],
+    });
+    return { kind: 'told' };
+  }
   for (const termId of terms) {
     const chosen = chosenOption(state, termId);
     if (!chosen) {

@@ -12,4 +12,6 @@ export interface PlanContext extends ReadContext {
 export type PlanOutcome =
   | { kind: 'compiled'; plan: QueryPlan; sql: string }
   | { kind: 'asked' }
+  /** the plan path answered itself (state.answer): a block the data does not have, with the nearest it has */
+  | { kind: 'told' }
   | { kind: 'unread'; understood: string[]; unplaced: string[]; suggestion: string };

@@ -52,7 +52,7 @@ async function usePlan(state: SqlState, sql: string, note: string): Promise<'val
 export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'> {
   if (state.attempt === 0) {
     const outcome = await planFromWords(state, await state.loadPlanContext());
-    if (outcome.kind === 'asked') return 'end';
+    if (outcome.kind === 'asked' || outcome.kind === 'told') return 'end';
     if (outcome.kind === 'compiled') {
       state.attempt = 1;
       return usePlan(state, outcome.sql, 'offline: query plan');
