@@ -1,11 +1,18 @@
 // An Answer as plain text for the terminal: the same content the chat
 // renderers show, in the same order.
 import type { Answer, AnswerTable } from '../../core/answer.js';
-import { narrationAfterHeadline } from '../../core/answer.js';
+import { narrationAfterHeadline, rowsShown } from '../../core/answer.js';
 import { alignedTable } from '../text-table.js';
 
+/** Rows a terminal shows of a longer table (an axis of up to 24 rows is shown whole; --json has every row kept). */
+const TERMINAL_ROWS = 20;
+
 function renderTable(t: AnswerTable): string {
-  return [alignedTable(t), ...(t.truncated ? [`(showing ${t.rows.length} of ${t.rowCount} rows)`] : [])].join('\n');
+  const shown = rowsShown(t, TERMINAL_ROWS);
+  const cut = shown < t.rowCount;
+  return [alignedTable(t, { maxRows: shown }), ...(cut ? [`(showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows)`] : [])].join(
+    '\n',
+  );
 }
 
 export function renderAnswerText(answer: Answer, chartPath?: string): string {

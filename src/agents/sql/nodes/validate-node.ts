@@ -4,6 +4,7 @@
 // The model's SQL must read the data: a constant (`SELECT 42 AS thefts`) reads
 // no table, and would be shown as the count it pretends to be.
 import { makeAnswer } from '../../../core/answer.js';
+import { inertProblem } from '../../../core/inert-text.js';
 import { checkSql } from '../../../db/sql-guard.js';
 import { validateSql } from '../execute.js';
 import { DEFAULT_PLAN_BUDGET } from '../../../db/plan-budget.js';
@@ -11,6 +12,13 @@ import type { SqlNodeName, SqlState } from '../state.js';
 import { isOwnSql, queryPool } from './query-pool.js';
 
 const MAX_ATTEMPTS = 3;
+
+/**
+ * The guard's and PostgreSQL's messages quote the model's names ("column \"…\" does not exist"): shown to a person
+ * only when inert, else said in our words.
+ */
+const shownProblem = (error: string) =>
+  inertProblem(error.replace(/\bselect\b[\s\S]*\bfrom\b/gi, '')) ? 'the query named things I may not show or run.' : error;
 
 /** What the model is told when its query reads no table (the guard's own refusals come from validateSql). */
 export const READS_NO_DATA =
@@ -45,7 +53,7 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
     route: 'sql',
     trace: state.trace,
     retryable: false,
-    message: `I could not write a valid query for this after ${state.attempt} attempt${state.attempt === 1 ? '' : 's'}. The last problem: ${verdict.error} Try rephrasing, or ask for something narrower.`,
+    message: `I could not write a valid query for this after ${state.attempt} attempt${state.attempt === 1 ? '' : 's'}. The last problem: ${shownProblem(verdict.error)} Try rephrasing, or ask for something narrower.`,
   });
   return 'end';
 }
