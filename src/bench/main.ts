@@ -99,7 +99,7 @@ program
 
 program
   .command('narration')
-  .description("the facts and narration of a free-SQL result of 100 to 10,000 rows (median ms)")
+  .description('the facts and narration of a free-SQL result of 100 to 10,000 rows (median ms)')
   .action(() => narrationBench());
 
 program
