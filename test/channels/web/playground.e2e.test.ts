@@ -79,7 +79,8 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
       'all of Chicago',
       'by year',
     ]);
-    expect(await page.textContent('.msg.bot .rows-note')).toBe('showing 10 of 25 rows');
+    expect(await page.textContent('.msg.bot .rows-note')).toBe('rows 1–10 of 20');
+    expect(await page.textContent('.msg.bot .more-rows')).toBe('showing the first 20 of 25');
     // follow-ups to click, from what the plan did not do yet
     expect(await page.$$eval('.msg.bot .follow-ups button', (bs) => bs.map((b) => b.textContent))).toEqual(['only arrests']);
     // the SQL laid out (sql-formatter), numbers right-aligned

@@ -31,27 +31,41 @@
     select(t.id);
   }
 
-  function select(id) {
-    if (busy && current && current.id !== id) return; // one question at a time: its answer lands in its own thread
-    document.body.classList.remove('threads-open');
-    current = threads.find((t) => t.id === id);
-    const list = $('#threads');
+  /** The thread list, the open thread marked, and the open thread's title over its messages. */
+  function listThreads() {
+    const id = current.id;
     // each thread a button: reached with Tab, opened with Enter or Space, the open one marked for screen readers
-    list.replaceChildren(...threads.map((t) => {
+    $('#threads').replaceChildren(...threads.map((t) => {
       const li = el('li', t.id === id ? 'active' : '');
       const b = el('button', '', t.title);
       b.type = 'button';
       b.title = t.title;
       if (t.id === id) b.setAttribute('aria-current', 'true');
-      b.onclick = () => select(t.id);
+      b.onclick = () => select(t.id, $('#thread-title'));
       li.append(b);
       return li;
     }));
+    $('#thread-title').textContent = current.title;
+  }
+
+  /** Opens a thread; `focus`, when given, is where the keyboard goes (the button pressed is rebuilt, and would leave it on the page's body). */
+  function select(id, focus) {
+    if (busy && current && current.id !== id) return; // one question at a time: its answer lands in its own thread
+    document.body.classList.remove('threads-open');
+    current = threads.find((t) => t.id === id);
+    listThreads();
     $('#threads-toggle').setAttribute('aria-expanded', 'false');
     const box = $('#messages');
     box.replaceChildren();
     for (const m of current.messages) box.append(m.role === 'user' ? userBubble(m.text) : botBubble(m.payload));
     box.scrollTop = box.scrollHeight;
+    if (focus) focus.focus();
+  }
+
+  /** The one thing the live region says when an answer comes: its headline, not the whole thread again. */
+  function announce(payload) {
+    const a = payload.answer;
+    $('#announce').textContent = a.kind === 'result' ? a.headline : a.kind === 'clarify' ? a.question : a.kind === 'refusal' ? a.reason : a.message;
   }
 
   /** Text with `code` spans (the guide's examples), as text nodes and <code> elements: never parsed as HTML. */
@@ -66,23 +80,142 @@
     return div;
   }
 
-  function table(t) {
+  const PAGE = 10;
+  const count = (n) => n.toLocaleString('en-US');
+  // text in the reader's order, with the digits in it read as numbers ("2" before "10", "Ward 9" before "Ward 10")
+  const collator = new Intl.Collator('en-US', { numeric: true, sensitivity: 'base' });
+
+  /**
+   * A table of an answer: every row the page received (up to PAGE_ROWS in playground-routes.ts), 10 a page, sorted by
+   * the column whose header button was pressed. A short table (24 hours, 12 months, 22 districts) is shown whole, as in
+   * Slack and Teams (rowsShown in core/answer.ts). On a narrow screen the table scrolls sideways in its own box.
+   */
+  function table(t, exportUrl) {
+    const all = t.rows.map((cells, i) => ({ cells, i }));
+    // a column of numbers sorts as numbers; any text in it makes it a column of text
+    const numeric = t.columns.map((_, c) => t.rows.some((r) => typeof r[c] === 'number') && t.rows.every((r) => r[c] === null || typeof r[c] === 'number'));
+    const whole = t.rows.length === t.rowCount && t.rows.length <= 24;
+    const perPage = whole ? Math.max(t.rows.length, 1) : PAGE;
+    const pages = Math.max(1, Math.ceil(all.length / perPage));
+    let order = all;
+    let page = 0;
+    let sorted = { column: -1, dir: 0 };
+
+    const box = el('div', 'data-table');
+    const hint = el('div', 'scroll-hint', 'Scroll sideways for more columns →');
+    hint.hidden = true;
+    const scroller = el('div', 'table-wrap');
     const tbl = el('table');
     const head = el('tr');
-    for (const c of t.columns) head.append(el('th', '', c));
-    tbl.append(head);
-    // a short table (24 hours, 12 months, 22 districts) is shown whole, as in Slack and Teams (rowsShown in core/answer.ts)
-    const shown = t.rowCount <= 24 && t.rows.length === t.rowCount ? t.rows.length : Math.min(10, t.rows.length);
-    for (const row of t.rows.slice(0, shown)) {
-      const tr = el('tr');
-      // numbers right-aligned, so that their digits line up
-      for (const cell of row) tr.append(el('td', typeof cell === 'number' ? 'num' : '', cell === null ? '' : typeof cell === 'number' ? cell.toLocaleString('en-US') : String(cell)));
-      tbl.append(tr);
+    const body = el('tbody');
+    // one row has no order to choose: its headers are plain
+    const sortable = t.rows.length > 1;
+    const headers = t.columns.map((c, i) => {
+      const th = el('th', `${numeric[i] ? 'num' : ''}${sortable ? ' sortable' : ''}`.trim(), sortable ? undefined : c);
+      th.scope = 'col';
+      head.append(th);
+      if (!sortable) return { th, mark: el('span') };
+      const b = el('button', 'sort', c);
+      b.type = 'button';
+      const mark = el('span', 'sort-mark', '↕');
+      mark.setAttribute('aria-hidden', 'true');
+      b.append(mark);
+      b.onclick = () => sortBy(i);
+      th.append(b);
+      return { th, mark };
+    });
+    const thead = el('thead');
+    thead.append(head);
+    tbl.append(thead, body);
+    scroller.append(tbl);
+    box.append(hint, scroller);
+
+    const status = el('span', 'rows-note');
+    const pager = el('div', 'pager');
+    const prev = el('button', 'page-prev', 'Previous');
+    const next = el('button', 'page-next', 'Next');
+    prev.type = next.type = 'button';
+    prev.onclick = () => turn(-1, prev, next);
+    next.onclick = () => turn(1, next, prev);
+    if (pages > 1) {
+      // the page's rows are said where the buttons are, when they change
+      status.setAttribute('role', 'status');
+      pager.append(prev, status, next);
+      box.append(pager);
+    } else {
+      box.append(status);
     }
-    const wrap = el('div', 'table-wrap');
-    wrap.append(tbl);
-    wrap.append(el('div', 'rows-note', shown === t.rowCount ? `${shown} row${shown === 1 ? '' : 's'}` : `showing ${shown} of ${t.rowCount.toLocaleString('en-US')} rows`));
-    return wrap;
+    if (t.rowCount > t.rows.length) {
+      const more = `showing the first ${count(t.rows.length)} of ${count(t.rowCount)}`;
+      box.append(el('div', 'rows-note more-rows', exportUrl ? `${more}; Download CSV for all` : more));
+    }
+
+    function cell(v, i) {
+      // numbers right-aligned, so that their digits line up
+      return el('td', numeric[i] ? 'num' : '', v === null ? '' : typeof v === 'number' ? count(v) : String(v));
+    }
+    function draw() {
+      const first = page * perPage;
+      const rows = order.slice(first, first + perPage);
+      body.replaceChildren(
+        ...rows.map((r) => {
+          const tr = el('tr');
+          tr.append(...r.cells.map(cell));
+          return tr;
+        }),
+      );
+      const n = all.length;
+      status.textContent =
+        pages > 1 ? `rows ${count(first + 1)}–${count(first + rows.length)} of ${count(n)}` : `${count(n)} row${n === 1 ? '' : 's'}`;
+      prev.disabled = page === 0;
+      next.disabled = page === pages - 1;
+    }
+    function turn(by, pressed, other) {
+      page = Math.min(pages - 1, Math.max(0, page + by));
+      draw();
+      // the last page's Next is disabled: the keyboard stays on the pager, not on the page's body
+      if (pressed.disabled && document.activeElement !== other) other.focus();
+    }
+    function sortBy(c) {
+      // the first press sorts up, a second on the same column reverses
+      const dir = sorted.column === c ? -sorted.dir : 1;
+      sorted = { column: c, dir };
+      order = [...all].sort((a, b) => {
+        const x = a.cells[c];
+        const y = b.cells[c];
+        // empty cells last, whichever way; ties as the query gave them
+        const empty = (x === null) - (y === null);
+        if (empty || x === null) return empty || a.i - b.i;
+        return dir * (numeric[c] ? x - y : collator.compare(String(x), String(y))) || a.i - b.i;
+      });
+      headers.forEach(({ th, mark }, i) => {
+        if (i === c) th.setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
+        else th.removeAttribute('aria-sort');
+        mark.textContent = i === c ? (dir > 0 ? '▲' : '▼') : '↕';
+      });
+      page = 0;
+      draw();
+    }
+    draw();
+    // the hint and a Tab stop (to scroll it with the arrow keys) only where the table is wider than its box
+    if (typeof ResizeObserver === 'function') {
+      const resize = new ResizeObserver(() => {
+        const wider = scroller.scrollWidth > scroller.clientWidth + 1;
+        hint.hidden = !wider;
+        if (wider) {
+          scroller.tabIndex = 0;
+          scroller.setAttribute('role', 'region');
+          scroller.setAttribute('aria-label', 'Table, scrolls sideways');
+        } else {
+          scroller.removeAttribute('tabindex');
+          scroller.removeAttribute('role');
+          scroller.removeAttribute('aria-label');
+        }
+      });
+      resize.observe(scroller);
+      resize.observe(tbl);
+    }
+    return box;
   }
 
   /** 👍 / 👎 under an answer: kept by the server; a thumbs-up here makes the question a verified one */
@@ -106,16 +239,20 @@
           payload.feedbackNote = `Could not reach the bot (${error.message}).`;
         }
         store.save(threads);
-        if (current === thread) select(thread.id);
+        // changed where it is: the rest of the thread (a table's page and order, the keyboard's place) stays as it was
+        for (const other of row.querySelectorAll('button')) other.className = other.dataset.verdict === payload.feedback ? 'chosen-verdict' : '';
+        note.textContent = payload.feedbackNote || '';
       };
+      b.dataset.verdict = verdict;
       row.append(b);
     }
+    // said when it changes (the verdict kept, or why not)
+    note.setAttribute('role', 'status');
     row.append(note);
     return row;
   }
 
-  function botBubble(payload) {
-    const div = el('div', 'msg bot');
+  function botBubble(payload, div = el('div', 'msg bot')) {
     div.append(el('div', 'who', 'Data Desk'));
     if (!payload) return div;
     const { answer, chartUrl, exportUrl, exportLimit } = payload;
@@ -131,7 +268,7 @@
         for (const part of answer.understood) chips.append(el('span', 'chip', part));
         div.append(chips);
       }
-      if (answer.table) div.append(table(answer.table));
+      if (answer.table) div.append(table(answer.table, exportUrl));
       if (exportUrl) {
         // all rows of the query, not only those shown: streamed by the server
         const a = el('a', 'export', `Download CSV (${answer.table.rowCount === 1 ? 'the 1 row' : `all ${answer.table.rowCount.toLocaleString('en-US')} rows`}${exportLimit && answer.table.rowCount > exportLimit ? `, the first ${exportLimit.toLocaleString('en-US')}` : ''})`);
@@ -200,6 +337,8 @@
           if (busy) return;
           payload.chosen = o.label;
           store.save(threads);
+          // answered: the choice, no buttons to press again
+          opts.replaceWith(el('div', 'chosen', `✓ ${o.label}`));
           send('/api/choose', { thread: current.id, term: answer.term, option: o.id }, `${answer.termLabel || answer.term}: ${o.label}`);
         };
         opts.append(b);
@@ -233,11 +372,14 @@
     thread.messages.push(slot);
     if (thread.title === 'New thread') thread.title = shownText.length > 40 ? `${shownText.slice(0, 39)}…` : shownText;
     store.save(threads);
-    select(thread.id);
+    listThreads();
+    // the question and its answer's place are added to the thread; what is there already stays as it is
     const box = $('#messages');
-    const pending = box.lastElementChild;
+    const asked = userBubble(shownText);
+    const pending = botBubble(null);
     const progress = el('div', 'progress', 'Working…');
     pending.append(progress);
+    box.append(asked, pending);
     box.scrollTop = box.scrollHeight;
     const controller = new AbortController();
     setBusy(controller);
@@ -276,7 +418,14 @@
     slot.payload = payload;
     store.save(threads);
     setBusy(null);
-    if (current === thread) select(thread.id);
+    if (current === thread) {
+      // the answer fills its own place; the live region says its headline
+      pending.replaceChildren();
+      botBubble(payload, pending);
+      announce(payload);
+      // the question and the top of its answer in view (a long answer is read from its headline down)
+      box.scrollTop += asked.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+    }
   }
 
   $('#ask').addEventListener('submit', (e) => {
@@ -305,7 +454,17 @@
     })
     .catch(() => undefined);
   $('#cancel').onclick = () => busy && busy.abort();
-  $('#new-thread').onclick = () => !busy && newThread();
+  // the first Tab stop: past the thread list and every answer, to where a question is typed (or to Cancel while one is answered)
+  $('#skip').onclick = (e) => {
+    e.preventDefault();
+    ($('#question').disabled ? $('#cancel') : $('#question')).focus();
+  };
+  $('#new-thread').onclick = () => {
+    if (busy) return;
+    newThread();
+    // the drawer closes on a phone, taking the button away: the keyboard goes where the new thread starts
+    $('#question').focus();
+  };
   $('#threads-toggle').onclick = () => {
     const open = document.body.classList.toggle('threads-open');
     $('#threads-toggle').setAttribute('aria-expanded', String(open));
