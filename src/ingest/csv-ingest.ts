@@ -23,6 +23,15 @@ export interface CsvSource {
   header: readonly string[];
   /** Converts the fields of one data row; must not throw. */
   parseRow(fields: string[]): RowResult;
+  /** A reader for one file that also says which dialect it read (used instead of parseRow when given). */
+  forFile?(): CsvFileReader;
+}
+
+export interface CsvFileReader {
+  /** Converts the fields of one data row; must not throw. */
+  parseRow(fields: string[]): RowResult;
+  /** What the loaded rows were written in, for the summary (e.g. "read as the spreadsheet dialect (...)"). */
+  dialect(): string | undefined;
 }
 
 export interface CsvIngestOptions {
@@ -41,6 +50,8 @@ export interface IngestSummary extends BatchCounts {
   rejected: number;
   rejectsPath?: string;
   seconds: number;
+  /** the reader's word on the file's dialect, when the source has one */
+  dialect?: string;
 }
 
 export async function ingestCsv(options: CsvIngestOptions): Promise<IngestSummary> {
@@ -49,6 +60,7 @@ export async function ingestCsv(options: CsvIngestOptions): Promise<IngestSummar
 
 async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> {
   const { pool, file, spec, source } = options;
+  const reader = source.forFile?.() ?? { parseRow: (f: string[]) => source.parseRow(f), dialect: () => undefined };
   const batchSize = options.batchSize ?? 100_000;
   let totalBytes: number;
   try {
@@ -95,7 +107,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
         await rejects.add({ where: record.line, reason: record.error, raw: record.raw });
         continue;
       }
-      const result = source.parseRow(record.fields);
+      const result = reader.parseRow(record.fields);
       if ('reason' in result) {
         await rejects.add({ where: record.line, reason: result.reason, raw: record.raw });
         continue;
@@ -119,6 +131,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
     rejected: rejects.count,
     rejectsPath: rejects.count ? rejects.path : undefined,
     seconds: (performance.now() - started) / 1000,
+    dialect: reader.dialect(),
   };
 }
 

@@ -71,23 +71,38 @@ function validDate(y: number, m: number, d: number): boolean {
 const pad2 = (n: number) => (n < 10 ? '0' : '') + n;
 
 const PORTAL_TIMESTAMP = /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2}):(\d{2}) ([AP]M)$/;
+/** What a spreadsheet writes back after reading the portal's timestamps: `1/1/2001 11:00`, `1/1/2001 11:00:05 PM`. */
+const SPREADSHEET_TIMESTAMP = /^(\d{1,2})\/(\d{1,2})\/(\d{4}) (\d{1,2}):(\d{2})(?::(\d{2}))? ?([AaPp][Mm])?$/;
 
-/** `MM/DD/YYYY hh:mm:ss AM/PM` (the portal's CSV) -> `YYYY-MM-DD HH:MM:SS`. */
-export function portalTimestampField(name: string, raw: string | undefined, required = false): string | null {
-  const s = emptyToNull(raw);
-  if (s === null) {
-    if (required) throw new FieldError(`${name} is empty`);
-    return null;
-  }
-  const m = PORTAL_TIMESTAMP.exec(s);
-  if (!m) throw new FieldError(`${name}: "${s}" is not MM/DD/YYYY hh:mm:ss AM/PM`);
+/**
+ * How a timestamp was written: the portal's own `MM/DD/YYYY hh:mm:ss AM/PM`, or
+ * the spreadsheet dialect (a file re-saved by Excel, LibreOffice or Sheets:
+ * M/D/YYYY, a 24-hour or AM/PM time, seconds often dropped).
+ */
+export type TimestampForm =
+  'portal' | 'spreadsheet 24-hour' | 'spreadsheet 24-hour with seconds' | 'spreadsheet AM/PM' | 'spreadsheet AM/PM with seconds';
+
+/**
+ * A US month-first timestamp, as the portal writes it or as a spreadsheet saves
+ * it again, -> `YYYY-MM-DD HH:MM:SS` and the form it was in. Day-first dates
+ * (13/45/2019) and impossible ones (February 30) are refused.
+ */
+export function usTimestamp(name: string, s: string): { value: string; form: TimestampForm } {
+  const m = SPREADSHEET_TIMESTAMP.exec(s);
+  if (!m) throw new FieldError(`${name}: "${s}" is not MM/DD/YYYY hh:mm:ss AM/PM (or M/D/YYYY H:MM as a spreadsheet saves it)`);
   const [, mo, d, y, hh, mi, ss, ampm] = m;
-  const hour12 = Number(hh);
-  if (hour12 < 1 || hour12 > 12 || Number(mi) > 59 || Number(ss) > 59 || !validDate(Number(y), Number(mo), Number(d))) {
+  const hour = Number(hh);
+  const twelve = ampm !== undefined;
+  const hourOk = twelve ? hour >= 1 && hour <= 12 : hour <= 23;
+  if (!hourOk || Number(mi) > 59 || Number(ss ?? 0) > 59 || !validDate(Number(y), Number(mo), Number(d))) {
     throw new FieldError(`${name}: "${s}" is not a real date and time`);
   }
-  const hour = (hour12 % 12) + (ampm === 'PM' ? 12 : 0);
-  return `${y}-${mo}-${d} ${pad2(hour)}:${mi}:${ss}`;
+  const hour24 = twelve ? (hour % 12) + (ampm.toUpperCase() === 'PM' ? 12 : 0) : hour;
+  const value = `${y}-${pad2(Number(mo))}-${pad2(Number(d))} ${pad2(hour24)}:${mi}:${ss ?? '00'}`;
+  const form: TimestampForm = PORTAL_TIMESTAMP.test(s)
+    ? 'portal'
+    : `spreadsheet ${twelve ? 'AM/PM' : '24-hour'}${ss === undefined ? '' : ' with seconds'}`;
+  return { value, form };
 }
 
 const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;

@@ -23,6 +23,7 @@ function printSummary(what: string, s: IngestSummary): void {
       `${n(s.unchanged)} unchanged, ${n(s.rejected)} rejected in ${s.seconds.toFixed(1)} s ` +
       `(${n(Math.round(s.rowsRead / Math.max(s.seconds, 1e-3)))} rows/s)\n`,
   );
+  if (s.dialect) process.stdout.write(`${s.dialect[0].toUpperCase()}${s.dialect.slice(1)}\n`);
   if (s.rejectsPath) process.stdout.write(`Rejected rows, with line numbers and reasons: ${s.rejectsPath}\n`);
 }
 

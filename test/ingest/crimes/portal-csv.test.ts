@@ -65,7 +65,10 @@ describe('parsePortalRow', () => {
 
   it.each([
     [(r: string[]) => (r[2] = '13/45/2019 11:55:00 PM'), 'Date: "13/45/2019 11:55:00 PM" is not a real date and time'],
-    [(r: string[]) => (r[2] = '2019-05-31 23:55'), 'Date: "2019-05-31 23:55" is not MM/DD/YYYY hh:mm:ss AM/PM'],
+    [
+      (r: string[]) => (r[2] = '2019-05-31 23:55'),
+      'Date: "2019-05-31 23:55" is not MM/DD/YYYY hh:mm:ss AM/PM (or M/D/YYYY H:MM as a spreadsheet saves it)',
+    ],
     [(r: string[]) => (r[2] = ''), 'Date is empty'],
     [(r: string[]) => (r[0] = 'abc'), 'ID: "abc" is not a whole number'],
     [(r: string[]) => (r[8] = 'yes'), 'Arrest: "yes" is not true or false'],
