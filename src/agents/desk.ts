@@ -18,6 +18,7 @@ import type { VerifiedStore } from '../knowledge/verified-store.js';
 import type { ThreadRef } from '../core/platform.js';
 import { BacktestRuns } from '../backtest/run-id.js';
 import { scopeOf } from '../knowledge/scope.js';
+import { withRerunNote, type RerunBaseline } from '../core/rerun.js';
 
 /** One message as the desk reads it: the thread it is in (see core/platform.ts ThreadRef), its words and who said them. */
 export interface InboundMessage extends ThreadRef {
@@ -27,6 +28,8 @@ export interface InboundMessage extends ThreadRef {
   kind?: 'question' | 'backtest';
   /** a follow-up button's plan: the edit of the answer it sat under, asked as is (checked like a model's plan) */
   plan?: Record<string, unknown>;
+  /** a Re-run of an earlier answer of this plan: its numbers then; the answer says what changed since (core/rerun.ts) */
+  rerun?: RerunBaseline;
 }
 
 /** What the SQL agent needs, with the pools split: agents read (a replica, maybe), the audit log writes. */
@@ -162,6 +165,7 @@ export class DataDesk {
           progress,
         );
         answer = { ...outcome.answer, trace: [gate, ...outcome.answer.trace] };
+        if (message.rerun && message.plan) answer = withRerunNote(answer, message.rerun);
         ({ sql, tokens } = outcome);
         rowCount = outcome.result?.rowCount;
         break;

@@ -44,6 +44,24 @@ const traceStepSchema = z.object({
   tokens: z.number().int().nonnegative().optional(),
 });
 
+/**
+ * Where an answer's numbers come from, for the next person to check: the question as resolved, the plan in words,
+ * the SQL that ran, the tables it read (a rollup, or crimes), how fresh the data was and how many rows came back.
+ */
+const sourcesSchema = z.object({
+  question: z.string().optional(),
+  understood: z.array(z.string()).optional(),
+  sql: z.string(),
+  /** the relations the SQL reads (its FROM): a rollup such as crimes_by_month, or crimes */
+  tables: z.array(z.string()),
+  /** the data's last day when the query ran ("crimes through 2025-09-30") */
+  freshness: z.string().optional(),
+  /** the rows the query returned, all of them (not only those kept) */
+  rowsReturned: z.number().int().nonnegative(),
+  /** the day the query ran, YYYY-MM-DD (UTC) */
+  ranOn: z.string(),
+});
+
 const base = {
   route: z.enum(['sql', 'backtest', 'help', 'reject']),
   trace: z.array(traceStepSchema),
@@ -83,6 +101,8 @@ const answerSchema = z.discriminatedUnion('kind', [
     resolved: z
       .object({ question: z.string(), plan: z.record(z.string(), z.unknown()).optional(), planKey: z.string().optional() })
       .optional(),
+    /** where the numbers come from (every SQL answer): see sourcesSchema */
+    sources: sourcesSchema.optional(),
   }),
   z.object({
     kind: z.literal('clarify'),
@@ -115,6 +135,18 @@ export type AnswerTable = z.infer<typeof tableSchema>;
 export type ChartSpec = z.infer<typeof chartSchema>;
 export type TraceStep = z.infer<typeof traceStepSchema>;
 export type Cell = z.infer<typeof cellSchema>;
+export type AnswerSources = z.infer<typeof sourcesSchema>;
+
+/** An answer's sources in short lines, for any channel: what was asked, how it was read, what ran on what, how much came back. */
+export function sourceLines(s: AnswerSources): { label: string; text: string }[] {
+  const n = s.rowsReturned;
+  return [
+    ...(s.question ? [{ label: 'Question', text: s.question }] : []),
+    ...(s.understood?.length ? [{ label: 'Understood as', text: s.understood.join(' · ') }] : []),
+    { label: 'Ran on', text: `${s.tables.join(', ') || 'no table'} (${s.ranOn})` },
+    { label: 'Returned', text: `${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}${s.freshness ? `; data: ${s.freshness}` : ''}` },
+  ];
+}
 
 /** Validates an agent's answer; a malformed one is a bug, reported as such. */
 export function makeAnswer(input: AnswerInput): Answer {

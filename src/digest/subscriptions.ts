@@ -41,6 +41,20 @@ export async function enabledSubscriptions(pool: pg.Pool): Promise<Subscription[
   return (await pool.query<Subscription>('SELECT * FROM digest_subscriptions WHERE enabled ORDER BY id')).rows;
 }
 
+/** The digests a workspace has on, in any of its channels (the App Home lists them). */
+export async function workspaceSubscriptions(
+  pool: pg.Pool,
+  platform: ChatPlatform,
+  workspace: string | undefined,
+): Promise<Subscription[]> {
+  return (
+    await pool.query<Subscription>(
+      `SELECT * FROM digest_subscriptions WHERE enabled AND platform = $1 AND coalesce(workspace, '') = coalesce($2, '') ORDER BY id`,
+      [platform, workspace ?? null],
+    )
+  ).rows;
+}
+
 export async function disableSubscription(pool: pg.Pool, id: number, reason: string): Promise<void> {
   await pool.query('UPDATE digest_subscriptions SET enabled = false, disabled_reason = $2 WHERE id = $1', [id, reason]);
 }

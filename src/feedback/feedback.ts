@@ -130,13 +130,15 @@ export interface FeedbackRow {
   /** the words typed */
   asked: string | null;
   sql: string | null;
+  /** what was wrong, in the words of the person who gave the 👎 (Slack's reason box), when they said */
+  reason: string | null;
   created_at: Date;
 }
 
 /** The most recent thumbs-down first. */
 export async function downVotes(pool: pg.Pool, limit = 50): Promise<FeedbackRow[]> {
   const { rows } = await pool.query<FeedbackRow>(
-    `SELECT id::text, verdict, platform, user_id, question, asked, sql, created_at FROM feedback WHERE verdict = 'down' ORDER BY created_at DESC LIMIT $1`,
+    `SELECT id::text, verdict, platform, user_id, question, asked, sql, reason, created_at FROM feedback WHERE verdict = 'down' ORDER BY created_at DESC LIMIT $1`,
     [limit],
   );
   return rows;
@@ -171,6 +173,25 @@ export async function withdrawFeedback(
   const { rowCount } = await pool.query(
     'DELETE FROM feedback WHERE delivery_key = $1 AND platform = $2 AND user_id = $3 AND verdict = $4',
     [input.deliveryKey, input.platform, input.userId, input.verdict],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** The longest reason kept with a 👎 (the column's check; Slack's box is held to it too). */
+export const REASON_LIMIT = 3_000;
+
+/**
+ * What was wrong with an answer, said after the 👎 (Slack's reason box): kept with that person's 👎 on it. False
+ * when there is no such 👎 any more (taken back meanwhile): the reason is not kept without its verdict.
+ */
+export async function keepReason(
+  pool: pg.Pool,
+  input: { deliveryKey: string; platform: string; userId: string; reason: string },
+): Promise<boolean> {
+  const reason = input.reason.trim().slice(0, REASON_LIMIT);
+  const { rowCount } = await pool.query(
+    `UPDATE feedback SET reason = $4 WHERE delivery_key = $1 AND platform = $2 AND user_id = $3 AND verdict = 'down'`,
+    [input.deliveryKey, input.platform, input.userId, reason || null],
   );
   return (rowCount ?? 0) > 0;
 }

@@ -4,6 +4,7 @@
 // machine, read it back, so it is plain JSON and validated on the way in.
 import { z } from 'zod';
 import { PLATFORMS, REPLY_PLATFORMS, type ReplyPlatform } from '../core/platform.js';
+import { rerunBaselineSchema } from '../core/rerun.js';
 
 /** each reply platform has its own queue, so a worker takes only what it can reply to */
 
@@ -24,6 +25,8 @@ const inboundSchema = z.object({
     .record(z.string(), z.unknown())
     .refine((p) => JSON.stringify(p).length <= 8_000, 'a plan of at most 8,000 characters')
     .optional(),
+  /** a Re-run of an answer: its numbers then, so the new answer says what changed (core/rerun.ts) */
+  rerun: rerunBaselineSchema.optional(),
 });
 
 /**

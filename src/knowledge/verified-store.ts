@@ -156,6 +156,12 @@ export class VerifiedStore {
       .map((x) => x.p);
   }
 
+  /** The pairs that answer in a workspace: its own (a curator's 👍 there) first, then the shared ones, each by id. */
+  async answeringIn(workspace: string): Promise<VerifiedPair[]> {
+    const all = (await this.list()).filter((p) => p.workspace === workspace || p.workspace === null);
+    return [...all.filter((p) => p.workspace !== null), ...all.filter((p) => p.workspace === null)];
+  }
+
   async list(): Promise<VerifiedPair[]> {
     await this.refresh();
     return [...this.byPlan.values(), ...this.byQuestion.values()].sort((a, b) => Number(a.id) - Number(b.id));

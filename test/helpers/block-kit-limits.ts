@@ -26,6 +26,17 @@
 // elements; feedback_buttons have a positive and a negative button, each with
 // plain_text of at most 75 characters, a value of at most 2,000 and an
 // optional accessibility_label of at most 75 (context-actions-block).
+// A button's accessibility_label is at most 75 characters too (button-element).
+// Views (docs.slack.dev/reference/views/modal-views): a modal's title, submit
+// and close are plain_text of at most 24 characters, submit is required when
+// it holds an input block, private_metadata and callback_id at most 3,000 and
+// 255. An input block has a plain_text label of at most 2,000, an optional
+// hint of at most 2,000, and one element; a plain_text_input has an action_id
+// of at most 255, a placeholder of at most 150, and min/max_length 0..3,000 /
+// 1..3,000 (plain-text-input-element). A stream's task_update chunk
+// (chat.appendStream, TaskUpdateChunk) has an id, a title, a status of
+// pending, in_progress, complete or error, details and output of at most 256
+// characters, and sources that are url elements with a url and a text.
 export type Surface = 'message' | 'home' | 'modal';
 
 export const LIMITS = {
@@ -53,6 +64,13 @@ export const LIMITS = {
   chartLabel: 20,
   chartAxisLabel: 50,
   chartsPerMessage: 2,
+  viewTitle: 24,
+  privateMetadata: 3_000,
+  callbackId: 255,
+  inputLabel: 2_000,
+  placeholder: 150,
+  inputLength: 3_000,
+  taskText: 256,
 } as const;
 
 type Json = Record<string, unknown>;
@@ -87,6 +105,29 @@ function element(e: unknown, where: string): string[] {
       if (typeof el.url === 'string' && el.url.length > LIMITS.buttonUrl)
         problems.push(`${where}.url: ${el.url.length} characters, over ${LIMITS.buttonUrl}`);
       if (el.style !== undefined && el.style !== 'primary' && el.style !== 'danger') problems.push(`${where}.style: ${String(el.style)}`);
+      if (
+        el.accessibility_label !== undefined &&
+        (typeof el.accessibility_label !== 'string' || el.accessibility_label.length > LIMITS.buttonText)
+      )
+        problems.push(`${where}.accessibility_label: over ${LIMITS.buttonText}`);
+      return problems;
+    }
+    case 'plain_text_input': {
+      const problems: string[] = [];
+      if (typeof el.action_id === 'string' && el.action_id.length > LIMITS.actionId)
+        problems.push(`${where}.action_id: over ${LIMITS.actionId}`);
+      if (el.placeholder !== undefined)
+        problems.push(...textObject(el.placeholder, `${where}.placeholder`, { max: LIMITS.placeholder, plainOnly: true }));
+      if (
+        el.max_length !== undefined &&
+        !(Number.isInteger(el.max_length) && (el.max_length as number) >= 1 && (el.max_length as number) <= LIMITS.inputLength)
+      )
+        problems.push(`${where}.max_length: ${String(el.max_length)}, not 1..${LIMITS.inputLength}`);
+      if (
+        el.min_length !== undefined &&
+        !(Number.isInteger(el.min_length) && (el.min_length as number) >= 0 && (el.min_length as number) <= LIMITS.inputLength)
+      )
+        problems.push(`${where}.min_length: ${String(el.min_length)}, not 0..${LIMITS.inputLength}`);
       return problems;
     }
     case 'image':
@@ -136,6 +177,13 @@ function block(b: Json, where: string): string[] {
     }
     case 'divider':
       return problems;
+    case 'input': {
+      problems.push(...textObject(b.label, `${where}.label`, { max: LIMITS.inputLabel, plainOnly: true }));
+      if (b.hint !== undefined) problems.push(...textObject(b.hint, `${where}.hint`, { max: LIMITS.inputLabel, plainOnly: true }));
+      if (!b.element) problems.push(`${where}.element: required`);
+      else problems.push(...element(b.element, `${where}.element`));
+      return problems;
+    }
     case 'data_table':
       return [...problems, ...dataTable(b, where)];
     case 'context_actions': {
@@ -274,7 +322,69 @@ export function blockKitProblems(message: { text?: unknown; blocks?: unknown }, 
 }
 
 /** A view (views.publish / views.open) against the limits of its surface. */
-export function viewProblems(view: { type?: unknown; blocks?: unknown }): string[] {
+export function viewProblems(view: Record<string, unknown>): string[] {
   const surface: Surface = view.type === 'home' ? 'home' : 'modal';
-  return blockKitProblems({ blocks: view.blocks }, surface);
+  const problems = blockKitProblems({ blocks: view.blocks }, surface);
+  if (surface === 'home' && view.type !== 'home') problems.push(`type: ${String(view.type)}`);
+  if (surface === 'modal') {
+    if (view.type !== 'modal') problems.push(`type: ${String(view.type)}, not a modal or home`);
+    problems.push(...textObject(view.title, 'title', { max: LIMITS.viewTitle, plainOnly: true }));
+    for (const k of ['submit', 'close'])
+      if (view[k] !== undefined) problems.push(...textObject(view[k], k, { max: LIMITS.viewTitle, plainOnly: true }));
+    const inputs = ((view.blocks as Json[] | undefined) ?? []).some((b) => b?.type === 'input');
+    if (inputs && !view.submit) problems.push('submit: required when the modal holds an input block');
+  }
+  if (
+    view.private_metadata !== undefined &&
+    (typeof view.private_metadata !== 'string' || view.private_metadata.length > LIMITS.privateMetadata)
+  )
+    problems.push(`private_metadata: over ${LIMITS.privateMetadata}`);
+  if (view.callback_id !== undefined && (typeof view.callback_id !== 'string' || view.callback_id.length > LIMITS.callbackId))
+    problems.push(`callback_id: over ${LIMITS.callbackId}`);
+  return problems;
+}
+
+const TASK_STATUSES = new Set(['pending', 'in_progress', 'complete', 'error']);
+
+/** A stream's chunks (chat.startStream / appendStream / stopStream) against Slack's: task_update, markdown_text, plan_update. */
+export function streamChunkProblems(chunks: unknown): string[] {
+  if (chunks === undefined) return [];
+  if (!Array.isArray(chunks)) return ['chunks: not an array'];
+  const problems: string[] = [];
+  chunks.forEach((c: Json, i) => {
+    const where = `chunks[${i}](${String(c?.type)})`;
+    switch (c?.type) {
+      case 'markdown_text':
+        if (typeof c.text !== 'string' || !c.text || c.text.length > LIMITS.markdownText)
+          problems.push(`${where}.text: empty or over ${LIMITS.markdownText}`);
+        return;
+      case 'plan_update':
+        if (typeof c.title !== 'string' || !c.title) problems.push(`${where}.title: required`);
+        return;
+      case 'task_update': {
+        if (typeof c.id !== 'string' || !c.id) problems.push(`${where}.id: required`);
+        if (typeof c.title !== 'string' || !c.title) problems.push(`${where}.title: required`);
+        if (!TASK_STATUSES.has(String(c.status))) problems.push(`${where}.status: ${String(c.status)}`);
+        for (const k of ['details', 'output'])
+          if (c[k] !== undefined && (typeof c[k] !== 'string' || !c[k] || (c[k] as string).length > LIMITS.taskText))
+            problems.push(`${where}.${k}: empty or over ${LIMITS.taskText} characters`);
+        if (c.sources !== undefined) {
+          const sources = c.sources as Json[];
+          if (!Array.isArray(sources)) problems.push(`${where}.sources: not an array`);
+          else
+            sources.forEach((s, j) => {
+              if (s?.type !== 'url' || typeof s.url !== 'string' || typeof s.text !== 'string' || !s.text)
+                problems.push(`${where}.sources[${j}]: a url element needs a url and a text`);
+            });
+        }
+        return;
+      }
+      case 'blocks':
+        problems.push(...blockKitProblems({ blocks: c.blocks, text: 'x' }).map((p) => `${where}: ${p}`));
+        return;
+      default:
+        problems.push(`${where}: chunk type unknown`);
+    }
+  });
+  return problems;
 }

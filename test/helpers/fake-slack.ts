@@ -8,6 +8,7 @@ import { clientOptionsOf } from '../../src/channels/slack/slack-app.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from './wait.js';
+import { streamChunkProblems, viewProblems } from './block-kit-limits.js';
 
 export interface SlackCall {
   method: string;
@@ -305,6 +306,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           if (!dm && (!args.recipient_user_id || !args.recipient_team_id)) return refuse('invalid_arguments');
           const chunks = (args.chunks as FakeChunk[] | undefined) ?? [];
           if (!chunks.length && !args.markdown_text) return refuse('invalid_arguments');
+          // Slack's published shape of the chunks (block-kit-limits.ts): a task's details over 256 characters are refused
+          if (streamChunkProblems(args.chunks).length) return refuse('invalid_chunks');
           const message: FakeSlackMessage = {
             channel: String(args.channel),
             ts: nextTs(),
@@ -328,6 +331,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           if (method === 'chat.stopStream' && refusedBlock(args.blocks, fake.refuseBlockTypes)) return refuse('invalid_blocks');
           const chunks = (args.chunks as FakeChunk[] | undefined) ?? [];
           if (method === 'chat.appendStream' && !chunks.length && !args.markdown_text) return refuse('invalid_arguments');
+          if (streamChunkProblems(args.chunks).length) return refuse('invalid_chunks');
           stream.chunks.push(...chunks);
           stream.lastAt = Date.now();
           message.text = (message.text ?? '') + String(args.markdown_text ?? '') + markdownOf(chunks);
@@ -370,7 +374,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
             return reply({ files: files.map((f) => ({ id: f.id, title: f.title })) });
           }
         case 'views.publish':
+          if (!args.user_id) return refuse('invalid_arguments');
+          if (viewProblems(args.view as Record<string, unknown>).length) return refuse('invalid_blocks');
           return reply({ view: { id: 'V1' } });
+        // a modal: Slack needs the click's trigger_id (valid for 3 s) and a view within the modal's limits
+        case 'views.open':
+          if (!args.trigger_id) return refuse('invalid_arguments');
+          if (viewProblems(args.view as Record<string, unknown>).length) return refuse('invalid_blocks');
+          return reply({ view: { id: `V${++seq}`, ...(args.view as Record<string, unknown>) } });
         // the agent view's thread utilities (recorded in calls like every method)
         case 'assistant.threads.setSuggestedPrompts':
         case 'assistant.threads.setStatus':

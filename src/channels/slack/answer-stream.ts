@@ -18,6 +18,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../core/logger.js';
 import type { Deliveries } from '../../jobs/deliveries.js';
+import type { AnswerSources } from '../../core/answer.js';
 
 /** Refusals that mean "this Slack has no streaming here", not "try again". */
 const STREAMING_ABSENT = new Set([
@@ -62,6 +63,39 @@ export interface StreamTask {
 }
 
 export const taskChunk = (t: StreamTask) => ({ type: 'task_update' as const, id: t.id, title: t.title, status: t.status });
+
+/** A task's details and output hold at most 256 characters each (chat.appendStream task_update chunks). */
+const TASK_TEXT_LIMIT = 256;
+const taskText = (s: string) => (s.length <= TASK_TEXT_LIMIT ? s : `${s.slice(0, TASK_TEXT_LIMIT - 1)}…`);
+
+/**
+ * An answer's sources as the stream's last tasks, so the timeline says what was checked: the question as
+ * resolved and the plan read from it, then the SQL that ran, on which table, and what came back. The whole SQL
+ * is in the message's blocks (a task's details hold 256 characters).
+ */
+export function sourceTasks(s: AnswerSources) {
+  const rows = `${s.rowsReturned.toLocaleString('en-US')} row${s.rowsReturned === 1 ? '' : 's'} returned`;
+  return [
+    {
+      type: 'task_update' as const,
+      id: 'sources:question',
+      title: 'Question understood',
+      status: 'complete' as const,
+      details: taskText(
+        [s.question, s.understood?.length ? `understood as: ${s.understood.join(' · ')}` : undefined].filter(Boolean).join(' — ') ||
+          'as asked',
+      ),
+    },
+    {
+      type: 'task_update' as const,
+      id: 'sources:sql',
+      title: taskText(`Ran the SQL on ${s.tables.join(', ') || 'no table'}`),
+      status: 'complete' as const,
+      details: taskText(s.sql.replace(/\s+/g, ' ').trim()),
+      output: taskText(`${rows} on ${s.ranOn}${s.freshness ? ` · data: ${s.freshness}` : ''}`),
+    },
+  ];
+}
 
 /** A DM (D…) or the agent view: Slack needs no recipient there; anywhere else it needs the user and team. */
 export function canStream(place: StreamPlace): boolean {

@@ -7,8 +7,9 @@
 // a code block and leaves the chart to the PNG upload, for a workspace whose
 // Slack refuses the new blocks (invalid_blocks).
 import { encodeFollowUp } from '../../core/follow-up-value.js';
-import type { Answer, AnswerTable } from '../../core/answer.js';
-import { narrationAfterHeadline, rowsShown } from '../../core/answer.js';
+import type { Answer, AnswerSources, AnswerTable } from '../../core/answer.js';
+import { narrationAfterHeadline, rowsShown, sourceLines } from '../../core/answer.js';
+import { encodeRerun } from '../../core/rerun.js';
 import { alignedTable } from '../text-table.js';
 import { chartBlock, dataTableBlock } from './native-blocks.js';
 import { escapeMarkdown } from './answer-stream.js';
@@ -184,6 +185,18 @@ export const HEADLINE_BLOCK = 'headline';
 export const EXPORT_ACTION = 'export_csv';
 /** A suggested follow-up button ("by month"): action ids follow_up:0, follow_up:1, ... */
 const FOLLOW_UP_ACTION = 'follow_up:';
+/** "Re-run": the answer's plan asked again on today's data, with what changed since (core/rerun.ts). */
+export const RERUN_ACTION = 'rerun';
+/** The block_id of an answer's sources line: a streamed answer shows them as task details instead (slack-outbox.ts). */
+export const SOURCES_BLOCK = 'sources';
+
+/** An answer's sources as one context line: the question, how it was read, the table it ran on, the rows, the data's day. */
+function sourcesBlock(s: AnswerSources): Block {
+  const line = sourceLines(s)
+    .map((l) => `*${l.label}:* ${escapeMrkdwn(l.text)}`)
+    .join(' · ');
+  return { ...context(`:mag: Sources · ${line}`), block_id: SOURCES_BLOCK };
+}
 
 function answerParts(answer: Answer, extras: RenderOptions): { text: string; blocks: Block[] } {
   switch (answer.kind) {
@@ -209,7 +222,24 @@ function answerParts(answer: Answer, extras: RenderOptions): { text: string; blo
       if (answer.assumptions.length) blocks.push(context(`Assumptions: ${escapeMrkdwn(answer.assumptions.join('; '))}`));
       for (const note of answer.notes) blocks.push(context(escapeMrkdwn(note)));
       if (answer.freshness) blocks.push(context(`Data: ${escapeMrkdwn(answer.freshness)}`));
+      if (answer.sources) blocks.push(sourcesBlock(answer.sources));
       if (extras.feedback && !extras.classic) blocks.push(feedbackBlock());
+      const rerun = encodeRerun(answer, BUTTON_VALUE_LIMIT);
+      if (rerun) {
+        blocks.push({
+          type: 'actions',
+          block_id: 'rerun',
+          elements: [
+            {
+              type: 'button',
+              action_id: RERUN_ACTION,
+              text: { type: 'plain_text', text: 'Re-run on today’s data' },
+              value: rerun,
+              accessibility_label: 'Answer this question again on today’s data and say what changed',
+            },
+          ],
+        });
+      }
       if (answer.followUps?.length) {
         // one click asks it in the thread: the button carries the edited plan of this answer
         blocks.push({

@@ -51,7 +51,9 @@ import { reactionRemoved } from './listeners/reaction-removed.js';
 import { feedbackButton } from './listeners/feedback-button.js';
 import { agentView } from './listeners/agent-view.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
-import { EXPORT_ACTION, FEEDBACK_ACTION } from './render-blocks.js';
+import { EXPORT_ACTION, FEEDBACK_ACTION, RERUN_ACTION } from './render-blocks.js';
+import { rerun } from './listeners/rerun.js';
+import { feedbackReason, REASON_VIEW } from './listeners/feedback-reason.js';
 import type { ExportSettings } from '../../export/csv-export.js';
 import { unknownAction } from './listeners/unknown-action.js';
 
@@ -79,6 +81,7 @@ const SLACK_ACTIONS = {
   clarify: /^clarify:/,
   followUp: /^follow_up:/,
   showSql: 'show_sql',
+  rerun: RERUN_ACTION,
   exportCsv: EXPORT_ACTION,
   feedback: FEEDBACK_ACTION,
 } as const;
@@ -266,7 +269,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     streams: new StreamSupport(slack.streaming),
   };
   const gate: Gate = {
-    userLimit: new RateLimiter(deps.config.rateLimits.userPerMinute),
+    userLimit: new RateLimiter(deps.config.rateLimits.userPerMinute, Date.now, deps.config.rateLimits.userBurst),
     channelLimit: new RateLimiter(deps.config.rateLimits.channelPerMinute),
     allowedChannels: slack.allowedChannels,
     // the workspaces are those that installed the app (or the token's own)
@@ -281,7 +284,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
     app.event('reaction_added' satisfies (typeof SLACK_BOT_EVENTS)[number], reactionAdded(keeper));
     app.event('reaction_removed' satisfies (typeof SLACK_BOT_EVENTS)[number], reactionRemoved(keeper));
   }
-  app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool, deps.logger));
+  app.event('app_home_opened' satisfies (typeof SLACK_BOT_EVENTS)[number], appHome(deps.readPool, deps.logger, deps.desk.verified));
   const removal = appUninstalled({ pool: deps.writePool, store: installer?.store, logger: deps.logger });
   app.event('app_uninstalled' satisfies (typeof SLACK_BOT_EVENTS)[number], removal.uninstalled);
   app.event('tokens_revoked' satisfies (typeof SLACK_BOT_EVENTS)[number], removal.tokensRevoked);
@@ -295,10 +298,12 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   onAction(SLACK_ACTIONS.clarify, clarifyChoice(replyDeps));
   onAction(SLACK_ACTIONS.showSql, showSql());
   onAction(SLACK_ACTIONS.followUp, followUp(replyDeps, gate));
+  onAction(SLACK_ACTIONS.rerun, rerun(replyDeps, gate));
   if (deps.feedback) {
     const feedback = { pool: deps.writePool, deliveries: replyDeps.deliveries, logger: deps.logger, ...deps.feedback };
     handled.push(SLACK_ACTIONS.feedback);
     app.action<BlockAction>(SLACK_ACTIONS.feedback, feedbackButton(feedback));
+    app.view(REASON_VIEW, feedbackReason(feedback));
   }
   if (deps.exports)
     onAction(SLACK_ACTIONS.exportCsv, exportCsv({ deliveries: replyDeps.deliveries, exports: deps.exports, logger: deps.logger }));

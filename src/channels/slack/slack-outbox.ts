@@ -36,6 +36,7 @@ import {
   HEADLINE_BLOCK,
   renderAnswerMessages,
   SECTION_LIMIT,
+  SOURCES_BLOCK,
   type RenderOptions,
   type SlackMessage,
 } from './render-blocks.js';
@@ -48,6 +49,7 @@ import {
   escapeMarkdown,
   openStream,
   orphanedStream,
+  sourceTasks,
   STREAM_CLOSED,
   STREAM_STARTING,
   StreamSupport,
@@ -321,9 +323,16 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
           answer.kind === 'result'
             ? [{ type: 'markdown_text', text: `**${escapeMarkdown(cutText(answer.headline, SECTION_LIMIT))}**` }]
             : [];
-        await append([taskChunk({ ...task, status: 'complete' }), ...headline]);
+        // the answer's sources as the timeline's last tasks, in place of the blocks' sources line
+        const sources = answer.kind === 'result' && answer.sources ? sourceTasks(answer.sources) : [];
+        await append([taskChunk({ ...task, status: 'complete' }), ...sources, ...headline]);
         const stop = (m: SlackMessage) =>
-          client.chat.stopStream({ channel, ts: ts!, blocks: m.blocks.filter((b) => b.block_id !== HEADLINE_BLOCK) as never, metadata });
+          client.chat.stopStream({
+            channel,
+            ts: ts!,
+            blocks: m.blocks.filter((b) => b.block_id !== HEADLINE_BLOCK && (!sources.length || b.block_id !== SOURCES_BLOCK)) as never,
+            metadata,
+          });
         await stop(first).catch(async (error) => {
           if (slackErrorCode(error) !== 'invalid_blocks') throw error;
           logger.warn('slack: the native data blocks were refused (invalid_blocks); ending the stream with classic blocks');

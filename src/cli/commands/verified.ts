@@ -80,7 +80,7 @@ export function registerVerified(program: Command): void {
         // the resolved question (what was answered); the words typed after it when they differ ("only arrests")
         const typed = r.asked && r.question && r.asked !== r.question ? `  (typed: "${oneLine(r.asked, 60)}")` : '';
         process.stdout.write(
-          `${r.created_at.toISOString().slice(0, 16).replace('T', ' ')} ${r.platform}:${r.user_id}  ${r.question ?? '(question not kept)'}${typed}\n    ${r.sql ? oneLine(r.sql) : '(no single query)'}\n`,
+          `${r.created_at.toISOString().slice(0, 16).replace('T', ' ')} ${r.platform}:${r.user_id}  ${r.question ?? '(question not kept)'}${typed}\n    ${r.sql ? oneLine(r.sql) : '(no single query)'}\n${r.reason ? `    why: ${oneLine(r.reason)}\n` : ''}`,
         );
       }
     });

@@ -42,6 +42,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   // uploadV2 is files.getUploadURLExternal + files.completeUploadExternal
   'files.uploadV2': ['files:write'],
   'views.publish': [],
+  // a modal (the 👎's reason box) opened with the click's trigger_id: no scope (docs.slack.dev/reference/methods/views.open)
+  'views.open': [],
   // the agent view: the thread titled with the resolved question (its status and prompts go through Bolt's Assistant)
   'assistant.threads.setTitle': ['assistant:write'],
   'assistant.threads.setStatus': ['assistant:write'],
@@ -98,8 +100,8 @@ function registered(): { events: string[]; commands: string[]; other: string[] }
     else if (kind === 'command' && literal) commands.push(literal);
     else if (kind === 'command' && /RegExp\(`\^\(\?!/.test(first))
       continue; // the catch-all for unknown commands
-    else if (kind === 'action')
-      continue; // actions arrive at the interactivity URL, checked below
+    else if (kind === 'action' || kind === 'view')
+      continue; // actions and modal submissions (view_submission) arrive at the interactivity URL, checked below
     else other.push(`${kind}(${first})`);
   }
   return { events, commands, other };

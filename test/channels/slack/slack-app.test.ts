@@ -500,7 +500,7 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
     expect(blocksText(verifiedAnswer)).toContain('Verified answer: this question');
   });
 
-  it("👍/👎 as Slack's feedback_buttons under an answer are recorded as the reactions are; the same click twice says it once", async () => {
+  it("👍/👎 as Slack's feedback_buttons under an answer are recorded as the reactions are; 👎 opens a reason box; the same click twice takes it back", async () => {
     const server = await botServer({ curators: ['U70'] });
     const { body, ts } = mention('How many thefts were reported in 2017?', { user: 'U71' });
     await post(server, body, 'application/json');
@@ -519,9 +519,13 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
       });
     const down = click('U71', 'down');
     expect((await post(server, down, 'application/x-www-form-urlencoded')).status).toBe(200);
-    const noted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U71');
-    expect(noted.args).toMatchObject({ channel: 'C1', thread_ts: ts });
-    expect(noted.args.text).toMatch(/^Thanks: noted as a wrong or unhelpful answer/);
+    // a 👎 opens the box for what was wrong (test/channels/slack/answer-checks.test.ts): it is the acknowledgement
+    const box = await slack.waitFor((c) => c.method === 'views.open');
+    expect(box.args.view).toMatchObject({ type: 'modal', callback_id: 'feedback_reason' });
+    // the same button again takes the 👎 back; a third time gives it again
+    await post(server, click('U71', 'down'), 'application/x-www-form-urlencoded');
+    const undone = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U71');
+    expect(undone.args).toMatchObject({ channel: 'C1', thread_ts: ts, text: 'Your 👎 on this answer is taken back.' });
     await post(server, click('U71', 'down'), 'application/x-www-form-urlencoded');
     await post(server, click('U70', 'up'), 'application/x-www-form-urlencoded');
     const promoted = await slack.waitFor((c) => c.method === 'chat.postEphemeral' && c.args.user === 'U70');
@@ -940,13 +944,13 @@ describe('Slack app (real HTTP, fake Slack Web API)', () => {
 
   it("every message the bot sent in these tests is within Slack's published limits", () => {
     const sent = slack.calls.filter((c) =>
-      ['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'views.publish', 'chat.stopStream'].includes(c.method),
+      ['chat.postMessage', 'chat.update', 'chat.postEphemeral', 'views.publish', 'views.open', 'chat.stopStream'].includes(c.method),
     );
     expect(sent.length).toBeGreaterThan(30);
     for (const c of sent) {
       const problems =
-        c.method === 'views.publish'
-          ? viewProblems(c.args.view as { type: string; blocks: unknown[] })
+        c.method === 'views.publish' || c.method === 'views.open'
+          ? viewProblems(c.args.view as Record<string, unknown>)
           : // a stream's text is what was streamed into it
             blockKitProblems({
               text: c.method === 'chat.stopStream' ? slack.messages.find((m) => m.ts === c.args.ts)?.text : c.args.text,
@@ -1000,7 +1004,7 @@ describe('Slack details (issue 33)', () => {
         user: 'U91',
         messageTs: answer.args.ts as string,
         threadTs: ts,
-        action: { action_id: 'answer_feedback', block_id: 'fb', value: 'down' },
+        action: { action_id: 'answer_feedback', block_id: 'fb', value: 'up' },
         type: 'feedback_buttons',
       });
       expect((await post(server, click, 'application/x-www-form-urlencoded')).status).toBe(200);
@@ -1008,7 +1012,7 @@ describe('Slack details (issue 33)', () => {
       slack.unreachableChannels.clear();
     }
     const { rows } = await db.pool.query(`SELECT verdict FROM feedback WHERE user_id = 'U91'`);
-    expect(rows).toEqual([{ verdict: 'down' }]);
+    expect(rows).toEqual([{ verdict: 'up' }]);
     expect(server.logger.lines.find((l) => l.includes('the feedback note to U91 could not be posted'))).toMatch(/^warn: slack: /);
     expect(server.logger.lines.filter((l) => l.startsWith('error:'))).toEqual([]);
   });

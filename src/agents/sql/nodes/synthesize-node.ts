@@ -25,6 +25,17 @@ import { queryPool } from './query-pool.js';
 import { checkRestatement } from '../restatement.js';
 import { runSql } from '../execute.js';
 import type { PlanContext } from '../plan-types.js';
+import { checkSql } from '../../../db/sql-guard.js';
+
+/** The relations a query reads (its FROM, through CTEs and subqueries), as the guard parsed them; [] if it cannot say. */
+async function tablesRead(sql: string): Promise<string[]> {
+  try {
+    const verdict = await checkSql(sql);
+    return verdict.ok ? verdict.tables : [];
+  } catch {
+    return [];
+  }
+}
 
 /** The value of the last group a top/bottom-N cut keeps (null when there is no cut). */
 function cutValue(plan: QueryPlan, result: QueryResult): number | null {
@@ -146,6 +157,15 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     ...(resolved
       ? { resolved: { question: resolved, ...(state.plan ? { plan: state.plan, planKey: planKey(state.plan, state.choices) } : {}) } }
       : {}),
+    sources: {
+      ...(resolved ? { question: shownValue(resolved) } : {}),
+      ...(state.understood?.length ? { understood: state.understood } : {}),
+      sql: state.sql!,
+      tables: await tablesRead(state.sql!),
+      freshness: `crimes through ${ctx.latestDate}`,
+      rowsReturned: result.rowCount,
+      ranOn: new Date().toISOString().slice(0, 10),
+    },
   });
   return 'end';
 }

@@ -1,12 +1,15 @@
 // 👍 / 👎 as Slack's feedback_buttons under an answer: the same feedback as
 // the reactions (reaction-added.ts), the answer known by the message the
 // buttons are on. The clicker alone is told what it did (a curator's 👍 makes
-// the question verified); a second click of the same verdict says nothing new.
+// the question verified); a 👎 opens a box for what was wrong (feedback-reason.ts)
+// instead of a note. A second click of the same verdict takes it back (undo),
+// as taking a reaction off does (reaction-removed.ts).
 // A note that cannot be posted is logged, never thrown: the click is still
 // acknowledged with 200 (a 500 would have Slack send the click again).
 import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { describeError, UserError } from '../../../core/errors.js';
-import { keepVerdict } from '../../../feedback/feedback.js';
+import { keepVerdict, withdrawFeedback } from '../../../feedback/feedback.js';
+import { openReasonBox } from './feedback-reason.js';
 import type { ReactionDeps } from './reaction-added.js';
 import { clickOf } from './click.js';
 
@@ -31,7 +34,16 @@ export function feedbackButton(deps: ReactionDeps) {
     }
     try {
       const outcome = await keepVerdict(deps, { deliveryKey: key, platform: 'slack', workspace, userId: click.userId, verdict: value });
-      if (!outcome.repeated) await say(outcome.message);
+      if (outcome.repeated) {
+        // the same button again: an undo (a pair a curator's 👍 made stays; datadesk verified remove)
+        await withdrawFeedback(deps.pool, { deliveryKey: key, platform: 'slack', userId: click.userId, verdict: value });
+        return void (await say(`Your ${value === 'up' ? '👍' : '👎'} on this answer is taken back.`));
+      }
+      if (value === 'down') {
+        const metadata = { key, channel: click.channel, threadTs: click.threadTs, ...(workspace ? { workspace } : {}) };
+        if (await openReasonBox(client, body.trigger_id, metadata, deps)) return;
+      }
+      await say(outcome.message);
     } catch (error) {
       // an answer from another workspace, or one no longer kept, is told as such; a failure is worth another try
       if (error instanceof UserError) return void (await say(error.message));
