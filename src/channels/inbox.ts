@@ -3,7 +3,7 @@
 // the per-user and per-channel rate limits, all kept per workspace), and the
 // words a question waiting in line shows. Queueing itself (once per delivery
 // key) is the queue's: see jobs/queue.ts.
-import type { RateLimiter } from '../core/rate-limit.js';
+import { turnCost, type RateLimiter } from '../core/rate-limit.js';
 
 export interface Gate {
   userLimit: RateLimiter;
@@ -19,6 +19,10 @@ export interface Asker {
   workspace?: string;
   channel: string;
   userId: string;
+  /** what was typed (a short fragment costs less than a new question: see turnCost) */
+  text?: string;
+  /** a button (a follow-up, a choice): costs as a fragment */
+  click?: boolean;
 }
 
 export type GateVerdict = { go: true } | { go: false; tellUser?: string };
@@ -33,7 +37,7 @@ export function workspaceAllowed(gate: Pick<Gate, 'allowedWorkspaces'>, workspac
     : { go: false, tellUser: NOT_THIS_WORKSPACE };
 }
 
-/** A question: the allow-lists, then the rate limits. */
+/** A question, a fragment or a click: the allow-lists, then the rate limits (a fragment or a click costs half a question). */
 export function admit(gate: Gate, who: Asker): GateVerdict {
   const allowed = workspaceAllowed(gate, who.workspace);
   if (!allowed.go) return allowed;
@@ -42,7 +46,11 @@ export function admit(gate: Gate, who: Asker): GateVerdict {
   }
   // per workspace: the same user or channel id in two workspaces is two askers
   const scope = who.workspace ?? '';
-  const wait = Math.max(gate.userLimit.take(`user:${scope}:${who.userId}`), gate.channelLimit.take(`channel:${scope}:${who.channel}`));
+  const cost = turnCost(who);
+  const wait = Math.max(
+    gate.userLimit.take(`user:${scope}:${who.userId}`, cost),
+    gate.channelLimit.take(`channel:${scope}:${who.channel}`, cost),
+  );
   if (wait > 0) return { go: false, tellUser: `You are asking faster than I can answer well: please try again in ${wait} s.` };
   return { go: true };
 }

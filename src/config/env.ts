@@ -154,6 +154,11 @@ const schema = z.object({
   DIGEST_TICK_SECONDS: integer(30, 1, 3_600),
   DIGEST_GRACE_MINUTES: integer(360, 0, 7 * 24 * 60),
   RATE_LIMIT_USER_PER_MINUTE: integer(10, 1, 10_000),
+  RATE_LIMIT_USER_BURST: optionalString
+    .transform((v) => (v === undefined ? undefined : Number(v)))
+    .refine((n) => n === undefined || (Number.isInteger(n) && n >= 1 && n <= 10_000), {
+      message: 'expected a whole number from 1 to 10000',
+    }),
   RATE_LIMIT_CHANNEL_PER_MINUTE: integer(30, 1, 10_000),
   WORKER_CONCURRENCY: integer(4, 1, 64),
   ANSWERING_PER_USER: integer(1, 1, 100),
@@ -243,7 +248,8 @@ export interface Config {
   digestGraceMinutes: number;
   /** how the outside world reaches this bot (links to chart images in Teams cards) */
   publicBaseUrl?: string;
-  rateLimits: { userPerMinute: number; channelPerMinute: number };
+  /** a person's bucket refills userPerMinute tokens a minute and holds up to userBurst (a question costs 1, a fragment or a click 0.5) */
+  rateLimits: { userPerMinute: number; userBurst: number; channelPerMinute: number };
   /** answering as jobs: handlers per platform queue in a worker process, questions answered at once per asker and per channel, retries of a failed attempt */
   jobs: { concurrency: number; perUser: number; perChannel: number; retries: number };
   /** "Download CSV": at most this many rows, within this statement timeout */
@@ -403,7 +409,11 @@ export function loadConfig(env: RawEnv): Config {
     digestTickSeconds: e.DIGEST_TICK_SECONDS,
     digestGraceMinutes: e.DIGEST_GRACE_MINUTES,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
-    rateLimits: { userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE, channelPerMinute: e.RATE_LIMIT_CHANNEL_PER_MINUTE },
+    rateLimits: {
+      userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE,
+      userBurst: e.RATE_LIMIT_USER_BURST ?? e.RATE_LIMIT_USER_PER_MINUTE,
+      channelPerMinute: e.RATE_LIMIT_CHANNEL_PER_MINUTE,
+    },
     jobs: { concurrency: e.WORKER_CONCURRENCY, perUser: e.ANSWERING_PER_USER, perChannel: e.ANSWERING_PER_CHANNEL, retries: e.JOB_RETRIES },
     export: { rowLimit: e.EXPORT_ROW_LIMIT, timeoutMs: e.EXPORT_TIMEOUT_MS },
     playground: { token: e.PLAYGROUND_TOKEN, allowedHosts },

@@ -16,8 +16,10 @@ export interface PlaygroundAccess {
   token?: string;
   /** Host header names accepted besides the loopback ones (lower case, no port) */
   allowedHosts: string[];
-  /** questions a minute, per client address */
+  /** questions a minute, per client address (the bucket's refill) */
   perMinute: number;
+  /** the most a client's bucket holds (RATE_LIMIT_USER_BURST); unset: perMinute */
+  burst?: number;
 }
 
 export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -39,6 +41,7 @@ export function playgroundAccess(config: Config): PlaygroundAccess {
       (h) => !LOOPBACK_NAMES.includes(h),
     ),
     perMinute: config.rateLimits.userPerMinute,
+    burst: config.rateLimits.userBurst,
   };
 }
 

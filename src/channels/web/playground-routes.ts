@@ -15,7 +15,7 @@ import { loadConfigFromProcess } from '../../config/load.js';
 import type { Answer, AnswerTable } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
 import { packageRoot } from '../../core/paths.js';
-import { RateLimiter } from '../../core/rate-limit.js';
+import { RateLimiter, turnCost } from '../../core/rate-limit.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartStore } from '../../charts/chart-store.js';
 import type { Route } from '../../server/http-server.js';
@@ -73,6 +73,7 @@ class BadRequest extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -146,7 +147,9 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   const access = deps.access ?? playgroundAccess(loadConfigFromProcess());
   const off = playgroundOff(access);
   if (off) deps.logger.warn(`Playground: ${off}`);
-  const limiter = new RateLimiter(access.perMinute);
+  // a client's bucket: a question costs 1, a follow-up fragment or button 0.5 (turnCost); a refused one is not
+  // queued, so it never enters the thread the desk remembers, and the page drops it from its own copy
+  const limiter = new RateLimiter(access.perMinute, Date.now, access.burst);
   // clicks (a clarification's choice, 👍/👎) are no new questions: they have a budget of their own, so normal use
   // (a question, its choice, a verdict) never hits "Too many questions"
   const clicks = new RateLimiter(access.perMinute * 6);
@@ -229,6 +232,12 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
         typed.kind === 'question' && body.plan && typeof body.plan === 'object' && !Array.isArray(body.plan)
           ? (body.plan as Record<string, unknown>)
           : undefined;
+      const wait = limiter.take(req.socket.remoteAddress ?? 'unknown', turnCost({ text, click: plan !== undefined }));
+      if (wait > 0) {
+        throw new BadRequest(429, `Too many questions: at most ${access.perMinute} a minute. Try again in ${wait} s.`, {
+          'retry-after': String(wait),
+        });
+      }
       message = { ...base, ...typed, ...(plan ? { plan } : {}) };
     } else {
       if (typeof body.term !== 'string' || typeof body.option !== 'string')
@@ -358,18 +367,18 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     }
     // a form or a no-cors fetch from another site can only send text/plain, form data or multipart
     if (!isJson(req)) return refuse(res, { status: 415, error: 'Send the request as JSON, with Content-Type: application/json.' });
-    const question = url.pathname === '/api/ask';
-    const wait = (question ? limiter : clicks).take(req.socket.remoteAddress ?? 'unknown');
+    // a question is counted once its text is read (a fragment costs less: see answer()); a click here
+    const wait = url.pathname === '/api/ask' ? 0 : clicks.take(req.socket.remoteAddress ?? 'unknown');
     if (wait > 0) {
-      const what = question
-        ? `Too many questions: at most ${access.perMinute} a minute`
-        : `Too many clicks: at most ${access.perMinute * 6} a minute`;
-      return refuse(res, { status: 429, error: `${what}. Try again in ${wait} s.`, headers: { 'retry-after': String(wait) } });
+      const error = `Too many clicks: at most ${access.perMinute * 6} a minute. Try again in ${wait} s.`;
+      return refuse(res, { status: 429, error, headers: { 'retry-after': String(wait) } });
     }
     try {
       await answer(req, res, url.pathname);
     } catch (error) {
-      if (error instanceof BadRequest && !res.headersSent) return refuse(res, { status: error.status, error: error.message });
+      if (error instanceof BadRequest && !res.headersSent) {
+        return refuse(res, { status: error.status, error: error.message, headers: error.headers });
+      }
       throw error;
     }
     return true;

@@ -136,7 +136,7 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
       pool: db.write,
       logger,
       gate: {
-        userLimit: new RateLimiter(config.rateLimits.userPerMinute),
+        userLimit: new RateLimiter(config.rateLimits.userPerMinute, Date.now, config.rateLimits.userBurst),
         channelLimit: new RateLimiter(config.rateLimits.channelPerMinute),
         allowedChannels: [],
         allowedWorkspaces: config.teams?.allowedTenants ?? [],

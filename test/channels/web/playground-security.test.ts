@@ -163,15 +163,19 @@ describe('playground on loopback, no token', () => {
     expect(rows.map((r) => r.channel)).toEqual([`playground:${a}`, `playground:${b}`]);
   });
 
-  it('limits questions per client: 429 with Retry-After', async () => {
-    const { server } = await serve({ perMinute: 2 });
+  it('limits questions per client: 429 with Retry-After, and the refused one is not queued in the thread', async () => {
+    // "help" is a fragment (half a question): a bucket of 1 takes two
+    const { server } = await serve({ perMinute: 1 });
     expect((await ask(server)).status).toBe(200);
     expect((await ask(server)).status).toBe(200);
+    const queued = `SELECT count(*)::int AS n FROM deliveries WHERE key LIKE 'web:' || $1 || ':%'`;
+    const before = (await db.pool.query(queued, [THREAD])).rows[0].n;
     const limited = await ask(server);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect(errorOf(limited)).toMatch(/^Too many questions: at most 2 a minute\. Try again in \d+ s\.$/);
+    expect(errorOf(limited)).toMatch(/^Too many questions: at most 1 a minute\. Try again in \d+ s\.$/);
+    expect((await db.pool.query(queued, [THREAD])).rows[0].n).toBe(before);
     // the page itself is not limited, and clicks (a choice, a verdict) are no questions: they do not count against them
     expect((await request(server, 'GET', '/')).status).toBe(200);
     const click = await request(
@@ -278,7 +282,8 @@ describe('configuration', () => {
   });
 
   it('the access follows HOST, the token, the allowed names and PUBLIC_BASE_URL', () => {
-    expect(playgroundAccess(loadConfig({}))).toEqual({ host: '127.0.0.1', token: undefined, allowedHosts: [], perMinute: 10 });
+    expect(playgroundAccess(loadConfig({}))).toEqual({ host: '127.0.0.1', token: undefined, allowedHosts: [], perMinute: 10, burst: 10 });
+    expect(playgroundAccess(loadConfig({ RATE_LIMIT_USER_BURST: '25' })).burst).toBe(25);
     expect(playgroundAccess(loadConfig({ HOST: '192.168.1.20' })).allowedHosts).toEqual(['192.168.1.20']);
     expect(playgroundAccess(loadConfig({ HOST: '::1' })).allowedHosts).toEqual([]);
     const access = playgroundAccess(
@@ -295,6 +300,7 @@ describe('configuration', () => {
       token: TOKEN,
       allowedHosts: ['desk.example.com', '10.0.0.5', 'bot.example.com'],
       perMinute: 4,
+      burst: 4,
     });
   });
 });

@@ -12,12 +12,12 @@ export function appMention(deps: SlackReceiverDeps, gate: Gate) {
     const threadTs = event.thread_ts ?? event.ts;
     const user = event.user ?? 'unknown';
     const origin = originOf(context);
-    const verdict = admit(gate, { workspace: origin.workspace, channel: event.channel, userId: user });
+    const text = stripMention(event.text) || 'help';
+    const verdict = admit(gate, { workspace: origin.workspace, channel: event.channel, userId: user, text });
     if (!verdict.go) {
       if (verdict.tellUser) await client.chat.postEphemeral({ channel: event.channel, user, thread_ts: threadTs, text: verdict.tellUser });
       return;
     }
-    const text = stripMention(event.text) || 'help';
     await queueOrTell(
       () =>
         enqueueInThread(

@@ -26,12 +26,13 @@ export async function queueDirectQuestion(
   const tell = (text: string) =>
     client.chat.postMessage({ channel: message.channel, thread_ts: threadTs, text, metadata: NOTICE_METADATA });
   const origin = originOf(context);
-  const verdict = admit(gate, { workspace: origin.workspace, channel: message.channel, userId: user });
+  const text = fromSlackText(('text' in message && message.text) || '') || 'help';
+  const verdict = admit(gate, { workspace: origin.workspace, channel: message.channel, userId: user, text });
   if (!verdict.go) {
-    if (verdict.tellUser) await tell(verdict.tellUser);
+    // only the asker sees why: a refused turn does not stay in the thread as a failed answer
+    if (verdict.tellUser) await client.chat.postEphemeral({ channel: message.channel, user, thread_ts: threadTs, text: verdict.tellUser });
     return false;
   }
-  const text = fromSlackText(('text' in message && message.text) || '') || 'help';
   await queueOrTell(
     () =>
       enqueueInThread(

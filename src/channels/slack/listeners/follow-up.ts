@@ -24,9 +24,10 @@ export function followUp(deps: SlackReceiverDeps, gate: Gate) {
     if (!click || !text.trim()) return;
     const { channel, threadTs, say } = click;
     const { origin } = click;
-    const verdict = admit(gate, { workspace: origin.workspace, channel, userId: body.user.id });
+    const verdict = admit(gate, { workspace: origin.workspace, channel, userId: body.user.id, click: true });
     if (!verdict.go) {
-      if (verdict.tellUser) await say(verdict.tellUser);
+      // only the person who clicked sees why: a refused turn does not stay in the thread
+      if (verdict.tellUser) await client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: threadTs, text: verdict.tellUser });
       return;
     }
     await queueOrTell(async () => {

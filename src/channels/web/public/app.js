@@ -366,7 +366,9 @@
   async function send(endpoint, body, shownText) {
     if (busy) return;
     const thread = current;
-    thread.messages.push({ role: 'user', text: shownText });
+    const question = { role: 'user', text: shownText };
+    const title = thread.title;
+    thread.messages.push(question);
     // the answer's place is kept right under its question, whatever comes after
     const slot = { role: 'bot', payload: null };
     thread.messages.push(slot);
@@ -389,7 +391,11 @@
       if (!res.ok) {
         // the server says why (too many questions, a missing token, ...) as {"error": "..."}
         const refusal = await res.json().catch(() => ({}));
-        throw Object.assign(new Error(refusal.error || `The bot answered HTTP ${res.status}.`), { refused: true, retryable: res.status === 429 });
+        throw Object.assign(new Error(refusal.error || `The bot answered HTTP ${res.status}.`), {
+          refused: true,
+          retryable: res.status === 429,
+          tooFast: res.status === 429 && Number(res.headers.get('retry-after')) > 0 ? Number(res.headers.get('retry-after')) : 0,
+        });
       }
       if (!res.body) throw new Error('empty response');
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -409,6 +415,24 @@
         }
       }
     } catch (error) {
+      if (error.tooFast) {
+        // asking too fast is no answer: the question leaves the thread (and its stored copy), goes back in the box,
+        // and a notice says how long to wait until it is gone
+        thread.messages.splice(thread.messages.indexOf(question), 2);
+        thread.title = title;
+        store.save(threads);
+        listThreads();
+        asked.remove();
+        pending.remove();
+        if (endpoint === '/api/ask' && !body.plan && !$('#question').value) $('#question').value = shownText;
+        setBusy(null);
+        const notice = el('p', 'hint wait-notice', error.message);
+        notice.setAttribute('role', 'status');
+        document.querySelector('.wait-notice')?.remove();
+        $('#ask').before(notice);
+        setTimeout(() => notice.remove(), error.tooFast * 1000);
+        return;
+      }
       payload = controller.signal.aborted
         ? { answer: { kind: 'error', message: 'Cancelled. Ask again when you like.', retryable: true } }
         : error.refused
