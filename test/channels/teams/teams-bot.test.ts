@@ -375,7 +375,7 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(connector.messagesIn(m.conversationId)).toHaveLength(1);
   });
 
-  it("a follow-up click asks the plan it carries and counts against the asker's limit like a typed question", async () => {
+  it("a follow-up click asks the plan it carries and counts against the asker's limit as half a question", async () => {
     const server = await botServer({ perMinute: 2 });
     const m = channelMessage('How many thefts were reported in 2018?');
     await post(server, m.activity);
@@ -386,8 +386,9 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(actions.map((a) => a.title)).toEqual(['by month', 'compare with 2017', 'only arrests']);
     await post(server, { ...m.activity, id: `${m.id}7`, text: undefined, entities: [], value: actions[0].data });
     await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('Thefts by month in 2018'));
-    // the third question within the minute: told to wait, not answered
+    // a question and three clicks within the minute are two questions' worth: the third click is told to wait, not answered
     await post(server, { ...m.activity, id: `${m.id}6`, text: undefined, entities: [], value: actions[2].data });
+    await post(server, { ...m.activity, id: `${m.id}5`, text: undefined, entities: [], value: actions[1].data });
     await connector.waitFor(
       (c) => c.conversationId === m.conversationId && /^You are asking faster than I can answer well/.test(String(c.activity.text ?? '')),
     );

@@ -77,6 +77,8 @@ export async function admitted(deps: Pick<TeamsBotDeps, 'gate'>, turn: TeamsTurn
     workspace: turn.workspace,
     channel: turn.context.activity.conversation.id,
     userId: turn.userId ?? 'unknown',
+    // a card's button costs as a fragment, a typed turn by its length (turnCost)
+    ...(turn.value ? { click: true } : { text: turn.context.activity.text ?? '' }),
   });
   if (!verdict.go && verdict.tellUser) await turn.context.sendActivity(verdict.tellUser);
   return verdict.go;
