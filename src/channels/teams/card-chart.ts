@@ -1,15 +1,25 @@
 // A chart as Teams draws it in a card (learn.microsoft.com: charts in Adaptive
-// Cards): Chart.VerticalBar, Chart.VerticalBar.Grouped and Chart.Line, with the
-// PNG as the element's fallback for a client that has no charts. Teams draws
-// them from the numbers, so no image has to be hosted or fit in the card.
+// Cards): Chart.VerticalBar, Chart.HorizontalBar, Chart.VerticalBar.Grouped and
+// Chart.Line, with the PNG as the element's fallback for a client that has no
+// charts. Teams draws them from the numbers, so no image has to be hosted or
+// fit in the card. The kind is the chart spec's (charts/choose-chart.ts): a
+// time series is a line; counts over categories (crime types, places, areas,
+// blocks) are bars, lying down when their names are long or many, so that
+// each name can be read; two values per category are grouped bars.
 import type { ChartSpec } from '../../core/answer.js';
 
 type Element = Record<string, unknown>;
 
 /** Points a card's line keeps a series to: a backtest's 480 days become a readable, small line. */
 const CARD_LINE_POINTS = 60;
-/** Bars a card's bar chart shows at most (more are a table's job, and the PNG's). */
+/** Groups a card's grouped-bar chart shows at most (more are a table's job, and the PNG's). */
 const CARD_BARS = 30;
+/** Bars a card's bar chart shows at most: lying down, one name a line, as many as a chart spec has (choose-chart keeps 50). */
+const CARD_HORIZONTAL_BARS = 50;
+/** Category names longer than this ("RESIDENCE - PORCH / HALLWAY", "001XX N STATE ST") read only across: bars lie down. */
+const UPRIGHT_LABEL_CHARS = 12;
+/** More categories than this lie down too: upright, their names would be slanted and cut. */
+const UPRIGHT_BARS = 12;
 
 /** Every `step`-th point and the last: a long series thinned to at most `max` points, its end kept. */
 function thinned<T>(points: T[], max: number): T[] {
@@ -37,9 +47,11 @@ export function teamsChartElement(spec: ChartSpec, fallback?: Element): Element 
   switch (spec.kind) {
     case 'bar': {
       const [s] = left;
-      if (left.length !== 1 || spec.labels.length > CARD_BARS || s.values.some((v) => v === null)) return undefined;
+      if (left.length !== 1 || spec.labels.length > CARD_HORIZONTAL_BARS || s.values.some((v) => v === null)) return undefined;
+      // Teams' bar charts take the same points (x the category, y its value), upright or lying down
+      const lying = spec.labels.length > UPRIGHT_BARS || spec.labels.some((l) => l.length > UPRIGHT_LABEL_CHARS);
       return withFallback({
-        type: 'Chart.VerticalBar',
+        type: lying ? 'Chart.HorizontalBar' : 'Chart.VerticalBar',
         title: spec.title,
         ...axes(spec),
         data: spec.labels.map((x, i) => ({ x, y: s.values[i] })),

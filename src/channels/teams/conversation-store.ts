@@ -24,3 +24,15 @@ export async function loadConversationReference(
   );
   return rows[0]?.reference;
 }
+
+/** Stores the reference of a conversation the bot keeps none of yet; false when it has one (the conversation is known). */
+export async function saveNewConversationReference(pool: pg.Pool, ref: Partial<ConversationReference>, teamId?: string): Promise<boolean> {
+  if (!ref.conversation?.id) return false;
+  const { rowCount } = await pool.query(
+    `INSERT INTO conversation_references (conversation_id, conversation_type, team_id, reference, updated_at)
+     VALUES ($1, $2, $3, $4, now())
+     ON CONFLICT (conversation_id) DO NOTHING`,
+    [ref.conversation.id, ref.conversation.conversationType ?? null, teamId ?? null, JSON.stringify(ref)],
+  );
+  return rowCount === 1;
+}

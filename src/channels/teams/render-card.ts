@@ -9,6 +9,7 @@ import type { Answer, AnswerTable, Cell } from '../../core/answer.js';
 import { answerText, narrationAfterHeadline, rowsShown } from '../../core/answer.js';
 import { cellText } from '../text-table.js';
 import { teamsChartElement } from './card-chart.js';
+import { CITATION_MARK, citationBytes, citedSource } from './citation.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartSpec } from '../../core/answer.js';
 
@@ -83,7 +84,7 @@ export async function chartForCard(
 ): Promise<ChartImage | undefined> {
   if (answer.kind !== 'result' || !answer.chart) return undefined;
   // the Image element itself, around its url, is well under 200 bytes
-  const room = CARD_BYTES_LIMIT - Buffer.byteLength(JSON.stringify(answerCard(answer, undefined, extras))) - 200;
+  const room = cardBudget(answer, extras) - Buffer.byteLength(JSON.stringify(answerCard(answer, undefined, extras))) - 200;
   return cardChart(answer.chart, linkFor, quickchartUrl, room);
 }
 
@@ -94,7 +95,15 @@ export interface CardExtras {
   universalActions?: boolean;
   /** where all rows of the answer's table download as CSV (an unguessable link on the bot's server) */
   exportUrl?: string;
+  /** the message carries the answer's citation (citation.ts): the headline refers to it with [1] */
+  citation?: boolean;
 }
+
+/** Whether the card refers to a citation: asked for, and the answer has a source to cite. */
+const cites = (answer: Answer, extras: CardExtras) => Boolean(extras.citation && citedSource(answer));
+
+/** The bytes a card may take: CARD_BYTES_LIMIT less what its citation adds to the same message. */
+const cardBudget = (answer: Answer, extras: CardExtras) => CARD_BYTES_LIMIT - (cites(answer, extras) ? citationBytes(answer) : 0);
 
 /**
  * An answer as a card. A card over CARD_BYTES_LIMIT would be refused by Teams and the answer lost: the extra
@@ -104,7 +113,8 @@ export interface CardExtras {
 export function answerCard(answer: Answer, chart?: ChartImage, extras: CardExtras = {}): Card {
   const extraCount = answer.kind === 'result' ? answer.extraTables.length : 0;
   let card = buildCard(answer, chart, extras, extraCount);
-  for (let keep = extraCount - 1; keep >= 0 && Buffer.byteLength(JSON.stringify(card)) > CARD_BYTES_LIMIT; keep--)
+  const budget = cardBudget(answer, extras);
+  for (let keep = extraCount - 1; keep >= 0 && Buffer.byteLength(JSON.stringify(card)) > budget; keep--)
     card = buildCard(answer, chart, extras, keep);
   return card;
 }
@@ -116,7 +126,11 @@ function buildCard(answer: Answer, chart: ChartImage | undefined, extras: CardEx
     case 'result': {
       const rest = narrationAfterHeadline(answer);
       if (answer.verified) body.push(text(`✓ ${answer.verified}`, { size: 'Small', color: 'Good' }));
-      body.push(text(answer.headline, { weight: 'Bolder', size: 'Medium' }));
+      const headline = text(answer.headline, { weight: 'Bolder', size: 'Medium' });
+      // the in-text mark of the message's citation: its pop-up has the question, the table and the data's freshness
+      if (cites(answer, extras))
+        (headline.inlines as Card[]).push({ type: 'TextRun', text: ` ${CITATION_MARK}`, size: 'Small', isSubtle: true });
+      body.push(headline);
       if (rest) body.push(text(rest));
       if (answer.understood?.length) body.push(text(`Understood as: ${answer.understood.join(' · ')}`, { size: 'Small', isSubtle: true }));
       if (answer.table) body.push(...table(answer.table));
@@ -210,7 +224,13 @@ export function inertMarkdown(s: string): string {
     .replace(/:\/\//g, ':\u200B//');
 }
 
-/** The notification text of an answer (inert: see inertMarkdown). */
-export function answerSummary(answer: Answer): string {
-  return inertMarkdown(answerText(answer, 'headline'));
+/**
+ * The notification text of an answer (inert: see inertMarkdown). `cited`: the message carries the answer's citation,
+ * which Teams links from "[1]" in this text; a "[2]" of the answer's own words is broken as a link is, so that only
+ * the bot's own mark refers to a claim.
+ */
+export function answerSummary(answer: Answer, cited = false): string {
+  const summary = inertMarkdown(answerText(answer, 'headline'));
+  if (!cited || !citedSource(answer)) return summary;
+  return `${summary.replace(/\[(\d+)\]/g, '[\u200B$1]')} ${CITATION_MARK}`;
 }

@@ -5,7 +5,8 @@
 // commands included). Questions are queued as jobs and Teams gets its HTTP
 // response at once; a worker answers through the stored conversation
 // reference (teams-outbox.ts). A tenant not on TEAMS_ALLOWED_TENANTS gets one
-// sentence and nothing else.
+// sentence and nothing else. The bot added to a conversation new to it posts
+// its welcome card there (welcome.ts).
 import {
   TeamsActivityHandler,
   TurnContext,
@@ -21,6 +22,7 @@ import { feedbackLoop, isFeedbackLoop } from './handlers/feedback-loop.js';
 import { followUpClick } from './handlers/follow-up-click.js';
 import { question } from './handlers/question.js';
 import { turnOf, type TeamsBotDeps, type TeamsTurn } from './handlers/turn.js';
+import { welcomeOnce } from './welcome.js';
 
 export type { TeamsBotDeps } from './handlers/turn.js';
 
@@ -32,6 +34,8 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
       await next();
     });
     this.onConversationUpdate(async (context, next) => {
+      // the welcome first: it goes only to a conversation whose reference is not stored yet
+      await welcomeOnce(context, this.deps.pool, this.deps.gate, this.teamOf(context));
       await this.remember(context);
       await next();
     });
@@ -63,9 +67,12 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     return clarifyExecute(this.deps, { ...turn, value: invoke.action.data as TeamsTurn['value'] });
   }
 
+  private teamOf(context: TurnContext): string | undefined {
+    return (context.activity.channelData as { team?: { id?: string } } | undefined)?.team?.id;
+  }
+
   private async remember(context: TurnContext): Promise<void> {
-    const teamId = (context.activity.channelData as { team?: { id?: string } } | undefined)?.team?.id;
-    await saveConversationReference(this.deps.pool, TurnContext.getConversationReference(context.activity), teamId);
+    await saveConversationReference(this.deps.pool, TurnContext.getConversationReference(context.activity), this.teamOf(context));
   }
 
   private async answerMessage(context: TurnContext): Promise<void> {

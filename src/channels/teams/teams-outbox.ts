@@ -15,6 +15,7 @@
 import { ActivityTypes, CardFactory, type Activity, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
 import type pg from 'pg';
 import { z } from 'zod';
+import type { Answer } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
 import { ChannelGoneError, type ChannelPoster, type ReplySink } from '../../core/platform.js';
@@ -24,7 +25,7 @@ import type { JobOutbox } from '../../jobs/answer-worker.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { type CardExtras, answerCard, answerSummary, chartForCard } from './render-card.js';
 import { loadConversationReference } from './conversation-store.js';
-import { AI_GENERATED_ENTITY } from './entity-fields.js';
+import { answerMessageEntity } from './citation.js';
 import { firstSequence, informative, streamInfo, streamsIn } from './teams-stream.js';
 
 export const ON_IT = 'On it…';
@@ -77,10 +78,11 @@ export async function teamsPlaceholder(
 
 /**
  * What marks a bot's answer in Teams: the feedback loop (Teams draws 👍/👎 under it and sends the verdict as a
- * message/submitAction invoke, see handlers/feedback-loop.ts) and the "AI generated" label (entity-fields.ts lets
- * its fields through botbuilder's serializer). A clarifying question is no AI-generated answer: it has neither.
+ * message/submitAction invoke, see handlers/feedback-loop.ts), the "AI generated" label and, for an answer SQL
+ * produced, its citation (citation.ts; entity-fields.ts lets the entity's fields through botbuilder's serializer).
+ * A clarifying question is no AI-generated answer: it has none of them.
  */
-const ANSWER_MARKS = { channelData: { feedbackLoopEnabled: true }, entities: [AI_GENERATED_ENTITY] };
+const answerMarks = (answer: Answer) => ({ channelData: { feedbackLoopEnabled: true }, entities: [answerMessageEntity(answer)] });
 
 /** The HTTP status the connector answered a failed call with (a RestError's statusCode). */
 const httpStatusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
@@ -151,7 +153,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
         // The card links its rows as CSV when there is a table and a public address.
         const loop = reference.channelId === 'msteams';
         const marked = loop && answer.kind !== 'clarify';
-        const extras: CardExtras = loop ? { universalActions: true } : { feedbackKey: job.key };
+        const extras: CardExtras = loop ? { universalActions: true, citation: marked } : { feedbackKey: job.key };
         if (deps.exportLink && exportSourceOf(answer))
           extras.exportUrl = deps.exportLink(await deps.deliveries.exportToken(job.key), target.reachedAt);
         let chart;
@@ -162,9 +164,9 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
         }
         const reply = {
           type: ActivityTypes.Message,
-          text: answerSummary(answer),
+          text: answerSummary(answer, marked),
           attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, extras))],
-          ...(marked ? ANSWER_MARKS : {}),
+          ...(marked ? answerMarks(answer) : {}),
         };
         await inConversation(async (context) => {
           if (streamOpen && id) {

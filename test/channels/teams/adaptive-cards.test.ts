@@ -21,6 +21,9 @@ import { loadCrimes } from '../../helpers/crime-data.js';
 import { loadStocks } from '../../helpers/stock-data.js';
 import { teamsChartProblems, withChartFallbacks } from '../../helpers/teams-charts.js';
 import { testDesk } from '../../helpers/desk.js';
+import { teamsChartElement } from '../../../src/channels/teams/card-chart.js';
+import { citationBytes, citationCard, citationClaim, citedSource } from '../../../src/channels/teams/citation.js';
+import { welcomeCard } from '../../../src/channels/teams/welcome.js';
 
 // the package's `main` (lib/) is ES modules with extensionless imports, which Node cannot load; dist/ is its UMD build
 const AC = createRequire(import.meta.url)('adaptivecards/dist/adaptivecards.js') as typeof import('adaptivecards');
@@ -32,6 +35,52 @@ const TEAMS_HOST = {
   adaptiveCard: { allowCustomStyle: false },
 };
 
+/**
+ * Chart.HorizontalBar against its schema (learn.microsoft.com, charts in Adaptive Cards: the common element
+ * properties, `color`, `colorSet`, `displayMode`, axis titles, and `data`, points of a category `x` and a value `y`),
+ * then replaced by its fallback as a host without charts does; the other charts are the shared helper's.
+ */
+const HORIZONTAL_BAR = new Set(['type', 'id', 'title', 'color', 'colorSet', 'displayMode', 'xAxisTitle', 'yAxisTitle', 'data', 'fallback']);
+const HORIZONTAL_BAR_COMMON = [
+  'isVisible',
+  'height',
+  'horizontalAlignment',
+  'separator',
+  'spacing',
+  'targetWidth',
+  'grid.area',
+  'requires',
+  'lang',
+];
+function horizontalBarProblems(el: Record<string, unknown>): string[] {
+  const problems = Object.keys(el)
+    .filter((k) => !HORIZONTAL_BAR.has(k) && !HORIZONTAL_BAR_COMMON.includes(k))
+    .map((k) => `Chart.HorizontalBar: ${k} is not a property of Chart.HorizontalBar`);
+  if (el.displayMode !== undefined && !['AbsoluteWithAxis', 'AbsoluteNoAxis', 'PartToWhole'].includes(el.displayMode as string))
+    problems.push('Chart.HorizontalBar.displayMode: not a display mode');
+  if (!Array.isArray(el.data) || !el.data.length) problems.push('Chart.HorizontalBar.data: an array of points is required');
+  else
+    (el.data as Record<string, unknown>[]).forEach((p, i) => {
+      if (!(typeof p?.x === 'string' || typeof p?.x === 'number') || typeof p?.y !== 'number' || !Number.isFinite(p.y))
+        problems.push(`Chart.HorizontalBar.data[${i}]: a point needs an x (text or number) and a finite number y`);
+    });
+  if (el.fallback !== undefined && el.fallback !== 'drop' && typeof (el.fallback as Record<string, unknown>)?.type !== 'string')
+    problems.push('Chart.HorizontalBar.fallback: an element or "drop"');
+  return problems;
+}
+function withHorizontalBarFallbacks(node: unknown, problems: string[]): unknown {
+  if (Array.isArray(node))
+    return node.flatMap((n) => {
+      const el = n as Record<string, unknown>;
+      if (el?.type !== 'Chart.HorizontalBar') return [withHorizontalBarFallbacks(n, problems)];
+      problems.push(...horizontalBarProblems(el));
+      return el.fallback && el.fallback !== 'drop' ? [withHorizontalBarFallbacks(el.fallback, problems)] : [];
+    });
+  if (node && typeof node === 'object')
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withHorizontalBarFallbacks(v, problems)]));
+  return node;
+}
+
 /** Every parse and validation event the library raises for this card JSON. */
 function cardEvents(json: Card): string[] {
   const card = new AC.AdaptiveCard();
@@ -39,7 +88,7 @@ function cardEvents(json: Card): string[] {
   const context = new AC.SerializationContext(AC.Versions.v1_5);
   // Teams' chart elements are checked against their schema, then the library parses what they fall back to
   const events: string[] = [];
-  const plain = withChartFallbacks(json, events);
+  const plain = withChartFallbacks(withHorizontalBarFallbacks(json, events) as Card, events);
   card.parse(plain, context);
   for (let i = 0; i < context.eventCount; i++) events.push(`parse: ${context.getEventAt(i).message}`);
   for (const e of card.validateProperties().validationEvents) events.push(`validate: ${e.message}`);
@@ -143,7 +192,7 @@ const AS_SENT = {
   feedbackKey: 'teams:activity:1700000000001',
   exportUrl: 'https://bot.example.com/exports/0123456789abcdef0123456789abcdef.csv',
 };
-const AS_SENT_IN_TEAMS = { exportUrl: AS_SENT.exportUrl, universalActions: true };
+const AS_SENT_IN_TEAMS = { exportUrl: AS_SENT.exportUrl, universalActions: true, citation: true };
 
 describe("Adaptive Cards pass Microsoft's parser and validation", () => {
   it('the harness sees problems: an unknown element and more actions than Teams shows are reported', () => {
@@ -159,7 +208,8 @@ describe("Adaptive Cards pass Microsoft's parser and validation", () => {
     const byName = new Map(answers);
     const linked = { url: 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', alt: 'chart' };
     expect(elements(answerCard(byName.get('result: series')!, linked))).toEqual(['"type":"Chart.Line"']);
-    expect(elements(answerCard(byName.get('result: ranking')!, linked))).toEqual(['"type":"Chart.VerticalBar"']);
+    // categories are bars: community areas' names read across, so their bars lie down
+    expect(elements(answerCard(byName.get('result: ranking')!, linked))).toEqual(['"type":"Chart.HorizontalBar"']);
     const backtest = answerCard(byName.get('backtest: KPI and trade tables, equity chart')!, linked);
     expect(elements(backtest)).toEqual(['"type":"Chart.Line"']);
     const line = JSON.parse(JSON.stringify(backtest).match(/\{"type":"Chart\.Line".*?"fallback":\{[^}]*\}\}/)![0]);
@@ -219,9 +269,22 @@ describe("Adaptive Cards pass Microsoft's parser and validation", () => {
         const bytes = Buffer.byteLength(JSON.stringify(json));
         sizes.push(`${name} (${variant}${chart ? (chart.url.startsWith('data:') ? ', inline' : ', linked') : ''}): ${bytes} B`);
         if (bytes > CARD_BYTES_LIMIT) failures.push(`${name} (${variant}): the card is ${bytes} bytes`);
+        // in Teams the chart is fitted with the citation the message carries, and the two stay within the limit
+        const teamsChart =
+          variant === 'chart as sent'
+            ? await chartForCard(
+                answer,
+                () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png',
+                undefined,
+                AS_SENT_IN_TEAMS,
+              )
+            : chart;
+        const inTeams = answerCard(answer, teamsChart, AS_SENT_IN_TEAMS);
+        const teamsBytes = Buffer.byteLength(JSON.stringify(inTeams)) + citationBytes(answer);
+        if (teamsBytes > CARD_BYTES_LIMIT) failures.push(`${name} (${variant}, Teams): the card and its citation are ${teamsBytes} bytes`);
         for (const [as, card] of [
           ['Emulator', json],
-          ['Teams', answerCard(answer, chart, AS_SENT_IN_TEAMS)],
+          ['Teams', inTeams],
         ] as const) {
           const events = cardEvents(card);
           if (events.length) failures.push(`${name} (${variant}, ${as}):\n  ${events.join('\n  ')}`);
@@ -232,6 +295,55 @@ describe("Adaptive Cards pass Microsoft's parser and validation", () => {
     expect(failures).toEqual([]);
     expect(tried).toBeGreaterThanOrEqual(answers.length + 6);
     expect(inline).toBeGreaterThanOrEqual(2);
+  });
+
+  it('categories are bars (upright with short names, lying down with long or many), a time series a line, whatever the names', () => {
+    const spec = (kind: 'bar' | 'line', labels: string[]) => ({
+      kind,
+      title: 't',
+      labels,
+      series: [{ name: 'incidents', values: labels.map((_, i) => i + 1), axis: 'left' as const, fill: false }],
+      yLabel: 'incidents',
+    });
+    const type = (s: ReturnType<typeof spec>) => teamsChartElement(s)?.type;
+    expect(type(spec('bar', ['THEFT', 'BATTERY', 'ASSAULT']))).toBe('Chart.VerticalBar');
+    expect(type(spec('bar', ['RESIDENCE - PORCH / HALLWAY', 'STREET']))).toBe('Chart.HorizontalBar');
+    expect(type(spec('bar', ['AUSTIN', 'NEAR NORTH SIDE', 'LOOP']))).toBe('Chart.HorizontalBar');
+    const blocks = Array.from({ length: 50 }, (_, i) => `0${String(i).padStart(2, '0')}XX N STATE ST`);
+    expect(type(spec('bar', blocks))).toBe('Chart.HorizontalBar');
+    expect(type(spec('line', ['2019-01', '2019-02', '2019-03']))).toBe('Chart.Line');
+    const lying = teamsChartElement(spec('bar', blocks), { type: 'Image', url: 'https://bot.example.com/c.png' })!;
+    expect(horizontalBarProblems(lying)).toEqual([]);
+    expect(cardEvents({ type: 'AdaptiveCard', version: '1.5', body: [lying] })).toEqual([]);
+    // the checker sees a broken one
+    expect(horizontalBarProblems({ type: 'Chart.HorizontalBar', data: [{ x: 'a', y: 'b' }], displayMode: 'Sideways' })).toEqual([
+      'Chart.HorizontalBar.displayMode: not a display mode',
+      'Chart.HorizontalBar.data[0]: a point needs an x (text or number) and a finite number y',
+    ]);
+  });
+
+  it("the citation's modal card (no actions) and the welcome cards parse; the claim keeps Teams' limits", () => {
+    let cited = 0;
+    for (const [name, answer] of answers) {
+      const source = citedSource(answer);
+      if (!source) continue;
+      cited++;
+      expect(cardEvents(citationCard(source)), name).toEqual([]);
+      expect(citationCard(source).actions, name).toBeUndefined();
+      const { appearance } = citationClaim(source) as { appearance: { name: string; abstract: string; keywords?: string[] } };
+      expect(appearance.name.length, name).toBeLessThanOrEqual(80);
+      expect(appearance.abstract.length, name).toBeLessThanOrEqual(160);
+      expect((appearance.keywords ?? []).length, name).toBeLessThanOrEqual(3);
+      for (const k of appearance.keywords ?? []) expect(k.length, name).toBeLessThanOrEqual(28);
+    }
+    // the SQL answers, the backtests and the crime digest cite their SQL; help, refusals and errors have none
+    expect(cited).toBeGreaterThanOrEqual(6);
+    expect(citedSource(answers.find(([n]) => n === 'help')![1])).toBeUndefined();
+    for (const personal of [true, false]) {
+      const card = welcomeCard(personal);
+      expect(cardEvents(card)).toEqual([]);
+      expect((card.actions as unknown[]).length).toBe(3);
+    }
   });
 
   it('text from anywhere (markdown, tags, long SQL with a Full SQL show-card) parses as well', () => {

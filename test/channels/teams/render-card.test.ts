@@ -2,7 +2,8 @@
 // link, in the card or in the message text above it.
 import { describe, expect, it } from 'vitest';
 import { answerCard, answerSummary, CARD_BYTES_LIMIT, inertMarkdown } from '../../../src/channels/teams/render-card.js';
-import { makeAnswer } from '../../../src/core/answer.js';
+import { makeAnswer, type Answer } from '../../../src/core/answer.js';
+import { answerMessageEntity, citationCard, citedSource } from '../../../src/channels/teams/citation.js';
 
 const HOSTILE = '[click here](http://evil.example) **urgent** <a href="http://evil.example">x</a> _x_ [ref][1]\n\n[1]: javascript:alert(1)';
 
@@ -122,5 +123,74 @@ describe('a card Teams would refuse for its size', () => {
     // a card that fits keeps everything, with no note
     const small = answerCard(makeAnswer({ ...base, extraTables: [wide('Grid')] }));
     expect(nodes(small).some((n) => String(n.text).startsWith('Left out'))).toBe(false);
+  });
+});
+
+describe("an answer's citation (Teams' AI citations)", () => {
+  const base = {
+    kind: 'result' as const,
+    route: 'sql' as const,
+    trace: [],
+    headline: 'Thefts in 2019: 2,239 [2]',
+    narration: 'Thefts in 2019: 2,239.',
+    sql: ['WITH t AS (SELECT * FROM crimes_by_month) SELECT sum(n) FROM t JOIN areas a ON true'],
+    assumptions: [],
+    notes: [],
+    freshness: 'crimes through 2025-09-30',
+    resolved: { question: 'How many thefts were reported in 2019?' },
+  };
+
+  it('the text and the headline say [1] only when the message carries the citation; the answer\'s own "[2]" refers to nothing', () => {
+    const answer = makeAnswer(base);
+    expect(answerSummary(answer)).toBe('Thefts in 2019: 2,239 [2]');
+    expect(answerSummary(answer, true)).toBe('Thefts in 2019: 2,239 [\u200B2] [1]');
+    const runs = (extras: { citation?: boolean }) =>
+      nodes(answerCard(answer, undefined, extras))
+        .filter((n) => n.type === 'TextRun')
+        .map((n) => n.text);
+    expect(runs({})).not.toContain(' [1]');
+    expect(runs({ citation: true })).toContain(' [1]');
+    // nothing to cite (help, a refusal): no mark
+    const help = makeAnswer({ ...base, route: 'help', sql: [] });
+    expect(answerSummary(help, true)).toBe('Thefts in 2019: 2,239 [2]');
+    expect(nodes(answerCard(help, undefined, { citation: true })).some((n) => n.text === ' [1]')).toBe(false);
+  });
+
+  it('without `sources`, the claim has the resolved question, the SQL, the tables it read (not its CTEs) and the freshness', () => {
+    const source = citedSource(makeAnswer(base))!;
+    expect(source).toMatchObject({
+      question: 'How many thefts were reported in 2019?',
+      sql: base.sql,
+      tables: ['areas', 'crimes_by_month'],
+      freshness: 'crimes through 2025-09-30',
+    });
+    const entity = answerMessageEntity(makeAnswer(base)) as unknown as {
+      additionalType: string[];
+      citation: { appearance: Record<string, string> }[];
+    };
+    expect(entity.additionalType).toEqual(['AIGeneratedContent']);
+    expect(entity.citation[0].appearance.abstract).toBe(
+      'How many thefts were reported in 2019? · Ran on areas, crimes_by_month · data: crimes through 2025-09-30',
+    );
+    expect(entity.citation[0].appearance.text).toContain('FROM crimes_by_month');
+  });
+
+  it("with the answer's `sources`, the claim is theirs: the tables the guard parsed, the rows, the day it ran", () => {
+    const answer = {
+      ...makeAnswer(base),
+      sources: {
+        question: 'How many thefts were reported in 2019?',
+        sql: 'SELECT count(*) FROM crimes',
+        tables: ['crimes'],
+        freshness: 'crimes through 2025-09-30',
+        rowsReturned: 1,
+        ranOn: '2025-10-01',
+      },
+    } as Answer;
+    const source = citedSource(answer)!;
+    expect(source).toMatchObject({ sql: ['SELECT count(*) FROM crimes'], tables: ['crimes'], rows: 1, ranOn: '2025-10-01' });
+    const text = JSON.stringify(citationCard(source));
+    expect(text).toContain('crimes (2025-10-01)');
+    expect(text).toContain('1 row');
   });
 });

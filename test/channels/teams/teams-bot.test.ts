@@ -306,8 +306,9 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     expect(sequence).toEqual([...sequence].sort((a, b) => a - b));
     expect(sequence[0]).toBeGreaterThan(1);
     expect(streamOf(final)).toEqual({ type: 'streaminfo', streamType: 'final', streamId });
-    // the final is the answer card, with Teams' native chart, the feedback loop and the AI label
-    expect(cardText(final)).toContain('Chart.VerticalBar');
+    // the final is the answer card, with Teams' native chart (bars: upright, or lying down for long names), the feedback
+    // loop and the AI label
+    expect(cardText(final)).toMatch(/"type":"Chart\.(Vertical|Horizontal)Bar"/);
     expect(final.activity.channelData).toMatchObject({ feedbackLoopEnabled: true });
     expect(JSON.stringify(final.activity.entities)).toContain('AIGeneratedContent');
     // what stays in the chat is that one message (no "on it", no typing)
@@ -401,12 +402,14 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     const answer = await connector.waitFor((c) => c.conversationId === m.conversationId && cardText(c).includes('deceptive'));
     expect(answer.activity.channelData).toMatchObject({ feedbackLoopEnabled: true });
     // Teams' "AI generated" label, with every field of its entity (the serializer keeps them, entity-fields.ts)
-    expect(answer.activity.entities).toContainEqual({
-      type: 'https://schema.org/Message',
-      '@type': 'Message',
-      '@context': 'https://schema.org',
-      additionalType: ['AIGeneratedContent'],
-    });
+    expect(answer.activity.entities).toContainEqual(
+      expect.objectContaining({
+        type: 'https://schema.org/Message',
+        '@type': 'Message',
+        '@context': 'https://schema.org',
+        additionalType: ['AIGeneratedContent'],
+      }),
+    );
     // no 👍/👎 of our own on the card: Teams draws them
     expect(cardText(answer)).not.toContain('"datadesk":"feedback"');
     const answerId = answer.activityId ?? (answer.activity.id as string);
@@ -440,6 +443,137 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
       (c) => c.conversationId === again.conversationId && cardText(c).includes('Verified answer'),
     );
     expect(cardText(verifiedCard)).toContain('checked by teams:aad-ada');
+  });
+
+  it('an answer cites its SQL: one Message entity with the AI label and a Claim at [1], referred to by the text and the card', async () => {
+    const server = await botServer();
+    const m = channelMessage('Which community areas had the most burglaries in 2020?');
+    await post(server, m.activity);
+    const answer = await connector.waitFor((c) => c.verb === 'update' && c.conversationId === m.conversationId && Boolean(cardOf(c)));
+    const messages = (answer.activity.entities as Record<string, unknown>[]).filter((e) => e.type === 'https://schema.org/Message');
+    // Teams refuses a message with more than one root Message entity: the label and the citation are one
+    expect(messages).toHaveLength(1);
+    const [entity] = messages as {
+      additionalType: string[];
+      citation: { '@type': string; position: number; appearance: Record<string, unknown> }[];
+    }[];
+    expect(entity.additionalType).toEqual(['AIGeneratedContent']);
+    expect(entity.citation).toHaveLength(1);
+    const [claim] = entity.citation;
+    expect(claim).toMatchObject({ '@type': 'Claim', position: 1, appearance: { '@type': 'DigitalDocument' } });
+    const a = claim.appearance as {
+      name: string;
+      abstract: string;
+      keywords: string[];
+      text: string;
+      encodingFormat: string;
+      image: unknown;
+    };
+    expect(a.name.length).toBeLessThanOrEqual(80);
+    expect(a.abstract.length).toBeLessThanOrEqual(160);
+    expect(a.abstract).toContain('Which community areas had the most burglaries in 2020?');
+    expect(a.abstract).toMatch(/Ran on [a-z_, ]*crimes/);
+    expect(a.abstract).toMatch(/crimes through \d{4}-\d{2}-\d{2}/);
+    expect(a.keywords.length).toBeLessThanOrEqual(3);
+    for (const k of a.keywords) expect(k.length).toBeLessThanOrEqual(28);
+    expect(a.encodingFormat).toBe('application/vnd.microsoft.card.adaptive');
+    expect(a.image).toEqual({ '@type': 'ImageObject', name: 'Source Code' });
+    // the modal window's card: the question, the table, the freshness and the SQL that ran, with no action
+    const modal = JSON.parse(a.text) as { type: string; actions?: unknown[] };
+    expect(modal.type).toBe('AdaptiveCard');
+    expect(modal.actions).toBeUndefined();
+    const sql = cardOf(answer).content as { body: { inlines?: { text: string; fontType?: string }[] }[] };
+    const cardSql = sql.body.flatMap((b) => b.inlines ?? []).find((r) => r.fontType === 'Monospace')!.text;
+    expect(a.text).toContain(JSON.stringify(cardSql.split('\n')[0]).slice(1, -1));
+    expect(a.text).toContain('Which community areas had the most burglaries in 2020?');
+    expect(a.text).toMatch(/crimes through \d{4}-\d{2}-\d{2}/);
+    // the message text (where Teams draws the in-text citation) and the card's headline say [1]
+    expect(String(answer.activity.text)).toMatch(/ \[1\]$/);
+    expect(cardText(answer)).toContain('"text":" [1]"');
+  });
+
+  /** Teams' conversationUpdate when someone (the bot, `memberId`) is added to a conversation. */
+  function added(conversation: Record<string, unknown>, memberId = '28:datadesk', extra: Record<string, unknown> = {}) {
+    return {
+      type: 'conversationUpdate',
+      id: `f:${++seq}`,
+      timestamp: new Date().toISOString(),
+      serviceUrl: connector.serviceUrl,
+      channelId: 'msteams',
+      from: { id: '29:user-ada', name: 'Ada', aadObjectId: 'aad-ada' },
+      conversation: { tenantId: 'tenant-1', ...conversation },
+      recipient: { id: '28:datadesk', name: 'Data Desk' },
+      membersAdded: [{ id: memberId }],
+      channelData: { tenant: { id: 'tenant-1' } },
+      ...extra,
+    };
+  }
+  const welcomes = (conversationId: string) =>
+    connector.calls.filter((c) => c.conversationId === conversationId && cardText(c).includes('Hi, I am Data Desk'));
+
+  it('the bot added to a personal chat or a team says what it does, once per conversation; an example button asks its question', async () => {
+    const server = await botServer();
+    const personal = `a:welcome-personal-${++seq}`;
+    expect((await post(server, added({ id: personal, conversationType: 'personal' }))).status).toBe(200);
+    const card = await connector.waitFor((c) => c.conversationId === personal && cardText(c).includes('Hi, I am Data Desk'));
+    const content = cardOf(card).content as { body: unknown[]; actions: { type: string; title: string; data: Record<string, unknown> }[] };
+    expect(cardText(card)).toContain("I answer questions about Chicago's reported crimes");
+    expect(cardText(card)).toContain('backtest help');
+    expect(content.actions.map((a) => a.title)).toEqual([
+      'Which community areas had the most burglaries in 2020?',
+      'How many crimes were there per month in 2019?',
+      'Which crime types had the highest arrest rate in 2019?',
+    ]);
+    for (const a of content.actions) expect(a).toMatchObject({ type: 'Action.Submit', data: { datadesk: 'followup', text: a.title } });
+    // no AI label on it: it is no answer
+    expect(JSON.stringify(card.activity.entities ?? [])).not.toContain('AIGeneratedContent');
+    // the bot removed and added again in the same chat, or Teams sending the update twice: no second welcome
+    await post(server, added({ id: personal, conversationType: 'personal' }));
+    const team = `19:welcome-team-${++seq}@thread.tacv2`;
+    // the bot added to a team: its General channel is welcomed, with the mention a channel needs
+    await post(
+      server,
+      added({ id: team, conversationType: 'channel' }, '28:datadesk', { channelData: { tenant: { id: 'tenant-1' }, team: { id: team } } }),
+    );
+    const teamCard = await connector.waitFor((c) => c.conversationId === team && cardText(c).includes('Hi, I am Data Desk'));
+    expect(cardText(teamCard)).toContain('Mention @Data Desk');
+    // a person joining the team later is no welcome
+    await post(
+      server,
+      added({ id: team, conversationType: 'channel' }, '29:user-bob', { channelData: { tenant: { id: 'tenant-1' }, team: { id: team } } }),
+    );
+    expect(welcomes(personal)).toHaveLength(1);
+    expect(welcomes(team)).toHaveLength(1);
+    // a click on an example question is asked like a follow-up button, in the welcome's thread; each person's is answered
+    const teamActions = (cardOf(teamCard).content as typeof content).actions;
+    const click = (who: string, id: string) => ({
+      ...added({ id: `${team};messageid=${teamCard.activityId}`, conversationType: 'channel' }, '28:datadesk', {
+        channelData: { tenant: { id: 'tenant-1' }, team: { id: team } },
+      }),
+      type: 'message',
+      id,
+      from: { id: `29:${who}`, name: who, aadObjectId: `aad-${who}` },
+      replyToId: teamCard.activityId,
+      value: teamActions[1].data,
+      membersAdded: undefined,
+    });
+    await post(server, click('ada', `${seq}click1`));
+    await post(server, click('cy', `${seq}click2`));
+    const answered = () =>
+      new Set(
+        connector.calls.filter((c) => c.conversationId.startsWith(`${team};`) && cardText(c).includes('SELECT')).map((c) => c.activityId),
+      ).size;
+    await expect.poll(answered, { timeout: 20_000 }).toBe(2);
+  });
+
+  it('a tenant not on TEAMS_ALLOWED_TENANTS is not welcomed', async () => {
+    const server = await botServer({ allowedTenants: ['tenant-1'] });
+    const personal = `a:welcome-foreign-${++seq}`;
+    const update = added({ id: personal, conversationType: 'personal', tenantId: 'tenant-9' }, '28:datadesk', {
+      channelData: { tenant: { id: 'tenant-9' } },
+    });
+    expect((await post(server, update)).status).toBe(200);
+    expect(welcomes(personal)).toEqual([]);
   });
 
   it("a table card links to all its rows as CSV (an unguessable link on the bot's server)", async () => {
