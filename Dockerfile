@@ -12,8 +12,11 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY fixtures ./fixtures
-# npm ci runs `prepare`, which compiles TypeScript into dist/
-RUN npm ci && npm prune --omit=dev
+COPY scripts ./scripts
+# `npm install`, not `npm ci`, as .ci/run does: npm ci refuses this lock file because one
+# of vite's optional, Windows-only dependencies is not on the registry we reach; npm install
+# keeps the lock file's versions. It runs `prepare`, which compiles TypeScript into dist/.
+RUN npm install --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 # fonts for the locally rendered chart PNGs
@@ -33,6 +36,8 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
 VOLUME ["/data"]
-HEALTHCHECK --interval=30s --timeout=5s --start-period=120s \
+# a first start (migrations, and with the embedded server its initdb and the demo data)
+# took 215 s on a busy 2-core machine: the health check counts only after 300 s
+HEALTHCHECK --interval=30s --timeout=5s --start-period=300s \
   CMD node -e "fetch('http://127.0.0.1:3000/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 CMD ["node", "dist/cli/main.js", "serve"]

@@ -6,6 +6,9 @@
 // code, and the provider exchanges it (oauth.v2.access) for the workspace's
 // bot token, which the installation store keeps sealed. Events are then
 // answered with the token of the workspace they came from (`authorize`).
+// The state's cookie needs https: over plain http both pages answer with a page
+// that says so, except on localhost, where the cookie goes without `Secure`.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InstallProvider, type Installation, type InstallURLOptions } from '@slack/oauth';
 import type { WebClientOptions } from '@slack/web-api';
 import type pg from 'pg';
@@ -31,7 +34,7 @@ export interface SlackInstaller {
   route: Route;
 }
 
-function page(res: import('node:http').ServerResponse, status: number, title: string, body: string): void {
+function page(res: ServerResponse, status: number, title: string, body: string): void {
   sendHtml(res, status, htmlPage(title, body));
 }
 
@@ -66,7 +69,7 @@ function installPage(scopes: string[]): (url: string) => string {
 }
 
 /** What the admin sees after Slack sent them back: where the bot is now, and what to do first. */
-function installedPage(res: import('node:http').ServerResponse, installation: Installation): void {
+function installedPage(res: ServerResponse, installation: Installation): void {
   const where = installation.isEnterpriseInstall
     ? `every workspace of ${installation.enterprise?.name ?? 'your organization'}`
     : (installation.team?.name ?? 'your workspace');
@@ -81,6 +84,64 @@ function installedPage(res: import('node:http').ServerResponse, installation: In
       '<p>Invite it to a channel (<code>/invite @Data Desk</code>) and mention it with a question, for example <em>@Data Desk how many thefts were reported in 2019?</em>, or send it a direct message. <code>/datadesk help</code> lists what it can do.</p>' +
       '<p>Its answers, feedback, verified questions and digests are kept for this workspace alone. Removing the app (Manage apps → Remove) deletes its token here and stops its digests.</p>' +
       open,
+  );
+}
+
+/**
+ * The scheme the admin's browser used. This server speaks plain http; behind a proxy or a tunnel that ends https
+ * the proxy says so (X-Forwarded-Proto, Forwarded: proto=), and otherwise PUBLIC_BASE_URL's scheme counts when the
+ * browser named its host.
+ */
+function browserScheme(req: IncomingMessage, publicUrl: URL | undefined): string {
+  const forwarded = req.headers['x-forwarded-proto'];
+  const proto =
+    (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0] ??
+    /(?:^|[;,\s])proto=([a-z]+)/i.exec(req.headers.forwarded ?? '')?.[1];
+  if (proto) return proto.trim().toLowerCase();
+  if (publicUrl && publicUrl.host === req.headers.host?.toLowerCase()) return publicUrl.protocol.slice(0, -1);
+  return 'http';
+}
+
+/** The host name the browser asked for, without its port ("" when there is none or it is unreadable). */
+function hostName(req: IncomingMessage): string {
+  try {
+    return new URL(`http://${req.headers.host ?? ''}`).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The install's state cookie is set `Secure` (InstallProvider), which browsers keep only over https (some also on
+ * http://localhost, not all). Over plain http on this machine the flag goes, so that a local install works in any
+ * browser; the cookie stays HttpOnly and bound to its state.
+ */
+function cookiesWithoutSecure(res: ServerResponse): void {
+  const set = res.setHeader.bind(res);
+  const strip = (c: string) => c.replace(/;\s*Secure(?=;|$)/gi, '');
+  res.setHeader = ((name: string, value: number | string | readonly string[]) =>
+    set(
+      name,
+      name.toLowerCase() !== 'set-cookie'
+        ? value
+        : typeof value === 'string'
+          ? strip(value)
+          : Array.isArray(value)
+            ? value.map(strip)
+            : value,
+    )) as ServerResponse['setHeader'];
+}
+
+/** Plain http from anywhere but this machine: the browser drops the state cookie, so say so instead of failing later. */
+function httpsRequiredPage(res: ServerResponse, host: string): void {
+  page(
+    res,
+    400,
+    'Installing Data Desk needs https',
+    `<p>This page was opened over plain http${host ? ` at <code>${escapeHtml(host)}</code>` : ''}. The install keeps its one-time state in a cookie marked <code>Secure</code>, which browsers keep only over https, so Slack's answer could not be matched to this browser and nothing would be installed.</p>` +
+      '<p>Serve the bot behind https (a reverse proxy such as Caddy, or a tunnel; see docs/deploy-slack.md), set <code>PUBLIC_BASE_URL</code> to that https address, and open <code>https://&lt;your host&gt;/slack/install</code>. On the machine that runs the bot, <code>http://localhost:&lt;port&gt;/slack/install</code> works too.</p>',
   );
 }
 
@@ -115,12 +176,27 @@ export function createSlackInstaller(o: {
     },
   });
   const callbacks = new RateLimiter(o.callbacksPerMinute ?? CALLBACKS_PER_MINUTE);
+  const publicUrl = o.redirectUri ? new URL(o.redirectUri) : undefined;
+  let warnedPlainHttp = false; // once a process: the page tells each visitor
   const route: Route = async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path !== SLACK_INSTALL_PATH && path !== SLACK_REDIRECT_PATH) return false;
     if (req.method !== 'GET') {
       res.writeHead(405, { allow: 'GET', 'content-type': 'text/plain' }).end('GET only.');
       return true;
+    }
+    if (browserScheme(req, publicUrl) !== 'https') {
+      const host = hostName(req);
+      if (!LOOPBACK_NAMES.has(host)) {
+        if (!warnedPlainHttp)
+          o.logger.warn(
+            `Slack: ${path} was opened over plain http (Host: ${req.headers.host ?? 'none'}); an install needs https: put the bot behind https and set PUBLIC_BASE_URL (docs/deploy-slack.md)`,
+          );
+        warnedPlainHttp = true;
+        httpsRequiredPage(res, req.headers.host ?? '');
+        return true;
+      }
+      cookiesWithoutSecure(res);
     }
     if (path === SLACK_INSTALL_PATH) {
       await provider.handleInstallPath(req, res, undefined, installUrlOptions);

@@ -44,7 +44,9 @@ const basisPoints = (v: string) => {
 type RunOptions = { json?: boolean; chart: string; costs?: ExecutionModelName; id?: string; workspace?: string };
 
 export function registerBacktest(program: Command): void {
-  const backtest = program.command('backtest').description('exact backtests (BACKTEST_PROTOCOL.md)');
+  const backtest = program
+    .command('backtest')
+    .description("exact backtests (BacktestBench's protocol; the engine's choices: docs/backtest-engine.md)");
 
   backtest
     .command('simulate')
