@@ -8,8 +8,10 @@
 //      soft hyphen, bidi controls, tags) and the other default-ignorables;
 //   3. the dots a browser takes as dots in a domain (。 ｡) -> ".";
 //   4. UTS #39 confusables whose prototype is ASCII -> that prototype
-//      (fixtures/security/confusables.json);
-//   5. accents dropped (NFD, marks removed).
+//      (fixtures/security/confusables.json, with its "extra" map: small
+//      capitals, negative squared letters, dot look-alikes);
+//   5. any script's decimal digits -> 0-9 (٣١٢ is 312 to a reader);
+//   6. accents dropped (NFD, marks removed).
 // The folded text is only read by checks, never shown.
 import { readFileSync } from 'node:fs';
 import { fixturePath } from './paths.js';
@@ -17,12 +19,27 @@ import { fixturePath } from './paths.js';
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 const IDNA_DOTS = /[\u3002\uff61]/g;
 const MARKS = /\p{M}/gu;
+const DIGIT = /^\p{Nd}$/u;
+
+/**
+ * A decimal digit of any script as 0-9. Unicode keeps each script's digits as a run of ten from zero, and runs may
+ * follow one another (the mathematical digits): the place in the run is found by walking back to its start.
+ */
+function asciiDigit(ch: string): string {
+  const cp = ch.codePointAt(0)!;
+  let start = cp;
+  while (DIGIT.test(String.fromCodePoint(start - 1))) start--;
+  return String((cp - start) % 10);
+}
 
 let confusables: Map<string, string> | undefined;
 function confusableMap(): Map<string, string> {
   if (!confusables) {
-    const doc = JSON.parse(readFileSync(fixturePath('security', 'confusables.json'), 'utf8')) as { map: Record<string, string> };
-    confusables = new Map(Object.entries(doc.map));
+    const doc = JSON.parse(readFileSync(fixturePath('security', 'confusables.json'), 'utf8')) as {
+      map: Record<string, string>;
+      extra: Record<string, string>;
+    };
+    confusables = new Map([...Object.entries(doc.map), ...Object.entries(doc.extra)]);
   }
   return confusables;
 }
@@ -35,7 +52,8 @@ export function skeleton(text: string): string {
   const map = confusableMap();
   let out = '';
   for (const ch of withoutInvisibles(text.normalize('NFKC')).replace(IDNA_DOTS, '.')) {
-    out += ch.charCodeAt(0) < 128 ? ch : (map.get(ch) ?? ch);
+    // digits first: the confusables read an Arabic-Indic zero as a dot
+    out += ch.charCodeAt(0) < 128 ? ch : DIGIT.test(ch) ? asciiDigit(ch) : (map.get(ch) ?? ch);
   }
   return out.normalize('NFD').replace(MARKS, '').normalize('NFC');
 }

@@ -374,7 +374,7 @@ class GuardWalk {
     if ((schema && schema !== 'pg_catalog') || !this.allow.types.has(name)) {
       throw new Refusal(
         'forbidden_function',
-        `The query casts to ${parts.join('.')}, which is not allowed: casts may go to numbers, text, dates, times, intervals and booleans.`,
+        `The query casts to ${parts.join('.')}, which is not allowed: casts are allowed to numbers, text, dates, times, intervals and booleans.`,
       );
     }
   }

@@ -66,3 +66,12 @@ describe('the inertness check reads a string as a person sees it', () => {
     expect(shownValue('RETAIL\u200b THEFT\u00ad')).toBe('RETAIL THEFT');
   });
 });
+
+describe('the inertness check takes time in proportion to the length', () => {
+  it.each(['a ', 'a.', '1-', 'a-', 'a@', 'v3 ', '(1) ', '[.]', 'x dot '])('judges 1,000 characters of %j at once', (unit) => {
+    // a pattern that backtracks took 139 s on 16,000 characters; the test's timeout catches a return of it
+    const text = unit.repeat(Math.floor(999 / unit.length));
+    expect(typeof (inertProblem(text) ?? 'inert')).toBe('string');
+    expect(inertProblem('x'.repeat(1_001))).toMatch(/characters long/);
+  });
+});

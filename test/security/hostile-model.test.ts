@@ -183,8 +183,10 @@ describe('a hostile model, through the whole desk', () => {
         expect(answer.kind, h.sql).toBe('error');
         if (answer.kind !== 'error' || verdict.ok) throw new Error(`not refused: ${h.sql}`);
         // the guard's own sentence reaches the user, after the model was asked three times with it
+        // (unless it quotes a name of the model's that is not inert: an operator named "~~" reads as markup)
+        const problem = /OPERATOR\(evil\.~~\)/.test(h.sql) ? 'the query named things I may not show or run.' : verdict.message;
         expect(answer.message, h.sql).toBe(
-          `I could not write a valid query for this after 3 attempts. The last problem: ${verdict.message} Try rephrasing, or ask for something narrower.`,
+          `I could not write a valid query for this after 3 attempts. The last problem: ${problem} Try rephrasing, or ask for something narrower.`,
         );
         expect(llm.requests, h.sql).toHaveLength(3);
         expect(llm.requests[2].messages[1].content, h.sql).toContain(`Error: ${verdict.message}`);

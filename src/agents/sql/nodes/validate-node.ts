@@ -14,11 +14,19 @@ import { isOwnSql, queryPool } from './query-pool.js';
 const MAX_ATTEMPTS = 3;
 
 /**
- * The guard's and PostgreSQL's messages quote the model's names ("column \"…\" does not exist"): shown to a person
- * only when inert, else said in our words.
+ * The guard's and PostgreSQL's messages are our sentences around the model's names: a quoted identifier
+ * (column "…" does not exist) or a qualified one (pg_catalog.pg_user). The message is shown when every such
+ * name is inert, else said in our words.
  */
-const shownProblem = (error: string) =>
-  inertProblem(error.replace(/\bselect\b[\s\S]*\bfrom\b/gi, '')) ? 'the query named things I may not show or run.' : error;
+function shownProblem(error: string): string {
+  const quoted = [...error.matchAll(/"([^"]*)"/g)].map((m) => m[1]);
+  const names = error
+    .replace(/"[^"]*"/g, ' ')
+    .split(/[\s(),;]+/)
+    .filter((t) => /[._]/.test(t))
+    .map((t) => t.replace(/[.:]+$/, ''));
+  return [...quoted, ...names].some((name) => inertProblem(name)) ? 'the query named things I may not show or run.' : error;
+}
 
 /** What the model is told when its query reads no table (the guard's own refusals come from validateSql). */
 export const READS_NO_DATA =
