@@ -26,7 +26,7 @@
 // holds the strings the check must stop and the real sentences it must let
 // through.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import tldList from 'tlds' with { type: 'json' };
 import { fixturePath } from './paths.js';
 import { mixesScripts, skeleton, withoutInvisibles } from './text-skeleton.js';
 
@@ -45,7 +45,7 @@ const SPECIAL_USE = ['example', 'test', 'invalid', 'localhost', 'local', 'onion'
 const WORDLESS_TLD = 'com|net|org|io|ru|cn|xyz|info|biz|example|uk|de|ly|gg|cc|ws|co';
 
 let tldSet: Set<string> | undefined;
-const tlds = () => (tldSet ??= new Set([...(createRequire(import.meta.url)('tlds') as string[]), ...SPECIAL_USE]));
+const tlds = () => (tldSet ??= new Set([...(tldList as readonly string[]), ...SPECIAL_USE]));
 
 /** A run of characters a host name is made of; a domain is one with a dot and a real TLD after it. */
 // (an underscore belongs to the run: pg_catalog.pg_user is a name whose last part is no TLD, x_y.evil.com a host in .com)
@@ -203,7 +203,7 @@ function judge(text: string): string | undefined {
 }
 
 /** What a withheld value says in its place. */
-export const WITHHELD = '(a value not shown: it looks like a link or an instruction)';
+const WITHHELD = '(a value not shown: it looks like a link or an instruction)';
 
 /** A value from the data or a model, shown: without invisible characters when inert, else said as withheld. */
 export function shownValue(value: string): string {

@@ -80,7 +80,7 @@ export function isLocalDatabase(url: string | undefined): boolean {
   return host === '' || host.startsWith('/') || host === 'localhost' || host.startsWith('127.') || host === '[::1]' || host === '::1';
 }
 
-export const UNBOUNDED_WARNING =
+const UNBOUNDED_WARNING =
   'has no memory limit: a query that gets past the SQL walls can take all of this machine\'s memory. Bound the service, e.g. `systemctl edit postgresql@17-main` with "[Service] MemoryMax=4G", or `docker run --memory 4g` (README: "The walls around model-written SQL").';
 
 /**

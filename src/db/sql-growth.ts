@@ -19,11 +19,11 @@
 // replace of replace composes to exponential growth and is what this bounds.
 
 /** the longest value a column of the data tables is assumed to hold */
-export const COLUMN_BYTES = 256;
+const COLUMN_BYTES = 256;
 /** the most bytes one value may reach */
-export const MAX_VALUE_BYTES = 1024 * 1024;
+const MAX_VALUE_BYTES = 1024 * 1024;
 /** the most bytes each row may add to a collected list (string_agg, array_agg, ARRAY(subquery)) */
-export const MAX_ELEMENT_BYTES = 1024;
+const MAX_ELEMENT_BYTES = 1024;
 
 type Json = Record<string, unknown>;
 

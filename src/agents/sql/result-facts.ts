@@ -23,7 +23,7 @@ export interface ResultFact {
 
 const integerFmt = new Intl.NumberFormat('en-US');
 
-export function fmtCell(v: Cell, column = ''): string {
+function fmtCell(v: Cell, column = ''): string {
   // years, hours and months are labels, not quantities: no thousands separator
   if (typeof v === 'number' && TIME_COLUMN.test(column)) return String(v);
   if (typeof v === 'number') return Number.isInteger(v) ? integerFmt.format(v) : fmtNumber(v, Math.abs(v) < 10 ? 2 : 1);
