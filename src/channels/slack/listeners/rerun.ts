@@ -24,9 +24,10 @@ export function rerun(deps: SlackReceiverDeps, gate: Gate) {
     const { channel, threadTs, say, origin } = click;
     const asked = decodeRerun(action.value ?? '');
     if (!asked) return void (await say('That Re-run button is from an older message; ask the question again in the thread.'));
-    const verdict = admit(gate, { workspace: origin.workspace, channel, userId: body.user.id });
+    // a click costs what a follow-up costs; a refusal is for the person who clicked, not a failed turn in the thread
+    const verdict = admit(gate, { workspace: origin.workspace, channel, userId: body.user.id, click: true });
     if (!verdict.go) {
-      if (verdict.tellUser) await say(verdict.tellUser);
+      if (verdict.tellUser) await client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: threadTs, text: verdict.tellUser });
       return;
     }
     const today = new Date().toISOString().slice(0, 10);
