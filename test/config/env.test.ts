@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeLlm, loadConfig } from '../../src/config/env.js';
 
@@ -42,5 +43,15 @@ describe('loadConfig', () => {
     const c = loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:8000/v1', LLM_API_KEY: 'sk-secret-123', LLM_MODEL: 'm' });
     expect(describeLlm(c)).toBe('LLM: m at http://127.0.0.1:8000/v1 (key set)');
     expect(describeLlm(loadConfig({}))).toMatch(/^LLM: none configured/);
+  });
+});
+
+describe('.env.example', () => {
+  it('documents every variable the app reads (README: "Every variable is documented in .env.example")', () => {
+    const source = readFileSync(new URL('../../src/config/env.ts', import.meta.url), 'utf8');
+    const read = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]);
+    const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
+    expect(read.length).toBeGreaterThan(40);
+    expect(read.filter((name) => !new RegExp(`^#? ?${name}=`, 'm').test(example))).toEqual([]);
   });
 });
