@@ -26,6 +26,7 @@ export function createDesk(config: Config, db: Database, logger: Logger): { desk
     displayRows: config.sqlDisplayRows,
     glossaryDefaults: config.glossaryDefaults,
     verified: new VerifiedStore(db.write),
+    publicBaseUrl: config.publicBaseUrl,
   });
   return { desk, memory };
 }

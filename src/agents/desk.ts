@@ -36,6 +36,8 @@ export interface InboundMessage extends ThreadRef {
 export interface DeskDeps extends Omit<SqlAgentDeps, 'pool'> {
   readPool: pg.Pool;
   writePool: pg.Pool;
+  /** PUBLIC_BASE_URL: a backtest answer's run id is also a link to the run (server/run-routes.ts) */
+  publicBaseUrl?: string;
 }
 
 export class DataDesk {
@@ -49,7 +51,7 @@ export class DataDesk {
   private readonly runs: BacktestRuns;
 
   constructor(private readonly deps: DeskDeps) {
-    const { readPool, writePool, ...shared } = deps;
+    const { readPool, writePool, publicBaseUrl: _publicBaseUrl, ...shared } = deps;
     this.sql = new SqlAgent({ ...shared, pool: readPool });
     this.runs = new BacktestRuns(writePool);
   }
@@ -151,6 +153,7 @@ export class DataDesk {
             llm,
             runs: this.runs,
             workspace: scopeOf(message.platform, message.workspace),
+            publicBaseUrl: this.deps.publicBaseUrl,
           },
           progress,
         );

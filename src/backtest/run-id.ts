@@ -161,6 +161,20 @@ export class BacktestRuns {
     );
     return rows[0];
   }
+
+  /** Whether a run of this id was kept in any workspace (a run link's page says no more than that). */
+  async exists(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('SELECT 1 FROM backtest_runs WHERE id = $1 LIMIT 1', [id.trim().toUpperCase()]);
+    return Boolean(rowCount);
+  }
+}
+
+/** A run's link: `${PUBLIC_BASE_URL}/runs/<ID>` (server/run-routes.ts serves it, Slack unfurls it for the run's workspace). */
+export const runLink = (baseUrl: string, id: string) => `${baseUrl}/runs/${id}`;
+
+/** The id in a run link's path (`/runs/7K3QF9XQ2M`), upper-cased; undefined for any other path. */
+export function runIdOfPath(pathname: string): string | undefined {
+  return /^\/runs\/([0-9A-Za-z]{10})\/?$/.exec(pathname)?.[1].toUpperCase();
 }
 
 /** What differs between the data of two runs, in sentences ([] when nothing does). */

@@ -27,6 +27,9 @@ export const SLACK_BOT_SCOPES = [
   'reactions:read',
   // the agent view: suggested prompts, the status line and the thread title
   'assistant:write',
+  // a backtest run's link: link_shared, and its card through chat.unfurl
+  'links:read',
+  'links:write',
 ];
 
 const optionalString = z

@@ -108,7 +108,7 @@ describe('deployment docs', () => {
 
 describe('the Socket Mode manifest', () => {
   type Manifest = {
-    features: { slash_commands: { command: string; url?: string }[] };
+    features: { slash_commands: { command: string; url?: string }[]; unfurl_domains?: string[] };
     oauth_config: { redirect_urls?: string[]; scopes: { bot: string[] } };
     settings: Record<string, unknown> & {
       event_subscriptions: { request_url?: string; bot_events: string[] };
@@ -123,6 +123,8 @@ describe('the Socket Mode manifest', () => {
     expect(read('manifests/slack/manifest-socket-mode.yml')).not.toMatch(/url:|https?:\/\//);
     const withoutUrls = structuredClone(http);
     for (const c of withoutUrls.features.slash_commands) delete c.url;
+    // the placeholder host of the run links' unfurls: a Socket Mode app adds its own in the app's settings
+    delete withoutUrls.features.unfurl_domains;
     delete withoutUrls.oauth_config.redirect_urls;
     delete withoutUrls.settings.event_subscriptions.request_url;
     delete (withoutUrls.settings.interactivity as { request_url?: string }).request_url;

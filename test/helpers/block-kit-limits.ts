@@ -37,7 +37,7 @@
 // (chat.appendStream, TaskUpdateChunk) has an id, a title, a status of
 // pending, in_progress, complete or error, details and output of at most 256
 // characters, and sources that are url elements with a url and a text.
-export type Surface = 'message' | 'home' | 'modal';
+export type Surface = 'message' | 'home' | 'modal' | 'unfurl';
 
 export const LIMITS = {
   blocksPerMessage: 50,
@@ -295,7 +295,8 @@ export function blockKitProblems(message: { text?: unknown; blocks?: unknown }, 
   const problems: string[] = [];
   const blocks = (message.blocks as Json[] | undefined) ?? [];
   if (message.blocks !== undefined && !Array.isArray(message.blocks)) return ['blocks: not an array'];
-  const maxBlocks = surface === 'message' ? LIMITS.blocksPerMessage : LIMITS.blocksPerView;
+  // an unfurl's card is attached to a message and held to a message's block count (it has no text of its own)
+  const maxBlocks = surface === 'message' || surface === 'unfurl' ? LIMITS.blocksPerMessage : LIMITS.blocksPerView;
   if (blocks.length > maxBlocks) problems.push(`blocks: ${blocks.length}, over ${maxBlocks} for a ${surface}`);
   if (surface === 'message') {
     if (typeof message.text !== 'string' || !message.text) {
@@ -318,6 +319,27 @@ export function blockKitProblems(message: { text?: unknown; blocks?: unknown }, 
   if (markdown > LIMITS.markdownText) problems.push(`markdown: ${markdown} characters in all, over ${LIMITS.markdownText}`);
   const ids = blocks.map((b) => b.block_id).filter((id) => id !== undefined);
   if (new Set(ids).size !== ids.length) problems.push('block_id: repeated within the message');
+  return problems;
+}
+
+/**
+ * chat.unfurl's `unfurls` (docs.slack.dev/reference/methods/chat.unfurl, messaging/unfurling-links-in-messages): a map
+ * from each URL unfurled (an http(s) URL as posted) to its card, here blocks: at least one, within a message's limits.
+ */
+export function unfurlProblems(unfurls: unknown): string[] {
+  if (!unfurls || typeof unfurls !== 'object' || Array.isArray(unfurls)) return ['unfurls: not a map of URL to unfurl'];
+  const entries = Object.entries(unfurls as Record<string, unknown>);
+  if (!entries.length) return ['unfurls: empty'];
+  const problems: string[] = [];
+  for (const [url, unfurl] of entries) {
+    if (!/^https?:\/\/[^\s/]+/.test(url)) problems.push(`unfurls[${url}]: not an http(s) URL`);
+    const card = unfurl as { blocks?: unknown } | null;
+    if (!card || typeof card !== 'object' || !Array.isArray(card.blocks) || !card.blocks.length) {
+      problems.push(`unfurls[${url}]: no blocks`);
+      continue;
+    }
+    problems.push(...blockKitProblems({ blocks: card.blocks }, 'unfurl').map((p) => `unfurls[${url}].${p}`));
+  }
   return problems;
 }
 

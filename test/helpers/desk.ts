@@ -15,6 +15,7 @@ export function testDesk(
     statementTimeoutMs?: number;
     answerDeadlineMs?: number;
     verified?: VerifiedStore;
+    publicBaseUrl?: string;
   } = {},
 ) {
   const memory = new ThreadMemory(createKeyv<ThreadState>(options.memoryUrl ?? 'memory', 'thread'), 3_600_000);
@@ -31,6 +32,7 @@ export function testDesk(
     displayRows: 20,
     glossaryDefaults: options.glossaryDefaults ?? {},
     verified: options.verified,
+    publicBaseUrl: options.publicBaseUrl,
   });
   return { desk, memory, logger };
 }

@@ -8,7 +8,7 @@ import { clientOptionsOf } from '../../src/channels/slack/slack-app.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from './wait.js';
-import { streamChunkProblems, viewProblems } from './block-kit-limits.js';
+import { streamChunkProblems, unfurlProblems, viewProblems } from './block-kit-limits.js';
 
 export interface SlackCall {
   method: string;
@@ -64,6 +64,11 @@ export interface FakeSlack {
   revokedTokens: Set<string>;
   /** the next calls of these methods are refused with HTTP 429 and this Retry-After (seconds), as Slack rate-limits */
   rateLimit: { method: string; retryAfter: number }[];
+  /**
+   * links Slack sent link_shared for (the test posts the event and records them here): chat.unfurl takes only these,
+   * under `${channel}:${message_ts}` for a posted message, or the event's unfurl_id for a link in the composer
+   */
+  sharedLinks: Map<string, string[]>;
   close(): Promise<void>;
   /** waits until a call matching `pred` was recorded (or fails after timeoutMs) */
   waitFor(pred: (c: SlackCall) => boolean, timeoutMs?: number): Promise<SlackCall>;
@@ -92,7 +97,7 @@ function parseArgs(contentType: string | undefined, body: Buffer): Record<string
       ? JSON.parse(text)
       : {}
     : Object.fromEntries(new URLSearchParams(text));
-  for (const key of ['blocks', 'files', 'view', 'attachments', 'metadata', 'chunks']) {
+  for (const key of ['blocks', 'files', 'view', 'attachments', 'metadata', 'chunks', 'unfurls', 'user_auth_blocks']) {
     if (typeof raw[key] === 'string') raw[key] = JSON.parse(raw[key] as string);
   }
   return raw;
@@ -125,6 +130,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     tokenTeams: new Map(),
     revokedTokens: new Set(),
     rateLimit: [],
+    sharedLinks: new Map(),
     of: (method) => fake.calls.filter((c) => c.method === method),
     waitFor: (pred, timeoutMs) =>
       waitFor(
@@ -346,6 +352,25 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           const at = fake.messages.findIndex((m) => m.channel === args.channel && m.ts === args.ts);
           if (at >= 0) fake.messages.splice(at, 1);
           return reply({ channel: args.channel, ts: args.ts });
+        }
+        // a link's card (docs.slack.dev/reference/methods/chat.unfurl): channel and ts together, or unfurl_id and
+        // source together; unfurls (or metadata) keyed by URLs that Slack sent link_shared for, each card within limits
+        case 'chat.unfurl': {
+          const byMessage = args.channel !== undefined || args.ts !== undefined;
+          const byId = args.unfurl_id !== undefined || args.source !== undefined;
+          if (byMessage === byId) return refuse('invalid_arguments');
+          if (byMessage && (!args.channel || !args.ts)) return refuse(args.channel ? 'missing_ts' : 'missing_channel');
+          if (byId && (!args.unfurl_id || !args.source)) return refuse(args.source ? 'missing_unfurl_id' : 'missing_source');
+          if (byId && !['composer', 'conversations_history'].includes(String(args.source))) return refuse('invalid_source');
+          if (args.unfurls === undefined) return refuse(args.metadata === undefined ? 'missing_unfurls' : 'invalid_arguments');
+          if (unfurlProblems(args.unfurls).length) {
+            const urls = args.unfurls && typeof args.unfurls === 'object' ? Object.values(args.unfurls) : [];
+            return refuse(urls.every((u) => u && typeof u === 'object') ? 'invalid_blocks' : 'invalid_unfurls_format');
+          }
+          const shared = fake.sharedLinks.get(byMessage ? `${args.channel}:${args.ts}` : String(args.unfurl_id));
+          if (!shared) return refuse(byMessage ? 'cannot_find_message' : 'invalid_unfurl_id');
+          if (Object.keys(args.unfurls as object).some((url) => !shared.includes(url))) return refuse('cannot_unfurl_url');
+          return reply({});
         }
         case 'chat.postEphemeral':
           return reply({ message_ts: nextTs() });

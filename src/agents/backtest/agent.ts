@@ -13,6 +13,7 @@ import {
   dataVersion,
   engineVersion,
   runId,
+  runLink,
   type BacktestRuns,
   type StoredRun,
   type TickerSummary,
@@ -39,6 +40,8 @@ export interface BacktestDeps {
   runs?: BacktestRuns;
   /** whose runs: the asker's workspace or scope (knowledge/scope.ts); `rerun ID` finds only runs made there */
   workspace?: string;
+  /** PUBLIC_BASE_URL: a kept run's id is also a link (server/run-routes.ts), which Slack unfurls into its parameters */
+  publicBaseUrl?: string;
 }
 
 /** `rerun 7K3QF9XQ2M`: a kept run, by its id. */
@@ -199,7 +202,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
         ...(reading.rerun ? [rerunNote(reading.rerun, { id, engine, summary: version.summary, kpi: spec.kpi, best })] : []),
         deps.runs
-          ? `Run id ${id}: /backtest rerun ${id} (or datadesk backtest run --id ${id}) repeats it and says if the data changed.`
+          ? `Run id ${id}: /backtest rerun ${id} (or datadesk backtest run --id ${id}) repeats it and says if the data changed.${deps.publicBaseUrl ? ` Its parameters: ${runLink(deps.publicBaseUrl, id)}` : ''}`
           : `Run id ${id} (runs are not kept here, so it cannot be rerun by its id).`,
       ],
       freshness: `bars through ${data.lastDate}${(await syntheticData(deps.pool)).stocks ? ` (${SYNTHETIC_PRICES_NOTE})` : ''}`,

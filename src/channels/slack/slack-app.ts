@@ -56,6 +56,8 @@ import { rerun } from './listeners/rerun.js';
 import { feedbackReason, REASON_VIEW } from './listeners/feedback-reason.js';
 import type { ExportSettings } from '../../export/csv-export.js';
 import { unknownAction } from './listeners/unknown-action.js';
+import { linkShared } from './listeners/link-shared.js';
+import { BacktestRuns } from '../../backtest/run-id.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 
@@ -73,6 +75,8 @@ export const SLACK_BOT_EVENTS = [
   // the agent view (listeners/agent-view.ts)
   'assistant_thread_started',
   'assistant_thread_context_changed',
+  // a backtest run's link unfurls into its parameters (listeners/link-shared.ts; the manifest's unfurl_domains)
+  'link_shared',
 ] as const;
 /** Slash commands the app answers; any other is acknowledged with a pointer to these. */
 export const SLACK_COMMANDS = ['/backtest', '/datadesk'] as const;
@@ -288,6 +292,14 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   const removal = appUninstalled({ pool: deps.writePool, store: installer?.store, logger: deps.logger });
   app.event('app_uninstalled' satisfies (typeof SLACK_BOT_EVENTS)[number], removal.uninstalled);
   app.event('tokens_revoked' satisfies (typeof SLACK_BOT_EVENTS)[number], removal.tokensRevoked);
+  app.event(
+    'link_shared' satisfies (typeof SLACK_BOT_EVENTS)[number],
+    linkShared({
+      runs: new BacktestRuns(deps.writePool),
+      publicHost: deps.config.publicBaseUrl && new URL(deps.config.publicBaseUrl).host.toLowerCase(),
+      logger: deps.logger,
+    }),
+  );
   // every handled action is listed once here; the catch-all below answers the rest
   const handled: (string | RegExp)[] = [];
   type ButtonListener = (args: SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & AllMiddlewareArgs) => Promise<void>;

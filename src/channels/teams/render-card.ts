@@ -12,13 +12,20 @@ import { teamsChartElement } from './card-chart.js';
 import { CITATION_MARK, citationBytes, citedSource } from './citation.js';
 import { renderChart } from '../../charts/render.js';
 import type { ChartSpec } from '../../core/answer.js';
+import { encodeRerun } from '../../core/rerun.js';
 
 /** The verb of a choice button's Action.Execute (handlers/clarify-click.ts takes it). */
 export const CLARIFY_VERB = 'clarify';
+/** The verb of "Re-run" under a plan answer (handlers/rerun-click.ts takes it). */
+export const RERUN_VERB = 'rerun';
+/** A Re-run's value (the plan and the numbers then, core/rerun.ts) at most as long as Slack's button takes: the same value on both. */
+const RERUN_VALUE_LIMIT = 2_000;
 
 export type Card = Record<string, unknown>;
 
 const SQL_LINES_SHOWN = 6;
+/** Teams shows at most 6 actions on a card (its host config's maxActions): more fail validation. */
+const MAX_ACTIONS = 6;
 const TABLE_ROWS_SHOWN = 10;
 /** Teams rejects messages over ~28 KB: keep an inline image well under it. */
 export const INLINE_IMAGE_LIMIT = 18_000;
@@ -163,8 +170,21 @@ function buildCard(answer: Answer, chart: ChartImage | undefined, extras: CardEx
       for (const note of answer.notes) body.push(text(note, { size: 'Small', isSubtle: true }));
       if (answer.freshness) body.push(text(`Data: ${answer.freshness}`, { size: 'Small', isSubtle: true }));
       if (answer.table && extras.exportUrl) actions.push({ type: 'Action.OpenUrl', title: 'Download CSV', url: extras.exportUrl });
-      // suggested follow-ups: one click asks the plan it carries (the edit of this answer's plan) in this conversation
-      for (const f of answer.followUps ?? [])
+      // "Re-run": the plan asked again on today's data, answered in this conversation with what changed since (core/rerun.ts)
+      const rerun = encodeRerun(answer, RERUN_VALUE_LIMIT);
+      if (rerun) {
+        const submit = {
+          type: 'Action.Submit',
+          title: 'Re-run',
+          tooltip: 'Ask this again on today’s data',
+          data: { datadesk: 'rerun', rerun },
+        };
+        actions.push(extras.universalActions ? { ...submit, type: 'Action.Execute', verb: RERUN_VERB, fallback: submit } : submit);
+      }
+      // suggested follow-ups: one click asks the plan it carries (the edit of this answer's plan) in this conversation;
+      // as many as fit in the actions Teams shows, beside the card's own and the 👍/👎 below
+      const room = MAX_ACTIONS - actions.length - (extras.feedbackKey ? 2 : 0);
+      for (const f of (answer.followUps ?? []).slice(0, Math.max(0, room)))
         actions.push({ type: 'Action.Submit', title: f.label, data: { datadesk: 'followup', text: f.label, plan: f.plan } });
       if (extras.feedbackKey) {
         // feedback: kept with the question; a curator's 👍 makes it a verified question

@@ -20,6 +20,7 @@ import { CLARIFY_VERB, clarifyClick, clarifyExecute } from './handlers/clarify-c
 import { feedbackClick } from './handlers/feedback-click.js';
 import { feedbackLoop, isFeedbackLoop } from './handlers/feedback-loop.js';
 import { followUpClick } from './handlers/follow-up-click.js';
+import { RERUN_VERB, rerunClick, rerunExecute } from './handlers/rerun-click.js';
 import { question } from './handlers/question.js';
 import { turnOf, type TeamsBotDeps, type TeamsTurn } from './handlers/turn.js';
 import { welcomeOnce } from './welcome.js';
@@ -49,7 +50,7 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     return feedbackLoop(this.deps, turn);
   }
 
-  /** A card's Action.Execute (Universal Actions): the clarification choices; the reply goes to the clicker only. */
+  /** A card's Action.Execute (Universal Actions): the clarification choices and Re-run; the reply goes to the clicker only. */
   protected override async onAdaptiveCardInvoke(
     context: TurnContext,
     invoke: AdaptiveCardInvokeValue,
@@ -62,9 +63,11 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     });
     const allowed = workspaceAllowed(this.deps.gate, turn.workspace);
     if (!allowed.go) return error(403, 'Forbidden', allowed.tellUser ?? 'This organization is not served by this bot.');
-    if (invoke.action?.verb !== CLARIFY_VERB) return error(400, 'BadRequest', `Data Desk has no card action "${invoke.action?.verb}".`);
+    const verb = invoke.action?.verb;
+    if (verb !== CLARIFY_VERB && verb !== RERUN_VERB) return error(400, 'BadRequest', `Data Desk has no card action "${verb}".`);
     await this.remember(context);
-    return clarifyExecute(this.deps, { ...turn, value: invoke.action.data as TeamsTurn['value'] });
+    const clicked = { ...turn, value: invoke.action.data as TeamsTurn['value'] };
+    return verb === RERUN_VERB ? rerunExecute(this.deps, clicked) : clarifyExecute(this.deps, clicked);
   }
 
   private teamOf(context: TurnContext): string | undefined {
@@ -87,6 +90,7 @@ export class DataDeskTeamsBot extends TeamsActivityHandler {
     if (kind === 'followup' && typeof turn.value?.text === 'string' && turn.value.text.trim()) return followUpClick(this.deps, turn);
     if (kind === 'feedback') return feedbackClick(this.deps, turn);
     if (kind === 'clarify') return clarifyClick(this.deps, turn);
+    if (kind === 'rerun') return rerunClick(this.deps, turn);
     return question(this.deps, turn);
   }
 }

@@ -28,6 +28,7 @@ import { makeAnswer } from '../../core/answer.js';
 import { exportSourceOf, type ExportSettings } from '../../export/csv-export.js';
 import { sendCsvExport } from '../../export/csv-response.js';
 import { formatSql } from './format-sql.js';
+import { decodeRerun, encodeRerun } from '../../core/rerun.js';
 import type pg from 'pg';
 import { recordFeedback } from '../../feedback/feedback.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
@@ -162,7 +163,9 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     // the answer's id in this thread: what feedback names
     const answerId = key ? key.split(':')[2] : null;
     const sqlShown = answer.kind === 'result' ? answer.sql.map(formatSql) : [];
-    if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId };
+    // "Re-run": the value the page posts back to /api/ask (the plan and the numbers then; core/rerun.ts), as Slack's button carries it
+    const rerun = encodeRerun(kept) ?? null;
+    if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId, rerun };
     try {
       const [wide, phone] = await Promise.all([
         renderChart(answer.chart, deps.quickchartUrl),
@@ -177,10 +180,11 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
         exportLimit,
         sqlShown,
         answerId,
+        rerun,
       };
     } catch (error) {
       deps.logger.warn(`chart: ${(error as Error).message}`);
-      return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId };
+      return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId, rerun };
     }
   };
 
@@ -227,18 +231,26 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
       if (!text)
         throw new BadRequest(400, 'text must be the question, e.g. {"thread": "...", "text": "How many thefts were reported in 2019?"}.');
       const typed = typedCommand(text);
+      // a Re-run button sends the answer's value (its plan and its numbers then): the plan is asked again, and the answer
+      // says what changed since
+      const rerun = body.rerun === undefined ? undefined : typeof body.rerun === 'string' ? decodeRerun(body.rerun) : undefined;
+      if (body.rerun !== undefined && !rerun)
+        throw new BadRequest(400, "rerun must be the value of an answer's Re-run button, as the page received it; ask the question again.");
       // a follow-up button sends the plan it asks (the edit of the answer it sits under)
       const plan =
-        typed.kind === 'question' && body.plan && typeof body.plan === 'object' && !Array.isArray(body.plan)
+        rerun?.plan ??
+        (typed.kind === 'question' && body.plan && typeof body.plan === 'object' && !Array.isArray(body.plan)
           ? (body.plan as Record<string, unknown>)
-          : undefined;
+          : undefined);
       const wait = limiter.take(req.socket.remoteAddress ?? 'unknown', turnCost({ text, click: plan !== undefined }));
       if (wait > 0) {
         throw new BadRequest(429, `Too many questions: at most ${access.perMinute} a minute. Try again in ${wait} s.`, {
           'retry-after': String(wait),
         });
       }
-      message = { ...base, ...typed, ...(plan ? { plan } : {}) };
+      message = rerun
+        ? { ...base, text: 'Re-run on today’s data', plan: rerun.plan, rerun: rerun.baseline }
+        : { ...base, ...typed, ...(plan ? { plan } : {}) };
     } else {
       if (typeof body.term !== 'string' || typeof body.option !== 'string')
         throw new BadRequest(400, 'term and option must be strings, as in the clarifying question.');

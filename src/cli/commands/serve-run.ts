@@ -19,6 +19,8 @@ import { createSlackApp, SLACK_EVENTS_PATH } from '../../channels/slack/slack-ap
 import { SLACK_INSTALL_PATH, SLACK_REDIRECT_PATH } from '../../channels/slack/slack-install.js';
 import { chartRoutes } from '../../server/chart-routes.js';
 import { exportHosts, exportLink, exportRoutes } from '../../server/export-routes.js';
+import { runRoutes } from '../../server/run-routes.js';
+import { BacktestRuns } from '../../backtest/run-id.js';
 import { DigestScheduler } from '../../digest/scheduler.js';
 import { digestDeps } from '../../digest/digest-deps.js';
 import { digestDispatch, ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
@@ -114,6 +116,8 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
     gate: new ExportGate(),
   };
   routes.push(exportRoutes(jobs.deliveries, exports, logger, { hosts: exportHosts(config), perMinute: config.rateLimits.userPerMinute }));
+  // a backtest run's link: says only that the run exists (its parameters stay in its workspace; Slack unfurls them there)
+  routes.push(runRoutes(new BacktestRuns(db.write), { perMinute: config.rateLimits.userPerMinute }));
   const slack = config.slack
     ? createSlackApp({
         config,

@@ -18,6 +18,7 @@ const manifest = parse(readFileSync(path.join(root, 'manifests/slack/manifest.ym
     app_home: Record<string, boolean>;
     bot_user: unknown;
     slash_commands: { command: string; url: string; should_escape: boolean }[];
+    unfurl_domains?: string[];
   };
   oauth_config: { redirect_urls: string[]; scopes: { bot: string[] } };
   settings: {
@@ -50,6 +51,8 @@ const METHOD_SCOPES: Record<string, string[]> = {
   // the bot reads its own messages back in channels, private channels, DMs and group DMs
   'conversations.history': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
+  // a backtest run link's card (docs.slack.dev/reference/methods/chat.unfurl)
+  'chat.unfurl': ['links:write'],
 };
 /** The scope each bot event needs. */
 const EVENT_SCOPES: Record<string, string[]> = {
@@ -64,6 +67,8 @@ const EVENT_SCOPES: Record<string, string[]> = {
   // the agent view
   assistant_thread_started: ['assistant:write'],
   assistant_thread_context_changed: ['assistant:write'],
+  // a link of an unfurl domain posted (docs.slack.dev/reference/events/link_shared)
+  link_shared: ['links:read'],
 };
 
 /** Every .ts file under a folder. */
@@ -123,6 +128,12 @@ describe('the Slack manifest covers what the code uses', () => {
     }
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.settings.socket_mode_enabled).toBe(false);
+  });
+
+  it('run links unfurl: link_shared is subscribed and the unfurl domain is the same host as the URLs (PUBLIC_BASE_URL)', () => {
+    expect(manifest.settings.event_subscriptions.bot_events).toContain('link_shared');
+    // Slack takes bare domains (no scheme, no path), at most 5
+    expect(manifest.features.unfurl_domains).toEqual([new URL(manifest.settings.event_subscriptions.request_url).host]);
   });
 
   it('the lists slack-app.ts exports are the listeners it registers', () => {

@@ -40,6 +40,8 @@ interface CardValue {
   /** a suggested follow-up's question, and the plan it asks */
   text?: string;
   plan?: unknown;
+  /** a Re-run's value: the plan and the answer's numbers then (core/rerun.ts) */
+  rerun?: string;
 }
 
 export interface TeamsTurn {
@@ -87,14 +89,17 @@ export async function admitted(deps: Pick<TeamsBotDeps, 'gate'>, turn: TeamsTurn
 /** Where the receiver keeps, for the turn, the address Teams reached it at (teams-adapter.ts sets it). */
 export const REACHED_AT = Symbol('datadesk.reachedAt');
 
-/** Queues the question and shows it: typing, then "on it" (or its place in line), which the worker replaces. */
+/**
+ * Queues the question and shows it: typing, then "on it" (or its place in line), which the worker replaces. False
+ * when it was not queued: asked before under this key, or the database is down (the person was told).
+ */
 export async function enqueueTurn(
   deps: TeamsBotDeps,
   context: TurnContext,
   key: string,
   message: InboundMessage,
   action: AnswerJob['action'] = { type: 'answer' },
-): Promise<void> {
+): Promise<boolean> {
   const reference = TurnContext.getConversationReference(context.activity) as Record<string, unknown>;
   let queued: boolean;
   try {
@@ -109,19 +114,20 @@ export async function enqueueTurn(
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;
     await context.sendActivity(DATABASE_UNAVAILABLE_MESSAGE);
-    return;
+    return false;
   }
   if (!queued) {
     deps.logger.debug(`teams: ${key} was delivered before; not answered twice`);
-    return;
+    return false;
   }
   // a personal chat streams its answer (teams-stream.ts): the wait is the stream's first line, not typing and "on it"
   const streams = streamsIn(reference);
   if (!streams) await context.sendActivity({ type: ActivityTypes.Typing });
   const ahead = await deps.deliveries.aheadOf(key);
   const row = await deps.deliveries.get(key);
-  if (row?.placeholder) return;
+  if (row?.placeholder) return true;
   const waiting = inLineText(ahead) ?? ON_IT;
-  if (streams && (await streamPlaceholder(context, deps.deliveries, key, waiting))) return;
+  if (streams && (await streamPlaceholder(context, deps.deliveries, key, waiting))) return true;
   await teamsPlaceholder(context, deps.deliveries, key, waiting);
+  return true;
 }

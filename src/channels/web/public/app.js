@@ -320,6 +320,16 @@
         }
         div.append(row);
       }
+      if (payload.rerun) {
+        // the plan asked again on today's data: a new answer below, with what changed since ("Re-run on … (was …)")
+        const row = el('div', 'follow-ups rerun');
+        const b = el('button', '', 'Re-run');
+        b.type = 'button';
+        b.title = 'Ask this again on today’s data and say what changed';
+        b.onclick = () => !busy && send('/api/ask', { thread: current.id, text: 'Re-run on today’s data', rerun: payload.rerun }, 'Re-run on today’s data');
+        row.append(b);
+        div.append(row);
+      }
       if (payload.answerId && answer.route !== 'help') div.append(feedbackRow(payload));
     } else if (answer.kind === 'clarify') {
       div.append(el('div', 'headline', answer.question));
@@ -424,7 +434,7 @@
         listThreads();
         asked.remove();
         pending.remove();
-        if (endpoint === '/api/ask' && !body.plan && !$('#question').value) $('#question').value = shownText;
+        if (endpoint === '/api/ask' && !body.plan && !body.rerun && !$('#question').value) $('#question').value = shownText;
         setBusy(null);
         const notice = el('p', 'hint wait-notice', error.message);
         notice.setAttribute('role', 'status');
