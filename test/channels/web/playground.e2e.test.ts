@@ -82,7 +82,9 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     expect(await page.textContent('.msg.bot .rows-note')).toBe('rows 1–10 of 20');
     expect(await page.textContent('.msg.bot .more-rows')).toBe('showing the first 20 of 25');
     // follow-ups to click, from what the plan did not do yet
-    expect(await page.$$eval('.msg.bot .follow-ups button', (bs) => bs.map((b) => b.textContent))).toEqual(['only arrests']);
+    expect(await page.$$eval('.msg.bot .follow-ups:not(.rerun) button', (bs) => bs.map((b) => b.textContent))).toEqual(['only arrests']);
+    // and a Re-run of the same plan on today's data, apart from the suggestions
+    expect(await page.$$eval('.msg.bot .follow-ups.rerun button', (bs) => bs.map((b) => b.textContent))).toEqual(['Re-run']);
     // the SQL laid out (sql-formatter), numbers right-aligned
     expect(await page.textContent('.msg.bot details pre')).toMatch(
       /^WITH\n  counts AS \(\n    SELECT\n      year AS k1,[\s\S]*ORDER BY\n  axis1\.k1$/,
@@ -243,8 +245,8 @@ describe.skipIf(!existsSync(CHROMIUM))('playground in Chromium', () => {
     await page.goto(server.url);
     await page.fill('#question', 'How many thefts were reported in 2019?');
     await page.press('#question', 'Enter');
-    await page.waitForSelector('.msg.bot .follow-ups button');
-    expect(await page.$$eval('.msg.bot .follow-ups button', (bs) => bs.map((b) => b.textContent))).toEqual([
+    await page.waitForSelector('.msg.bot .follow-ups:not(.rerun) button');
+    expect(await page.$$eval('.msg.bot .follow-ups:not(.rerun) button', (bs) => bs.map((b) => b.textContent))).toEqual([
       'by month',
       'compare with 2018',
       'only arrests',
