@@ -67,6 +67,13 @@ export async function startHttpServer(host: string, port: number, routes: Route[
         );
       else if (error.code === 'EACCES')
         reject(new UserError(`Port ${port} on ${host} needs privileges this user lacks: set PORT to 1024 or above.`));
+      // a HOST that names no address of this machine (it was read as PostgreSQL going away)
+      else if (error.code === 'ENOTFOUND' || error.code === 'EADDRNOTAVAIL' || error.code === 'EAI_AGAIN')
+        reject(
+          new UserError(
+            `HOST=${host} is not an address of this machine (${error.code}): use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface).`,
+          ),
+        );
       else reject(error);
     });
     server.listen(port, host, () => resolve());
