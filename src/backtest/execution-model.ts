@@ -118,7 +118,8 @@ export function chinaModel(): CostModel {
     st: b.st,
     limits: scheduleOf(b.schedule.map((e) => ({ from: e.from, value: e.limit }))),
   }));
-  const stNames = new RegExp(rules.priceLimits.stNames, 'i');
+  // case-sensitive: the exchange writes ST and *ST in capitals; "Star Lake Bioscience" is not an ST name
+  const stNames = new RegExp(rules.priceLimits.stNames);
   const tickerRules = new Map<string, TickerRules>();
   cached = {
     name: 'china',

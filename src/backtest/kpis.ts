@@ -14,9 +14,9 @@ export const KPI_NAMES = [
 export type KpiName = (typeof KPI_NAMES)[number];
 export type Kpis = Record<KpiName, number | null>;
 
-/** Daily risk-free rate of the Sharpe ratio, and the trading days of a year. */
-const RISK_FREE_DAILY = 0.0001;
-const DAYS_PER_YEAR = 252;
+/** Daily risk-free rate of the Sharpe ratio (and of alpha against the market), and the trading days of a year. */
+export const RISK_FREE_DAILY = 0.0001;
+export const DAYS_PER_YEAR = 252;
 
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 

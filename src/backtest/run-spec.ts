@@ -14,6 +14,8 @@ import { axisName, settingOf, sideCodes, sideLabels, sweepAxes, type Strategy, t
 export interface TickerBars {
   code: string;
   name: string;
+  /** the exchange's short name, where ST and *ST are marked (the price-limit rules read it; else `name`) */
+  shortName?: string;
   dates: string[];
   bars: Bars;
 }
@@ -56,7 +58,12 @@ function compileOnce(code: string) {
  * Bars of one ticker as the engine reads them: dates and the fields' columns; for an execution model with costs
  * also the ticker (its board and price limits) and the days as numbers (the rates in force; from the dates if absent).
  */
-export type EngineBars = Pick<TickerBars, 'dates' | 'bars'> & { days?: ArrayLike<number>; code?: string; name?: string };
+export type EngineBars = Pick<TickerBars, 'dates' | 'bars'> & {
+  days?: ArrayLike<number>;
+  code?: string;
+  name?: string;
+  shortName?: string;
+};
 
 // the day numbers of a ticker's dates, made once per dates array (a parameter sweep runs the same ticker many times)
 const dayCache = new WeakMap<readonly string[], Int32Array>();
@@ -92,7 +99,7 @@ function execute(
     model,
     days: ticker.days ?? dayNumbers(ticker.dates),
     code: ticker.code ?? '',
-    name: ticker.name ?? '',
+    name: ticker.shortName ?? ticker.name ?? '',
     slippageBps: spec.slippageBps ?? model.defaultSlippageBps,
   });
 }
@@ -153,7 +160,7 @@ export function simulateRange(
   const days = dayNumbers(ticker.dates).subarray(from, to);
   return execute(
     spec,
-    { dates: ticker.dates.slice(from, to), bars, days, code: ticker.code, name: ticker.name },
+    { dates: ticker.dates.slice(from, to), bars, days, code: ticker.code, name: ticker.name, shortName: ticker.shortName },
     buy.slice(from, to),
     sell.slice(from, to),
   );

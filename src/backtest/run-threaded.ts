@@ -68,6 +68,9 @@ function sourceOf(tickers: TickerBars[]): Source {
   return { tickers, all: tickers, where: (i) => [i, 0, 0] };
 }
 
+/** The name the price-limit rules read (ST is marked in the short name). */
+const ruleName = (t: TickerBars) => t.shortName ?? t.name;
+
 async function evaluatePlans(spec: StrategySpec, source: Source, plans: CandidatePlan[], full: boolean): Promise<EvaluateOutput[]> {
   const size = chunkSize(plans.length);
   const tasks: Promise<EvaluateOutput>[] = [];
@@ -80,7 +83,7 @@ async function evaluatePlans(spec: StrategySpec, source: Source, plans: Candidat
     // an execution model with costs needs each run's dates and ticker (rates in force, board, price limits)
     const costs = spec.costs !== 'none';
     const tickerOfJob =
-      costs && source.tables ? chunk.map((p) => ({ code: source.all[p.ticker].code, name: source.all[p.ticker].name })) : undefined;
+      costs && source.tables ? chunk.map((p) => ({ code: source.all[p.ticker].code, name: ruleName(source.all[p.ticker]) })) : undefined;
     chunk.forEach((p, i) => {
       let [src, from, to] = source.where(p.ticker);
       if (source.tickers) {
@@ -88,7 +91,11 @@ async function evaluatePlans(spec: StrategySpec, source: Source, plans: Candidat
         if (!used.has(src)) {
           used.set(src, tickers.length);
           const t = source.tickers[src];
-          tickers.push({ bars: t.bars, length: t.dates.length, ...(full || costs ? { dates: t.dates, code: t.code, name: t.name } : {}) });
+          tickers.push({
+            bars: t.bars,
+            length: t.dates.length,
+            ...(full || costs ? { dates: t.dates, code: t.code, name: ruleName(t) } : {}),
+          });
         }
         src = used.get(src)!;
       }

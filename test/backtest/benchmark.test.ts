@@ -2,7 +2,7 @@
 // alpha, excess return and the information ratio on constructed returns.
 import { describe, expect, it } from 'vitest';
 import type { MarketTable } from '../../src/backtest/bar-cache.js';
-import { equalWeightIndex, versusMarket } from '../../src/backtest/benchmark.js';
+import { equalWeightIndex, marketReturnsOver, versusMarket } from '../../src/backtest/benchmark.js';
 import { dayOfIso } from '../../src/backtest/days.js';
 
 function table(rows: [string, string, number][]): MarketTable {
@@ -66,11 +66,12 @@ describe('the strategy against the market', () => {
     expect(vs.equity.at(-1)).toBeCloseTo(1_000_000 * 1.01 * 0.98 * 1.03, 6);
   });
 
-  it('twice the market plus 0.1% a day: beta 2, alpha 0.1% x 252, the information ratio of the daily excess returns', () => {
+  it('twice the market plus 0.1% a day: beta 2, alpha over the risk-free rate, the information ratio of the daily excess returns', () => {
     const r = [0.01, -0.02, 0.03, 0].map((x) => 2 * x + 0.001);
     const vs = versusMarket(equityOf(r), dates, market);
     expect(vs.beta).toBeCloseTo(2, 12);
-    expect(vs.alpha).toBeCloseTo(0.001 * 252, 10);
+    // Jensen's alpha with the Sharpe ratio's rf = 0.01% a day: ((ms - rf) - 2 (mm - rf)) x 252 = (0.001 + rf) x 252
+    expect(vs.alpha).toBeCloseTo((0.001 + 0.0001) * 252, 10);
     const diff = r.map((x, i) => x - [0.01, -0.02, 0.03, 0][i]);
     const mean = diff.reduce((a, b) => a + b, 0) / 4;
     const sd = Math.sqrt(diff.reduce((a, b) => a + (b - mean) ** 2, 0) / 3);
@@ -80,5 +81,34 @@ describe('the strategy against the market', () => {
   it('a flat market has no beta or alpha', () => {
     const flat = { returns: new Map(dates.map((x) => [x, 0])), members: 3 };
     expect(versusMarket(equityOf([0.01, 0.02, 0, 0]), dates, flat)).toMatchObject({ beta: null, alpha: null, marketReturn: 0 });
+  });
+});
+
+describe('the market over a suspension of the ticker', () => {
+  // the market moves +1%, -2%, +0.5%, -1% on four days; the ticker trades on the first and the last only
+  const market = {
+    returns: new Map([
+      ['2023-03-01', 0.01],
+      ['2023-03-02', -0.02],
+      ['2023-03-03', 0.005],
+      ['2023-03-06', -0.01],
+    ]),
+    members: 5,
+  };
+
+  it("the market's moves of the suspended days compound into the next bar's: 0.98 x 1.005 x 0.99 - 1, not -1%", () => {
+    const rm = marketReturnsOver(['2023-03-01', '2023-03-06'], market);
+    expect(rm[0]).toBe(0.01);
+    // by hand: 0.98 * 1.005 = 0.9849; * 0.99 = 0.975051; - 1 = -0.024949
+    expect(rm[1]).toBeCloseTo(-0.024949, 12);
+    const vs = versusMarket([1_000_000, 1_000_000, 1_000_000], ['2023-03-01', '2023-03-06'], market);
+    // the market over the window: 1.01 x 0.975051 - 1 = -0.01519849 (all four days), not 1.01 x 0.99 - 1
+    expect(vs.marketReturn).toBeCloseTo(-0.01519849, 12);
+    expect(vs.excessReturn).toBeCloseTo(0.01519849, 12);
+  });
+
+  it('market days before the first bar are not counted; a day the market did not trade adds nothing', () => {
+    expect([...marketReturnsOver(['2023-03-02', '2023-03-03'], market)]).toEqual([-0.02, 0.005]);
+    expect([...marketReturnsOver(['2023-03-04', '2023-03-05'], market)]).toEqual([0, 0]);
   });
 });

@@ -19,6 +19,8 @@ import { shownValue } from '../../core/inert-text.js';
 export interface Listing {
   code: string;
   name: string;
+  /** the exchange's short name: where ST and *ST are marked (the price limits read it) */
+  shortName: string | null;
   exchange: string;
   firstDate: string;
   lastDate: string;
@@ -29,7 +31,7 @@ const COLUMN = BAR_COLUMN;
 /** Too few bars for a meaningful backtest: most factors need a few weeks of history. */
 const MIN_BARS = 2;
 
-const listingColumns = `stock_code AS code, name, exchange, first_date::text AS "firstDate", last_date::text AS "lastDate"`;
+const listingColumns = `stock_code AS code, name, short_name AS "shortName", exchange, first_date::text AS "firstDate", last_date::text AS "lastDate"`;
 
 export async function resolveTickers(client: pg.PoolClient, wanted: string[]): Promise<Listing[]> {
   const out: Listing[] = [];
@@ -73,6 +75,8 @@ export async function resolveTickers(client: pg.PoolClient, wanted: string[]): P
   }
   return out;
 }
+
+const shortNameOf = (l: Listing): { shortName?: string } => (l.shortName ? { shortName: l.shortName } : {});
 
 /** The bars query for display, with the literal values a reader can run as is. */
 function barsSql(listing: Listing, fields: Field[], start?: string, end?: string): string {
@@ -126,7 +130,7 @@ function toTickerBars(
     for (let i = 0; i < n; i++) col[i] = rows[i][f] === null ? NaN : Number(rows[i][f]);
     bars[f] = col;
   }
-  return { code: listing.code, name: listing.name, dates: rows.map((r) => String(r.trade_date)), bars };
+  return { code: listing.code, name: listing.name, ...shortNameOf(listing), dates: rows.map((r) => String(r.trade_date)), bars };
 }
 
 /**
@@ -195,7 +199,7 @@ export async function fetchManyBars(
     }
     const bars = {} as Bars;
     fields.forEach((f, i) => (bars[f] = Float64Array.from(entry!.values[i])));
-    out.push({ code: l.code, name: l.name, dates: entry!.dates, bars });
+    out.push({ code: l.code, name: l.name, ...shortNameOf(l), dates: entry!.dates, bars });
   }
   return out;
 }
@@ -221,7 +225,7 @@ async function cachedManyBars(
     const table = tables.get(l.exchange)!;
     const { from, to } = tickerRows(table, l.code, start, end);
     if (to - from < MIN_BARS) continue;
-    out.push(cachedTicker(table, l.code, l.name, fields, from, to));
+    out.push(Object.assign(cachedTicker(table, l.code, l.name, fields, from, to), shortNameOf(l)));
   }
   return out;
 }
