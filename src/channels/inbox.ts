@@ -1,9 +1,14 @@
-// The receivers' side of every chat platform, in one place: what an inbound
+// The receivers' side of every platform, in one place: what an inbound
 // question passes before it is queued (the workspace and channel allow-lists,
 // the per-user and per-channel rate limits, all kept per workspace), and the
-// words a question waiting in line shows. Queueing itself (once per delivery
-// key) is the queue's: see jobs/queue.ts.
+// one receive sequence every receiver calls: queue the job once per delivery
+// key, then show where the question is in line.
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import { turnCost, type RateLimiter } from '../core/rate-limit.js';
+import type { AnswerJob } from '../jobs/answer-job.js';
+import type { Deliveries } from '../jobs/deliveries.js';
+import type { AnswerQueue } from '../jobs/queue.js';
 
 export interface Gate {
   userLimit: RateLimiter;
@@ -55,7 +60,44 @@ export function admit(gate: Gate, who: Asker): GateVerdict {
   return { go: true };
 }
 
-/** What a placeholder says while its question waits behind others (undefined: it is being worked on). */
-export function inLineText(ahead: number): string | undefined {
-  return ahead > 0 ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours…` : undefined;
+/** What a placeholder says while its question waits behind others (undefined: it is next); each platform adds its ellipsis. */
+function inLineText(ahead: number): string | undefined {
+  return ahead > 0 ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours` : undefined;
+}
+
+/** What receiving needs: the queue that admits a job once per key, and the rows that tell its place in line. */
+export interface Reception {
+  queue: Pick<AnswerQueue, 'enqueue'>;
+  deliveries: Pick<Deliveries, 'aheadOf' | 'get'>;
+  logger: Logger;
+}
+
+/** How a platform shows a queued question: `inLine` is its place in line, undefined when nothing is ahead of it. */
+export type ShowWaiting = (inLine: string | undefined) => Promise<unknown>;
+
+/**
+ * The one receive sequence. The job is queued once per delivery key: a second delivery of the key (a platform's
+ * retry, a double click) is logged and goes no further (false). Then the placeholder shows the question's place in
+ * line, unless a worker fast enough has one recorded already. `background`: the placeholder is shown after this
+ * returns, so a platform's acknowledgement waits for the queue (durable), not for its own API (cosmetic); a
+ * placeholder lost that way is posted by the worker instead.
+ */
+export async function receive(r: Reception, job: AnswerJob, show?: ShowWaiting, o: { background?: boolean } = {}): Promise<boolean> {
+  const platform = job.reply.platform;
+  if (!(await r.queue.enqueue(job))) {
+    r.logger.debug(`${platform}: ${job.key} was delivered before; not answered twice`);
+    return false;
+  }
+  if (!show) return true;
+  const placeholder = async () => {
+    const ahead = await r.deliveries.aheadOf(job.key);
+    if ((await r.deliveries.get(job.key))?.placeholder) return;
+    await show(inLineText(ahead));
+  };
+  if (!o.background) await placeholder();
+  else
+    void placeholder().catch((error) =>
+      r.logger.warn(`${platform}: the placeholder of ${job.key} could not be shown (${describeError(error)}); the worker shows one`),
+    );
+  return true;
 }

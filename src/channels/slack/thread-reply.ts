@@ -1,6 +1,5 @@
-// The receiver's side of a Slack question: admit the delivery and queue its
-// job (a duplicate delivery stops here), then put a placeholder in the thread
-// that says where the question is in line. The answering runs in a worker
+// The receiver's side of a Slack question: the receive sequence (inbox.ts)
+// with a placeholder in the thread that says where the question is in line. The answering runs in a worker
 // (slack-outbox.ts), which replaces that placeholder with the answer.
 import type { WebClient } from '@slack/web-api';
 import type { InboundMessage } from '../../agents/desk.js';
@@ -8,8 +7,8 @@ import type { Logger } from '../../core/logger.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries } from '../../jobs/deliveries.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
-import { inLineText } from '../inbox.js';
-import { placeholderFor, slackErrorCode, WORKING, type SlackReplyTarget } from './slack-outbox.js';
+import { receive } from '../inbox.js';
+import { placeholderFor, WORKING, type SlackReplyTarget } from './slack-outbox.js';
 import { fromSlackText } from './slack-text.js';
 import { StreamSupport } from './answer-stream.js';
 
@@ -46,19 +45,15 @@ export interface ThreadTarget extends SlackOrigin {
   agentView?: boolean;
 }
 
-/** What a placeholder says while its question waits. */
-export function waitingText(ahead: number): string {
-  const inLine = inLineText(ahead);
-  return inLine ? `:hourglass_flowing_sand: ${inLine}` : WORKING;
+/** What a placeholder says while its question waits (inbox.ts says its place in line). */
+export function waitingText(inLine: string | undefined): string {
+  return inLine ? `:hourglass_flowing_sand: ${inLine}…` : WORKING;
 }
 
 /**
- * Queues the question for a worker; returns false for a delivery seen before
- * (nothing is queued or posted). The placeholder that shows the question
- * waiting is posted after this returns, so that Slack's acknowledgement waits
- * for the queue (durable) and not for the Web API (cosmetic): a process killed
- * after the ack has the question in the queue already, and a placeholder lost
- * with it is posted by the worker instead.
+ * Queues the question for a worker through the one receive sequence (inbox.ts); false for a delivery seen before
+ * (nothing is queued or posted). The placeholder is posted after this returns (in the background), a stream
+ * where Slack can; an agent-view thread waits in its status line instead (listeners/agent-view.ts).
  */
 export async function enqueueInThread(
   deps: SlackReceiverDeps,
@@ -77,29 +72,16 @@ export async function enqueueInThread(
     enterprise,
     ...(agentView ? { agentView } : {}),
   };
-  const queued = await deps.queue.enqueue({ key, message, action, reply });
-  if (!queued) {
-    deps.logger.debug(`slack: ${key} was delivered before; not answered twice`);
-    return false;
-  }
-  // an agent-view thread waits in its status line (listeners/agent-view.ts): a message would clear it
-  if (agentView) return true;
-  void (async () => {
-    const ahead = await deps.deliveries.aheadOf(key);
-    const row = await deps.deliveries.get(key);
-    // a fast worker may have posted (and even filled) a placeholder already
-    if (row?.placeholder) return;
+  const show = async (inLine: string | undefined) => {
     const opening = {
       support: deps.streams ?? new StreamSupport(),
       place: { channel, threadTs, userId, workspace },
-      title: inLineText(ahead) ?? 'Working on it',
+      title: inLine ?? 'Working on it',
     };
     const placing = { client, deliveries: deps.deliveries, logger: deps.logger };
-    await placeholderFor(placing, key, channel, threadTs, waitingText(ahead), undefined, opening);
-  })().catch((error) =>
-    deps.logger.warn(`slack: the placeholder of ${key} could not be posted (${slackErrorCode(error)}); the worker posts one`),
-  );
-  return true;
+    await placeholderFor(placing, key, channel, threadTs, waitingText(inLine), undefined, opening);
+  };
+  return receive(deps, { key, message, action, reply }, agentView ? undefined : show, { background: true });
 }
 
 /** The question of a mention: the bot's own mention at the start dropped, then Slack's encoding read (see slack-text.ts). */

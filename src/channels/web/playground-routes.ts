@@ -34,6 +34,7 @@ import { recordFeedback } from '../../feedback/feedback.js';
 import type { VerifiedStore } from '../../knowledge/verified-store.js';
 import { UserError } from '../../core/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
+import { receive } from '../inbox.js';
 import {
   checkOrigin,
   hasToken,
@@ -288,15 +289,8 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     let wake = () => {};
     const unsubscribe = await deps.events.subscribe(key, (event) => ('step' in event ? progress(event.step) : wake()));
     try {
-      await deps.queue.enqueue({ key, message, action, reply: { platform: 'web' } });
-      const ahead = await deps.deliveries.aheadOf(key);
-      progress(
-        ahead > 0
-          ? `In line: ${ahead} question${ahead === 1 ? '' : 's'} ahead of yours`
-          : action.type === 'choose'
-            ? 'Applying your choice'
-            : 'Starting',
-      );
+      const started = action.type === 'choose' ? 'Applying your choice' : 'Starting';
+      await receive(deps, { key, message, action, reply: { platform: 'web' } }, async (inLine) => progress(inLine ?? started));
       const since = Date.now();
       let toldNoWorker = false;
       for (;;) {

@@ -345,7 +345,7 @@ describe('everything else the bot posts', () => {
   });
 
   it('placeholders and progress lines', () => {
-    for (const text of [WORKING, waitingText(0), waitingText(1), waitingText(12)]) expect(blockKitProblems({ text })).toEqual([]);
+    for (const text of [WORKING, waitingText(undefined), waitingText('In line: 1 question ahead of yours'), waitingText('In line: 12 questions ahead of yours')]) expect(blockKitProblems({ text })).toEqual([]);
     expect(LIMITS.messageText).toBe(4_000);
   });
 });

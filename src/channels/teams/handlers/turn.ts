@@ -1,7 +1,8 @@
 // What every Teams handler gets: the turn as the neutral code knows it (who,
 // which workspace and thread, the card value of a click), the gate for
-// questions, and the one way to queue a question: admit the delivery once,
-// show typing and "on it" (or its place in line), which the worker replaces.
+// questions, and the one way to queue a question: the receive sequence
+// (inbox.ts) showing typing and "on it" (or its place in line), which the
+// worker replaces.
 import { ActivityTypes, TurnContext } from 'botbuilder';
 import type pg from 'pg';
 import type { DataDesk, InboundMessage } from '../../../agents/desk.js';
@@ -11,7 +12,7 @@ import type { AnswerJob } from '../../../jobs/answer-job.js';
 import type { Deliveries } from '../../../jobs/deliveries.js';
 import type { AnswerQueue } from '../../../jobs/queue.js';
 import type { VerifiedStore } from '../../../knowledge/verified-store.js';
-import { admit, inLineText, type Gate } from '../../inbox.js';
+import { admit, receive, type Gate } from '../../inbox.js';
 import { ON_IT, teamsPlaceholder, type TeamsReplyTarget } from '../teams-outbox.js';
 import { streamPlaceholder, streamsIn } from '../teams-stream.js';
 
@@ -101,33 +102,26 @@ export async function enqueueTurn(
   action: AnswerJob['action'] = { type: 'answer' },
 ): Promise<boolean> {
   const reference = TurnContext.getConversationReference(context.activity) as Record<string, unknown>;
-  let queued: boolean;
+  const reachedAt = context.turnState.get(REACHED_AT) as string | undefined;
+  const reply: TeamsReplyTarget = {
+    platform: 'teams',
+    conversationId: context.activity.conversation.id,
+    reference,
+    ...(reachedAt ? { reachedAt } : {}),
+  };
+  // a personal chat streams its answer (teams-stream.ts): the wait is the stream's first line, not typing and "on it"
+  const streams = streamsIn(reference);
+  const show = async (inLine: string | undefined) => {
+    if (!streams) await context.sendActivity({ type: ActivityTypes.Typing });
+    const waiting = inLine ? `${inLine}…` : ON_IT;
+    if (streams && (await streamPlaceholder(context, deps.deliveries, key, waiting))) return;
+    await teamsPlaceholder(context, deps.deliveries, key, waiting);
+  };
   try {
-    const reachedAt = context.turnState.get(REACHED_AT) as string | undefined;
-    const reply: TeamsReplyTarget = {
-      platform: 'teams',
-      conversationId: context.activity.conversation.id,
-      reference,
-      ...(reachedAt ? { reachedAt } : {}),
-    };
-    queued = await deps.queue.enqueue({ key, message, action, reply });
+    return await receive(deps, { key, message, action, reply }, show);
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;
     await context.sendActivity(DATABASE_UNAVAILABLE_MESSAGE);
     return false;
   }
-  if (!queued) {
-    deps.logger.debug(`teams: ${key} was delivered before; not answered twice`);
-    return false;
-  }
-  // a personal chat streams its answer (teams-stream.ts): the wait is the stream's first line, not typing and "on it"
-  const streams = streamsIn(reference);
-  if (!streams) await context.sendActivity({ type: ActivityTypes.Typing });
-  const ahead = await deps.deliveries.aheadOf(key);
-  const row = await deps.deliveries.get(key);
-  if (row?.placeholder) return true;
-  const waiting = inLineText(ahead) ?? ON_IT;
-  if (streams && (await streamPlaceholder(context, deps.deliveries, key, waiting))) return true;
-  await teamsPlaceholder(context, deps.deliveries, key, waiting);
-  return true;
 }
