@@ -5,7 +5,7 @@
 // Each returns undefined when the data does not fit the block's published
 // limits; the caller then draws it the classic way (a code block, a PNG).
 import type { AnswerTable, ChartSpec } from '../../core/answer.js';
-import type { Block } from './render-blocks.js';
+import type { Block } from './block-types.js';
 import { cellText } from '../text-table.js';
 
 /** data_table: a header row and at most 100 rows, at most 20 columns, 1 to 100 rows a page (docs: data-table-block). */

@@ -13,13 +13,8 @@ import { encodeRerun } from '../../core/rerun.js';
 import { alignedTable } from '../text-table.js';
 import { chartBlock, dataTableBlock } from './native-blocks.js';
 import { escapeMarkdown } from './answer-stream.js';
+import type { Block, SlackMessage } from './block-types.js';
 
-export type Block = { type: string } & Record<string, unknown>;
-export interface SlackMessage {
-  /** the notification / fallback text */
-  text: string;
-  blocks: Block[];
-}
 
 export const SECTION_LIMIT = 3_000;
 export const BLOCKS_PER_MESSAGE = 50;

@@ -38,8 +38,8 @@ import {
   SECTION_LIMIT,
   SOURCES_BLOCK,
   type RenderOptions,
-  type SlackMessage,
 } from './render-blocks.js';
+import type { SlackMessage } from './block-types.js';
 import type { Answer } from '../../core/answer.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';

@@ -13,7 +13,8 @@ import { fmtKpi, KPI_LABELS } from '../../../agents/backtest/narrate.js';
 import { describeError } from '../../../core/errors.js';
 import type { Logger } from '../../../core/logger.js';
 import { scopeOf } from '../../../knowledge/scope.js';
-import { cutText, escapeMrkdwn, type Block } from '../render-blocks.js';
+import { cutText, escapeMrkdwn } from '../render-blocks.js';
+import type { Block } from '../block-types.js';
 
 /** Slack unfurls at most this many links of one message with cards (the rest stay as they are). */
 const MAX_UNFURLS = 5;
