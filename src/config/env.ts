@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { Cron } from 'croner';
 import { parseGlossaryDefaults } from '../knowledge/glossary.js';
-import { parseSealingKeys } from '../channels/slack/token-seal.js';
+import { parseSealingKeys } from '../core/sealing.js';
 
 /** A comma-separated setting as a list, blanks dropped. */
 const list = (v: string | undefined) =>
@@ -312,7 +312,7 @@ export function loadConfig(env: RawEnv): Config {
       );
     else {
       try {
-        parseSealingKeys(e.SLACK_TOKEN_KEYS);
+        parseSealingKeys(e.SLACK_TOKEN_KEYS, 'SLACK_TOKEN_KEYS');
       } catch (error) {
         problems.push((error as Error).message);
       }

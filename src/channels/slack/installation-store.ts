@@ -11,7 +11,7 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Installation, InstallationQuery, InstallationStore, InstallURLOptions, StateStore } from '@slack/oauth';
 import type pg from 'pg';
-import { seal, unseal, type SealingKey } from './token-seal.js';
+import { seal, unseal, type SealingKey } from '../../core/sealing.js';
 
 /** The row key of an installation: the enterprise of an org-wide install, else the team. */
 function installKey(q: { isEnterpriseInstall?: boolean; enterpriseId?: string; teamId?: string }): string {

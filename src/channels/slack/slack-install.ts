@@ -18,7 +18,7 @@ import type { Route } from '../../server/http-server.js';
 import { escapeHtml, htmlPage, sendHtml } from '../../server/html-page.js';
 import { RateLimiter } from '../../core/rate-limit.js';
 import { PgInstallationStore, SignedStateStore } from './installation-store.js';
-import { parseSealingKeys } from './token-seal.js';
+import { slackTokenKeys } from './token-seal.js';
 
 export const SLACK_INSTALL_PATH = '/slack/install';
 export const SLACK_REDIRECT_PATH = '/slack/oauth_redirect';
@@ -154,7 +154,7 @@ export function createSlackInstaller(o: {
   /** Slack's redirects back a minute per client address (default 10) */
   callbacksPerMinute?: number;
 }): SlackInstaller {
-  const store = new PgInstallationStore(o.pool, parseSealingKeys(o.oauth.tokenKeys));
+  const store = new PgInstallationStore(o.pool, slackTokenKeys(o.oauth.tokenKeys));
   const installUrlOptions: InstallURLOptions = { scopes: o.oauth.scopes, ...(o.redirectUri ? { redirectUri: o.redirectUri } : {}) };
   const provider = new InstallProvider({
     clientId: o.oauth.clientId,

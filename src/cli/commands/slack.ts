@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { PgInstallationStore } from '../../channels/slack/installation-store.js';
-import { parseSealingKeys, type SealingKey } from '../../channels/slack/token-seal.js';
+import type { SealingKey } from '../../core/sealing.js';
+import { slackTokenKeys } from '../../channels/slack/token-seal.js';
 import { commandContext, withDatabase } from '../context.js';
 
 /** Runs `run` with the installation store of this configuration (its keys), or says installs are off. */
@@ -17,7 +18,7 @@ async function withInstallations<T>(run: (store: PgInstallationStore, keys: Seal
       'Slack installs are off: set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and SLACK_TOKEN_KEYS (a single SLACK_BOT_TOKEN keeps no installations).',
     );
   }
-  const keys = parseSealingKeys(oauth.tokenKeys);
+  const keys = slackTokenKeys(oauth.tokenKeys);
   return withDatabase(ctx, (db) => run(new PgInstallationStore(db.write, keys), keys));
 }
 

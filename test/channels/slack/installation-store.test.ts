@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Installation } from '@slack/oauth';
 import { PgInstallationStore, NoInstallationError } from '../../../src/channels/slack/installation-store.js';
 import { installedClients, WorkspaceNotInstalledError } from '../../../src/channels/slack/slack-clients.js';
-import { parseSealingKeys, seal, unseal } from '../../../src/channels/slack/token-seal.js';
+import { seal, unseal } from '../../../src/core/sealing.js';
+import { slackTokenKeys } from '../../../src/channels/slack/token-seal.js';
 import { ConfigError, loadConfig } from '../../../src/config/env.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 
@@ -30,16 +31,16 @@ afterAll(async () => db?.drop());
 
 describe('sealed Slack installations', () => {
   it('seals with the first key, opens with any listed key, and rekey moves every row to the first key', async () => {
-    const old = new PgInstallationStore(db.pool, parseSealingKeys(`k1:${key(1)}`));
+    const old = new PgInstallationStore(db.pool, slackTokenKeys(`k1:${key(1)}`));
     await old.storeInstallation(installation('T1', 'xoxb-one'));
     // rotation: the new key first, the old one still listed
-    const rotating = new PgInstallationStore(db.pool, parseSealingKeys(`k2:${key(2)},k1:${key(1)}`));
+    const rotating = new PgInstallationStore(db.pool, slackTokenKeys(`k2:${key(2)},k1:${key(1)}`));
     expect((await rotating.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token).toBe(
       'xoxb-one',
     );
     expect(await rotating.rekey()).toBe(1);
     expect((await db.pool.query('SELECT key_id FROM slack_installations')).rows).toEqual([{ key_id: 'k2' }]);
-    const rotated = new PgInstallationStore(db.pool, parseSealingKeys(`k2:${key(2)}`));
+    const rotated = new PgInstallationStore(db.pool, slackTokenKeys(`k2:${key(2)}`));
     expect((await rotated.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token).toBe(
       'xoxb-one',
     );
@@ -50,7 +51,7 @@ describe('sealed Slack installations', () => {
   });
 
   it('a sealed value is bound to its row: copied onto another workspace it does not open', async () => {
-    const keys = parseSealingKeys(`k1:${key(3)}`);
+    const keys = slackTokenKeys(`k1:${key(3)}`);
     const sealed = seal(keys[0], 'secret', 'T1');
     expect(unseal(keys, 'k1', sealed, 'T1')).toBe('secret');
     expect(() => unseal(keys, 'k1', sealed, 'T2')).toThrow(/could not be opened/);
@@ -60,7 +61,7 @@ describe('sealed Slack installations', () => {
   });
 
   it('an org-wide install answers every workspace of its enterprise; an uninstalled workspace has no client', async () => {
-    const store = new PgInstallationStore(db.pool, parseSealingKeys(`k2:${key(2)}`));
+    const store = new PgInstallationStore(db.pool, slackTokenKeys(`k2:${key(2)}`));
     await store.storeInstallation(installation('', 'xoxb-org', 'E1'));
     expect(await store.hasOrgInstall('E1')).toBe(true);
     const clients = installedClients(store, undefined);
