@@ -4,7 +4,7 @@
 // HOST, loopback), at most `perMinute` a minute per client address, and a few
 // times an hour per link and per address (export/download-limits.ts).
 import type { Config } from '../config/env.js';
-import { LOOPBACK_NAMES, playgroundAccess } from '../channels/web/playground-access.js';
+import { LOOPBACK_NAMES, namedHosts } from './host-names.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import type { Logger } from '../core/logger.js';
 import type { ExportSettings } from '../export/csv-export.js';
@@ -17,7 +17,7 @@ export const exportLink = (baseUrl: string, token: string) => `${baseUrl}/export
 
 /** The host names export links may be fetched under: the loopback ones and those the playground answers to (HOST, PUBLIC_BASE_URL, PLAYGROUND_ALLOWED_HOSTS). */
 export function exportHosts(config: Config): string[] {
-  return [...new Set([...LOOPBACK_NAMES, ...playgroundAccess(config).allowedHosts])];
+  return [...new Set([...LOOPBACK_NAMES, ...namedHosts(config)])];
 }
 
 const refuse = (res: Parameters<Route>[1], status: number, error: string, headers: Record<string, string> = {}) =>

@@ -6,7 +6,7 @@ import { CloudAdapter, ConfigurationBotFrameworkAuthentication, type TurnContext
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
 import type { Route } from '../../server/http-server.js';
-import { isLoopback } from '../web/playground-access.js';
+import { isLoopback } from '../../server/host-names.js';
 import type { DataDeskTeamsBot } from './teams-bot.js';
 import { REACHED_AT } from './handlers/turn.js';
 

@@ -6,7 +6,7 @@
 // machine and answer to it (teamsRoutes' `local`), and says so loudly.
 import type { Config } from '../../config/env.js';
 import type { Logger } from '../../core/logger.js';
-import { isLoopback } from '../web/playground-access.js';
+import { isLoopback } from '../../server/host-names.js';
 import type { TeamsCredentials } from './teams-adapter.js';
 
 export type TeamsMode =

@@ -8,6 +8,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import type { Config } from '../../config/env.js';
+import { LOOPBACK_NAMES, isLoopback, namedHosts } from '../../server/host-names.js';
 
 export interface PlaygroundAccess {
   /** HOST: the address the HTTP server listens on */
@@ -22,24 +23,13 @@ export interface PlaygroundAccess {
   burst?: number;
 }
 
-export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-const WILDCARD = ['0.0.0.0', '::', '[::]'];
 const COOKIE = 'datadesk_playground';
 
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(h);
-}
-
 export function playgroundAccess(config: Config): PlaygroundAccess {
-  const own = WILDCARD.includes(config.host) ? [] : [config.host.includes(':') ? `[${config.host}]` : config.host];
-  const publicHost = config.publicBaseUrl ? [new URL(config.publicBaseUrl).hostname] : [];
   return {
     host: config.host,
     token: config.playground.token,
-    allowedHosts: [...new Set([...config.playground.allowedHosts, ...own, ...publicHost].map((h) => h.toLowerCase()))].filter(
-      (h) => !LOOPBACK_NAMES.includes(h),
-    ),
+    allowedHosts: namedHosts(config),
     perMinute: config.rateLimits.userPerMinute,
     burst: config.rateLimits.userBurst,
   };

@@ -38,7 +38,6 @@ import { receive } from '../inbox.js';
 import {
   checkOrigin,
   hasToken,
-  isLoopback,
   isToken,
   needsToken,
   playgroundAccess,
@@ -47,6 +46,7 @@ import {
   type PlaygroundAccess,
   type Refusal,
 } from './playground-access.js';
+import { isLoopback } from '../../server/host-names.js';
 
 const PUBLIC = path.join(packageRoot, 'src', 'channels', 'web', 'public');
 const STATIC: Record<string, string> = { '/': 'index.html', '/app.js': 'app.js', '/style.css': 'style.css' };
