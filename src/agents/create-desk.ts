@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { llmFromConfig } from '../llm/from-config.js';
 import { ThreadMemory, createKeyv, type ThreadState } from '../memory/thread-memory.js';
 import { DataDesk } from './desk.js';
-import { VerifiedStore } from '../knowledge/verified-store.js';
+import { VerifiedStore } from '../verified/verified-store.js';
 
 export function createDesk(config: Config, db: Database, logger: Logger): { desk: DataDesk; memory: ThreadMemory } {
   const memory = new ThreadMemory(

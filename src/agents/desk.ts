@@ -14,7 +14,7 @@ import { readInThread } from '../plan/reader.js';
 import { lastAnswerPlan } from './sql/plan-path.js';
 import { withDeadline } from '../llm/deadline.js';
 import { SqlAgent, type SqlAgentDeps } from './sql/agent.js';
-import type { VerifiedStore } from '../knowledge/verified-store.js';
+import type { VerifiedStore } from '../verified/verified-store.js';
 import type { ThreadRef } from '../core/platform.js';
 import { BacktestRuns } from '../backtest/run-id.js';
 import { scopeOf } from '../knowledge/scope.js';

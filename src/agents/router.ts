@@ -31,7 +31,7 @@ import { readFileSync } from 'node:fs';
 import { fixturePath } from '../core/paths.js';
 import { looksLikeRuleSyntax } from '../backtest/rule-syntax.js';
 import { mentionsIndicator } from './backtest/free-text.js';
-import { similarVerified } from '../knowledge/verified-queries.js';
+import { similarVerified } from '../verified/verified-queries.js';
 
 export type Route = 'sql' | 'backtest' | 'help' | 'reject' | 'refuse_write';
 

@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import { UserError } from '../core/errors.js';
 import type { Deliveries } from '../jobs/deliveries.js';
-import type { VerifiedStore } from '../knowledge/verified-store.js';
+import type { VerifiedStore } from '../verified/verified-store.js';
 import { answersFromData, checkSql } from '../db/sql-guard.js';
 import { isCurator } from './curators.js';
 import { scopeOf } from '../knowledge/scope.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '../../src/core/paths.js';
 import type { Answer } from '../../src/core/answer.js';
 import { glossary } from '../../src/knowledge/glossary.js';
-import { VerifiedStore } from '../../src/knowledge/verified-store.js';
+import { VerifiedStore } from '../../src/verified/verified-store.js';
 import { downVotes, recordFeedback } from '../../src/feedback/feedback.js';
 import { readQuestion } from '../../src/plan/reader.js';
 import type { Jobs } from '../../src/jobs/runtime.js';

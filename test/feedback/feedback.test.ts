@@ -5,7 +5,7 @@
 // the model's first example; a thumbs-down is listed for curators.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downVotes, recordFeedback } from '../../src/feedback/feedback.js';
-import { VerifiedStore } from '../../src/knowledge/verified-store.js';
+import { VerifiedStore } from '../../src/verified/verified-store.js';
 import type { Jobs } from '../../src/jobs/runtime.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { loadCrimes } from '../helpers/crime-data.js';

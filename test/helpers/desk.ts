@@ -4,7 +4,7 @@ import { createMemoryLogger } from '../../src/core/logger.js';
 import type { LlmClient } from '../../src/llm/client.js';
 import { ThreadMemory, createKeyv, type ThreadState } from '../../src/memory/thread-memory.js';
 import type { TestDatabase } from './database.js';
-import type { VerifiedStore } from '../../src/knowledge/verified-store.js';
+import type { VerifiedStore } from '../../src/verified/verified-store.js';
 
 export function testDesk(
   db: TestDatabase,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { LlmClient } from '../../llm/client.js';
 import { renderPrompt } from '../../llm/prompts.js';
 import { option, termsIn } from '../../knowledge/glossary.js';
-import { exampleSql, similarVerified } from '../../knowledge/verified-queries.js';
+import { exampleSql, similarVerified } from '../../verified/verified-queries.js';
 import type { PastQuestion } from '../../memory/thread-memory.js';
 import { schemaPrompt, type SchemaInfo } from './schema.js';
 import { QueryPlan } from '../../plan/query-plan.js';

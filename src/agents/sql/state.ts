@@ -1,10 +1,11 @@
 // What the SQL agent's nodes share: the question, the thread, what each node
 // found, and the answer when one is ready.
 import type pg from 'pg';
-import type { VerifiedStore } from '../../knowledge/verified-store.js';
+import type { VerifiedStore } from '../../verified/verified-store.js';
 import type { Answer } from '../../core/answer.js';
 import type { GraphState } from '../../core/graph.js';
 import type { Logger } from '../../core/logger.js';
+import type { ProgressReporter } from '../../core/progress.js';
 import type { LlmClient } from '../../llm/client.js';
 import type { ThreadMemory, ThreadState } from '../../memory/thread-memory.js';
 import type { QueryResult } from '../../core/result-shape.js';
@@ -44,7 +45,7 @@ export interface SqlState extends GraphState {
   /** whose verified pairs answer it */
   workspace?: string;
   thread: ThreadState;
-  progress?: (step: string) => void;
+  progress?: ProgressReporter;
   /** the introspected schema (cached by the agent) */
   loadSchema: () => Promise<SchemaInfo>;
   schema?: SchemaInfo;

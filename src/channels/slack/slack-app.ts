@@ -50,7 +50,7 @@ import { reactionAdded } from './listeners/reaction-added.js';
 import { reactionRemoved } from './listeners/reaction-removed.js';
 import { feedbackButton } from './listeners/feedback-button.js';
 import { agentView } from './listeners/agent-view.js';
-import type { VerifiedStore } from '../../knowledge/verified-store.js';
+import type { VerifiedStore } from '../../verified/verified-store.js';
 import { EXPORT_ACTION, FEEDBACK_ACTION, RERUN_ACTION } from './render-blocks.js';
 import { rerun } from './listeners/rerun.js';
 import { feedbackReason, REASON_VIEW } from './listeners/feedback-reason.js';

@@ -19,7 +19,7 @@ import { CardFactory, TurnContext } from 'botbuilder';
 import { z } from 'zod';
 import { GUIDE } from '../../agents/help.js';
 import { fixturePath } from '../../core/paths.js';
-import { verifiedQueries } from '../../knowledge/verified-queries.js';
+import { verifiedQueries } from '../../verified/verified-queries.js';
 import { workspaceAllowed, type Gate } from '../inbox.js';
 import { saveNewConversationReference } from './conversation-store.js';
 import type { Card } from './render-card.js';

@@ -31,7 +31,7 @@ import { formatSql } from './format-sql.js';
 import { decodeRerun, encodeRerun } from '../../core/rerun.js';
 import type pg from 'pg';
 import { recordFeedback } from '../../feedback/feedback.js';
-import type { VerifiedStore } from '../../knowledge/verified-store.js';
+import type { VerifiedStore } from '../../verified/verified-store.js';
 import { UserError } from '../../core/errors.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../db/errors.js';
 import { receive } from '../inbox.js';

@@ -1,11 +1,11 @@
 // datadesk verified list|add|remove|export, and datadesk feedback: the
-// verified question/SQL pairs (see src/knowledge/verified-store.ts) and the
+// verified question/SQL pairs (see src/verified/verified-store.ts) and the
 // answers people marked wrong.
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
 import { checkSql } from '../../db/sql-guard.js';
 import { downVotes } from '../../feedback/feedback.js';
-import { VerifiedStore } from '../../knowledge/verified-store.js';
+import { VerifiedStore } from '../../verified/verified-store.js';
 import { commandContext, withDatabase } from '../context.js';
 
 const oneLine = (s: string, max = 100) => {

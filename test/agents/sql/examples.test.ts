@@ -4,7 +4,7 @@
 // compiler's (no LIMIT unless the question asks for a number of rows).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { exampleSql, fixturePlan, verifiedQueries } from '../../../src/knowledge/verified-queries.js';
+import { exampleSql, fixturePlan, verifiedQueries } from '../../../src/verified/verified-queries.js';
 import { fixturePath, migrationsDir } from '../../../src/core/paths.js';
 import { readQuestion } from '../../../src/plan/reader.js';
 import { parsePlan, type QueryPlan } from '../../../src/plan/query-plan.js';

@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
 import { botClient, buttonClick, slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
-import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
+import { VerifiedStore } from '../../../src/verified/verified-store.js';
 import { blockKitProblems, streamChunkProblems, viewProblems } from '../../helpers/block-kit-limits.js';
 import { decodeRerun, rerunNote } from '../../../src/core/rerun.js';
 import { makeAnswer } from '../../../src/core/answer.js';

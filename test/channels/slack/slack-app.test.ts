@@ -15,7 +15,7 @@ import { testDesk } from '../../helpers/desk.js';
 import { botClient, buttonClick, slackSignature, startFakeSlack, type FakeSlack, type SlackCall } from '../../helpers/fake-slack.js';
 import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import { pollUntil } from '../../helpers/wait.js';
-import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
+import { VerifiedStore } from '../../../src/verified/verified-store.js';
 import { blockKitProblems, viewProblems } from '../../helpers/block-kit-limits.js';
 import { UNKNOWN_ACTION_TEXT } from '../../../src/channels/slack/listeners/unknown-action.js';
 import { chartFileName, slackOutbox } from '../../../src/channels/slack/slack-outbox.js';

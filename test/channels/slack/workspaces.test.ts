@@ -10,7 +10,7 @@ import { createSlackApp, clientOptionsOf } from '../../../src/channels/slack/sla
 import { createSlackInstaller } from '../../../src/channels/slack/slack-install.js';
 import { installedClients } from '../../../src/channels/slack/slack-clients.js';
 import { startHttpServer, type RunningServer } from '../../../src/server/http-server.js';
-import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
+import { VerifiedStore } from '../../../src/verified/verified-store.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';

@@ -20,7 +20,7 @@ import { startFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
 import { pollUntil } from '../../helpers/wait.js';
-import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
+import { VerifiedStore } from '../../../src/verified/verified-store.js';
 import { teamsOutbox } from '../../../src/channels/teams/teams-outbox.js';
 import { loadConversationReference } from '../../../src/channels/teams/conversation-store.js';
 import type { AnswerJob } from '../../../src/jobs/answer-job.js';

@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.js
 import { testDesk } from '../../helpers/desk.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
-import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
+import { VerifiedStore } from '../../../src/verified/verified-store.js';
 
 const TOKEN = 'a3f9c2e71b5d48e0a6c4f1b29d7e8c35';
 const THREAD = '0123456789abcdef0123456789abcdef';

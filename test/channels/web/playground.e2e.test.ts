@@ -10,7 +10,7 @@ import { startHttpServer, type RunningServer } from '../../../src/server/http-se
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { VerifiedStore } from '../../../src/knowledge/verified-store.js';
+import { VerifiedStore } from '../../../src/verified/verified-store.js';
 import type { Jobs } from '../../../src/jobs/runtime.js';
 import { testJobs } from '../../helpers/jobs.js';
 

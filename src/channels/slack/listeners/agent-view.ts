@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Assistant } from '@slack/bolt';
 import { z } from 'zod';
 import { fixturePath } from '../../../core/paths.js';
-import { verifiedQueries } from '../../../knowledge/verified-queries.js';
+import { verifiedQueries } from '../../../verified/verified-queries.js';
 import type { Gate } from '../../inbox.js';
 import { fromSlackText, threadTitle } from '../slack-text.js';
 import type { SlackReceiverDeps } from '../thread-reply.js';

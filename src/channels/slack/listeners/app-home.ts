@@ -10,7 +10,7 @@ import { cutText, escapeMrkdwn } from '../render-blocks.js';
 import type { Block } from '../block-types.js';
 import type { Logger } from '../../../core/logger.js';
 import { describeError } from '../../../core/errors.js';
-import type { VerifiedStore } from '../../../knowledge/verified-store.js';
+import type { VerifiedStore } from '../../../verified/verified-store.js';
 import { workspaceSubscriptions, type Subscription } from '../../../digest/subscriptions.js';
 import { originOf } from '../thread-reply.js';
 import { scopeOf } from '../../../knowledge/scope.js';

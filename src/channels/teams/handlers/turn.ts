@@ -11,7 +11,7 @@ import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db
 import type { AnswerJob } from '../../../jobs/answer-job.js';
 import type { Deliveries } from '../../../jobs/deliveries.js';
 import type { AnswerQueue } from '../../../jobs/queue.js';
-import type { VerifiedStore } from '../../../knowledge/verified-store.js';
+import type { VerifiedStore } from '../../../verified/verified-store.js';
 import { admit, receive, type Gate } from '../../inbox.js';
 import { ON_IT, teamsPlaceholder, type TeamsReplyTarget } from '../teams-outbox.js';
 import { streamPlaceholder, streamsIn } from '../teams-stream.js';

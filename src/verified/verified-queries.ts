@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
 import { fixturePath } from '../core/paths.js';
-import { glossary } from './glossary.js';
+import { glossary } from '../knowledge/glossary.js';
 import { compilePlan } from '../plan/compile.js';
 import { parsePlan, type QueryPlan } from '../plan/query-plan.js';
 import { readQuestion, type ReadContext } from '../plan/reader.js';
