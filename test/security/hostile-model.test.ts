@@ -223,7 +223,7 @@ describe('a hostile model, through the whole desk', () => {
       expect(answer.kind).toBe('error');
       if (answer.kind !== 'error') return;
       if (answer.message.includes('The query is too big to run: ')) {
-        // refused from its EXPLAIN before it ran (plan-budget.ts): the wall in front of the timeout
+        // refused from its EXPLAIN before it ran (db/explain-budget.ts): the wall in front of the timeout
         expect(answer.message).toMatch(
           /^I could not write a valid query for this after 3 attempts\. The last problem: The query is too big to run: /,
         );

@@ -37,7 +37,7 @@ export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs
     const explained = await withReadOnly(pool, { statementTimeoutMs, watchdog: true }, (client) =>
       client.query(oneStatement(`EXPLAIN (VERBOSE, FORMAT JSON) ${verdict.statement}`)),
     );
-    const problem = budget ? planBudgetProblem((explained.rows[0] as { 'QUERY PLAN': unknown })['QUERY PLAN'], budget) : undefined;
+    const problem = budget ? explainBudgetProblem((explained.rows[0] as { 'QUERY PLAN': unknown })['QUERY PLAN'], budget) : undefined;
     if (problem) return { ok: false, error: `The query is too big to run: ${problem}.` };
     return { ok: true, statement: verdict.statement };
   } catch (error) {

@@ -8,9 +8,10 @@
 // a million values (also as a window function: a WindowAgg, not an Aggregate),
 // or when a sort, hash or materialisation would hold more than its byte
 // budget. The estimates are PostgreSQL's own (ANALYZE keeps them
-// honest); our compiled SQL is not judged, only the model's.
+// honest); our compiled SQL is not judged, only the model's. (This is
+// PostgreSQL's execution plan, not our query plan of src/plan.)
 
-export interface PlanBudget {
+export interface ExplainBudget {
   /** the most rows any one step of the plan may be estimated at */
   rows: number;
   /** the most values array_agg, string_agg, json(b)_agg, *_object_agg or xmlagg may collect */
@@ -19,7 +20,7 @@ export interface PlanBudget {
   heldBytes: number;
 }
 
-export const DEFAULT_PLAN_BUDGET: PlanBudget = { rows: 100_000_000, collected: 1_000_000, heldBytes: 2 * 1024 ** 3 };
+export const DEFAULT_EXPLAIN_BUDGET: ExplainBudget = { rows: 100_000_000, collected: 1_000_000, heldBytes: 2 * 1024 ** 3 };
 
 interface PlanNode {
   'Node Type': string;
@@ -38,7 +39,7 @@ const about = (n: number) =>
   n >= 1e9 ? `${(n / 1e9).toFixed(1)} billion` : n >= 1e6 ? `${(n / 1e6).toFixed(1)} million` : Math.round(n).toLocaleString('en-US');
 
 /** Why the plan (EXPLAIN (VERBOSE, FORMAT JSON)'s output) is over budget, or undefined. */
-export function planBudgetProblem(explained: unknown, budget: PlanBudget = DEFAULT_PLAN_BUDGET): string | undefined {
+export function explainBudgetProblem(explained: unknown, budget: ExplainBudget = DEFAULT_EXPLAIN_BUDGET): string | undefined {
   const root = (explained as { Plan?: PlanNode }[] | undefined)?.[0]?.Plan;
   if (!root) return undefined;
   const walk = (node: PlanNode): string | undefined => {

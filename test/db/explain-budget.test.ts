@@ -1,14 +1,14 @@
-// The plan budget (src/db/plan-budget.ts) on collecting aggregates used as window functions: a WindowAgg node, not an
+// The EXPLAIN budget (src/db/explain-budget.ts) on collecting aggregates used as window functions: a WindowAgg node, not an
 // Aggregate, so `string_agg(…) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)` was never
 // counted. Judged on PostgreSQL's own EXPLAIN of a small table, with a budget scaled down to its size.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PLAN_BUDGET, planBudgetProblem, type PlanBudget } from '../../src/db/plan-budget.js';
+import { DEFAULT_EXPLAIN_BUDGET, explainBudgetProblem, type ExplainBudget } from '../../src/db/explain-budget.js';
 import { loadCrimes } from '../helpers/crime-data.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 const ROWS = 2_000;
 /** the default budget, with a thousand values where it allows a million: the table here has two thousand rows */
-const SMALL: PlanBudget = { ...DEFAULT_PLAN_BUDGET, collected: 1_000 };
+const SMALL: ExplainBudget = { ...DEFAULT_EXPLAIN_BUDGET, collected: 1_000 };
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -33,18 +33,21 @@ describe('collecting aggregates as window functions', () => {
     "SELECT max(n) FROM (SELECT length(string_agg(description, ',') OVER w) AS n FROM crimes WINDOW w AS (ORDER BY id)) s",
   ])('over more rows than the budget: refused, %s', async (sql) => {
     // (a window's output read by an outer aggregate is refused there first, by the Aggregate rule: the same count)
-    expect(planBudgetProblem(await explain(sql), SMALL)).toMatch(
+    expect(explainBudgetProblem(await explain(sql), SMALL)).toMatch(
       /^it would collect (up to about 2,000 values into a list as a window function \(at most 1,000\): count them, or use lag\(\) and lead\(\) for neighbouring rows|about 2,000 values into one list)/,
     );
   });
 
   it('within the budget, and windows that collect nothing: admitted', async () => {
-    expect(planBudgetProblem(await explain('SELECT array_agg(description) OVER (ORDER BY id) FROM crimes'))).toBeUndefined();
+    expect(explainBudgetProblem(await explain('SELECT array_agg(description) OVER (ORDER BY id) FROM crimes'))).toBeUndefined();
     expect(
-      planBudgetProblem(await explain('SELECT id, row_number() OVER (ORDER BY date), lag(block) OVER (ORDER BY date) FROM crimes'), SMALL),
+      explainBudgetProblem(
+        await explain('SELECT id, row_number() OVER (ORDER BY date), lag(block) OVER (ORDER BY date) FROM crimes'),
+        SMALL,
+      ),
     ).toBeUndefined();
     expect(
-      planBudgetProblem(
+      explainBudgetProblem(
         await explain(
           "SELECT string_agg(primary_type, ',') OVER (ORDER BY n) FROM (SELECT primary_type, count(*) AS n FROM crimes GROUP BY 1) s",
         ),
@@ -54,7 +57,7 @@ describe('collecting aggregates as window functions', () => {
   });
 
   it('the Aggregate case is as it was', async () => {
-    expect(planBudgetProblem(await explain("SELECT string_agg(description, ',') FROM crimes"), SMALL)).toMatch(
+    expect(explainBudgetProblem(await explain("SELECT string_agg(description, ',') FROM crimes"), SMALL)).toMatch(
       /^it would collect about 2,000 values into one list \(at most 1,000\)/,
     );
   });
@@ -71,10 +74,10 @@ describe('collecting aggregates as window functions', () => {
         },
       },
     ];
-    expect(planBudgetProblem(plan(8_000_000, "string_agg(description, ','::text) OVER (?)"))).toMatch(
+    expect(explainBudgetProblem(plan(8_000_000, "string_agg(description, ','::text) OVER (?)"))).toMatch(
       /^it would collect up to about 8\.0 million values into a list as a window function \(at most 1\.0 million\)/,
     );
-    expect(planBudgetProblem(plan(8_000_000, 'row_number() OVER (?)'))).toBeUndefined();
-    expect(planBudgetProblem(plan(500_000, "string_agg(description, ','::text) OVER (?)"))).toBeUndefined();
+    expect(explainBudgetProblem(plan(8_000_000, 'row_number() OVER (?)'))).toBeUndefined();
+    expect(explainBudgetProblem(plan(500_000, "string_agg(description, ','::text) OVER (?)"))).toBeUndefined();
   });
 });
