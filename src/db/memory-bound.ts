@@ -1,6 +1,6 @@
 // Whether the PostgreSQL server has a memory bound the operating system
 // enforces. The walls in front of model-written SQL (sql-guard.ts,
-// sql-growth.ts, plan-budget.ts) bound what one query can build, but
+// sql-growth.ts, explain-budget.ts) bound what one query can build, but
 // PostgreSQL's own settings bound neither one value nor an aggregate's state:
 // a cgroup limit on the service (systemd MemoryMax=, docker --memory) is the
 // wall behind them, so that a query that slips through fails alone instead of

@@ -13,8 +13,8 @@
 // column through CTEs, subqueries and set operations, and a recursive WITH
 // whose text feeds itself more than once a round (doubling) is refused. A collecting
 // aggregate (string_agg, array_agg, ARRAY(subquery)) holds one element per
-// row it reads: its element is bounded tighter, since the plan budget
-// (plan-budget.ts) admits a million of them. Additive growth stays linear in
+// row it reads: its element is bounded tighter, since the EXPLAIN budget
+// (explain-budget.ts) admits a million of them. Additive growth stays linear in
 // the query's own length, so `concat(a, ' ', b)` and long `||` chains pass;
 // replace of replace composes to exponential growth and is what this bounds.
 

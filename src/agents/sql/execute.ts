@@ -9,7 +9,7 @@ import type { QueryResult } from '../../core/result-shape.js';
 import { checkSql } from '../../db/sql-guard.js';
 import { DatabaseUnavailableError } from '../../db/errors.js';
 import { QueryTimeoutError, QueryTooBigError, withReadOnly } from '../../db/read-only.js';
-import { planBudgetProblem, type PlanBudget } from '../../db/plan-budget.js';
+import { explainBudgetProblem, type ExplainBudget } from '../../db/explain-budget.js';
 import { sqlWordsProblem } from '../../db/sql-words.js';
 
 /**
@@ -22,8 +22,8 @@ const oneStatement = (text: string) => ({ text, queryMode: 'extended' }) as pg.Q
 /** statement: the SQL as it runs (a trailing ";" or "-- comment" after it left out: they broke the wrapping queries) */
 export type Validation = { ok: true; statement: string } | { ok: false; error: string };
 
-/** `budget`: judge the plan's size (model-written SQL; see plan-budget.ts); our compiled SQL is not judged. */
-export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, budget?: PlanBudget): Promise<Validation> {
+/** `budget`: judge the plan's size (model-written SQL; see db/explain-budget.ts); our compiled SQL is not judged. */
+export async function validateSql(pool: pg.Pool, sql: string, statementTimeoutMs: number, budget?: ExplainBudget): Promise<Validation> {
   const verdict = await checkSql(sql);
   if (!verdict.ok) return { ok: false, error: verdict.message };
   // what a person reads of a model's query (its names, text values, comments) is model text like any other

@@ -117,7 +117,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
       llm: createLlmClient({ baseUrl: llm.baseUrl, model: 'fake-sql', maxRetries: 0 }),
       statementTimeoutMs: 1_500,
     }).desk;
-    // each step's estimate is small (the plan budget lets it through); run once per outer row, it takes minutes
+    // each step's estimate is small (the EXPLAIN budget lets it through); run once per outer row, it takes minutes
     llm.script.push(
       sqlReply(
         'SELECT count(*) AS slow FROM crimes a WHERE (SELECT count(*) FROM crimes b, crimes c WHERE b.block <> c.block AND b.id > a.id) > 0',

@@ -7,7 +7,7 @@ import { makeAnswer } from '../../../core/answer.js';
 import { inertProblem } from '../../../core/inert-text.js';
 import { checkSql } from '../../../db/sql-guard.js';
 import { validateSql } from '../execute.js';
-import { DEFAULT_PLAN_BUDGET } from '../../../db/plan-budget.js';
+import { DEFAULT_EXPLAIN_BUDGET } from '../../../db/explain-budget.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { isOwnSql, queryPool } from './query-pool.js';
 
@@ -48,7 +48,7 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   const noData = isOwnSql(state) ? undefined : await readsNoData(candidate);
   const verdict = noData
     ? { ok: false as const, error: noData }
-    : await validateSql(pool, candidate, state.deps.statementTimeoutMs, isOwnSql(state) ? undefined : DEFAULT_PLAN_BUDGET);
+    : await validateSql(pool, candidate, state.deps.statementTimeoutMs, isOwnSql(state) ? undefined : DEFAULT_EXPLAIN_BUDGET);
   if (verdict.ok) {
     state.sql = verdict.statement;
     return 'run';
