@@ -7,6 +7,7 @@ import { computeKpis, type Kpis, type KpiName } from './kpis.js';
 import { rankIndices } from './ranking.js';
 import { simulate, type SimulationResult } from './simulator.js';
 import { simulateWithCosts } from './simulate-costs.js';
+import { simulateWithRules } from './day-rules.js';
 import { chinaModel } from './execution-model.js';
 import { dayOfIso } from './days.js';
 import { axisName, settingOf, sideCodes, sideLabels, sweepAxes, type Strategy, type StrategySpec } from './spec.js';
@@ -67,7 +68,7 @@ export type EngineBars = Pick<TickerBars, 'dates' | 'bars'> & {
 
 // the day numbers of a ticker's dates, made once per dates array (a parameter sweep runs the same ticker many times)
 const dayCache = new WeakMap<readonly string[], Int32Array>();
-function dayNumbers(dates: readonly string[]): Int32Array {
+export function dayNumbers(dates: readonly string[]): Int32Array {
   let days = dayCache.get(dates);
   if (!days) {
     days = Int32Array.from(dates, dayOfIso);
@@ -78,7 +79,7 @@ function dayNumbers(dates: readonly string[]): Int32Array {
 
 /** The protocol's execution, or the spec's execution model with costs, on these bars and signals. */
 function execute(
-  spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>,
+  spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps' | 'exits' | 'dayRules'>,
   ticker: EngineBars,
   buy: boolean[],
   sell: boolean[],
@@ -92,6 +93,23 @@ function execute(
     capital: spec.capital,
     sizing: spec.sizing,
   };
+  // exits and day rules only when asked: without them the protocol's engine (or the costs engine), untouched
+  if (spec.exits || spec.dayRules) {
+    const model = spec.costs === 'china' ? chinaModel() : undefined;
+    return simulateWithRules({
+      ...input,
+      days: ticker.days ?? dayNumbers(ticker.dates),
+      high: ticker.bars.HIGH,
+      low: ticker.bars.LOW,
+      volume: ticker.bars.VOLUME,
+      code: ticker.code ?? '',
+      name: ticker.name ?? '',
+      model,
+      slippageBps: spec.slippageBps ?? model?.defaultSlippageBps ?? 0,
+      exits: spec.exits,
+      dayRules: spec.dayRules,
+    });
+  }
   if (spec.costs !== 'china') return simulate(input);
   const model = chinaModel();
   return simulateWithCosts({
@@ -115,7 +133,7 @@ function signal(codes: string[], t: EngineBars, n: number, memo: Memo): boolean[
 }
 
 /** One candidate's buy and sell signals on the bars (several conditions combine by intersection; none never sells). */
-function signalsOf(
+export function signalsOf(
   spec: StrategySpec,
   ticker: EngineBars,
   strategy: Strategy,
@@ -251,7 +269,10 @@ export function runSpec(spec: StrategySpec, tickers: TickerBars[]): SpecResult {
 const holds = new WeakMap<TickerBars, Map<string, number[]>>();
 
 /** Equity of buying at the first open (the first allowed, with costs) with the same sizing and model, held to the last close. */
-export function buyAndHold(ticker: TickerBars, spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>): number[] {
+export function buyAndHold(
+  ticker: TickerBars,
+  spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'> & Partial<Pick<StrategySpec, 'exits' | 'dayRules'>>,
+): number[] {
   const key = `${spec.capital}/${spec.sizing}/${spec.costs}/${spec.slippageBps ?? ''}`;
   let byKey = holds.get(ticker);
   if (!byKey) holds.set(ticker, (byKey = new Map()));
@@ -260,7 +281,8 @@ export function buyAndHold(ticker: TickerBars, spec: Pick<StrategySpec, 'capital
     const n = ticker.dates.length;
     const buy = new Array<boolean>(n).fill(false);
     buy[0] = true;
-    equity = execute(spec, ticker, buy, new Array(n).fill(false)).equity;
+    // held to the end: no exits, and the engine the spec's costs choose
+    equity = execute({ ...spec, exits: undefined, dayRules: undefined }, ticker, buy, new Array(n).fill(false)).equity;
     byKey.set(key, equity);
   }
   return equity;

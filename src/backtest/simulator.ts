@@ -3,6 +3,7 @@
 // the last day, forced liquidation at the last close, zero costs.
 
 import type { ExecutionReport } from './execution-model.js';
+import type { RulesReport } from './day-rules.js';
 
 type Sizing = 'lots' | 'shares';
 
@@ -17,7 +18,7 @@ export interface SimulationInput {
   sizing?: Sizing;
 }
 
-interface Trade {
+export interface Trade {
   buy_date: string;
   buy_price: number;
   sell_date: string;
@@ -26,6 +27,8 @@ interface Trade {
   pnl: number;
   /** true when the position was closed by the forced liquidation of the last day */
   forced: boolean;
+  /** what closed it, when an exit rule was asked for (day-rules.ts): a signal, a stop, a take-profit, a trailing stop, the end */
+  exit?: 'signal' | 'stop' | 'take' | 'trail' | 'rebalance' | 'end';
 }
 
 export interface SimulationResult {
@@ -34,6 +37,8 @@ export interface SimulationResult {
   trades: Trade[];
   /** what an execution model other than the protocol's charged and refused (simulate-costs.ts) */
   execution?: ExecutionReport;
+  /** what the exits and day rules did, when asked for (day-rules.ts) */
+  rules?: RulesReport;
 }
 
 const DEFAULT_CAPITAL = 1_000_000;

@@ -6,6 +6,8 @@ import { KPI_NAMES } from './kpis.js';
 import { instantiate, loadLibrary, type Factor } from './library.js';
 import { UserError } from '../core/errors.js';
 import { EXECUTION_MODELS } from './execution-model.js';
+import { EXIT_FILLS } from './day-rules.js';
+import { REBALANCE_CALENDARS } from './portfolio.js';
 import { compileExpression } from './expr/compile.js';
 import type { Field } from './expr/parser.js';
 
@@ -88,7 +90,47 @@ export const strategySpecSchema = z.object({
   slippageBps: z.number().min(0).max(1_000).optional(),
   /** a walk-forward check of a best-parameter or best-strategy run: the share of the trading days in sample */
   walkForward: z.number().min(0.5).max(0.9).optional(),
+  /** exits on top of the sell rule, each only when asked (day-rules.ts) */
+  exits: z
+    .object({
+      stopLoss: z.number().gt(0).lt(1).optional().describe('sell when the price is this fraction below the entry price'),
+      takeProfit: z.number().gt(0).max(10).optional().describe('sell when the price is this fraction above the entry price'),
+      trailingStop: z.number().gt(0).lt(1).optional().describe('sell when the price is this fraction below the highest close since entry'),
+      fill: z
+        .enum(EXIT_FILLS)
+        .default('intrabar')
+        .describe('intrabar: at the level (the open on a gap); next_open: a close through it sells at the next open'),
+    })
+    .optional(),
+  /** A-share day rules beyond the protocol's, each only when asked (day-rules.ts) */
+  dayRules: z
+    .object({
+      limits: z.boolean().optional().describe('price limits bind by direction even without costs'),
+      volumeCap: z.number().gt(0).max(1).optional().describe("at most this share of a day's volume fills; the rest carries"),
+    })
+    .optional(),
+  /** several tickers held together with weights and rebalancing (portfolio.ts) */
+  portfolio: z
+    .object({
+      weights: z.array(z.number().positive()).optional().describe('one per ticker, in order; without it equal weights'),
+      rebalance: z.enum(REBALANCE_CALENDARS).default('monthly'),
+      drift: z.number().gt(0).lt(1).optional().describe('also rebalance when a weight is this far (absolute) from its target'),
+      invest: z.number().gt(0).max(1).default(1).describe('the fraction of equity invested at a rebalance; the rest stays cash'),
+      amount: z.number().positive().optional().describe('a fixed amount of yuan per ticker instead of a fraction of equity'),
+      top: z
+        .object({ n: z.number().int().min(1), by: z.string(), order: z.enum(['highest', 'lowest']) })
+        .optional()
+        .describe('the n tickers with the highest (or lowest) value of a field on the first day'),
+    })
+    .optional(),
+  /** the tearsheet under the answer: monthly returns, rolling Sharpe, drawdown periods, exposure, turnover, Monte Carlo */
+  tearsheet: z.boolean().optional(),
 });
+
+/** A portfolio without buy rules holds every member: its strategy's one buy condition, always true. */
+export const HOLD_ALWAYS: Condition = { type: 'expression', code: '1' };
+export const holdsAlways = (s: Strategy) =>
+  s.sell.length === 0 && s.buy.length === 1 && s.buy[0].type === 'expression' && s.buy[0].code === HOLD_ALWAYS.code;
 
 /** `compare all ...`: every ticker of the database. */
 export const ALL_TICKERS = '*';
@@ -135,7 +177,8 @@ export function checkSpec(spec: StrategySpec): string[] {
   if (everyTicker && task !== 'ticker_selection') problems.push('"all" tickers only makes sense for ticker selection (compare all ...)');
   if (task === 'ticker_selection' && tickers.length < 2 && !everyTicker)
     problems.push('ticker selection needs at least two tickers to compare');
-  if (task !== 'ticker_selection' && tickers.length > 1)
+  if (spec.portfolio) problems.push(...portfolioProblems(spec));
+  if (task !== 'ticker_selection' && tickers.length > 1 && !spec.portfolio)
     problems.push(`${task.replace('_', ' ')} runs on one ticker; ${tickers.length} were given`);
   if (task === 'strategy_selection' && strategies.length < 2) problems.push('strategy selection needs at least two strategies (A, B, ...)');
   if (task !== 'strategy_selection' && strategies.length > 1)
@@ -173,6 +216,16 @@ export function checkSpec(spec: StrategySpec): string[] {
       }
     }
   }
+  return problems;
+}
+
+function portfolioProblems(spec: StrategySpec): string[] {
+  const p = spec.portfolio!;
+  const problems: string[] = [];
+  if (spec.task !== 'metrics') problems.push('a portfolio is one run: it cannot also compare strategies or sweep parameters');
+  if (spec.tickers.length < 2 && !p.top) problems.push('a portfolio needs at least two tickers');
+  if (p.weights && p.weights.length !== spec.tickers.length)
+    problems.push(`${p.weights.length} weights for ${spec.tickers.length} tickers; give one weight per ticker`);
   return problems;
 }
 
@@ -341,6 +394,9 @@ export function conditionLabel(c: Condition, override?: ConditionOverride): stri
   }
 }
 
+/** The columns a portfolio's members can be ranked by (their value on the first day of the window). */
+export const RANKABLE_FIELDS: readonly Field[] = ['CLOSE', 'OPEN', 'VOLUME', 'AMOUNT', 'PERCENTAGE_CHANGE'];
+
 /** Every field the spec's conditions read, under every value its sweep tries: to fetch only those columns. */
 export function specFields(spec: StrategySpec): Field[] {
   const fields = new Set<Field>();
@@ -362,5 +418,11 @@ export function specFields(spec: StrategySpec): Field[] {
         for (const code of sideCodes(s, side, setting)) compileExpression(code).fields.forEach((f) => fields.add(f));
     }
   }
+  // the engine reads the day's range for intrabar exits and its volume for a cap; a portfolio ranks by a field
+  if (spec.exits?.fill === 'intrabar') fields.add('HIGH').add('LOW');
+  if (spec.dayRules?.volumeCap) fields.add('VOLUME');
+  if (spec.exits || spec.dayRules || spec.portfolio) fields.add('OPEN').add('CLOSE');
+  const rank = spec.portfolio?.top?.by.toUpperCase();
+  if (rank && (RANKABLE_FIELDS as readonly string[]).includes(rank)) fields.add(rank as Field);
   return [...fields];
 }
