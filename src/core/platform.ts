@@ -4,6 +4,7 @@
 // digest run needs to post into a channel. Code outside src/channels never
 // names a platform: it reads these lists and calls an Outbox.
 import type { Answer } from './answer.js';
+import type { Step } from './progress.js';
 
 /** Chat platforms: they post into channels and run digests. */
 export const CHAT_PLATFORMS = ['slack', 'teams'] as const;
@@ -45,7 +46,7 @@ interface StepLog {
 /** How a platform shows one question's progress and its answer (made per job by a platform's Outbox). */
 export interface ReplySink {
   /** the current step on the placeholder ("Reading the schema"); best effort, rate-limited by the sink */
-  progress(step: string): void;
+  progress(step: Step): void;
   /** the answer in place of the placeholder, skipping steps a previous attempt finished */
   deliver(answer: Answer, steps: StepLog): Promise<void>;
   /** every attempt failed: say so where the asker looks */

@@ -10,6 +10,7 @@ import type pg from 'pg';
 import type { DataDesk } from '../agents/desk.js';
 import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
+import type { ProgressReporter } from '../core/progress.js';
 import { describeError } from '../core/errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { ChannelGoneError, type Outbox, type ReplyPlatform } from '../core/platform.js';
@@ -178,7 +179,7 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
   };
 }
 
-async function produce(desk: DataDesk, job: AnswerJob, progress: (step: string) => void): Promise<Answer> {
+async function produce(desk: DataDesk, job: AnswerJob, progress: ProgressReporter): Promise<Answer> {
   if (job.action.type === 'choose') return desk.choose(job.message, job.action.term, job.action.option, progress);
   return desk.answer(job.message, progress);
 }

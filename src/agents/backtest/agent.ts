@@ -47,7 +47,8 @@ export interface BacktestDeps {
 /** `rerun 7K3QF9XQ2M`: a kept run, by its id. */
 const RERUN = /^\s*rerun\s+([0-9A-Za-z]{10})\s*$/i;
 
-export type ProgressReporter = (step: string) => void;
+import type { ProgressReporter } from '../../core/progress.js';
+export type { ProgressReporter };
 
 interface SpecReading {
   spec: StrategySpec;

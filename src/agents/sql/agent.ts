@@ -4,6 +4,7 @@
 // state; the graph runner times every node into the answer's trace. Ambiguous
 // glossary terms are settled from thread memory, the workspace defaults, or a
 // clarifying question before anything is generated.
+import type { ProgressReporter } from '../../core/progress.js';
 import type { Answer, TraceStep } from '../../core/answer.js';
 import { makeAnswer } from '../../core/answer.js';
 import { describeError } from '../../core/errors.js';
@@ -100,7 +101,7 @@ export class SqlAgent {
     return this.planContext.value;
   }
 
-  async ask(q: SqlQuestion, progress?: (step: string) => void): Promise<SqlOutcome> {
+  async ask(q: SqlQuestion, progress?: ProgressReporter): Promise<SqlOutcome> {
     // one deadline for the model's calls of this question
     const deps = this.deps.llm ? { ...this.deps, llm: withDeadline(this.deps.llm, this.deps.answerDeadlineMs ?? 30_000) } : this.deps;
     const state: SqlState = {
@@ -140,7 +141,7 @@ export class SqlAgent {
     threadId: string,
     term: string,
     optionId: string,
-    progress?: (step: string) => void,
+    progress?: ProgressReporter,
     workspace?: string,
   ): Promise<SqlOutcome> {
     const state = await this.deps.memory.get(threadId);
