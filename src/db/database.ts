@@ -11,6 +11,7 @@ import { UserError } from '../core/errors.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { migrate } from './migrate.js';
 import { ensureReaderRole, loginRights, readerProblems } from './reader-role.js';
+import { bestEffort } from '../core/best-effort.js';
 
 export interface Database {
   /** the write database's URL (secrets included: never print it unredacted) */
@@ -121,8 +122,8 @@ export async function openDatabase(config: Config, logger: Logger, options: Open
       },
     };
   } catch (error) {
-    await reader?.end().catch(() => undefined);
-    await write.end().catch(() => undefined);
+    if (reader) await bestEffort(reader.end(), 'closing the reader pool after a failed start', logger);
+    await bestEffort(write.end(), 'closing the app pool after a failed start', logger);
     await embedded?.stop();
     throw error;
   }
@@ -170,7 +171,7 @@ async function openReader(
       u.password = setup.password;
       readerUrl = u.toString();
     } finally {
-      await setupClient.end().catch(() => undefined);
+      await bestEffort(setupClient.end(), 'closing the reader set-up connection', logger);
     }
   }
   const pool = createPool({ connectionString: readerUrl, ...poolConfig }, 'reader', logger);
@@ -183,7 +184,7 @@ async function openReader(
       client.release();
     }
   } catch (error) {
-    await pool.end().catch(() => undefined);
+    await bestEffort(pool.end(), 'closing the reader pool that could not connect', logger);
     return { problem: `the reader login cannot connect (${(error as Error).message}).` };
   }
   if (!problem) return { pool };

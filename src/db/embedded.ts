@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { UserError } from '../core/errors.js';
+import { bestEffort } from '../core/best-effort.js';
 
 export interface EmbeddedServer {
   /** the app's own login (not a superuser) on the datadesk database */
@@ -32,7 +33,7 @@ async function canConnect(url: string): Promise<boolean> {
   } catch {
     return false;
   } finally {
-    await client.end().catch(() => undefined);
+    await bestEffort(client.end(), 'closing the probe connection to the embedded server');
   }
 }
 

@@ -9,6 +9,7 @@
 import pg from 'pg';
 import { UserError } from '../core/errors.js';
 import { loginRights, missingWalls, readerRoleName, revokeDangerousFunctions, type ReaderLimits } from './reader-role.js';
+import { bestEffort } from '../core/best-effort.js';
 
 export interface HardenReport {
   database: string;
@@ -53,9 +54,9 @@ export async function hardenDatabase(adminUrl: string, appUrl: string, limits: P
       already: before.length ? [] : [`temp_file_limit on ${role}`, `EXECUTE on ${revoked} built-ins kept from PUBLIC`],
     };
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await bestEffort(client.query('ROLLBACK'), 'ROLLBACK of db harden');
     throw error;
   } finally {
-    await client.end().catch(() => undefined);
+    await bestEffort(client.end(), 'closing the admin connection of db harden');
   }
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import { migrationsDir } from '../core/paths.js';
 import { UserError } from '../core/errors.js';
+import { bestEffort } from '../core/best-effort.js';
 
 export interface Migration {
   version: string;
@@ -70,7 +71,7 @@ export async function migrate(pool: pg.Pool, migrations = readMigrations()): Pro
     await client.query('COMMIT');
     return appliedNow;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await bestEffort(client.query('ROLLBACK'), 'ROLLBACK of a failed migration');
     throw error;
   } finally {
     client.release();

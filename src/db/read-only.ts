@@ -9,6 +9,7 @@
 //   connection is closed before the client buffers more.
 import type pg from 'pg';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from './errors.js';
+import { bestEffort } from '../core/best-effort.js';
 
 export interface ReadOnlyOptions {
   statementTimeoutMs: number;
@@ -100,7 +101,7 @@ export async function withReadOnly<T>(pool: pg.Pool, options: ReadOnlyOptions, w
     return result;
   } catch (error) {
     broken = Boolean(stopped) || isDatabaseUnavailable(error);
-    if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+    if (!broken) await bestEffort(client.query('ROLLBACK'), 'ROLLBACK of a read-only query');
     throw classify(error, options, stopped);
   } finally {
     clearTimeout(watchdog);

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { sqlAllowList } from './sql-allowlist.js';
+import { bestEffort } from '../core/best-effort.js';
 
 /** Limits set on the reader role (ALTER ROLE … SET): every session of it starts with them. */
 export interface ReaderLimits {
@@ -151,7 +152,7 @@ export async function ensureReaderRole(
     if (!exists) logger.info(`PostgreSQL: created the reader login ${role} for model-written SQL`);
     return { role, password, skipped };
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await bestEffort(client.query('ROLLBACK'), 'ROLLBACK of the reader login set-up', logger);
     throw error;
   }
 }

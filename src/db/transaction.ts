@@ -2,6 +2,7 @@
 // and the error when the work throws. The connection goes back to the pool
 // either way.
 import type pg from 'pg';
+import { bestEffort } from '../core/best-effort.js';
 
 export async function inTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -11,7 +12,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) 
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await bestEffort(client.query('ROLLBACK'), 'ROLLBACK after a failed transaction');
     throw error;
   } finally {
     client.release();

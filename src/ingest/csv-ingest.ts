@@ -14,6 +14,7 @@ import { recordRun } from './run-log.js';
 import { addRefusedRejects, writeRows, type RefusedRow } from './refused-rows.js';
 import path from 'node:path';
 import { UserError } from '../core/errors.js';
+import { bestEffort } from '../core/best-effort.js';
 
 /** A row turned into COPY text values (the spec's columns), or why it was refused. */
 export type RowResult = { values: string } | { reason: string };
@@ -92,7 +93,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
         options.onProgress?.(Math.min(bytes, totalBytes), totalBytes);
       });
       // surface a failed write at the next flush instead of as an unhandled rejection
-      inFlight.catch(() => undefined);
+      void bestEffort(inFlight, 'an ingest batch (its error is thrown at the next flush)');
     };
 
     for await (const record of readCsvRecords(file, { progress })) {
@@ -121,7 +122,7 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
     await addRefusedRejects(file, refused, rejects);
     if (spec.afterLoad && (counts.inserted > 0 || counts.updated > 0)) await client.query(spec.afterLoad);
   } finally {
-    await inFlight.catch(() => undefined);
+    await bestEffort(inFlight, 'the last ingest batch, after the load stopped');
     client.release();
     await rejects.close();
   }

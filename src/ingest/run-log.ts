@@ -9,6 +9,7 @@
 // failed.
 import type pg from 'pg';
 import type { BatchCounts } from './upsert-batch.js';
+import { bestEffort } from '../core/best-effort.js';
 
 /**
  * The two-key form pg_advisory_lock(class, key) has its own key space, apart
@@ -50,9 +51,10 @@ export async function recordRun<T extends BatchCounts & { rejected: number }>(
     );
     return result;
   } catch (error) {
-    await pool
-      .query(`UPDATE ingest_runs SET finished_at = now(), status = 'failed', detail = $2 WHERE id = $1`, [id, (error as Error).message])
-      .catch(() => undefined);
+    await bestEffort(
+      pool.query(`UPDATE ingest_runs SET finished_at = now(), status = 'failed', detail = $2 WHERE id = $1`, [id, (error as Error).message]),
+      'recording the failed ingest run',
+    );
     throw error;
   } finally {
     // the outcome is written before the lock goes, so a run is never both unlocked and `running` while alive

@@ -7,6 +7,8 @@
 // The cap is applied while the SDK reads the body, not inside fetch: an error
 // thrown from fetch is a connection failure to the SDK, which retried it, so a
 // 300 KB reply was asked for four times. A body that errors is not retried.
+import { bestEffort } from '../core/best-effort.js';
+
 export class ReplyTooBigError extends Error {
   constructor(readonly maxBytes: number) {
     super(`the LLM's reply was over ${Math.round(maxBytes / 1024)} KB, more than a query or a narration needs`);
@@ -23,7 +25,7 @@ export function cappedFetch(maxBytes: number, inner: typeof fetch = fetch): type
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let size = 0;
     const refuse = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
-      await (reader ? reader.cancel() : source.cancel()).catch(() => undefined);
+      await bestEffort(reader ? reader.cancel() : source.cancel(), 'cancelling a reply too big to read');
       controller.error(new ReplyTooBigError(maxBytes));
     };
     const body = new ReadableStream<Uint8Array>({

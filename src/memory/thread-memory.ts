@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type KeyvRedisStore from '@keyv/redis';
 import type pg from 'pg';
 import { PgKeyvStore } from './pg-keyv-store.js';
+import { bestEffort } from '../core/best-effort.js';
 
 /** One answer of the thread, as resolved: what a fragment after it edits. */
 export interface PastQuestion {
@@ -49,7 +50,7 @@ export class ThreadMemory {
   }
 
   async close(): Promise<void> {
-    await this.store.disconnect().catch(() => undefined);
+    await bestEffort(this.store.disconnect(), 'disconnecting the thread memory store');
   }
 }
 

@@ -41,6 +41,7 @@ import { playgroundAccess } from '../../channels/web/playground-access.js';
 import { startJobs } from '../../jobs/runtime.js';
 import { destroyWorkerPool } from '../../backtest/threads/pool.js';
 import { MEMORY_IN_PROCESS, warmInBackground } from './worker-run.js';
+import { bestEffort } from '../../core/best-effort.js';
 
 export async function runServe(options: { worker: boolean }): Promise<void> {
   const { config, logger } = commandContext();
@@ -217,6 +218,6 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   await jobs.stop();
   await destroyWorkerPool();
   await memory.close();
-  await exportPool?.end().catch(() => undefined);
+  if (exportPool) await bestEffort(exportPool.end(), 'closing the export pool', logger);
   await db.close();
 }
