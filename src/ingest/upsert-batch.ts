@@ -81,7 +81,7 @@ export class BatchUpserter {
       const { staged, inserted, updated } = rows[0];
       return { inserted, updated, unchanged: staged - inserted - updated };
     } catch (error) {
-      await c.query('ROLLBACK').catch(() => undefined);
+      await this.client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
   }
