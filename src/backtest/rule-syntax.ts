@@ -5,6 +5,9 @@
 //   600519 2021 buy: RSI(6|14|24) < 30 sell: RSI(6|14|24) > 70 kpi: sharpe      (parameter confirmation)
 //   600519 2021 buy: RSI(6..24 step 2) < 20..40 step 5 sell: RSI(6..24 step 2) > 70   (a grid of two parameters)
 //   600519 2020..2022 strategy A buy: RSI_OVERSOLD sell: RSI_OVERBOUGHT strategy B buy: MACD_CROSS_UP kpi: calmar
+//   600519 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 stop: 8% trail: 12% exit-fill: intrabar volume-cap: 10% limits: on
+//   portfolio 600519,000001,600036 2020..2025 weights: 50,30,20 rebalance: monthly invest: 80% costs: china tearsheet: on
+//   portfolio all 2020..2025 top: 20 by amount rebalance: quarterly drift: 5%          (no buy: every member is held)
 //
 // Errors name the bad token, its position, and the closest known names.
 import { closest } from '../core/suggest.js';
@@ -23,7 +26,10 @@ import {
   type TermPlace,
   type StrategySpec,
   type SweepAxis,
+  HOLD_ALWAYS,
+  holdsAlways,
 } from './spec.js';
+import { readTraderSection, traderSpec, type TraderOptions } from './rule-syntax-trader.js';
 
 export class RuleSyntaxError extends Error {
   constructor(
@@ -62,11 +68,11 @@ const KPI_WORDS: Record<string, KpiName> = {
 
 /** Does this text look like rule syntax (rather than a sentence for the LLM)? */
 export function looksLikeRuleSyntax(text: string): boolean {
-  return /\bbuy:/i.test(text);
+  return /\bbuy:/i.test(text) || /^\s*portfolio\s+\S+.*\b(rebalance|weights|top|invest|amount):/i.test(text);
 }
 
 interface Section {
-  key: 'buy' | 'sell' | 'kpi' | 'capital' | 'sizing' | 'costs' | 'slippage' | 'walk-forward' | 'strategy';
+  key: 'buy' | 'sell' | 'kpi' | 'capital' | 'sizing' | 'costs' | 'slippage' | 'walk-forward' | 'strategy' | TraderKey;
   /** for `strategy NAME` */
   name?: string;
   text: string;
@@ -75,17 +81,45 @@ interface Section {
 }
 
 function splitSections(input: string): { header: string; sections: Section[] } {
-  const marker = /\b(buy|sell|kpi|capital|sizing|costs|slippage|walk-?forward):|\bstrategy\s+([A-Za-z0-9_]+)\b/gi;
+  const marker =
+    /\b(buy|sell|kpi|capital|sizing|costs|slippage|walk-?forward|stop(?:-loss)?|take(?:-profit)?|trail(?:ing)?(?:-stop)?|exit-fill|volume-cap|limits|rebalance|drift|weights|invest|amount|top|tearsheet|short|cover):|\bstrategy\s+([A-Za-z0-9_]+)\b/gi;
   const hits = [...input.matchAll(marker)];
   const header = hits.length ? input.slice(0, hits[0].index) : input;
   const sections = hits.map((m, i) => {
     const start = m.index! + m[0].length;
     const end = i + 1 < hits.length ? hits[i + 1].index! : input.length;
-    const key = (m[1]?.toLowerCase().replace('walkforward', 'walk-forward') ?? 'strategy') as Section['key'];
+    const key = (m[1] ? sectionKey(m[1]) : 'strategy') as Section['key'];
     const leading = input.slice(start, end).length - input.slice(start, end).trimStart().length;
     return { key, name: m[2], text: input.slice(start, end).trim(), at: start + leading + 1 };
   });
   return { header, sections };
+}
+
+/** The sections a trader adds to a run (exits, day rules, a portfolio, the tearsheet), and the refused short side. */
+type TraderKey =
+  | 'stop'
+  | 'take'
+  | 'trail'
+  | 'exit-fill'
+  | 'volume-cap'
+  | 'limits'
+  | 'rebalance'
+  | 'drift'
+  | 'weights'
+  | 'invest'
+  | 'amount'
+  | 'top'
+  | 'tearsheet'
+  | 'short';
+
+function sectionKey(word: string): string {
+  const w = word.toLowerCase();
+  if (w === 'walkforward') return 'walk-forward';
+  if (w.startsWith('stop')) return 'stop';
+  if (w.startsWith('take')) return 'take';
+  if (w.startsWith('trail')) return 'trail';
+  if (w === 'cover') return 'short';
+  return w;
 }
 
 /** Splits on `and` / `&&` outside parentheses and braces, keeping positions. */
@@ -340,11 +374,16 @@ export function parseRuleSyntax(input: string): ParsedRequest {
     quoted: m[1] !== undefined,
   }));
   let compare = false;
+  let portfolio = false;
   const tickers: string[] = [];
   let window: { start: string; end: string } | undefined;
   for (const tok of tokens) {
     if (!tok.quoted && tok.text.toLowerCase() === 'compare') {
       compare = true;
+      continue;
+    }
+    if (!tok.quoted && !tickers.length && tok.text.toLowerCase() === 'portfolio') {
+      portfolio = compare = true;
       continue;
     }
     if (!tok.quoted && compare && tok.text.toLowerCase() === 'all') {
@@ -383,6 +422,7 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   let costs: StrategySpec['costs'] | undefined;
   let slippage: { bps: number; at: number } | undefined;
   let walkForward: number | undefined;
+  const trader: TraderOptions = {};
   for (const s of sections) {
     if (s.key === 'strategy') {
       current = { name: s.name!, buy: [], sell: [] };
@@ -444,6 +484,7 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       slippage = { bps, at: s.at };
       continue;
     }
+    if (readTraderSection(s, input, trader)) continue;
     if (s.key === 'walk-forward') {
       const m = /^(\d+(?:\.\d+)?)\s*%$/.exec(s.text);
       const share = m ? Number(m[1]) / 100 : NaN;
@@ -458,21 +499,36 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   }
   if (slippage && costs !== 'china')
     throw new RuleSyntaxError('slippage applies to "costs: china" only; add it, or drop the slippage', slippage.at, input);
+  const portfolioSections = (['rebalance', 'drift', 'weights', 'invest', 'amount', 'top'] as const).filter((k) => trader[k]);
+  if (!portfolio && portfolioSections.length)
+    throw new RuleSyntaxError(
+      `"${portfolioSections[0]}:" belongs to a portfolio; start the line with "portfolio", e.g. "portfolio 600519,000001 2021 rebalance: monthly"`,
+      trader[portfolioSections[0]]!.at,
+      input,
+    );
+  if (portfolio && !strategies.length) {
+    strategies.push({ name: 'A', buy: [HOLD_ALWAYS], sell: [] });
+    defaults.push('no buy rule: every member is held, rebalanced to its weight');
+  }
   if (!strategies.length) throw new RuleSyntaxError('no "buy:" conditions', input.length, input);
   const axes = sweepAxesOf(ctx);
   for (const s of strategies) {
     if (!s.buy.length)
       throw new RuleSyntaxError(`strategy ${s.name} has no "buy:" conditions`, input.indexOf(`strategy ${s.name}`) + 1, input);
-    if (!s.sell.length) defaults.push(`strategy ${s.name} has no sell rule: it holds until the last day`);
+    if (!s.sell.length && !holdsAlways(s)) defaults.push(`strategy ${s.name} has no sell rule: it holds until the last day`);
   }
 
-  const task: StrategySpec['task'] = axes.length
-    ? 'parameter_confirmation'
-    : strategies.length > 1
-      ? 'strategy_selection'
-      : compare || tickers.length > 1
-        ? 'ticker_selection'
-        : 'metrics';
+  if (portfolio && (axes.length || strategies.length > 1))
+    throw new RuleSyntaxError('a portfolio runs one strategy with fixed parameters; drop the lists (6|14) or the strategy B', 1, input);
+  const task: StrategySpec['task'] = portfolio
+    ? 'metrics'
+    : axes.length
+      ? 'parameter_confirmation'
+      : strategies.length > 1
+        ? 'strategy_selection'
+        : compare || tickers.length > 1
+          ? 'ticker_selection'
+          : 'metrics';
   if (!kpi) {
     kpi = task === 'metrics' ? 'sharpe_ratio' : 'return_ratio';
     defaults.push(`kpi: ${kpi.replace('_', ' ')} (not given)`);
@@ -493,6 +549,7 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       ...(walkForward !== undefined ? { walkForward } : {}),
       ...(axes[0] ? { parameter: axes[0] } : {}),
       ...(axes[1] ? { secondParameter: axes[1] } : {}),
+      ...traderSpec(trader, portfolio, tickers, input, defaults),
     },
     defaults,
   };

@@ -4,6 +4,7 @@
 import { loadLibrary } from './library.js';
 import {
   ALL_TICKERS,
+  holdsAlways,
   sweepAxes,
   type Condition,
   type FactorRef,
@@ -80,8 +81,9 @@ export function conditionSyntax(c: Condition, axes: Axes = {}, at?: { side: Side
 }
 
 export function specToSyntax(spec: StrategySpec): string {
-  const tickers =
-    spec.tickers[0] === ALL_TICKERS
+  const tickers = spec.portfolio
+    ? `portfolio ${spec.tickers[0] === ALL_TICKERS ? 'all' : spec.tickers.join(',')}`
+    : spec.tickers[0] === ALL_TICKERS
       ? 'compare all'
       : spec.task === 'ticker_selection'
         ? `compare ${spec.tickers.join(',')}`
@@ -89,6 +91,7 @@ export function specToSyntax(spec: StrategySpec): string {
   const window = spec.start && spec.end ? `${spec.start}..${spec.end}` : '';
   const strategies = spec.strategies.map((s) => {
     const side = (name: Side) => s[name].map((c, condition) => conditionSyntax(c, spec, { side: name, condition })).join(' and ');
+    if (holdsAlways(s)) return '';
     const body = [`buy: ${side('buy')}`];
     if (s.sell.length) body.push(`sell: ${side('sell')}`);
     return spec.strategies.length > 1 ? `strategy ${s.name} ${body.join(' ')}` : body.join(' ');
@@ -99,5 +102,30 @@ export function specToSyntax(spec: StrategySpec): string {
   if (spec.costs !== 'none') options.push(`costs: ${spec.costs}`);
   if (spec.slippageBps !== undefined) options.push(`slippage: ${spec.slippageBps}bps`);
   if (spec.walkForward !== undefined) options.push(`walk-forward: ${Number((spec.walkForward * 100).toFixed(2))}%`);
+  options.push(...traderSyntax(spec));
   return [tickers, window, ...strategies, ...options].filter(Boolean).join(' ');
+}
+
+const percent = (f: number) => `${Number((f * 100).toFixed(4))}%`;
+
+/** The exits, day rules, portfolio and tearsheet sections of a spec (rule-syntax-trader.ts reads them back). */
+function traderSyntax(spec: StrategySpec): string[] {
+  const out: string[] = [];
+  const { exits, dayRules, portfolio: p } = spec;
+  if (exits?.stopLoss) out.push(`stop: ${percent(exits.stopLoss)}`);
+  if (exits?.takeProfit) out.push(`take: ${percent(exits.takeProfit)}`);
+  if (exits?.trailingStop) out.push(`trail: ${percent(exits.trailingStop)}`);
+  if (exits) out.push(`exit-fill: ${exits.fill.replace('_', '-')}`);
+  if (dayRules?.limits) out.push('limits: on');
+  if (dayRules?.volumeCap) out.push(`volume-cap: ${percent(dayRules.volumeCap)}`);
+  if (p) {
+    if (p.top) out.push(`top: ${p.top.n} by ${p.top.order === 'lowest' ? 'lowest ' : ''}${p.top.by.toLowerCase()}`);
+    if (p.weights) out.push(`weights: ${p.weights.join(',')}`);
+    out.push(`rebalance: ${p.rebalance}`);
+    if (p.drift) out.push(`drift: ${percent(p.drift)}`);
+    if (p.amount !== undefined) out.push(`amount: ${p.amount}`);
+    else if (p.invest !== 1) out.push(`invest: ${percent(p.invest)}`);
+  }
+  if (spec.tearsheet && !p) out.push('tearsheet: on');
+  return out;
 }
