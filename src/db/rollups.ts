@@ -1,7 +1,11 @@
-// The crime rollups (migration 027): pre-aggregated counts the plan compiler
-// answers from when a question fits inside one (src/plan/rollup-choice.ts).
-// This list mirrors the database's crime_rollups catalog, which the triggers
-// that keep them exact read; test/db/rollups.test.ts checks that both agree.
+// The crime rollups (migrations 027 and 036): pre-aggregated counts the plan
+// compiler answers from when a question fits inside one (src/plan/rollup-choice.ts),
+// and model-written SQL is moved onto (src/db/aggregate-navigation.ts).
+// This list is the one place they are defined: it mirrors the database's
+// crime_rollups catalog, which the triggers that keep them exact read;
+// test/db/rollups.test.ts checks that both agree. Every rollup has crimes' own
+// column names: `date` truncated to its grain (none for `all`), its columns
+// kept whole, and one measure, `n` = count(*) of the group (ROLLUP_MEASURE).
 
 import type pg from 'pg';
 
@@ -33,8 +37,16 @@ export interface Rollup {
 
 const COMMON = ['year', 'primary_type', 'fbi_code', 'arrest', 'domestic'] as const;
 
+/** A rollup's one measure: the incidents of its group, what count(*) over crimes gives. */
+export const ROLLUP_MEASURE = { column: 'n', of: 'count(*)' } as const;
+
 /** Smallest first: the compiler takes the first that holds everything a plan uses (rows at 8.5M in the comments). */
 export const ROLLUPS: readonly Rollup[] = [
+  { table: 'crimes_by_year_type', grain: 'year', columns: COMMON }, // 036
+  { table: 'crimes_by_year_district', grain: 'year', columns: [...COMMON, 'district'] }, // 036
+  { table: 'crimes_by_year_ward', grain: 'year', columns: [...COMMON, 'ward'] }, // 036
+  { table: 'crimes_by_year_area', grain: 'year', columns: [...COMMON, 'community_area'] }, // 036
+  { table: 'crimes_by_year_location', grain: 'year', columns: [...COMMON, 'location_description'] }, // 036
   { table: 'crimes_by_block', grain: 'all', columns: ['primary_type', 'block'] }, // 151K
   { table: 'crimes_by_month_location', grain: 'month', columns: [...COMMON, 'location_description'] }, // 308K
   { table: 'crimes_by_year_beat', grain: 'year', columns: [...COMMON, 'beat', 'district'] }, // 407K

@@ -4,7 +4,7 @@
 // crimes. The plan says all it uses, so this is a walk over the plan, not over SQL.
 import type { Dimension, Filters, Measure, QueryPlan, TimeRange } from './query-plan.js';
 import { option } from '../knowledge/glossary.js';
-import { CRIME_COLUMNS } from '../ingest/crimes/crime-table.js';
+import { CRIME_COLUMNS } from '../db/crime-columns.js';
 import { GRAIN_FACETS, ROLLUPS, type Rollup, type TimeFacet } from '../db/rollups.js';
 
 /** What a plan reads of a crime: whole columns, and facets of its `date`. */

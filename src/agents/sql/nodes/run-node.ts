@@ -1,13 +1,37 @@
 // Node 5, run: read-only, on the reader login, under the statement timeout
 // and the result-bytes cap; rows through a cursor, the true total counted.
-import { runSql } from '../execute.js';
+// A query that counts over crimes in a way a rollup holds runs on that rollup
+// (src/db/aggregate-navigation.ts), and the SQL shown says so.
+import type pg from 'pg';
+import { navigateAggregates } from '../../../db/aggregate-navigation.js';
+import { runSql, validateSql } from '../execute.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { queryPool } from './query-pool.js';
 
+/**
+ * The statement moved onto the rollups that hold its counts, checked by PostgreSQL like any query (EXPLAIN);
+ * as written when none holds it, or when the moved form does not validate.
+ */
+async function onRollups(state: SqlState, pool: pg.Pool, statement: string): Promise<string> {
+  const moved = await navigateAggregates(statement);
+  if (!moved) return statement;
+  const check = await validateSql(pool, moved.sql, state.deps.statementTimeoutMs);
+  if (check.ok) {
+    state.stepNote = `answered from ${moved.rollups.join(', ')}`;
+    return moved.sql;
+  }
+  state.deps.logger.warn(
+    `sql agent: the query moved onto ${moved.rollups.join(', ')} did not validate (${check.error}); it runs on crimes`,
+  );
+  return statement;
+}
+
 export async function runNode(state: SqlState): Promise<SqlNodeName> {
   state.progress?.('Running the query');
+  const pool = queryPool(state)!;
+  state.sql = await onRollups(state, pool, state.sql!);
   // at least 1,000 rows to narrate and chart a whole series; more when the caller shows more (ask --json --max-rows)
   const keep = Math.max(1_000, state.deps.displayRows);
-  state.result = await runSql(queryPool(state)!, state.sql!, state.deps.statementTimeoutMs, keep, state.deps.maxResultBytes);
+  state.result = await runSql(pool, state.sql, state.deps.statementTimeoutMs, keep, state.deps.maxResultBytes);
   return 'synthesize';
 }

@@ -1,9 +1,9 @@
 // Seeded random query plans over the whole plan language (measures, filters,
 // groupings, cuts, comparisons) with random glossary choices: the differential
 // test answers each from its rollup and from crimes and requires the same rows.
-import { Random } from '../../src/ingest/generate/random.js';
-import { glossary } from '../../src/knowledge/glossary.js';
-import { DIMENSIONS, PER_GROUPS, QueryPlan, type Filters, type QueryPlanInput } from '../../src/plan/query-plan.js';
+import { Random } from '../ingest/generate/random.js';
+import { glossary } from '../knowledge/glossary.js';
+import { DIMENSIONS, PER_GROUPS, QueryPlan, type Filters, type QueryPlanInput } from './query-plan.js';
 
 const TYPES = ['THEFT', 'BATTERY', 'NARCOTICS', 'HOMICIDE', 'BURGLARY', 'ASSAULT', 'ROBBERY', 'MOTOR VEHICLE THEFT'];
 const LOCATIONS = ['STREET', 'RESIDENCE', 'APARTMENT', 'SIDEWALK', 'PARKING LOT/GARAGE(NON.RESID.)'];

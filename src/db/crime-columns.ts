@@ -1,0 +1,29 @@
+// The crimes table's columns, in the table's order (migration 001): the facts
+// the plan compiler and the aggregate navigator need about a crime row. The
+// ingester keeps its own list for its COPY (src/ingest/crimes/crime-table.ts);
+// test/db/crime-columns.test.ts checks that both and the table agree.
+export const CRIME_COLUMNS = [
+  'id',
+  'case_number',
+  'date',
+  'block',
+  'iucr',
+  'primary_type',
+  'description',
+  'location_description',
+  'arrest',
+  'domestic',
+  'beat',
+  'district',
+  'ward',
+  'community_area',
+  'fbi_code',
+  'x_coordinate',
+  'y_coordinate',
+  'year',
+  'updated_on',
+  'latitude',
+  'longitude',
+  'location',
+] as const;
+export type CrimeColumn = (typeof CRIME_COLUMNS)[number];
