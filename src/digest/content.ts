@@ -1,8 +1,10 @@
-// What a digest says. The crime digest covers the schedule's period (a week
-// for a weekly digest), moved back to end at the latest data when the data
-// stops earlier, and compares it with the period before and the same period a
-// year earlier: totals, the top types and the biggest movers, the community
-// areas that changed most, the arrest rate. Saved questions and backtest
+// What a digest says. The crime digest covers the whole days of the schedule's
+// period (a week for a weekly digest), moved back to end at the latest data
+// when the data stops earlier, and compares them with the days before and the
+// same days a year earlier: totals, the top types and the biggest movers, the
+// community areas that moved most, the arrest rate. Each of those is a query
+// plan, compiled (from the rollups where one holds it) and told by the plan
+// narrator, as a question's answer is. Saved questions and backtest
 // watches re-run through the agents; the accuracy digest runs the multi-turn
 // benchmark through the desk as it is configured. Every post names its period
 // and the data freshness.
@@ -15,6 +17,10 @@ import { runBacktest, type BacktestDeps } from '../agents/backtest/agent.js';
 import { KPI_NAMES } from '../backtest/kpis.js';
 import { fmtKpi, KPI_LABELS } from '../agents/backtest/narrate.js';
 import type { Subscription } from './subscriptions.js';
+import type { Cell } from '../core/answer.js';
+import { parsePlan, type QueryPlan, type QueryPlanInput, type TimeRange } from '../plan/query-plan.js';
+import { compilePlan, periodLabel } from '../plan/compile.js';
+import { narratePlan, type NarrationContext, type PlanRows } from '../plan/narrate.js';
 import { scopeOf } from '../knowledge/scope.js';
 import { evaluateConversations, loadConversations } from '../eval/conversation-eval.js';
 
@@ -28,109 +34,115 @@ export interface Period {
   end: Date;
 }
 
-/** Local (Chicago) timestamp text of an instant, as the crimes table stores dates. */
-const LOCAL = (param: string) => `(${param}::timestamptz AT TIME ZONE 'America/Chicago')`;
-
 /** The calendar day of an instant in a time zone, YYYY-MM-DD (en-CA writes dates that way). */
 const dayIn = (timeZone: string) => (d: Date) =>
   new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
 
+const DAY_MS = 86_400_000;
+/** A YYYY-MM-DD day moved by whole days, or by whole years (Feb 29 becomes Mar 1 in a common year). */
+const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+const addYears = (day: string, years: number) => {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCFullYear(d.getUTCFullYear() + years);
+  return d.toISOString().slice(0, 10);
+};
+
 /**
- * The crime digest of a period. Its label is in the subscription's own time zone: an evening schedule's
- * period ends after midnight UTC, and a UTC label was a day off from the schedule people set.
+ * The whole days a period covers, as the plans count them: the days before the day of its end (in the
+ * subscription's time zone), as many as the period is long (a weekly digest that fires on Monday is Monday to
+ * Sunday; a daily one, the day before), moved back to end with the latest data when the data stops earlier.
+ */
+function periodDays(period: Period, timeZone: string, latestDay: string): { days: TimeRange; movedBack: boolean } {
+  const length = Math.max(1, Math.round((period.end.getTime() - period.start.getTime()) / DAY_MS));
+  const scheduled = dayIn(timeZone)(period.end);
+  const to = scheduled <= addDays(latestDay, 1) ? scheduled : addDays(latestDay, 1);
+  return { days: { from: addDays(to, -length), to }, movedBack: to !== scheduled };
+}
+
+/** Runs a plan as the compiler writes it (from a rollup where one holds it): its SQL and rows. */
+async function runPlan(pool: pg.Pool, plan: QueryPlanInput): Promise<{ plan: QueryPlan; sql: string; rows: PlanRows }> {
+  const parsed = parsePlan(plan);
+  const { sql } = compilePlan(parsed);
+  const res = await pool.query({ text: sql, rowMode: 'array' });
+  const rows = res.rows as Cell[][];
+  return { plan: parsed, sql, rows: { columns: res.fields.map((f) => f.name), rows, rowCount: rows.length } };
+}
+
+/**
+ * The crime digest of a period: five query plans, compiled (so they count from the rollups) and told by the plan
+ * narrator; the digest adds the most common types and the headline. Its label is in the subscription's own time
+ * zone: an evening schedule's period ends after midnight UTC, and a UTC label was a day off from the schedule.
  */
 export async function crimeDigest(pool: pg.Pool, period: Period, timeZone = 'America/Chicago'): Promise<Answer> {
   const started = performance.now();
-  const lengthMs = period.end.getTime() - period.start.getTime();
-  const latest = (await pool.query<{ latest: Date | null }>(`SELECT max(date) AT TIME ZONE 'America/Chicago' AS latest FROM crimes`))
-    .rows[0].latest;
+  const { rows: latestRows } = await pool.query<{ latest: Date | null }>(
+    `SELECT max(date) AT TIME ZONE 'America/Chicago' AS latest FROM crimes`,
+  );
+  const latest = latestRows[0].latest;
   if (!latest) {
     return makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: 'The crime digest has no data to report yet.' });
   }
-  // the period, moved back to end at the latest data if the data stops earlier
-  const end = new Date(Math.min(period.end.getTime(), latest.getTime() + 1));
-  const start = new Date(end.getTime() - lengthMs);
-  const params = [start.toISOString(), end.toISOString(), lengthMs / 1000];
-  const windows = `
-    WITH w AS (
-      SELECT ${LOCAL('$1')} AS cur_start, ${LOCAL('$2')} AS cur_end,
-             ${LOCAL('$1')} - make_interval(secs => $3) AS prev_start,
-             ${LOCAL('$1')} - interval '1 year' AS ly_start, ${LOCAL('$2')} - interval '1 year' AS ly_end
-    ), tagged AS (
-      SELECT c.primary_type, c.community_area, c.arrest,
-             CASE WHEN c.date >= w.cur_start AND c.date < w.cur_end THEN 'cur'
-                  WHEN c.date >= w.prev_start AND c.date < w.cur_start THEN 'prev'
-                  WHEN c.date >= w.ly_start AND c.date < w.ly_end THEN 'ly' END AS win
-      FROM crimes c, w
-      WHERE (c.date >= w.prev_start AND c.date < w.cur_end) OR (c.date >= w.ly_start AND c.date < w.ly_end)
-    )`;
-  const totalsSql = `${windows}
-    SELECT count(*) FILTER (WHERE win = 'cur') AS cur, count(*) FILTER (WHERE win = 'prev') AS prev, count(*) FILTER (WHERE win = 'ly') AS ly,
-           round(100.0 * avg(arrest::int) FILTER (WHERE win = 'cur'), 2) AS arrest_pct
-    FROM tagged`;
-  const typesSql = `${windows}
-    SELECT primary_type, count(*) FILTER (WHERE win = 'cur') AS cur, count(*) FILTER (WHERE win = 'prev') AS prev
-    FROM tagged WHERE win IN ('cur', 'prev') GROUP BY primary_type ORDER BY cur DESC, primary_type`;
-  const areasSql = `${windows}
-    SELECT a.name, count(*) FILTER (WHERE win = 'cur') - count(*) FILTER (WHERE win = 'prev') AS delta
-    FROM tagged t JOIN community_areas a USING (community_area) WHERE win IN ('cur', 'prev')
-    GROUP BY a.name ORDER BY abs(count(*) FILTER (WHERE win = 'cur') - count(*) FILTER (WHERE win = 'prev')) DESC, a.name LIMIT 3`;
-  const totals = (await pool.query<{ cur: number; prev: number; ly: number; arrest_pct: string | null }>(totalsSql, params)).rows[0];
-  const types = (await pool.query<{ primary_type: string; cur: number; prev: number }>(typesSql, params)).rows;
-  const areas = (await pool.query<{ name: string; delta: number }>(areasSql, params)).rows;
+  // the data's dates are Chicago's local time: its latest day is Chicago's day of that instant
+  const { days, movedBack } = periodDays(period, timeZone, dayIn('America/Chicago')(latest));
+  const length = Math.round((Date.parse(days.to) - Date.parse(days.from)) / DAY_MS);
+  const before: TimeRange = { from: addDays(days.from, -length), to: days.from };
+  const yearEarlier: TimeRange = { from: addYears(days.from, -1), to: addYears(days.to, -1) };
+  const time = days;
+  const [vsBefore, vsYear, arrests, types, areas] = await Promise.all([
+    runPlan(pool, { measure: { kind: 'count' }, filters: { time }, compareWith: before, chart: 'none' }),
+    runPlan(pool, { measure: { kind: 'count' }, filters: { time }, compareWith: yearEarlier, chart: 'none' }),
+    runPlan(pool, { measure: { kind: 'share', part: { arrest: true } }, filters: { time }, chart: 'none' }),
+    runPlan(pool, { measure: { kind: 'count' }, filters: { time }, groupBy: ['type'], compareWith: before, chart: 'none' }),
+    runPlan(pool, { measure: { kind: 'count' }, filters: { time }, groupBy: ['community_area'], compareWith: before, chart: 'none' }),
+  ]);
+  const { rows: names } = await pool.query<{ community_area: number; name: string }>('SELECT community_area, name FROM community_areas');
+  const ctx: NarrationContext = { areaNames: new Map(names.map((r) => [r.community_area, r.name])), choices: {} };
+  const tell = (r: Awaited<ReturnType<typeof runPlan>>) => narratePlan(r.plan, r.rows, ctx).narration;
 
-  const day = dayIn(timeZone);
-  const label = `${day(start)} to ${day(new Date(end.getTime() - 1))}`;
-  const movers = [...types]
-    .sort((a, b) => Math.abs(b.cur - b.prev) - Math.abs(a.cur - a.prev) || a.primary_type.localeCompare(b.primary_type))
-    .slice(0, 2);
+  const [, cur, , prev] = vsBefore.rows.rows[0].map(Number);
+  // the types, most common first (the compiler orders a grouped comparison by this period's count)
+  const byType = types.rows.rows.map(([type, now, then]) => ({ type: String(type), cur: Number(now), prev: Number(then) }));
+  const label = periodLabel(days);
+  const common = byType.filter((t) => t.cur > 0).slice(0, 3);
   const narration = [
-    `${n(totals.cur)} crimes from ${label}, ${change(totals.cur, totals.prev)} on the period before (${n(totals.prev)}) and ${change(totals.cur, totals.ly)} on the same period a year earlier (${n(totals.ly)}).`,
-    types.length
-      ? `Most common: ${types
-          .slice(0, 3)
-          .map((t) => `${t.primary_type} (${n(t.cur)})`)
-          .join(', ')}.`
-      : '',
-    movers.length ? `Biggest movers: ${movers.map((t) => `${t.primary_type} ${signed(t.cur - t.prev)}`).join(', ')}.` : '',
-    areas.length ? `Community areas that changed most: ${areas.map((a) => `${a.name} ${signed(a.delta)}`).join(', ')}.` : '',
-    totals.arrest_pct !== null ? `Arrest rate: ${Number(totals.arrest_pct).toFixed(2)}%.` : '',
+    tell(vsBefore),
+    tell(vsYear),
+    common.length ? `Most common: ${common.map((t) => `${t.type} (${n(t.cur)})`).join(', ')}.` : '',
+    `By type: ${tell(types)}`,
+    `By community area: ${tell(areas)}`,
+    Number(arrests.rows.rows[0]?.[2] ?? 0) > 0 ? tell(arrests) : '',
   ]
     .filter(Boolean)
     .join(' ');
-  const top = types.slice(0, 8);
+  const top = byType.slice(0, 8);
   return makeAnswer({
     kind: 'result',
     route: 'sql',
     trace: [{ node: 'digest', ms: Math.round(performance.now() - started) }],
-    headline: `Crime digest, ${label}: ${n(totals.cur)} crimes (${change(totals.cur, totals.prev)})`,
+    headline: `Crime digest, ${label}: ${n(cur)} crimes (${change(cur, prev)})`,
     narration,
-    sql: [totalsSql, typesSql, areasSql].map((s) =>
-      s
-        .replace(/\$1/g, `'${params[0]}'`)
-        .replace(/\$2/g, `'${params[1]}'`)
-        .replace(/\$3/g, String(params[2]))
-        .replace(/\n\s+/g, '\n  ')
-        .trim(),
-    ),
+    sql: [vsBefore, vsYear, arrests, types, areas].map((r) => r.sql),
     table: {
       columns: ['primary type', 'this period', 'period before', 'change'],
-      rows: top.map((t) => [t.primary_type, t.cur, t.prev, signed(t.cur - t.prev)]),
-      rowCount: types.length,
-      truncated: types.length > top.length,
+      rows: top.map((t) => [t.type, t.cur, t.prev, signed(t.cur - t.prev)]),
+      rowCount: byType.length,
+      truncated: byType.length > top.length,
     },
     chart: top.length
       ? {
           kind: 'grouped-bar',
           title: `Crimes by type, ${label} vs the period before`,
-          labels: top.map((t) => t.primary_type),
+          labels: top.map((t) => t.type),
           series: [
             { name: 'this period', values: top.map((t) => t.cur), axis: 'left', fill: false },
             { name: 'period before', values: top.map((t) => t.prev), axis: 'left', fill: false },
           ],
         }
       : undefined,
-    assumptions: [`period: ${label} (${timeZone})${end.getTime() < period.end.getTime() ? ', moved back to the latest data' : ''}`],
+    assumptions: [
+      `period: ${label} (${timeZone})${movedBack ? ', moved back to the latest data' : ''}`,
+      "whole days of the data's own (Chicago) calendar",
+    ],
     notes: [],
     freshness: `data through ${latest.toISOString().slice(0, 16).replace('T', ' ')}`,
   });

@@ -526,17 +526,6 @@ describe('the accuracy digest', () => {
   }, 120_000);
 });
 
-describe('digest labels', () => {
-  it("name the period's days in the subscription's own time zone (an evening schedule ends after midnight UTC)", async () => {
-    // daily 21:00 America/Chicago: the period from 21:00 on 2019-03-01 to 21:00 on 2019-03-02 (03:00Z the next days)
-    const period = { start: new Date('2019-03-02T03:00:00Z'), end: new Date('2019-03-03T03:00:00Z') };
-    const answer = await crimeDigest(db.pool, period, 'America/Chicago');
-    expect(answer.kind === 'result' && answer.assumptions[0]).toMatch(/^period: 2019-03-01 to 2019-03-02 \(America\/Chicago\)/);
-    const berlin = await crimeDigest(db.pool, period, 'Europe/Berlin');
-    expect(berlin.kind === 'result' && berlin.assumptions[0]).toMatch(/^period: 2019-03-02 to 2019-03-03 \(Europe\/Berlin\)/);
-  });
-});
-
 describe('digest commands', () => {
   const ctx = { platform: 'slack' as const, channel: 'C-cmd', userId: 'U1', defaultTimezone: 'America/Chicago' };
   it('subscribes, lists and turns off; bad input stores nothing', async () => {
