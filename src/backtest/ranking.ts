@@ -30,3 +30,47 @@ export function rankIndices(values: readonly (number | null)[], kpi: KpiName): n
     })
     .map((x) => x.i);
 }
+
+/** What a candidate must have to be ranked: trading days in its window and round trips (docs/backtest-definitions.md). */
+export interface RankingMinimum {
+  days: number;
+  trades: number;
+}
+
+/** About three months of trading days, and at least one round trip: a candidate that never traded has no record. */
+export const DEFAULT_MINIMUM: RankingMinimum = { days: 60, trades: 1 };
+
+export interface HonestRanking {
+  /** candidate indices that meet the minimum, best first (the protocol's order among them) */
+  ranked: number[];
+  /** those below it, in the protocol's order, with why */
+  apart: { index: number; why: string }[];
+  /** the minimum applied: the days capped at the longest record (a window shorter than the minimum asks for the whole window) */
+  minimum: RankingMinimum;
+}
+
+/**
+ * The protocol's ranking with the candidates below a minimum history or number of round trips taken out and listed
+ * apart. The protocol's own ranking (what BacktestBench scores) is not changed: this is what the answer headlines.
+ */
+export function honestRanking(
+  ranking: readonly number[],
+  record: (index: number) => { days: number; trades: number },
+  minimum: RankingMinimum,
+): HonestRanking {
+  let longest = 0;
+  for (const i of ranking) longest = Math.max(longest, record(i).days);
+  const applied = { days: Math.min(minimum.days, longest), trades: minimum.trades };
+  const ranked: number[] = [];
+  const apart: HonestRanking['apart'] = [];
+  for (const i of ranking) {
+    const r = record(i);
+    const why = [
+      r.days < applied.days ? `${r.days} trading day${r.days === 1 ? '' : 's'}` : '',
+      r.trades < applied.trades ? (r.trades === 0 ? 'no trades' : `${r.trades} round trip${r.trades === 1 ? '' : 's'}`) : '',
+    ].filter(Boolean);
+    if (why.length) apart.push({ index: i, why: why.join(', ') });
+    else ranked.push(i);
+  }
+  return { ranked, apart, minimum: applied };
+}

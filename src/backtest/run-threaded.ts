@@ -22,6 +22,8 @@ import {
 import type { SimulationResult } from './simulator.js';
 import type { StrategySpec } from './spec.js';
 import type { Field } from './expr/parser.js';
+import type { MarketIndex } from './benchmark.js';
+import type { Comparisons } from './comparisons.js';
 import { poolSize, runTask } from './threads/pool.js';
 import {
   JOB_STRIDE,
@@ -176,5 +178,34 @@ function lazySimulation(c: Candidate, spec: StrategySpec): void {
     configurable: true,
     get: () => (value ??= simulateCandidate(spec, c.ticker, c.strategy, c.values)),
     set: (v: SimulationResult) => (value = v),
+  });
+}
+
+/**
+ * What the answer sets beside its winner (comparisons.ts), on a worker thread: its buy and hold, the run without
+ * costs, the market and the walk-forward check. The winner's bars are sent as a plain ticker (a cached one's
+ * columns stay views of the shared memory).
+ */
+export async function compareThreaded(
+  spec: StrategySpec,
+  tickers: TickerBars[],
+  winner: Candidate,
+  market: MarketIndex | undefined,
+): Promise<Comparisons> {
+  const t = winner.ticker;
+  const ticker: TickerBars = {
+    code: t.code,
+    name: t.name,
+    ...(t.shortName ? { shortName: t.shortName } : {}),
+    dates: t.dates,
+    bars: t.bars,
+  };
+  return runTask('compare', {
+    spec,
+    ticker,
+    strategy: spec.strategies.indexOf(winner.strategy),
+    ...(winner.values ? { values: winner.values } : {}),
+    ...(market ? { market } : {}),
+    ...(spec.walkForward !== undefined ? { plans: planCandidates(spec, tickers) } : {}),
   });
 }

@@ -19,7 +19,8 @@ import {
   type TickerSummary,
 } from '../../backtest/run-id.js';
 import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
-import { runSpecThreaded } from '../../backtest/run-threaded.js';
+import { compareThreaded, runSpecThreaded } from '../../backtest/run-threaded.js';
+import type { RankingMinimum } from '../../backtest/ranking.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
 import { checkSpec, specFields, strategySpecSchema, type StrategySpec } from '../../backtest/spec.js';
 import { QueryTimeoutError } from '../../db/read-only.js';
@@ -28,6 +29,7 @@ import { readOffline } from './free-text.js';
 import { answerParts } from './answer-parts.js';
 import { executionLine, fmtKpi, KPI_LABELS, unevenWindows } from './narrate.js';
 import { retrieve } from './retrieval.js';
+import { rankForAnswer, readRankingOptions } from './ranking-options.js';
 import { specFromText } from './spec-from-text.js';
 import { RULE_SYNTAX_HELP } from './help.js';
 
@@ -53,6 +55,10 @@ export type { ProgressReporter };
 interface SpecReading {
   spec: StrategySpec;
   assumptions: string[];
+  /** a ranking's minimum history and round trips (min-days:, min-trades:) */
+  minimum: RankingMinimum;
+  /** the user named the KPI */
+  kpiGiven: boolean;
   /** a rerun: the run it repeats */
   rerun?: StoredRun;
 }
@@ -63,8 +69,11 @@ function errorAnswer(message: string, retryable: boolean, trace: TraceStep[]): A
   return makeAnswer({ kind: 'error', route, message, retryable, trace });
 }
 
-async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[]): Promise<SpecReading | Answer> {
-  const rerun = RERUN.exec(text);
+/** The KPI was not named: the readers say so in their assumptions ("kpi: ... (not given)"). */
+const kpiDefaulted = (assumptions: string[]) => assumptions.some((a) => a.startsWith('kpi:'));
+
+async function readRequest(request: string, deps: BacktestDeps, trace: TraceStep[]): Promise<SpecReading | Answer> {
+  const rerun = RERUN.exec(request);
   if (rerun) {
     const stored = await deps.runs?.get(rerun[1], deps.workspace);
     if (!stored) {
@@ -77,16 +86,27 @@ async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[])
     }
     trace.push({ node: 'parse', ms: 0, note: `rerun of ${stored.id}` });
     const spec = strategySpecSchema.parse(stored.spec);
+    const options = readRankingOptions(stored.request);
     return {
       spec,
       rerun: stored,
+      minimum: options.minimum,
+      kpiGiven: /\bkpi:/i.test(stored.request),
       assumptions: [`rerun of ${stored.id} (first run ${stored.created_at.toISOString().slice(0, 10)}): ${stored.request}`],
     };
   }
+  const options = readRankingOptions(request);
+  const text = options.text;
+  const read = (spec: StrategySpec, assumptions: string[]): SpecReading => ({
+    spec,
+    assumptions: [...assumptions, ...options.given],
+    minimum: options.minimum,
+    kpiGiven: !kpiDefaulted(assumptions),
+  });
   if (looksLikeRuleSyntax(text)) {
     try {
       const parsed = await timed(trace, 'parse', () => parseRuleSyntax(text), 'rule syntax');
-      return { spec: parsed.spec, assumptions: parsed.defaults };
+      return read(parsed.spec, parsed.defaults);
     } catch (error) {
       if (error instanceof RuleSyntaxError)
         return errorAnswer(`I could not read that rule: ${error.message}.\n\n${RULE_SYNTAX_HELP}`, false, trace);
@@ -104,7 +124,7 @@ async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[])
         alternatives: ['Say it again with those details', `Or use the rule syntax: ${RULE_SYNTAX_HELP.split('\n')[1]}`],
       });
     }
-    return { spec: filled.spec, assumptions: filled.assumptions };
+    return read(filled.spec, filled.assumptions);
   }
   const reading = await timed(trace, 'parse', () => readOffline(text), 'offline: patterns and BM25 over the rule library');
   if (!reading.spec) {
@@ -121,7 +141,7 @@ async function readRequest(text: string, deps: BacktestDeps, trace: TraceStep[])
       ],
     });
   }
-  return { spec: reading.spec, assumptions: reading.assumptions };
+  return read(reading.spec, reading.assumptions);
 }
 
 /** The answer, and for evaluation the spec as read and the engine's result. */
@@ -164,9 +184,16 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     );
     progress?.('Running the backtest');
     // on the worker threads: the event loop stays free for Slack, Teams and /healthz
-    const result = await timed(trace, 'simulate', () => runSpecThreaded(spec, data.tickers));
+    // the run and everything the answer sets beside its winner, whole before it is told
+    const { result, view } = await timed(trace, 'simulate', async () => {
+      const run = await runSpecThreaded(spec, data.tickers);
+      const ranked = rankForAnswer(spec, run, reading.minimum);
+      const comparisons = await compareThreaded(spec, data.tickers, run.candidates[ranked.winner], data.market);
+      return { result: run, view: { ...ranked, comparisons, kpiGiven: reading.kpiGiven } };
+    });
     const best = result.candidates[result.ranking[0]];
-    const answer = await timed(trace, 'narrate', () => answerParts(spec, result, data));
+    const winner = result.candidates[view.winner];
+    const answer = await timed(trace, 'narrate', () => answerParts(spec, result, view));
     // the run's id: the spec, the engine and the bars it read; kept so that `rerun ID` repeats it
     const engine = engineVersion(spec);
     const version = dataVersion(data.tickers);
@@ -194,7 +221,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
       sql: data.sql,
       assumptions: [
         ...reading.assumptions,
-        executionLine(spec, best),
+        executionLine(spec, winner),
         ...(spec.sizing === 'shares' ? ['sizing: any number of shares (at least 100)'] : []),
       ],
       notes: [

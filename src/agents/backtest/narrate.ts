@@ -3,8 +3,9 @@
 import type { Cell, ChartSpec, AnswerTable } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
 import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
-import { isMinimised, rankIndices } from '../../backtest/ranking.js';
-import { buyAndHold, type Candidate, type SpecResult } from '../../backtest/run-spec.js';
+import { isMinimised, rankIndices, type HonestRanking } from '../../backtest/ranking.js';
+import type { Candidate, SpecResult } from '../../backtest/run-spec.js';
+import type { Comparisons } from '../../backtest/comparisons.js';
 import { axisName, sweepAxes, type StrategySpec } from '../../backtest/spec.js';
 import { chinaModel } from '../../backtest/execution-model.js';
 import type { VersusMarket } from '../../backtest/benchmark.js';
@@ -44,15 +45,42 @@ function period(c: Candidate): string {
   return `${c.ticker.dates[0]} to ${c.ticker.dates.at(-1)} (${fmtInt(c.ticker.dates.length)} trading days)`;
 }
 
-export function headline(spec: StrategySpec, result: SpecResult): string {
-  const best = result.candidates[result.ranking[0]];
+/** How an answer tells its run: which candidate it headlines and why, and what was set beside it. */
+export interface AnswerView {
+  /** the candidate the answer headlines: the best that meets the ranking's minimum (the protocol's best for one run) */
+  winner: number;
+  /** a comparison's ranking with its minimum; absent for one run */
+  ranking?: HonestRanking;
+  comparisons: Comparisons;
+  /** the user named the KPI (else the headline says it is the default) */
+  kpiGiven: boolean;
+}
+
+/** The minimum of a ranking in words: "at least 60 trading days and 1 round trip". */
+export function minimumWords(r: HonestRanking): string {
+  const { days, trades } = r.minimum;
+  return `at least ${fmtInt(days)} trading day${days === 1 ? '' : 's'} and ${fmtInt(trades)} round trip${trades === 1 ? '' : 's'}`;
+}
+
+/** Only when the winner did not beat its own buy and hold (return against return): the clause that says so. */
+function notAboveHold(c: Candidate, hold: Comparisons['hold']): string {
+  const r = c.kpis.return_ratio ?? 0;
+  return r > hold.return ? '' : `; it did not beat its own buy and hold (${fmtPercent(r)} against ${fmtPercent(hold.return)})`;
+}
+
+export function headline(spec: StrategySpec, result: SpecResult, view: AnswerView): string {
+  const best = result.candidates[view.winner];
   const kpi = KPI_LABELS[spec.kpi];
   // the model is part of the number: a Sharpe after costs is not the protocol's
   const model = spec.costs === 'china' ? ', with A-share costs' : '';
-  if (spec.task === 'metrics') return `${best.ticker.code} ${best.ticker.name}: ${kpi} ${fmtKpi(spec.kpi, best.kpis[spec.kpi])}${model}`;
+  const byDefault = view.kpiGiven ? '' : ' (the default KPI; kpi: chooses another)';
+  if (spec.task === 'metrics')
+    return `${best.ticker.code} ${best.ticker.name}: ${kpi} ${fmtKpi(spec.kpi, best.kpis[spec.kpi])}${model}${byDefault}`;
   if (best.kpis[spec.kpi] === null) return `${TASK_WORDS[spec.task]}: none — ${kpi} is undefined for every candidate${model}`;
   const task = spec.secondParameter ? 'Best pair of parameters' : TASK_WORDS[spec.task];
-  return `${task} by ${kpi}${model}: ${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])})`;
+  const r = view.ranking;
+  const among = r && !r.ranked.length ? `; no candidate has ${minimumWords(r)}, so this is the best of all` : '';
+  return `${task} by ${kpi}${byDefault}${model}: ${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])})${among}${notAboveHold(best, view.comparisons.hold)}`;
 }
 
 type RunSettings = Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>;
@@ -70,11 +98,31 @@ export function executionLine(spec: RunSettings, c?: Candidate): string {
     .map((e) => `${pct(e.rate)} from ${e.from}`)
     .join(', then ');
   const slippage = spec.slippageBps ?? m.defaultSlippageBps;
+  const before = first ? rulesNotYet(first, c?.ticker.code) : '';
   return (
     `execution: A-share costs and rules (costs: china): commission ${pct(m.commissionRate)} a side, at least ${fmtNumber(m.commissionMinimum)} yuan an order; ` +
     `stamp duty on sells ${stamp}; transfer fee ${m.rules.transferFee.schedule.map((e) => `${pct(e.rate)} from ${e.from}`).join(', then ')}; ` +
-    `slippage ${slippage} bps; whole lots of ${m.lot}; no buy at a limit-up open, no sell at a limit-down close${c?.simulation.execution ? ` (${c.simulation.execution.board})` : ''}`
+    `slippage ${slippage} bps; whole lots of ${m.lot}; no buy at a limit-up open, no sell at a limit-down close${c?.simulation.execution ? ` (${c.simulation.execution.board})` : ''}${before}`
   );
+}
+
+/**
+ * The rules that start inside or after a window beginning on `first`, said: the model applies each from its start
+ * date and counts nothing before it (the fixture's history begins there), e.g. Beijing's limits from 2021-11-15.
+ */
+function rulesNotYet(first: string, code?: string): string {
+  const m = chinaModel();
+  const notes: string[] = [];
+  const stampFrom = m.rules.stampDuty.schedule[0].from;
+  if (first < stampFrom) notes.push(`stamp duty counted as zero before ${stampFrom} (the model's history starts there)`);
+  const transferFrom = m.rules.transferFee.schedule[0].from;
+  if (first < transferFrom) notes.push(`transfer fee counted as zero before ${transferFrom} (the model's history starts there)`);
+  if (code) {
+    const board = m.rules.priceLimits.boards.find((b) => new RegExp(b.codes).test(code));
+    const limitFrom = board?.schedule[0].from;
+    if (board && limitFrom && first < limitFrom) notes.push(`${board.board}: no price limit before ${limitFrom}`);
+  }
+  return notes.length ? `; ${notes.join('; ')}` : '';
 }
 
 /** What the costs took and what the limits held up, in a sentence ('' without costs). */
@@ -98,10 +146,9 @@ function costsSentence(c: Candidate, capital: number): string {
   );
 }
 
-function describeRun(c: Candidate, spec: RunSettings): string {
+function describeRun(c: Candidate, spec: RunSettings, hold: Comparisons['hold']): string {
   const { capital } = spec;
-  const hold = buyAndHold(c.ticker, spec);
-  const holdReturn = hold[hold.length - 1] / hold[0] - 1;
+  const holdReturn = hold.return;
   const trips = c.simulation.trades.length;
   const wins = c.simulation.trades.filter((t) => t.pnl > 0).length;
   const parts = [
@@ -117,20 +164,33 @@ function describeRun(c: Candidate, spec: RunSettings): string {
   return parts.join(' ') + costsSentence(c, capital);
 }
 
-export function narration(spec: StrategySpec, result: SpecResult): string {
-  const ranked = result.ranking.map((i) => result.candidates[i]);
-  const best = ranked[0];
-  if (spec.task === 'metrics') return describeRun(best, spec);
+export function narration(spec: StrategySpec, result: SpecResult, view: AnswerView): string {
+  const best = result.candidates[view.winner];
+  const hold = view.comparisons.hold;
+  if (spec.task === 'metrics' || !view.ranking) return describeRun(best, spec, hold);
+  const r = view.ranking;
+  const ranked = (r.ranked.length ? r.ranked : result.ranking).map((i) => result.candidates[i]);
   const kpi = spec.kpi;
   const order = ranked
     .slice(0, 5)
     .map((c) => `${c.label} ${fmtKpi(kpi, c.kpis[kpi])}`)
     .join(', ');
   const direction = isMinimised(kpi) ? 'lowest' : 'highest';
+  const apart = r.apart.length
+    ? ` Listed apart, below the minimum (${minimumWords(r)}; min-days: and min-trades: change it): ${fmtInt(r.apart.length)} ` +
+      `candidate${r.apart.length === 1 ? '' : 's'}, ` +
+      r.apart
+        .slice(0, 5)
+        .map(
+          (a) => `${result.candidates[a.index].label} (${a.why}, ${kpiInText(kpi)} ${fmtKpi(kpi, result.candidates[a.index].kpis[kpi])})`,
+        )
+        .join(', ') +
+      `${r.apart.length > 5 ? `, and ${fmtInt(r.apart.length - 5)} more` : ''}.`
+    : ` Every candidate has ${minimumWords(r)}, the minimum for a ranking.`;
   return (
-    `Ranked by ${kpiInText(kpi)} (${direction} is best; ties go to the first listed): ${order}` +
-    `${ranked.length > 5 ? `, and ${ranked.length - 5} more` : ''}. ` +
-    describeRun(best, spec)
+    `Ranked by ${kpiInText(kpi)} (${direction} is best; ties go to the first listed)${r.ranked.length ? `, among those with ${minimumWords(r)}` : ''}: ${order}` +
+    `${ranked.length > 5 ? `, and ${fmtInt(ranked.length - 5)} more` : ''}.${apart} ` +
+    describeRun(best, spec, hold)
   );
 }
 
@@ -168,15 +228,20 @@ export function unevenWindows(tickers: readonly Candidate['ticker'][]): string {
  */
 const RANKING_ROWS = 10_000;
 
-export function kpiTable(result: SpecResult): AnswerTable {
-  // from the KPIs and round-trip counts alone: a whole market's runs beyond the shown ones are never made for this
-  const rows: Cell[][] = result.ranking.slice(0, RANKING_ROWS).map((i) => {
+export function kpiTable(result: SpecResult, ranking?: HonestRanking): AnswerTable {
+  // from the KPIs and round-trip counts alone: a whole market's runs beyond the shown ones are never made for this;
+  // a ranking's candidates below its minimum come after the ranked ones, with why
+  const why = new Map(ranking?.apart.map((a) => [a.index, a.why]));
+  const order = ranking ? [...ranking.ranked, ...ranking.apart.map((a) => a.index)] : result.ranking;
+  const rows: Cell[][] = order.slice(0, RANKING_ROWS).map((i) => {
     const c = result.candidates[i];
-    return [c.label, ...KPI_NAMES.map((k) => fmtKpi(k, c.kpis[k])), c.roundTrips];
+    const row: Cell[] = [c.label, ...KPI_NAMES.map((k) => fmtKpi(k, c.kpis[k])), c.roundTrips];
+    if (ranking) row.push(why.has(i) ? `not ranked: ${why.get(i)}` : '');
+    return row;
   });
-  const count = result.ranking.length;
+  const count = order.length;
   return {
-    columns: ['Candidate', ...KPI_NAMES.map((k) => KPI_LABELS[k]), 'Trades'],
+    columns: ['Candidate', ...KPI_NAMES.map((k) => KPI_LABELS[k]), 'Trades', ...(ranking ? ['Below the minimum'] : [])],
     rows,
     rowCount: count,
     truncated: count > rows.length,
@@ -244,20 +309,19 @@ export function walkForwardTable(w: WalkForwardResult, kpi: KpiName): AnswerTabl
 }
 
 /** The strategy against the market index, in a sentence. */
-export function marketSentence(c: Candidate, vs: VersusMarket, members: number): string {
+export function marketSentence(vs: VersusMarket, members: number): string {
   const num = (v: number | null) => (v === null ? 'n/a' : fmtNumber(v));
   return (
-    `Against the market (an equal-weight index of the ${fmtInt(members)} tickers loaded), which returned ${fmtPercent(vs.marketReturn)} over the same days: ` +
+    `Against the market (an equal-weight index of the ${fmtInt(members)} tickers trading in the window), which returned ${fmtPercent(vs.marketReturn)} over the same days: ` +
     `excess return ${fmtPercent(vs.excessReturn)}, beta ${num(vs.beta)}, alpha ${vs.alpha === null ? 'n/a' : fmtPercent(vs.alpha)} a year, information ratio ${num(vs.informationRatio)}.`
   );
 }
 
 /** The strategy, buy and hold and the market side by side, with the relative measures. */
-export function versusMarketTable(c: Candidate, spec: RunSettings, vs: VersusMarket, members: number): AnswerTable {
-  const hold = buyAndHold(c.ticker, spec);
+export function versusMarketTable(c: Candidate, hold: Comparisons['hold'], vs: VersusMarket, members: number): AnswerTable {
   const rows: Cell[][] = [
     ['Return: strategy', fmtPercent(c.kpis.return_ratio ?? 0)],
-    [`Return: buy and hold ${c.ticker.code}`, fmtPercent(hold[hold.length - 1] / hold[0] - 1)],
+    [`Return: buy and hold ${c.ticker.code}`, fmtPercent(hold.return)],
     [`Return: market (equal weight, ${fmtInt(members)} tickers)`, fmtPercent(vs.marketReturn)],
     ['Excess return over the market', fmtPercent(vs.excessReturn)],
     ['Beta', vs.beta === null ? 'n/a' : fmtNumber(vs.beta)],
@@ -284,9 +348,9 @@ export function tradesTable(c: Candidate, limit = 20): AnswerTable {
   };
 }
 
-export function equityChart(c: Candidate, spec: RunSettings, market?: number[]): ChartSpec {
+export function equityChart(c: Candidate, holdEquity: readonly number[], market?: number[]): ChartSpec {
   const equity = c.simulation.equity.slice(1);
-  const hold = buyAndHold(c.ticker, spec).slice(1);
+  const hold = holdEquity.slice(1);
   // E_0 (the capital) is the first peak, as in the protocol's drawdown
   let peak = c.simulation.equity[0];
   const drawdown = c.simulation.equity.slice(1).map((e) => {
@@ -311,14 +375,26 @@ export function equityChart(c: Candidate, spec: RunSettings, market?: number[]):
 /** A KPI as a heat map or grid cell shows it: percentages in percent. */
 const cellValue = (kpi: KpiName, v: number | null) => (v === null ? null : AS_PERCENT.has(kpi) ? Math.round(v * 10_000) / 100 : v);
 
-/** A two-parameter sweep's KPI on a grid: [i][j] for the first axis's i-th value and the second's j-th, in listing order. */
-function sweepGrid(spec: StrategySpec, result: SpecResult): (number | null)[][] {
+/** A grid cell whose pair never traded: it has no record, so it is neither a 0% nor part of a median. */
+const NO_TRADES = 'no trades' as const;
+type GridCell = number | null | typeof NO_TRADES;
+
+/**
+ * A two-parameter sweep's KPI on a grid: [i][j] for the first axis's i-th value and the second's j-th, in listing
+ * order; NO_TRADES where the pair never traded.
+ */
+function sweepGrid(spec: StrategySpec, result: SpecResult): GridCell[][] {
   const [first, second] = sweepAxes(spec);
-  const grid = first.candidates.map(() => new Array<number | null>(second.candidates.length).fill(null));
+  const grid = first.candidates.map(() => new Array<GridCell>(second.candidates.length).fill(null));
   // planCandidates lists the cells first axis outer, second inner
-  result.candidates.forEach((c, k) => (grid[Math.floor(k / second.candidates.length)][k % second.candidates.length] = c.kpis[spec.kpi]));
+  result.candidates.forEach(
+    (c, k) =>
+      (grid[Math.floor(k / second.candidates.length)][k % second.candidates.length] = c.roundTrips === 0 ? NO_TRADES : c.kpis[spec.kpi]),
+  );
   return grid;
 }
+
+const traded = (v: GridCell): number | null => (v === NO_TRADES ? null : v);
 
 /** The heat map of a two-parameter sweep: the first axis across, the second up, each cell the KPI of that pair. */
 export function sweepHeatmap(spec: StrategySpec, result: SpecResult): ChartSpec {
@@ -326,13 +402,15 @@ export function sweepHeatmap(spec: StrategySpec, result: SpecResult): ChartSpec 
   const [first, second] = axes;
   const grid = sweepGrid(spec, result);
   const ticker = result.candidates[0].ticker;
+  const never = grid.flat().some((v) => v === NO_TRADES);
   return {
     kind: 'heatmap',
-    title: `${KPI_LABELS[spec.kpi]} of each pair: ${ticker.code} ${ticker.name}${spec.costs === 'china' ? ' (A-share costs)' : ''}`,
+    // a pair that never traded is drawn empty (n/a), apart from every value
+    title: `${KPI_LABELS[spec.kpi]} of each pair: ${ticker.code} ${ticker.name}${spec.costs === 'china' ? ' (A-share costs)' : ''}${never ? ' (n/a: never traded)' : ''}`,
     labels: first.candidates.map(String),
     series: second.candidates.map((v, j) => ({
       name: String(v),
-      values: grid.map((row) => cellValue(spec.kpi, row[j])),
+      values: grid.map((row) => cellValue(spec.kpi, traded(row[j]))),
       axis: 'left' as const,
       fill: false,
     })),
@@ -348,7 +426,7 @@ export function sweepTable(spec: StrategySpec, result: SpecResult): AnswerTable 
   const axes = sweepAxes(spec);
   const [first, second] = axes;
   const grid = sweepGrid(spec, result);
-  const rows: Cell[][] = first.candidates.map((v, i) => [String(v), ...grid[i].map((x) => fmtKpi(spec.kpi, x))]);
+  const rows: Cell[][] = first.candidates.map((v, i) => [String(v), ...grid[i].map((x) => (x === NO_TRADES ? x : fmtKpi(spec.kpi, x)))]);
   return {
     columns: [`${axisName(first, axes)} \\ ${axisName(second, axes)}`, ...second.candidates.map(String)],
     rows,
@@ -367,26 +445,35 @@ function medianOf(values: (number | null)[]): number | null {
  * Is the best pair a lone peak or on a plateau? The pairs around it (up to 8) against the whole grid, in a
  * sentence: a pick whose neighbours are as good is less likely to be luck.
  */
-export function sweepSentence(spec: StrategySpec, result: SpecResult): string {
+export function sweepSentence(spec: StrategySpec, result: SpecResult, best: number): string {
   const [first, second] = sweepAxes(spec);
   const grid = sweepGrid(spec, result);
-  const best = result.ranking[0];
   const bi = Math.floor(best / second.candidates.length);
   const bj = best % second.candidates.length;
   const size = `${first.candidates.length} × ${second.candidates.length} = ${fmtInt(result.candidates.length)} pairs`;
-  if (grid[bi][bj] === null) return `The grid has ${size}; none has a defined ${kpiInText(spec.kpi)}.`;
+  const cells = grid.flat();
+  const never = cells.filter((v) => v === NO_TRADES).length;
+  const undefinedKpi = cells.filter((v) => v === null).length;
+  const skipped = [
+    never ? `${fmtInt(never)} never traded` : '',
+    undefinedKpi ? `${fmtInt(undefinedKpi)} with no ${kpiInText(spec.kpi)}` : '',
+  ].filter(Boolean);
+  const whole = `The grid has ${size}${skipped.length ? ` (${skipped.join(', ')}: left out of the medians)` : ''}`;
+  const value = traded(grid[bi][bj]);
+  if (value === null) return `${whole}; none that traded has a defined ${kpiInText(spec.kpi)}.`;
+  // the neighbours and the grid that traded: a pair with no trades has no record to count
   const around: (number | null)[] = [];
   for (let i = bi - 1; i <= bi + 1; i++)
-    for (let j = bj - 1; j <= bj + 1; j++) if ((i !== bi || j !== bj) && grid[i]?.[j] !== undefined) around.push(grid[i][j]);
+    for (let j = bj - 1; j <= bj + 1; j++) if ((i !== bi || j !== bj) && grid[i]?.[j] !== undefined) around.push(traded(grid[i][j]));
   const near = medianOf(around);
-  const all = medianOf(grid.flat());
-  const defined = grid.flat().filter((v) => v !== null).length;
+  const all = medianOf(cells.map(traded));
   // the share of the best pair's lead over the grid's median that its neighbours keep (the same either way a KPI is best)
-  const lead = grid[bi][bj]! - (all ?? 0);
+  const lead = value - (all ?? 0);
   const kept = near !== null && all !== null && lead !== 0 ? (near - all) / lead : null;
+  const counted = around.filter((v) => v !== null).length;
   return (
-    `The grid has ${size}${defined < result.candidates.length ? ` (${fmtInt(result.candidates.length - defined)} with no ${kpiInText(spec.kpi)})` : ''}. ` +
-    `The ${around.length} pairs around the best have a median ${kpiInText(spec.kpi)} of ${fmtKpi(spec.kpi, near)} (the whole grid: ${fmtKpi(spec.kpi, all)})` +
+    `${whole}. ` +
+    `The ${counted} pairs around the best that traded have a median ${kpiInText(spec.kpi)} of ${fmtKpi(spec.kpi, near)} (the whole grid that traded: ${fmtKpi(spec.kpi, all)})` +
     (kept === null
       ? '.'
       : kept < 0

@@ -12,6 +12,7 @@ import { simulateCandidate, type EngineBars } from '../run-spec.js';
 import type { SimulationResult } from '../simulator.js';
 import type { StrategySpec } from '../spec.js';
 import { dayText } from '../days.js';
+import { compareWinner, type ComparisonInput, type Comparisons } from '../comparisons.js';
 
 /** A cached exchange table as a worker reads it: views of the shared memory. */
 export interface SharedTableRef {
@@ -23,7 +24,7 @@ export interface InlineTicker {
   bars: Bars;
   length: number;
   dates?: string[];
-  /** with an execution model that has costs: the ticker (its board, its price limits) */
+  /** with an execution model that has costs: the ticker (its board, its price limits; the ST rule reads `name`, the short name) */
   code?: string;
   name?: string;
 }
@@ -116,7 +117,17 @@ export async function renderPng(input: { spec: ChartSpec; size: ChartSize; style
   return renderChartPng(input.spec, input.size, input.style);
 }
 
-const TASKS = { evaluate, renderPng };
+/** What an answer sets beside its winner (comparisons.ts). */
+export function compare(input: ComparisonInput): Comparisons | { userError: string } {
+  try {
+    return compareWinner(input);
+  } catch (error) {
+    if (error instanceof UserError) return { userError: error.message };
+    throw error;
+  }
+}
+
+const TASKS = { evaluate, renderPng, compare };
 export type TaskName = keyof typeof TASKS;
 export type TaskInput<N extends TaskName> = Parameters<(typeof TASKS)[N]>[0];
 export type TaskOutput<N extends TaskName> = Exclude<Awaited<ReturnType<(typeof TASKS)[N]>>, { userError: string }>;

@@ -106,7 +106,10 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     ).toBe(true);
     expect(a.assumptions.join(' ')).toMatch(/stamp duty on sells 0\.1% from 2008-09-19, then 0\.05% from 2023-08-28/);
     expect(a.chart!.title).toContain('(A-share costs)');
-    expect(a.headline).toMatch(/^600519 Kweichow Moutai Co\., Ltd\.: Sharpe -?[\d.]+, with A-share costs$/);
+    // no kpi: given: the headline says Sharpe is the default
+    expect(a.headline).toMatch(
+      /^600519 Kweichow Moutai Co\., Ltd\.: Sharpe -?[\d.]+, with A-share costs \(the default KPI; kpi: chooses another\)$/,
+    );
     expect(free.assumptions).toContain('execution: buy at the open, sell at the close, no same-day round trip, zero costs (the protocol)');
   });
 
@@ -136,7 +139,12 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     expect(a.table!.rows).toHaveLength(3);
     const returns = a.table!.rows.map((r) => parseFloat(String(r[1])));
     expect([...returns].sort((x, y) => y - x)).toEqual(returns);
-    expect(a.headline).toBe(`Best ticker by Return: ${a.table!.rows[0][0]} (${a.table!.rows[0][1]})`);
+    // the winner against its own buy and hold (the market table's row): said in the headline when it did not beat it
+    const hold = String(a.extraTables.find((t) => t.title.endsWith('against the market'))!.table.rows[1][1]);
+    const lost = parseFloat(String(a.table!.rows[0][1])) <= parseFloat(hold);
+    expect(a.headline).toBe(
+      `Best ticker by Return: ${a.table!.rows[0][0]} (${a.table!.rows[0][1]})${lost ? `; it did not beat its own buy and hold (${a.table!.rows[0][1]} against ${hold})` : ''}`,
+    );
     expect(a.sql).toHaveLength(3);
   });
 
@@ -173,7 +181,9 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
       await answerBacktest('600519 2020..2022 buy: RSI(6..24 step 6) < 20..40 step 10 sell: RSI(6..24 step 6) > 70 kpi: sharpe', deps),
     );
     expect(a.table!.rowCount).toBe(12);
-    expect(a.headline).toMatch(/^Best pair of parameters by Sharpe: RSI\.n = (6|12|18|24), buy threshold = (20|30|40) \(-?\d+\.\d\d\)$/);
+    expect(a.headline).toMatch(
+      /^Best pair of parameters by Sharpe: RSI\.n = (6|12|18|24), buy threshold = (20|30|40) \(-?\d+\.\d\d\)(; it did not beat its own buy and hold \(.+\))?$/,
+    );
     expect(a.chart).toMatchObject({
       kind: 'heatmap',
       labels: ['6', '12', '18', '24'],
@@ -189,12 +199,14 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
       const [, n, t] = /^RSI\.n = (\d+), buy threshold = (\d+)$/.exec(String(row[0]))!.map(Number);
       const i = [6, 12, 18, 24].indexOf(n);
       const j = [20, 30, 40].indexOf(t);
-      expect(grid.rows[i][j + 1]).toBe(row[4]);
+      // a pair that never traded is 'no trades' in the grid and empty on the heat map, not a number
+      const never = row[8] === 0;
+      expect(grid.rows[i][j + 1]).toBe(never ? 'no trades' : row[4]);
       const cell = a.chart!.series[j].values[i];
-      expect(cell === null ? 'n/a' : cell.toFixed(2)).toBe(row[4]);
+      expect(cell === null ? 'n/a' : cell.toFixed(2)).toBe(never ? 'n/a' : row[4]);
     }
     expect(a.narration).toMatch(
-      /The grid has 4 × 3 = 12 pairs( \(\d+ with no Sharpe\))?\. The \d pairs around the best have a median Sharpe of /,
+      /The grid has 4 × 3 = 12 pairs( \([^)]*: left out of the medians\))?\. The \d pairs around the best that traded have a median Sharpe of /,
     );
   });
 
