@@ -13,17 +13,15 @@ import {
   ErrorCode,
   HTTPModuleFunctions,
   HTTPReceiver,
-  LogLevel,
   type AllMiddlewareArgs,
-  type AnyMiddlewareArgs,
   type BlockAction,
   type ButtonAction,
-  type Logger as BoltLogger,
-  type Receiver,
   type SlackActionMiddlewareArgs,
 } from '@slack/bolt';
-import { SocketModeClient } from '@slack/socket-mode';
 import type { WebClientOptions } from '@slack/web-api';
+import { boltLogger } from './bolt-logger.js';
+import { QueueFirstSocketModeReceiver } from './socket-mode-receiver.js';
+import { oneWorkspaceOnly } from './one-workspace.js';
 import type pg from 'pg';
 import type { Config } from '../../config/env.js';
 import type { Logger } from '../../core/logger.js';
@@ -92,68 +90,6 @@ const SLACK_ACTIONS = {
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-function boltLogger(logger: Logger): BoltLogger {
-  return {
-    debug: (...m) => logger.debug(`slack: ${m.join(' ')}`),
-    info: (...m) => logger.info(`slack: ${m.join(' ')}`),
-    warn: (...m) => logger.warn(`slack: ${m.join(' ')}`),
-    error: (...m) => logger.error(`slack: ${m.join(' ')}`),
-    setLevel: () => undefined,
-    getLevel: () => LogLevel.INFO,
-    setName: () => undefined,
-  };
-}
-
-/**
- * Socket Mode that acknowledges as our HTTP receiver does (processBeforeResponse): an envelope's ack,
- * with the listener's response (a command's ephemeral reply, say), goes back once the listeners are done,
- * that is once the question is in the durable queue. Bolt's own SocketModeReceiver acknowledges an event
- * before its listener runs, so a process killed in between lost the question: Slack does not redeliver
- * an acknowledged envelope. One that throws is not acknowledged, and Slack redelivers it (the queue's
- * unique key makes that one answer).
- */
-class QueueFirstSocketModeReceiver implements Receiver {
-  readonly client: SocketModeClient;
-  private app?: App;
-
-  constructor(o: { appToken: string; logger: BoltLogger; clientOptions?: WebClientOptions }) {
-    // a copy: the Socket Mode client sets its own retry policy on the options it is given
-    this.client = new SocketModeClient({ appToken: o.appToken, logger: o.logger, clientOptions: { ...o.clientOptions } });
-    this.client.on('slack_event', async ({ ack, body, retry_num: retryNum, retry_reason: retryReason }) => {
-      let response: unknown;
-      let acked = false;
-      try {
-        await this.app!.processEvent({
-          body,
-          retryNum,
-          retryReason,
-          ack: async (r?: unknown) => {
-            if (acked) return;
-            acked = true;
-            response = r;
-          },
-        });
-      } catch (error) {
-        o.logger.error(`an envelope (${body?.type}) failed before it was queued, left for Slack to redeliver: ${(error as Error).message}`);
-        return;
-      }
-      await ack(response).catch((error: Error) => o.logger.warn(`could not acknowledge an envelope: ${error.message}`));
-    });
-  }
-
-  init(app: App): void {
-    this.app = app;
-  }
-
-  start(): Promise<unknown> {
-    return this.client.start();
-  }
-
-  stop(): Promise<unknown> {
-    return this.client.disconnect();
-  }
-}
-
 export interface SlackAppDeps {
   config: Config;
   desk: DataDesk;
@@ -192,42 +128,6 @@ function causedBy(error: unknown, kind: new (...args: never[]) => Error): boolea
     if (e instanceof kind) return true;
   }
   return false;
-}
-
-/** The workspace a request belongs to, as the request itself says (events, actions, commands). */
-function bodyTeam(body: AnyMiddlewareArgs['body']): string | undefined {
-  const b = body as { team_id?: string; team?: { id?: string } | null; event?: { team?: string } };
-  return b.team_id ?? b.team?.id ?? undefined;
-}
-
-/**
- * With one bot token, a request from another workspace (an app distributed by mistake, a signed body from a
- * workspace that shares the app's signing secret) would be answered there with this token: Bolt takes the
- * request's own team id and never compares it with the token's. Dropped instead (acknowledged, so Slack does not
- * retry). The token's workspace is asked once (auth.test); while Slack cannot say, requests go through as before.
- */
-function oneWorkspaceOnly(logger: Logger) {
-  let tokenTeam: Promise<string | undefined> | undefined;
-  return async (args: AnyMiddlewareArgs & AllMiddlewareArgs) => {
-    tokenTeam ??= args.client.auth.test().then(
-      (r) => r.team_id,
-      (error: Error) => {
-        tokenTeam = undefined; // asked again with the next request
-        logger.warn(`slack: auth.test failed (${error.message}); this request is not checked against the token's workspace`);
-        return undefined;
-      },
-    );
-    const from = bodyTeam(args.body);
-    const mine = await tokenTeam;
-    if (from && mine && from !== mine) {
-      logger.warn(
-        `slack: a request from workspace ${from} reached the single-workspace token of ${mine}; dropped (use SLACK_CLIENT_ID installs for many workspaces)`,
-      );
-      if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
-      return;
-    }
-    await args.next();
-  };
 }
 
 export function createSlackApp(deps: SlackAppDeps): SlackApp {

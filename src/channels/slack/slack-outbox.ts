@@ -94,10 +94,12 @@ const slackReplyTarget = z.object({
 });
 export type SlackReplyTarget = z.infer<typeof slackReplyTarget>;
 
-/** Slack's error code (msg_too_long, invalid_blocks, …) when the Web API said one. */
-export function slackErrorCode(error: unknown): string {
-  return (error as { data?: { error?: string } }).data?.error ?? describeError(error);
+/** Slack's error code (msg_too_long, invalid_blocks, …) when the Web API said one; undefined for any other failure. */
+function slackErrorCode(error: unknown): string | undefined {
+  return (error as { data?: { error?: string } }).data?.error;
 }
+/** What a log line says of a failed call: Slack's code, else the error itself. */
+const failure = (error: unknown) => slackErrorCode(error) ?? describeError(error);
 
 /** The metadata every placeholder carries: which delivery it belongs to, so a worker can find it again. */
 export const PLACEHOLDER_EVENT = 'datadesk_placeholder';
@@ -135,7 +137,7 @@ async function streamedPlaceholder(deps: PlaceholderDeps, key: string, opening: 
   try {
     ts = await openStream(deps.client, place, { id: WAIT_TASK, title: opening.title, status: 'in_progress' });
   } catch (error) {
-    const code = slackCode(error);
+    const code = slackErrorCode(error);
     if (!code) throw error;
     support.refused(place.workspace, code);
     deps.logger.info(`slack: chat.startStream was refused (${code}); answering with a placeholder message instead`);
@@ -206,7 +208,7 @@ async function orphanedPlaceholder(
     if (!mine?.ts) return undefined;
     return (await deps.deliveries.claimPlaceholder(key, { ts: mine.ts })) as Placeholder | undefined;
   } catch (error) {
-    deps.logger.debug(`slack: could not look for an earlier placeholder of ${key} (${slackErrorCode(error)})`);
+    deps.logger.debug(`slack: could not look for an earlier placeholder of ${key} (${failure(error)})`);
     return undefined;
   }
 }
@@ -340,7 +342,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         });
         return true;
       } catch (error) {
-        logger.info(`slack: the stream of ${job.key} could not take the answer (${slackErrorCode(error)}); replacing it with chat.update`);
+        logger.info(`slack: the stream of ${job.key} could not take the answer (${failure(error)}); replacing it with chat.update`);
         // closed first (if it is still open), so that the update is of a finished message
         if (streamOpen) await client.chat.stopStream({ channel, ts: ts! }).catch(() => undefined);
         streamOpen = false;
@@ -400,7 +402,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
             });
           } catch (error) {
             // never silence: the placeholder would say "Reading the schema…" for good; post the answer as a new reply
-            logger.warn(`slack: chat.update of the answer failed (${slackErrorCode(error)}); posting it as a new reply`);
+            logger.warn(`slack: chat.update of the answer failed (${failure(error)}); posting it as a new reply`);
             await post(first.text, first.blocks);
           }
         }
@@ -410,7 +412,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         if (agentView && resolved && !steps.done('title')) {
           await client.assistant.threads
             .setTitle({ channel_id: channel, thread_ts: threadTs, title: threadTitle(resolved) })
-            .catch((error) => logger.debug(`slack: the thread title of ${job.key} was not set (${slackErrorCode(error)})`));
+            .catch((error) => logger.debug(`slack: the thread title of ${job.key} was not set (${failure(error)})`));
           await steps.record('title');
         }
         for (const [i, m] of rest.entries()) {
@@ -468,13 +470,11 @@ const SLACK_NO_HISTORY = new Set(['missing_scope', 'not_allowed_token_type', 'no
 const HISTORY_PAGES = 5;
 const HISTORY_PAGE_SIZE = 200;
 
-const slackCode = (error: unknown) => (error as { data?: { error?: string } }).data?.error;
-
 async function slackCall<T>(to: PostTarget, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    const code = slackCode(error);
+    const code = slackErrorCode(error);
     if (code && SLACK_GONE.has(code)) throw new ChannelGoneError(`Slack says ${code} for channel ${to.channel}`);
     throw error;
   }
@@ -549,7 +549,7 @@ function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoste
             }),
           );
         } catch (error) {
-          const code = slackCode(error);
+          const code = slackErrorCode(error);
           if (code && SLACK_NO_HISTORY.has(code))
             throw new HistoryUnavailableError(
               `Slack says ${code} for conversations.history (the app needs channels:history and groups:history)`,
