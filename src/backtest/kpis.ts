@@ -14,6 +14,9 @@ export const KPI_NAMES = [
 export type KpiName = (typeof KPI_NAMES)[number];
 export type Kpis = Record<KpiName, number | null>;
 
+/** The KPI of a request that names none: one for a single run, a grid and a scan alike (the answer says so). */
+export const DEFAULT_KPI: KpiName = 'sharpe_ratio';
+
 /** Daily risk-free rate of the Sharpe ratio (and of alpha against the market), and the trading days of a year. */
 export const RISK_FREE_DAILY = 0.0001;
 export const DAYS_PER_YEAR = 252;

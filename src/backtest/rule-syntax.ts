@@ -13,7 +13,7 @@
 import { closest } from '../core/suggest.js';
 import { compileExpression } from './expr/compile.js';
 import { ExpressionError } from './expr/parser.js';
-import { KPI_NAMES, type KpiName } from './kpis.js';
+import { DEFAULT_KPI, KPI_NAMES, type KpiName } from './kpis.js';
 import { loadLibrary, type Factor } from './library.js';
 import {
   ALL_TICKERS,
@@ -530,7 +530,7 @@ export function parseRuleSyntax(input: string): ParsedRequest {
           ? 'ticker_selection'
           : 'metrics';
   if (!kpi) {
-    kpi = task === 'metrics' ? 'sharpe_ratio' : 'return_ratio';
+    kpi = DEFAULT_KPI;
     defaults.push(`kpi: ${kpi.replace('_', ' ')} (not given)`);
   }
   if (!sizing) defaults.push('sizing: whole lots of 100 shares');

@@ -90,10 +90,13 @@ export function toChartJsConfig(spec: ChartSpec, style: ChartStyle = 'full'): Ch
   const grid = card ? { grid: { color: CARD_INKS.grid }, border: { color: CARD_INKS.grid } } : {};
   const right = spec.series.filter((s) => s.axis === 'right');
   const hasRight = right.length > 0;
-  // A drawdown (all values <= 0) hangs from the top in the upper third, clear of the equity lines.
+  // A drawdown (all values <= 0) hangs from the top in the upper third, clear of the equity lines; its axis stops at
+  // -100% (nothing loses more than everything), so a deep drawdown takes more of the height.
   const rightValues = right.flatMap((s) => s.values).filter((v): v is number => v !== null);
   const hangingMin =
-    rightValues.length && rightValues.every((v) => v <= 0) ? Math.floor((Math.min(...rightValues) * 3) / 10) * 10 || -10 : undefined;
+    rightValues.length && rightValues.every((v) => v <= 0)
+      ? Math.max(-100, Math.floor((Math.min(...rightValues) * 3) / 10) * 10 || -10)
+      : undefined;
   const type = spec.kind === 'line' ? 'line' : 'bar';
   return {
     type,

@@ -3,7 +3,7 @@
 // read exactly; anything it cannot place (a number, a missing side) makes it
 // answer with its reading in the rule syntax instead, for the user to confirm.
 import { factorNamed, searchRules } from '../../backtest/factor-search.js';
-import type { KpiName } from '../../backtest/kpis.js';
+import { DEFAULT_KPI, type KpiName } from '../../backtest/kpis.js';
 import { loadLibrary, resolveParams, type Rule } from '../../backtest/library.js';
 import type { Condition, StrategySpec } from '../../backtest/spec.js';
 import { conditionSyntax } from '../../backtest/spec-to-syntax.js';
@@ -90,7 +90,7 @@ export function readOffline(text: string): OfflineReading {
   const buy = buyRule ? [ruleCondition(buyRule)] : [];
   const sell = sellRule ? [ruleCondition(sellRule)] : [];
   const task: StrategySpec['task'] = tickers.length > 1 ? 'ticker_selection' : 'metrics';
-  const chosenKpi = kpi ?? (task === 'metrics' ? 'sharpe_ratio' : 'return_ratio');
+  const chosenKpi = kpi ?? DEFAULT_KPI;
   if (!kpi) assumptions.push(`kpi: ${chosenKpi.replace('_', ' ')} (not named)`);
   if (buyRule) assumptions.push(`buy: ${buyRule.description} (library rule ${buyRule.id})`);
   if (sellRule) assumptions.push(`sell: ${sellRule.description} (library rule ${sellRule.id})`);
