@@ -40,6 +40,8 @@ const chartSchema = z.object({
 const traceStepSchema = z.object({
   node: z.string(),
   ms: z.number().nonnegative(),
+  /** the process's CPU time during the step (core/answer-cost.ts: all of it, other answers' too when several run) */
+  cpuMs: z.number().nonnegative().optional(),
   note: z.string().optional(),
   tokens: z.number().int().nonnegative().optional(),
 });

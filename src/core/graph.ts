@@ -1,7 +1,9 @@
 // A small graph runner for agents: each node is an async function of a shared
 // state that returns the name of the next node (or 'end'). Every node run is
-// timed into the state's trace, with the note and tokens the node left there.
+// timed into the state's trace (wall and the process's CPU), with the note and
+// tokens the node left there; parts a node measures (answer-cost.ts) come first.
 import type { TraceStep } from './answer.js';
+import { cpuMsSince, inNode } from './answer-cost.js';
 
 export interface GraphState {
   trace: TraceStep[];
@@ -24,12 +26,14 @@ export async function runGraph<S extends GraphState, N extends string>(
     if (step >= maxSteps) throw new Error(`graph: more than ${maxSteps} steps, a loop in the graph?`);
     const name: N = current;
     const started = performance.now();
+    const cpu = process.cpuUsage();
     try {
-      current = await nodes[name](state);
+      current = await inNode(state.trace, name, () => nodes[name](state));
     } finally {
       state.trace.push({
         node: name,
         ms: Math.round((performance.now() - started) * 100) / 100,
+        cpuMs: cpuMsSince(cpu),
         ...(state.stepNote ? { note: state.stepNote } : {}),
         ...(state.stepTokens ? { tokens: state.stepTokens } : {}),
       });

@@ -9,6 +9,7 @@ import { makeAnswer } from '../../core/answer.js';
 import { applyChoice, askAbout, chosenOption, glossaryTerm } from './glossary-choices.js';
 import { missingBlocks, missingBlocksSentence } from '../../plan/block-check.js';
 import { compilePlan, PlanCompileError } from '../../plan/compile.js';
+import { measureSync } from '../../core/answer-cost.js';
 import { understoodAs, type NarrationContext } from '../../plan/narrate.js';
 import { parsePlan, QueryPlan } from '../../plan/query-plan.js';
 import { readInThread } from '../../plan/reader.js';
@@ -100,7 +101,7 @@ export async function adoptPlan(state: SqlState, read: QueryPlan, terms: string[
       : read;
   let compiled;
   try {
-    compiled = compilePlan(plan, state.choices);
+    compiled = measureSync('compiling', () => compilePlan(plan, state.choices));
   } catch (error) {
     // a reading the compiler cannot answer (a follow-up that compares a grouped count, ...): said as such, never an internal error
     if (!(error instanceof PlanCompileError)) throw error;

@@ -9,14 +9,15 @@ import { createDesk } from '../../agents/create-desk.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
 import { renderChart } from '../../charts/render.js';
 import { answerText, type Answer } from '../../core/answer.js';
+import { answerCost, cpuMsSince, type StageCost } from '../../core/answer-cost.js';
 import { UserError } from '../../core/errors.js';
 import { commandContext, withDatabase } from '../context.js';
 import { answerExitCode, exitCodesHelp, writeOut } from '../output.js';
 
 const STATUS: Record<Answer['kind'], string> = { result: 'answered', clarify: 'clarify', refusal: 'rejected', error: 'error' };
 
-/** The --json shape of the issue: one flat object a script can read. */
-function answerJson(answer: Answer, chartPng: string | null): Record<string, unknown> {
+/** The --json shape of the issue: one flat object a script can read; `cost` is where the answer's time went (core/answer-cost.ts). */
+function answerJson(answer: Answer, chartPng: string | null, chart?: StageCost): Record<string, unknown> {
   const unsupported = answer.kind === 'refusal' && answer.route === 'sql';
   return {
     route: answer.route,
@@ -31,6 +32,7 @@ function answerJson(answer: Answer, chartPng: string | null): Record<string, unk
     clarify: answer.kind === 'clarify' ? { term: answer.term, question: answer.question, options: answer.options } : null,
     chart_png: chartPng,
     trace: answer.trace,
+    cost: answerCost(answer.trace, chart ? { chart } : {}),
   };
 }
 
@@ -52,7 +54,10 @@ export function registerAsk(program: Command): void {
       },
       10_000,
     )
-    .option('--json', 'print {route, status, sql, columns, rows, row_count, answer, assumptions, clarify, chart_png, trace}')
+    .option(
+      '--json',
+      'print {route, status, sql, columns, rows, row_count, answer, assumptions, clarify, chart_png, trace, cost}: cost is wall and CPU ms per stage',
+    )
     .option('--chart <file>', 'where to save the chart PNG')
     .addHelpText('after', exitCodesHelp({ clarify: true }))
     .action(async (words: string[], opts: { thread?: string; choose?: string; json?: boolean; chart?: string; maxRows: number }) => {
@@ -84,12 +89,17 @@ export function registerAsk(program: Command): void {
         { demoData: true },
       );
       let chartPath: string | null = null;
+      let chartCost: StageCost | undefined;
       if (answer.kind === 'result' && answer.chart) {
         chartPath = path.resolve(opts.chart ?? path.join(ctx.config.home, 'charts', `answer-${Date.now()}.png`));
         mkdirSync(path.dirname(chartPath), { recursive: true });
+        const started = performance.now();
+        const cpu = process.cpuUsage();
         writeFileSync(chartPath, await renderChart(answer.chart, ctx.config.quickchartUrl));
+        // drawn on a worker thread: its CPU is this process's too
+        chartCost = { wallMs: Math.round((performance.now() - started) * 100) / 100, cpuMs: cpuMsSince(cpu) };
       }
-      if (opts.json) await writeOut(JSON.stringify(answerJson(answer, chartPath), null, 2) + '\n');
+      if (opts.json) await writeOut(JSON.stringify(answerJson(answer, chartPath, chartCost), null, 2) + '\n');
       else {
         const hint =
           answer.kind === 'clarify' ? `Answer with: datadesk ask --thread ${thread} --choose ${answer.term}=${answer.options[0].id}\n` : '';

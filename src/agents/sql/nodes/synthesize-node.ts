@@ -22,6 +22,7 @@ import { shownResult, shownValue } from '../../../core/inert-text.js';
 import { groupFacts } from '../../../plan/facts.js';
 import type { QueryPlan } from '../../../plan/query-plan.js';
 import { queryPool } from './query-pool.js';
+import { measure, measureSync } from '../../../core/answer-cost.js';
 import { checkRestatement } from '../restatement.js';
 import { runSql } from '../execute.js';
 import type { PlanContext } from '../plan-types.js';
@@ -104,12 +105,12 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     grouped && (result.truncated || state.plan!.top || state.plan!.none)
       ? await groupFacts(queryPool(state)!, state.plan!, state.choices, cutValue(state.plan!, result), state.deps.statementTimeoutMs)
       : undefined;
-  const told = state.plan
-    ? narratePlan(state.plan, result, narrationContext(await state.loadPlanContext(), state.choices), facts)
-    : undefined;
-  const { text, note } = told ? { text: told.narration, note: undefined } : await narration(state, result);
-  if (note) state.stepNote = note;
   const ctx = await state.loadPlanContext();
+  const told = state.plan
+    ? measureSync('narration', () => narratePlan(state.plan!, result, narrationContext(ctx, state.choices), facts))
+    : undefined;
+  const { text, note } = told ? { text: told.narration, note: undefined } : await measure('narration', () => narration(state, result));
+  if (note) state.stepNote = note;
   const restatementNote = await checkModelRestatement(state, state.result!, ctx);
   const resolved = state.resolvedQuestion ?? (state.fragment ? undefined : state.question);
   await state.deps.memory.update(state.threadId, (s) => {
@@ -153,7 +154,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     ],
     ...(state.understood ? { understood: state.understood } : {}),
     ...(state.verifiedBy ? { verified: `Verified answer: this question's query was checked by ${state.verifiedBy}` } : {}),
-    ...(state.plan ? { followUps: suggestFollowUps(state.plan, ctx, state.choices) } : {}),
+    ...(state.plan ? { followUps: measureSync('compiling', () => suggestFollowUps(state.plan!, ctx, state.choices)) } : {}),
     ...(resolved
       ? { resolved: { question: resolved, ...(state.plan ? { plan: state.plan, planKey: planKey(state.plan, state.choices) } : {}) } }
       : {}),
