@@ -16,7 +16,6 @@ import type { Answer, AnswerTable } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
 import { packageRoot } from '../../core/paths.js';
 import { RateLimiter, turnCost } from '../../core/rate-limit.js';
-import { renderChart } from '../../charts/render.js';
 import type { ChartStore } from '../../charts/chart-store.js';
 import type { Route } from '../../server/http-server.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
@@ -118,7 +117,6 @@ export interface PlaygroundDeps {
   events: JobEvents;
   charts: ChartStore;
   logger: Logger;
-  quickchartUrl?: string;
   /** where thumbs up and down are kept, and the pairs a thumbs-up promotes */
   feedback?: { pool: pg.Pool; verified: VerifiedStore };
   /** where "Download CSV" reads from (no link without it) */
@@ -156,8 +154,8 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   // (a question, its choice, a verdict) never hits "Too many questions"
   const clicks = new RateLimiter(access.perMinute * 6);
 
-  /** The answer as sent to the page: the Answer, the URL of its chart image, and where to download its rows as CSV. */
-  const forPage = async (kept: Answer, key: string | undefined) => {
+  /** The answer as sent to the page: the Answer, the URLs of its chart image, and where to download its rows as CSV. */
+  const forPage = (kept: Answer, key: string | undefined) => {
     const answer = shortened(kept);
     const exportUrl = key && deps.exports && exportSourceOf(answer) ? `/api/export/${key.split(':').slice(1).join('/')}.csv` : null;
     const exportLimit = exportUrl ? deps.exports!.rowLimit : null;
@@ -167,26 +165,19 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     // "Re-run": the value the page posts back to /api/ask (the plan and the numbers then; core/rerun.ts), as Slack's button carries it
     const rerun = encodeRerun(kept) ?? null;
     if (answer.kind !== 'result' || !answer.chart) return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId, rerun };
-    try {
-      const [wide, phone] = await Promise.all([
-        renderChart(answer.chart, deps.quickchartUrl),
-        renderChart(answer.chart, deps.quickchartUrl, 'phone'),
-      ]);
-      return {
-        answer,
-        chartUrl: `/charts/${deps.charts.put(wide)}.png`,
-        // the same chart laid out for a phone's width: its labels stay readable there
-        phoneChartUrl: `/charts/${deps.charts.put(phone)}.png`,
-        exportUrl,
-        exportLimit,
-        sqlShown,
-        answerId,
-        rerun,
-      };
-    } catch (error) {
-      deps.logger.warn(`chart: ${(error as Error).message}`);
-      return { answer, chartUrl: null, exportUrl, exportLimit, sqlShown, answerId, rerun };
-    }
+    // drawn when the page fetches them: a page shows one of the two (the phone's on a narrow screen), the other is never drawn
+    const [wide, phone] = deps.charts.putLater(answer.chart, ['full', 'phone']);
+    return {
+      answer,
+      chartUrl: `/charts/${wide}.png`,
+      // the same chart laid out for a phone's width: its labels stay readable there
+      phoneChartUrl: `/charts/${phone}.png`,
+      exportUrl,
+      exportLimit,
+      sqlShown,
+      answerId,
+      rerun,
+    };
   };
 
   /** GET /api/export/<thread>/<id>.csv: all rows of that answer's query, streamed. */
@@ -275,7 +266,7 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
         message: DATABASE_UNAVAILABLE_MESSAGE,
       });
     }
-    send('answer', await forPage(answer, key));
+    send('answer', forPage(answer, key));
     res.end();
   };
 

@@ -86,7 +86,7 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
   const sync = scheduleSocrataSync(db.write, config, logger);
   const { desk, memory } = createDesk(config, db, logger);
   const routes: Route[] = [healthRoutes(db.read, new Date())];
-  const charts = ChartStore.inDatabase(db.write, logger);
+  const charts = ChartStore.inDatabase(db.write, logger, { quickchartUrl: config.quickchartUrl });
   routes.push(chartRoutes(charts));
   let publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   // PUBLIC_BASE_URL, else the address Teams reached a receiver at, else this server's own
@@ -161,7 +161,6 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
         events: jobs.events,
         charts,
         logger,
-        quickchartUrl: config.quickchartUrl,
         access: playgroundAccess(config),
         exports,
         feedback: desk.verified && { pool: db.write, verified: desk.verified },

@@ -47,7 +47,7 @@ export async function runWorker(): Promise<void> {
   logger.info(describeLlm(config));
   if (config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
   const { desk, memory } = createDesk(config, db, logger);
-  const charts = ChartStore.inDatabase(db.write, logger);
+  const charts = ChartStore.inDatabase(db.write, logger, { quickchartUrl: config.quickchartUrl });
   const publicUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   const platforms = configuredPlatforms({
     config,

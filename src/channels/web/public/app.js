@@ -282,6 +282,8 @@
       }
       if (chartUrl) {
         const img = el('img', 'chart');
+        // charts are drawn when first fetched: one scrolled out of sight in a long thread is not fetched, so not drawn
+        img.loading = 'lazy';
         img.src = chartUrl;
         // on a narrow screen the chart drawn for it: the wide one shrunk would make its labels unreadable
         let chart = img;
