@@ -121,7 +121,6 @@ async function withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
 export async function marketTable(client: pg.PoolClient, exchange: string, fields: readonly Field[]): Promise<MarketTable> {
   return withLock(exchange, async () => {
     const { version, rows } = await tableVersion(client, exchange);
-    checkedAt.set(exchange, Date.now());
     let table = tables.get(exchange);
     if (table && table.version !== version) {
       tables.delete(exchange);
@@ -140,25 +139,6 @@ export async function marketTable(client: pg.PoolClient, exchange: string, field
     }
     return table;
   });
-}
-
-// when each table's version was last checked (marketTable reads the whole table's count and row versions)
-const checkedAt = new Map<string, number>();
-
-/**
- * The table as cached when its version was checked less than `maxAgeMs` ago and it has `fields`; else
- * marketTable's check (and load). For what may lag a data load by that much: the market index beside a
- * backtest, not the backtest's own bars.
- */
-export async function recentMarketTable(
-  client: pg.PoolClient,
-  exchange: string,
-  fields: readonly Field[],
-  maxAgeMs: number,
-): Promise<MarketTable> {
-  const table = tables.get(exchange);
-  if (table && Date.now() - (checkedAt.get(exchange) ?? 0) < maxAgeMs && fields.every((f) => table.columns.has(f))) return table;
-  return marketTable(client, exchange, fields);
 }
 
 const sharedFloat64 = (n: number) => new Float64Array(new SharedArrayBuffer(Math.max(1, n) * 8), 0, n);

@@ -5,6 +5,7 @@
 // The same id means the same numbers; a rerun that finds other data says what
 // changed (runs are kept in backtest_runs).
 import { createHash } from 'node:crypto';
+import type { MarketIndex } from './benchmark.js';
 import { readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { fixturePath } from '../core/paths.js';
@@ -14,7 +15,8 @@ import type { TickerBars } from './run-spec.js';
 import { strategySpecSchema, type StrategySpec } from './spec.js';
 
 /** Bump when the engine's numbers change for the same spec and bars (a rule, a KPI, rounding). */
-export const ENGINE_VERSION = 'engine-2026.12';
+// .2: alpha over the risk-free rate, the market compounded over suspensions, ST from the short name
+export const ENGINE_VERSION = 'engine-2026.12.2';
 
 let chinaFixture: string | undefined;
 /** The engine version of a spec: with costs, also which rates (the fixture's digest). */
@@ -67,6 +69,38 @@ export function dataVersion(tickers: readonly TickerBars[]): { digest: string; s
   if (tickers.length > SUMMARISED) summary.push(totals(tickers));
   return { digest: all.digest('hex'), summary };
 }
+
+/**
+ * The run's data with the market index it was measured against: the index's days and values join the digest, so a
+ * change to a ticker that only feeds the market changes the run id, and the summary gets a line for the index (a
+ * whole market's totals already cover every bar of it).
+ */
+export function withMarket(
+  version: { digest: string; summary: TickerSummary[] },
+  market: MarketIndex | undefined,
+): { digest: string; summary: TickerSummary[] } {
+  if (!market) return version;
+  const h = createHash('sha256').update(`members:${market.members}\u0000`);
+  const days = [...market.returns.keys()];
+  h.update(days.join(','));
+  h.update(bytesOf(Float64Array.from(market.returns.values())));
+  const digest = h.digest('hex');
+  const totalsOnly = version.summary.length === 1 && version.summary[0].digest === '';
+  const line: TickerSummary = {
+    code: MARKET_SUMMARY,
+    bars: days.length,
+    first: days[0] ?? '',
+    last: days.at(-1) ?? '',
+    digest: digest.slice(0, 16),
+  };
+  return {
+    digest: createHash('sha256').update(`${version.digest}\u0000${digest}`).digest('hex'),
+    summary: totalsOnly ? version.summary : [...version.summary, line],
+  };
+}
+
+/** The summary line of the market index beside a run. */
+export const MARKET_SUMMARY = 'the market index';
 
 /**
  * A whole market from the shared cache: the tables' versions (their row count, last day and row versions: any write
@@ -198,7 +232,11 @@ export function dataChanges(before: TickerSummary[], after: TickerSummary[]): st
     if (a.bars !== b.bars || a.last !== b.last || a.first !== b.first) {
       changes.push(`${b.code}: ${b.bars} bars ${b.first} to ${b.last} then, ${a.bars} bars ${a.first} to ${a.last} now`);
     } else if (a.digest !== b.digest) {
-      changes.push(`${b.code}: the same days, but some prices changed`);
+      changes.push(
+        b.code === MARKET_SUMMARY
+          ? `${b.code}: the same days, but the prices of tickers that feed it changed`
+          : `${b.code}: the same days, but some prices changed`,
+      );
     }
   }
   for (const a of after) if (!before.some((b) => b.code === a.code)) changes.push(`${a.code} is new in the window`);

@@ -11,8 +11,9 @@ import type { Bars } from '../../backtest/expr/compile.js';
 import type { Field } from '../../backtest/expr/parser.js';
 import { withReadOnly } from '../../db/read-only.js';
 import { ALL_TICKERS } from '../../backtest/spec.js';
-import { BAR_COLUMN, cachedTicker, firstDay, lastDay, marketTable, recentMarketTable, tickerRows } from '../../backtest/bar-cache.js';
+import { BAR_COLUMN, cachedTicker, firstDay, lastDay, marketTable, tickerRows } from '../../backtest/bar-cache.js';
 import { equalWeightIndex, type MarketIndex } from '../../backtest/benchmark.js';
+import { keptMarketIndex } from '../../backtest/market-index.js';
 import { EXCHANGES } from '../../ingest/stocks/stock-table.js';
 import { shownValue } from '../../core/inert-text.js';
 
@@ -241,9 +242,6 @@ export interface RetrievedData {
   market?: MarketIndex;
 }
 
-/** How stale the market index beside a backtest may be (see recentMarketTable). */
-const MARKET_INDEX_MAX_AGE_MS = 60_000;
-
 export async function retrieve(
   pool: pg.Pool,
   statementTimeoutMs: number,
@@ -283,15 +281,18 @@ export async function retrieve(
     }, '');
     let market: MarketIndex | undefined;
     if (options.market) {
-      // every exchange's closes from the shared cache (its version checked at most a minute ago: the index may lag a
-      // data load by that much, the backtest's own bars never do)
-      const tables = [];
-      for (const table of Object.values(EXCHANGES)) {
-        const t = await recentMarketTable(client, table, ['CLOSE'], MARKET_INDEX_MAX_AGE_MS);
-        if (t.rows) tables.push(t);
-      }
       const first = tickers.reduce((m, t) => (firstDay(t) < m ? firstDay(t) : m), firstDay(tickers[0]));
-      market = equalWeightIndex(tables, first, lastDate);
+      // the index kept daily (migration 040) when it is current; else every exchange's closes from the shared cache at
+      // the tables' current versions (the run id covers the market's bars: a rerun must see a change to any of them)
+      market = await keptMarketIndex(client, first, lastDate);
+      if (!market) {
+        const tables = [];
+        for (const table of Object.values(EXCHANGES)) {
+          const t = await marketTable(client, table, ['CLOSE']);
+          if (t.rows) tables.push(t);
+        }
+        market = equalWeightIndex(tables, first, lastDate);
+      }
     }
     return { tickers, sql, skipped: listings.length - tickers.length, lastDate, market };
   });

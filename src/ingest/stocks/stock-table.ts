@@ -60,7 +60,8 @@ export function stockSpec(exchange: Exchange): TableSpec {
     // Bars have no revision stamp: a re-delivered bar replaces the stored one only if it differs.
     replaceWhen: `${row('t')} IS DISTINCT FROM ${row('excluded')}`,
     latestFirst: '_line DESC',
-    afterLoad: 'REFRESH MATERIALIZED VIEW stock_listings',
+    // the listings, and the market index kept daily beside backtests (migration 040)
+    afterLoad: 'REFRESH MATERIALIZED VIEW stock_listings; SELECT market_index_refresh()',
   };
 }
 

@@ -79,8 +79,22 @@ describe('run ids', () => {
       SELECT min(trade_date) FROM shanghai_stock_exchange WHERE stock_code = '600519' AND trade_date >= '2023-03-01')`);
     const changed = await runBacktest(`rerun ${id}`, deps);
     expect(changed.runId).not.toBe(id);
-    expect(notes(changed.answer)).toContain(`Rerun of ${id}: the data changed: 600519: the same days, but some prices changed. Then: `);
+    // 600519 feeds the market index too
+    expect(notes(changed.answer)).toContain(
+      `Rerun of ${id}: the data changed: 600519: the same days, but some prices changed; the market index: the same days, but the prices of tickers that feed it changed. Then: `,
+    );
     expect(notes(changed.answer)).toContain(`this run is ${changed.runId}.`);
+
+    // a ticker that only feeds the market: the run's own bars are the same, its market (and alpha) are not
+    await db.pool.query('SELECT market_index_refresh()');
+    const before = await runBacktest(text, deps);
+    await db.pool.query(`UPDATE shenzhen_stock_exchange SET closing_price = closing_price * 1.5 WHERE trade_date = (
+      SELECT min(trade_date) FROM shenzhen_stock_exchange WHERE trade_date >= '2023-03-01')`);
+    const marketMoved = await runBacktest(`rerun ${before.runId}`, deps);
+    expect(marketMoved.runId).not.toBe(before.runId);
+    expect(notes(marketMoved.answer)).toContain(
+      `Rerun of ${before.runId}: the data changed: the market index: the same days, but the prices of tickers that feed it changed. Then: `,
+    );
 
     // a grid of two parameters reruns cell for cell
     const grid = await runBacktest('600519 2022..2023 buy: MA(5|10) crosses above MA(20|40) sell: RSI(14) > 70', deps);

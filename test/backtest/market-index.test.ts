@@ -1,0 +1,92 @@
+// The market index kept daily (migration 040): refreshed after a stock load, marked stale by any other write to the
+// bars, and when current the same doubles as the index computed from every close (benchmark.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { equalWeightIndex } from '../../src/backtest/benchmark.js';
+import { marketTable } from '../../src/backtest/bar-cache.js';
+import { keptMarketIndex } from '../../src/backtest/market-index.js';
+import { EXCHANGES } from '../../src/ingest/stocks/stock-table.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { loadStocks } from '../helpers/stock-data.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => db?.drop());
+
+async function inTransaction<T>(work: (client: import('pg').PoolClient) => Promise<T>): Promise<T> {
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+    return await work(client);
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+}
+
+const insert = (rows: [string, string, number][]) =>
+  db.pool.query(
+    `INSERT INTO shanghai_stock_exchange (stock_code, name, short_name, trade_date, opening_price, closing_price, highest_price, lowest_price)
+     SELECT c, c, c, d::date, p, p, p, p FROM unnest($1::text[], $2::text[], $3::float8[]) AS x(c, d, p)`,
+    [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])],
+  );
+
+describe('the market index kept daily', () => {
+  it('by hand: two tickers, one suspended a day; each day the mean of the returns of the tickers that traded', async () => {
+    // A: 10 -> 11 -> 9.9 (+10%, -10%); B: 20 -> (suspended) -> 21 (+5% on the third day, against its own previous bar)
+    await insert([
+      ['600001', '2023-03-01', 10],
+      ['600001', '2023-03-02', 11],
+      ['600001', '2023-03-03', 9.9],
+      ['600002', '2023-03-01', 20],
+      ['600002', '2023-03-03', 21],
+    ]);
+    // written by hand: stale until refreshed
+    expect(await inTransaction((c) => keptMarketIndex(c, '2023-03-01', '2023-03-03'))).toBeUndefined();
+    await db.pool.query('SELECT market_index_refresh()');
+    const index = (await inTransaction((c) => keptMarketIndex(c, '2023-03-01', '2023-03-03')))!;
+    expect([...index.returns.keys()]).toEqual(['2023-03-02', '2023-03-03']);
+    expect(index.returns.get('2023-03-02')).toBeCloseTo(0.1, 12);
+    expect(index.returns.get('2023-03-03')).toBeCloseTo((9.9 / 11 - 1 + (21 / 20 - 1)) / 2, 12);
+    expect(index.members).toBe(2);
+    // a window holding only a ticker's first bar has no return of it
+    expect((await inTransaction((c) => keptMarketIndex(c, '2023-03-01', '2023-03-01')))!.members).toBe(0);
+    await db.pool.query('TRUNCATE shanghai_stock_exchange');
+  });
+
+  it('after a stock load it is current and equals the index computed from every close, to the bit; a correction makes it stale', async () => {
+    await loadStocks(db.pool, 20);
+    const [first, last] = ['2021-01-01', '2023-06-30'];
+    const fromBars = async () =>
+      inTransaction(async (c) => {
+        const tables = [];
+        for (const table of Object.values(EXCHANGES)) {
+          const t = await marketTable(c, table, ['CLOSE']);
+          if (t.rows) tables.push(t);
+        }
+        return equalWeightIndex(tables, first, last);
+      });
+    const kept = await inTransaction((c) => keptMarketIndex(c, first, last));
+    expect(kept).toBeDefined();
+    const computed = await fromBars();
+    expect(kept!.members).toBe(computed.members);
+    expect([...kept!.returns]).toEqual([...computed.returns]);
+
+    // a corrected close: the kept index is stale (the run computes it from the bars) until the next refresh
+    await db.pool.query(
+      `UPDATE shanghai_stock_exchange SET closing_price = closing_price * 1.01 WHERE stock_code = '600519' AND trade_date = '2022-03-01'`,
+    );
+    expect(await inTransaction((c) => keptMarketIndex(c, first, last))).toBeUndefined();
+    await db.pool.query('SELECT market_index_refresh()');
+    const refreshed = await inTransaction((c) => keptMarketIndex(c, first, last));
+    expect([...refreshed!.returns]).toEqual([...(await fromBars()).returns]);
+    expect(refreshed!.returns.get('2022-03-01')).not.toBe(kept!.returns.get('2022-03-01'));
+  });
+
+  it('an upsert that changes no bar leaves it current', async () => {
+    await db.pool.query(`INSERT INTO shanghai_stock_exchange SELECT * FROM shanghai_stock_exchange WHERE false`);
+    const { rows } = await db.pool.query('SELECT current FROM market_index_state');
+    expect(rows[0].current).toBe(true);
+  });
+});
