@@ -28,8 +28,6 @@ import { QueryTimeoutError } from '../../db/read-only.js';
 import { LlmError, type LlmClient } from '../../llm/client.js';
 import { readOffline } from './free-text.js';
 import { answerParts } from './answer-parts.js';
-import { answerPortfolio } from './portfolio-answer.js';
-import { addTearsheet } from './tearsheet-part.js';
 import { executionLine, fmtKpi, KPI_LABELS, unevenWindows } from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { rankForAnswer, readRankingOptions } from './ranking-options.js';
@@ -185,8 +183,6 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         { market: true },
       ),
     );
-    // a portfolio is one run of its own engine, told by its own answer (portfolio-answer.ts)
-    if (spec.portfolio) return await answerPortfolio(spec, text, reading, data, deps, trace);
     progress?.('Running the backtest');
     // on the worker threads: the event loop stays free for Slack, Teams and /healthz
     // the run and everything the answer sets beside its winner, whole before it is told
@@ -199,7 +195,6 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     const best = result.candidates[result.ranking[0]];
     const winner = result.candidates[view.winner];
     const answer = await timed(trace, 'narrate', () => answerParts(spec, result, view));
-    if (spec.tearsheet) addTearsheet(answer, result.candidates[result.ranking[0]]);
     // the run's id: the spec, the engine and the bars it read; kept so that `rerun ID` repeats it
     const engine = engineVersion(spec);
     // every bar that fed the answer: the run's tickers and the market index beside it
