@@ -257,6 +257,8 @@ const measureName = (m: Measure): string => {
       return `average_per_${m.per}`;
     case 'percentile_per':
       return m.p === 0.5 ? `median_per_${m.per}` : `p${Math.round(m.p * 100)}_per_${m.per}`;
+    case 'average_gap':
+      return `average_${m.unit}s_between`;
   }
 };
 
@@ -279,6 +281,7 @@ export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {
   const where = c.of(plan.filters);
   let sql: string;
   if (plan.compareWith) sql = compileComparison(plan, c, s);
+  else if (plan.measure.kind === 'average_gap') sql = compileGap(plan, plan.measure, where);
   else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per')
     sql = compilePerGroup(plan, plan.measure, c, where, s);
   else if (plan.groupBy.length === 0) sql = compileTotal(plan, c, where, s);
@@ -402,6 +405,25 @@ function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>
     default:
       return `WITH counts AS (\n  SELECT ${m.per}, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY ${m.per}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT ${m.per} FROM ${s.table} WHERE ${m.per} IS NOT NULL) members\nLEFT JOIN counts USING (${m.per})`;
   }
+}
+
+/**
+ * The average time between consecutive incidents on the same block, over every such pair: a block's gaps add
+ * up to its last incident minus its first, and it has one gap fewer than incidents, so one GROUP BY gives the
+ * exact average of the window form (date - lag(date) OVER (PARTITION BY block ORDER BY date)) without sorting
+ * every incident (8.5M rows: 0.88 s against 73 s). Always from crimes: it reads whole timestamps.
+ */
+function compileGap(plan: QueryPlan, m: Extract<Measure, { kind: 'average_gap' }>, where: string[]): string {
+  if (plan.groupBy.length || plan.top) throw new PlanCompileError('an average gap between incidents cannot be grouped');
+  const seconds = m.unit === 'day' ? 86_400 : 3_600;
+  return `SELECT round((sum(extract(epoch FROM last - first)) / ${seconds} / nullif(sum(n - 1), 0))::numeric, 2) AS ${measureName(m)},
+       sum(n - 1) AS gaps
+FROM (
+  SELECT min(date) AS first, max(date) AS last, count(*) AS n
+  FROM crimes${whereClause(where).replace(/\n/g, '\n  ')}
+  GROUP BY block
+  HAVING count(*) > 1
+) per_block`;
 }
 
 /** A short label of a period: 2019, 2021-03, 2019-07-04, or from..to. */

@@ -123,6 +123,8 @@ function measurePhrase(plan: QueryPlan, ctx: NarrationContext): string {
       return `average ${s} per ${PER_WORDS[m.per]}${m.per === 'block' ? ` (${choiceLabel('per_block_average', ctx)})` : ''}`;
     case 'percentile_per':
       return `${m.p === 0.5 ? 'median' : `${Math.round(m.p * 100)}th percentile of`} ${s} per ${PER_WORDS[m.per]}`;
+    case 'average_gap':
+      return `average ${m.unit}s between consecutive ${s} on the same block`;
   }
 }
 

@@ -93,6 +93,11 @@ export const Measure = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('average_per'), per: z.enum(PER_GROUPS) }),
   /** a percentile of per-group counts (median = 0.5) */
   z.object({ kind: z.literal('percentile_per'), per: z.enum(PER_GROUPS), p: z.number().gt(0).lt(1) }),
+  /**
+   * the average time between consecutive matching incidents on the same block, in days or hours, over every
+   * such pair ("average days between consecutive crimes on the same block")
+   */
+  z.object({ kind: z.literal('average_gap'), unit: z.enum(['day', 'hour']) }),
 ]);
 export type Measure = z.infer<typeof Measure>;
 

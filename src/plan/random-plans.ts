@@ -79,6 +79,7 @@ export function randomPlans(count: number, seed: number, years: [number, number]
     if (kind === 2 || kind === 3) {
       const per = PER_GROUPS[r.int(0, PER_GROUPS.length - 1)];
       input.measure = kind === 2 ? { kind: 'average_per', per } : { kind: 'percentile_per', per, p: [0.5, 0.9][r.int(0, 1)] };
+      if (kind === 3 && r.chance(0.15)) input.measure = { kind: 'average_gap', unit: r.chance(0.5) ? 'day' : 'hour' };
     }
     if (kind === 4 && input.filters?.time) {
       input.compareWith = period(r, years);

@@ -92,6 +92,7 @@ class Needs implements PlanNeeds {
 
   measure(m: Measure, choices: Record<string, string>): void {
     if (m.kind === 'distinct') this.column(DISTINCT_NEEDS[m.of]);
+    if (m.kind === 'average_gap') this.column('date'); // whole timestamps: no rollup keeps them
     if (m.kind === 'share') this.filters(m.part, choices);
     if (m.kind === 'average_per' || m.kind === 'percentile_per') {
       if (m.per === 'day') this.facet('day');

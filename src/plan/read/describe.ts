@@ -120,6 +120,7 @@ export function planPhrases(plan: QueryPlan, ctx: ReadContext): string[] {
   else if (m.kind === 'percentile_per')
     out.push(m.p === 0.5 ? `median per ${PER_WORDS[m.per]}` : `${Math.round(m.p * 100)}th percentile per ${PER_WORDS[m.per]}`);
   else if (m.kind === 'distinct') out.push(`how many different ${DIMENSION_WORDS[m.of].many}`);
+  else if (m.kind === 'average_gap') out.push(`average ${m.unit}s between consecutive incidents on the same block`);
   out.push(typeWords(f) ?? 'all crimes');
   if (f.arrest !== undefined) out.push(flagPhrase('arrest', f.arrest));
   if (f.domestic !== undefined) out.push(flagPhrase('domestic', f.domestic));
@@ -194,6 +195,8 @@ function measureWords(plan: QueryPlan, subject: string): string {
         : `what is the ${Math.round(m.p * 100)}th percentile of ${subject} per ${PER_WORDS[m.per]}`;
     case 'distinct':
       return `how many different ${DIMENSION_WORDS[m.of].many} had ${subject}`;
+    case 'average_gap':
+      return `what is the average time in ${m.unit}s between consecutive ${subject} on the same block`;
     default:
       return `how many ${subject}`;
   }
