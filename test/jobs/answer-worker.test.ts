@@ -15,9 +15,9 @@ import { testDesk } from '../helpers/desk.js';
 import { testJobs } from '../helpers/jobs.js';
 import { pollUntil } from '../helpers/wait.js';
 import { WebClient } from '@slack/web-api';
-import { PLACEHOLDER_EVENT, placeholderFor } from '../../src/channels/slack/slack-outbox.js';
+import { orphanedStream, PLACEHOLDER_EVENT, placeholderFor } from '../../src/channels/slack/placeholder.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
-import { orphanedStream, StreamSupport } from '../../src/channels/slack/answer-stream.js';
+import { StreamSupport } from '../../src/channels/slack/answer-stream.js';
 import type { Deliveries } from '../../src/jobs/deliveries.js';
 
 let db: TestDatabase;

@@ -16,8 +16,6 @@
 // it), the first refusal turns it off for that workspace in this process and
 // the placeholder-and-update path answers instead.
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../../core/logger.js';
-import type { Deliveries } from '../../jobs/deliveries.js';
 import type { AnswerSources } from '../../core/answer.js';
 
 /** Refusals that mean "this Slack has no streaming here", not "try again". */
@@ -137,73 +135,3 @@ export const escapeMarkdown = (s: string) =>
     .replace(/:\/\//g, ':\u2060//')
     .replace(/@(?=(here|channel|everyone)\b)/gi, '@\u2060')
     .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u2060.`);
-
-interface ThreadMessage {
-  ts?: string;
-  bot_id?: string;
-  files?: unknown[];
-  metadata?: unknown;
-}
-
-/** This app's bot id in the client's workspace (auth.test, asked once a client): whose messages are ours. */
-const botIds = new WeakMap<WebClient, Promise<string | undefined>>();
-function ourBotId(client: WebClient): Promise<string | undefined> {
-  let id = botIds.get(client);
-  if (!id) {
-    id = client.auth.test().then((r) => r.bot_id);
-    id.catch(() => botIds.delete(client));
-    botIds.set(client, id);
-  }
-  return id;
-}
-
-/**
- * A stream a dead process started for this delivery but never recorded: a
- * message of this app's bot in the thread, posted within a minute after the
- * recorded start, with no metadata (every other message the bot posts in a
- * thread carries some) and no file, that no delivery has as its placeholder.
- * Claimed as this delivery's (the earliest, when there are more). It may be a
- * live process's stream not recorded yet (another question of the thread,
- * begun that moment): then one of the two claims fails (migration 030), and
- * the loser, adopter or starter, goes on without it, so no message ever holds
- * two answers.
- */
-export async function orphanedStream(
-  deps: { client: WebClient; deliveries: Deliveries; logger: Logger },
-  key: string,
-  place: StreamPlace,
-  steps: string[],
-): Promise<Record<string, string> | undefined> {
-  const started = steps.filter((s) => s.startsWith(STREAM_STARTING)).map((s) => Number(s.slice(STREAM_STARTING.length)) / 1000);
-  if (!started.length) return undefined;
-  try {
-    const bot = await ourBotId(deps.client);
-    if (!bot) return undefined;
-    const replies = await deps.client.conversations.replies({
-      channel: place.channel,
-      ts: place.threadTs,
-      include_all_metadata: true,
-      limit: 200,
-    });
-    const near = ((replies.messages ?? []) as ThreadMessage[]).filter(
-      (m) =>
-        m.ts &&
-        m.ts !== place.threadTs &&
-        m.bot_id === bot &&
-        !m.metadata &&
-        !m.files?.length &&
-        started.some((at) => Number(m.ts) >= at - 2 && Number(m.ts) <= at + 60),
-    );
-    if (!near.length) return undefined;
-    const claimed = await deps.deliveries.placeholdersAmong(
-      place.channel,
-      near.map((m) => m.ts!),
-    );
-    const mine = near.find((m) => !claimed.has(m.ts!));
-    if (!mine) return undefined;
-    return await deps.deliveries.claimPlaceholder(key, { ts: mine.ts!, stream: '1' });
-  } catch (error) {
-    deps.logger.debug(`slack: could not look for an earlier stream of ${key} (${(error as Error).message})`);
-    return undefined;
-  }
-}

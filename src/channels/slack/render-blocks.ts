@@ -15,7 +15,6 @@ import { chartBlock, dataTableBlock } from './native-blocks.js';
 import { escapeMarkdown } from './answer-stream.js';
 import type { Block, SlackMessage } from './block-types.js';
 
-
 export const SECTION_LIMIT = 3_000;
 export const BLOCKS_PER_MESSAGE = 50;
 const SQL_LINES_SHOWN = 8;

@@ -27,7 +27,7 @@ import {
   type ReplySink,
 } from '../../core/platform.js';
 import { renderChart } from '../../charts/render.js';
-import { PlaceholderTakenError, type Deliveries, type DeliveryRow } from '../../jobs/deliveries.js';
+import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { JobOutbox } from '../../jobs/answer-worker.js';
 import {
@@ -45,21 +45,17 @@ import { exportSourceOf } from '../../export/csv-export.js';
 import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';
 import { threadTitle } from './slack-text.js';
 import {
-  canStream,
   escapeMarkdown,
-  openStream,
-  orphanedStream,
   sourceTasks,
   STREAM_CLOSED,
-  STREAM_STARTING,
   StreamSupport,
   taskChunk,
   WAIT_TASK,
   type StreamPlace,
   type StreamTask,
 } from './answer-stream.js';
-
-export const WORKING = ':hourglass_flowing_sand: Working on it…';
+import { metadataOf, PLACEHOLDER_EVENT, placeholderOfReply, REPLY_EVENT } from './placeholder.js';
+import { failure, slackErrorCode } from './slack-error.js';
 
 export interface SlackOutboxDeps {
   clients: SlackClients;
@@ -74,13 +70,6 @@ export interface SlackOutboxDeps {
   streams?: StreamSupport;
 }
 
-/** What placing a placeholder needs: the workspace's client and the delivery rows. */
-export interface PlaceholderDeps {
-  client: WebClient;
-  deliveries: Deliveries;
-  logger: Logger;
-}
-
 /** A Slack answer job's reply target: the thread, and the workspace (and enterprise) whose token reaches it. */
 const slackReplyTarget = z.object({
   platform: z.literal('slack'),
@@ -93,133 +82,6 @@ const slackReplyTarget = z.object({
   agentView: z.boolean().optional(),
 });
 export type SlackReplyTarget = z.infer<typeof slackReplyTarget>;
-
-/** Slack's error code (msg_too_long, invalid_blocks, …) when the Web API said one; undefined for any other failure. */
-function slackErrorCode(error: unknown): string | undefined {
-  return (error as { data?: { error?: string } }).data?.error;
-}
-/** What a log line says of a failed call: Slack's code, else the error itself. */
-const failure = (error: unknown) => slackErrorCode(error) ?? describeError(error);
-
-/** The metadata every placeholder carries: which delivery it belongs to, so a worker can find it again. */
-export const PLACEHOLDER_EVENT = 'datadesk_placeholder';
-/** The metadata of the rest of an answer (its later messages, its notes): not a stream to adopt (answer-stream.ts). */
-const REPLY_EVENT = 'datadesk_reply';
-const metadataOf = (event_type: string, key: string) => ({ event_type, event_payload: { key } });
-/** The metadata of a notice the bot posts in a thread (rate limit, database down): not a lost stream either. */
-export const NOTICE_METADATA = { event_type: 'datadesk_notice', event_payload: {} };
-
-/** A delivery's placeholder message: its ts, and whether it is a stream (answer-stream.ts). */
-export type Placeholder = Record<string, string> & { ts: string; stream?: string };
-
-/** How a placeholder may be opened as a stream: where, with what first task, and whether this Slack streams. */
-export interface StreamOpening {
-  support: StreamSupport;
-  place: StreamPlace;
-  title: string;
-}
-
-/** Stops and deletes a stream that lost the race to be the placeholder (or could not be recorded). */
-async function discardStream(client: WebClient, channel: string, ts: string): Promise<void> {
-  await client.chat.stopStream({ channel, ts }).catch(() => undefined);
-  await client.chat.delete({ channel, ts }).catch(() => undefined);
-}
-
-/**
- * The placeholder as a stream, recorded; undefined where this Slack does not
- * stream here (the caller posts a plain placeholder, or none).
- */
-async function streamedPlaceholder(deps: PlaceholderDeps, key: string, opening: StreamOpening): Promise<Placeholder | undefined> {
-  const { support, place } = opening;
-  if (!support.on(place.workspace) || !canStream(place)) return undefined;
-  await deps.deliveries.recordStep(key, `${STREAM_STARTING}${Date.now()}`);
-  let ts: string;
-  try {
-    ts = await openStream(deps.client, place, { id: WAIT_TASK, title: opening.title, status: 'in_progress' });
-  } catch (error) {
-    const code = slackErrorCode(error);
-    if (!code) throw error;
-    support.refused(place.workspace, code);
-    deps.logger.info(`slack: chat.startStream was refused (${code}); answering with a placeholder message instead`);
-    return undefined;
-  }
-  let winner: Placeholder | undefined;
-  try {
-    winner = (await deps.deliveries.claimPlaceholder(key, { ts, stream: '1' })) as Placeholder | undefined;
-  } catch (error) {
-    // a worker took it for a lost stream of its own question (answer-stream.ts): it is that answer's now
-    if (error instanceof PlaceholderTakenError) {
-      deps.logger.info(`slack: the stream begun for ${key} was adopted by another question; this one gets a message of its own`);
-      return undefined;
-    }
-    // unrecorded, it would say "In line" for good: take it back before giving up
-    await discardStream(deps.client, place.channel, ts);
-    throw error;
-  }
-  if (winner && winner.ts !== ts) await discardStream(deps.client, place.channel, ts);
-  return winner ?? { ts, stream: '1' };
-}
-
-/**
- * The placeholder message of a delivery: the one recorded, or a new one (a
- * stream where this Slack streams). When the receiver and a worker both post
- * one at once, the first recorded wins and the other is deleted.
- */
-export async function placeholderFor(
-  deps: PlaceholderDeps,
-  key: string,
-  channel: string,
-  threadTs: string,
-  text: string,
-  recorded?: Placeholder,
-  stream?: StreamOpening,
-): Promise<Placeholder> {
-  if (recorded) return recorded;
-  const streamed = stream && (await streamedPlaceholder(deps, key, stream));
-  if (streamed) return streamed;
-  const posted = await deps.client.chat.postMessage({
-    channel,
-    thread_ts: threadTs,
-    text,
-    metadata: metadataOf(PLACEHOLDER_EVENT, key),
-  });
-  const winner = ((await deps.deliveries.claimPlaceholder(key, { ts: posted.ts! })) as Placeholder | undefined) ?? { ts: posted.ts! };
-  if (winner.ts !== posted.ts) await deps.client.chat.delete({ channel, ts: posted.ts! }).catch(() => undefined);
-  return winner;
-}
-
-/**
- * A placeholder posted for this delivery but never recorded: the process that
- * posted it died in between. Found in the thread by its metadata (needs the
- * history scopes), so the answer replaces it instead of leaving it to say
- * "Working on it…" for good.
- */
-async function orphanedPlaceholder(
-  deps: PlaceholderDeps,
-  key: string,
-  channel: string,
-  threadTs: string,
-): Promise<Placeholder | undefined> {
-  try {
-    const replies = await deps.client.conversations.replies({ channel, ts: threadTs, include_all_metadata: true, limit: 200 });
-    const mine = replies.messages?.find(
-      (m) => m.metadata?.event_type === PLACEHOLDER_EVENT && (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
-    );
-    if (!mine?.ts) return undefined;
-    return (await deps.deliveries.claimPlaceholder(key, { ts: mine.ts })) as Placeholder | undefined;
-  } catch (error) {
-    deps.logger.debug(`slack: could not look for an earlier placeholder of ${key} (${failure(error)})`);
-    return undefined;
-  }
-}
-
-/** An earlier attempt's placeholder never recorded: a plain one (by its metadata), else a stream (answer-stream.ts). */
-async function orphanOf(deps: PlaceholderDeps, key: string, place: StreamPlace): Promise<Placeholder | undefined> {
-  const plain = await orphanedPlaceholder(deps, key, place.channel, place.threadTs);
-  if (plain) return plain;
-  const steps = (await deps.deliveries.get(key))?.steps ?? [];
-  return (await orphanedStream(deps, key, place, steps)) as Placeholder | undefined;
-}
 
 /** A delivery's chart file name: the same at every attempt, so a retry can find an upload a dead worker finished. */
 export const chartFileName = (key: string) => `chart-${createHash('sha256').update(key).digest('hex').slice(0, 12)}.png`;
@@ -267,26 +129,8 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
     const client = await deps.clients.forWorkspace(workspace, enterprise);
     const placing = { client, deliveries: deps.deliveries, logger };
     const place: StreamPlace = { channel, threadTs, userId, workspace };
-    const opening: StreamOpening = { support: streams, place, title: 'Working on it' };
     const metadata = metadataOf(PLACEHOLDER_EVENT, job.key);
-    // whether this attempt began the answer already (steps other than the stream's start)
-    const begun = delivery.steps.some((s) => !s.startsWith(STREAM_STARTING));
-    let placeholder: Placeholder | undefined;
-    if (agentView) {
-      // An agent-view thread shows its waiting in the status line (a message in the thread would clear it): no
-      // placeholder until a worker has the question, and then only a stream, which shows the steps as they run.
-      // Without one, the answer is the first message, posted with the placeholder's metadata and recorded the same
-      // way, so a retry finds it (recorded, or in the thread) and updates it instead of posting a second.
-      placeholder = (delivery.placeholder as Placeholder | null) ?? (await orphanOf(placing, job.key, place));
-      if (!placeholder && !delivery.steps.includes('answer')) placeholder = await streamedPlaceholder(placing, job.key, opening);
-    } else {
-      const recorded =
-        ((await deps.deliveries.placeholderSoon(delivery)) as Placeholder | undefined) ?? (await orphanOf(placing, job.key, place));
-      placeholder = await placeholderFor(placing, job.key, channel, threadTs, WORKING, recorded, opening);
-      // a question that waited in line said so; now it is being answered
-      if (recorded && !recorded.stream && !begun)
-        await client.chat.update({ channel, ts: recorded.ts, text: WORKING }).catch(() => undefined);
-    }
+    const placeholder = await placeholderOfReply(placing, job.key, delivery, place, streams, agentView);
     let ts = placeholder?.ts;
     // A stream is continued by the attempt that finds it open and its headline not begun; an earlier attempt that
     // began the headline may have sent part of it, so this one closes the stream and replaces it (chat.update).

@@ -8,7 +8,8 @@ import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries } from '../../jobs/deliveries.js';
 import type { AnswerQueue } from '../../jobs/queue.js';
 import { receive } from '../inbox.js';
-import { placeholderFor, WORKING, type SlackReplyTarget } from './slack-outbox.js';
+import type { SlackReplyTarget } from './slack-outbox.js';
+import { placeholderFor, WORKING } from './placeholder.js';
 import { fromSlackText } from './slack-text.js';
 import { StreamSupport } from './answer-stream.js';
 

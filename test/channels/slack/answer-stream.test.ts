@@ -3,7 +3,7 @@
 import { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { canStream, escapeMarkdown, StreamSupport } from '../../../src/channels/slack/answer-stream.js';
-import { placeholderFor } from '../../../src/channels/slack/slack-outbox.js';
+import { placeholderFor } from '../../../src/channels/slack/placeholder.js';
 import { createMemoryLogger } from '../../../src/core/logger.js';
 import type { Deliveries } from '../../../src/jobs/deliveries.js';
 import { startFakeSlack } from '../../helpers/fake-slack.js';

@@ -12,7 +12,7 @@ import { clarifyChoice } from '../../../src/channels/slack/listeners/clarify-cho
 import { backtestCommand } from '../../../src/channels/slack/listeners/backtest-command.js';
 import { datadeskCommand } from '../../../src/channels/slack/listeners/datadesk-command.js';
 import { waitingText } from '../../../src/channels/slack/thread-reply.js';
-import { WORKING } from '../../../src/channels/slack/slack-outbox.js';
+import { WORKING } from '../../../src/channels/slack/placeholder.js';
 import { crimeDigest } from '../../../src/digest/content.js';
 import { glossary } from '../../../src/knowledge/glossary.js';
 import { RateLimiter } from '../../../src/core/rate-limit.js';
@@ -345,7 +345,13 @@ describe('everything else the bot posts', () => {
   });
 
   it('placeholders and progress lines', () => {
-    for (const text of [WORKING, waitingText(undefined), waitingText('In line: 1 question ahead of yours'), waitingText('In line: 12 questions ahead of yours')]) expect(blockKitProblems({ text })).toEqual([]);
+    for (const text of [
+      WORKING,
+      waitingText(undefined),
+      waitingText('In line: 1 question ahead of yours'),
+      waitingText('In line: 12 questions ahead of yours'),
+    ])
+      expect(blockKitProblems({ text })).toEqual([]);
     expect(LIMITS.messageText).toBe(4_000);
   });
 });

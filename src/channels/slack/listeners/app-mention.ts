@@ -1,6 +1,6 @@
 // app_mention: a question in a channel, queued under Slack's event_id; the
 // answer goes into its thread.
-import { NOTICE_METADATA } from '../slack-outbox.js';
+import { NOTICE_METADATA } from '../placeholder.js';
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { admit, type Gate } from '../../inbox.js';
 import { enqueueInThread, inbound, originOf, stripMention, type SlackReceiverDeps } from '../thread-reply.js';

@@ -1,7 +1,7 @@
 // /backtest RULES OR TEXT: acknowledged at once; the request is posted in the
 // channel as a thread parent and the backtest is queued (keyed by the
 // command's trigger_id) to be answered in that thread.
-import { NOTICE_METADATA } from '../slack-outbox.js';
+import { NOTICE_METADATA } from '../placeholder.js';
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { RULE_SYNTAX_HELP } from '../../../agents/backtest/help.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/errors.js';

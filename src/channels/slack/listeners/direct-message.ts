@@ -1,7 +1,7 @@
 // message.im: a question in a direct message, queued under Slack's event_id;
 // answered in the message's thread. (A message in an agent-view thread comes
 // through listeners/agent-view.ts, and is queued by the same queueDirectQuestion.)
-import { NOTICE_METADATA } from '../slack-outbox.js';
+import { NOTICE_METADATA } from '../placeholder.js';
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { admit, type Gate } from '../../inbox.js';
 import { enqueueInThread, inbound, originOf, type SlackReceiverDeps } from '../thread-reply.js';
