@@ -164,7 +164,7 @@ async function timedPost(url: string, body: string, type: string): Promise<numbe
   return performance.now() - started;
 }
 
-async function ensureCrimes(pool: pg.Pool, rows: number): Promise<void> {
+export async function ensureCrimes(pool: pg.Pool, rows: number): Promise<void> {
   const { rows: n } = await pool.query('SELECT count(*)::int AS n FROM crimes');
   if (n[0].n > 0) return;
   const file = path.join(os.tmpdir(), 'datadesk-load-crimes.csv');

@@ -9,7 +9,12 @@ import { backtestBench } from './backtest-bench.js';
 import { sqlBench } from './sql-bench.js';
 import { slackBench } from './slack-bench.js';
 import { narrationBench } from './narration-bench.js';
-import { loadBench } from './load-bench.js';
+import { ensureCrimes, loadBench } from './load-bench.js';
+import { playgroundLoadBench } from './playground-load.js';
+import { openBenchDatabase } from './bench-database.js';
+import pg from 'pg';
+import { APP_SEARCH_PATH } from '../db/database.js';
+import { migrate } from '../db/migrate.js';
 import { exportBench } from './export-bench.js';
 
 const program = new Command('bench').description('Data Desk benchmarks: each prints its figures');
@@ -86,6 +91,37 @@ program
   .action(async (opts: { events: number; concurrency: number; tickers: number; busy?: number; classic?: boolean }) => {
     const config = loadConfigFromProcess();
     await loadBench(config, createLogger(config.logLevel), opts);
+  });
+
+program
+  .command('playground')
+  .description(
+    "questions through the playground's HTTP API to one serve, one at a time and N at once (each its own thread): end-to-end p50/p99, answers/s, errors, serve's CPU per answer, the cost per stage",
+  )
+  .option('--questions <n>', 'questions asked at once', positiveInt, 200)
+  .option('--serial <n>', 'questions asked one at a time first', positiveInt, 50)
+  .option(
+    '--database-url <url>',
+    'a database with crimes and its rollups (default: the benchmark database, 200,000 generated rows if empty)',
+  )
+  .option('--worker-concurrency <n>', "serve's WORKER_CONCURRENCY", positiveInt)
+  .option('--cpu-prof <dir>', "write serve's CPU profile (node --cpu-prof) into this folder")
+  .action(async (opts: { questions: number; serial: number; databaseUrl?: string; workerConcurrency?: number; cpuProf?: string }) => {
+    let databaseUrl = opts.databaseUrl;
+    if (databaseUrl) {
+      // a database of your own (the 8.5M-row one): migrated, and given generated crimes only when it has none
+      const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, options: APP_SEARCH_PATH });
+      await migrate(pool);
+      await ensureCrimes(pool, 200_000);
+      await pool.end();
+    } else {
+      const config = loadConfigFromProcess();
+      const bench = await openBenchDatabase(config, createLogger(config.logLevel), false);
+      await ensureCrimes(bench.pool, 200_000);
+      databaseUrl = bench.url;
+      await bench.close();
+    }
+    await playgroundLoadBench({ ...opts, databaseUrl, cpuProfileDir: opts.cpuProf });
   });
 
 program

@@ -11,7 +11,20 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { TraceStep } from './answer.js';
 
-export const COST_STAGES = ['reading', 'compiling', 'sql', 'facts', 'narration', 'chart', 'engine', 'delivery', 'queue', 'other'] as const;
+/** receiving: the receiver's share (the request, queueing the job, waiting for the answer's notice, sending it on) */
+export const COST_STAGES = [
+  'reading',
+  'compiling',
+  'sql',
+  'facts',
+  'narration',
+  'chart',
+  'engine',
+  'queue',
+  'delivery',
+  'receiving',
+  'other',
+] as const;
 export type CostStage = (typeof COST_STAGES)[number];
 
 /** The stage a graph node's own time counts under (the parts it measured count under theirs). */
