@@ -32,7 +32,7 @@ import { executionLine, fmtKpi, KPI_LABELS, unevenWindows } from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { rankForAnswer, readRankingOptions } from './ranking-options.js';
 import { specFromText } from './spec-from-text.js';
-import { RULE_SYNTAX_HELP } from './help.js';
+import { RULE_SYNTAX_FORM, ruleFormAt } from './help.js';
 
 export interface BacktestDeps {
   pool: pg.Pool;
@@ -109,8 +109,13 @@ async function readRequest(request: string, deps: BacktestDeps, trace: TraceStep
       const parsed = await timed(trace, 'parse', () => parseRuleSyntax(text), 'rule syntax');
       return read(parsed.spec, parsed.defaults);
     } catch (error) {
+      // where and what, then one line of the right form (the page of examples is /backtest help)
       if (error instanceof RuleSyntaxError)
-        return errorAnswer(`I could not read that rule: ${error.message}.\n\n${RULE_SYNTAX_HELP}`, false, trace);
+        return errorAnswer(
+          `I could not read that rule: ${error.message}.\nThe right form: ${ruleFormAt(error.input, error.position, error.detail)} (/backtest help: examples)`,
+          false,
+          trace,
+        );
       throw error;
     }
   }
@@ -122,7 +127,7 @@ async function readRequest(request: string, deps: BacktestDeps, trace: TraceStep
         route,
         trace,
         reason: `To run this backtest I still need: ${filled.problems.join('; ')}.`,
-        alternatives: ['Say it again with those details', `Or use the rule syntax: ${RULE_SYNTAX_HELP.split('\n')[1]}`],
+        alternatives: ['Say it again with those details', `Or use the rule syntax: ${RULE_SYNTAX_FORM}`],
       });
     }
     return read(filled.spec, filled.assumptions);
@@ -270,7 +275,7 @@ function failureAnswer(error: unknown, deps: BacktestDeps, trace: TraceStep[]): 
   if (error instanceof UserError) return errorAnswer(error.message, false, trace);
   if (error instanceof LlmError) {
     return errorAnswer(
-      `I could not read this request with the language model: ${error.message}. The rule syntax works without it:\n${RULE_SYNTAX_HELP.split('\n')[1]}`,
+      `I could not read this request with the language model: ${error.message}. The rule syntax works without it:\n${RULE_SYNTAX_FORM}`,
       error.retryable,
       trace,
     );

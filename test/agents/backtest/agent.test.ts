@@ -250,12 +250,17 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     expect(a).toMatchObject({ kind: 'error', message, retryable: false });
   });
 
-  it('explains a syntax error with the help', async () => {
+  it('a syntax error says where and what, then one line of the right form (not the whole help)', async () => {
     const a = await answerBacktest('600519 2021 buy: RSX(14) < 30', deps);
-    expect(a.kind).toBe('error');
-    expect(a.kind === 'error' && a.message).toMatch(
-      /^I could not read that rule: unknown factor "RSX"; closest: RSI, PSY, ROC \(at position 18: "RSX\(14\) < 30"\)\.\n\nRule syntax:/,
+    expect(a.kind === 'error' && a.message).toBe(
+      'I could not read that rule: unknown factor "RSX"; closest: RSI, PSY, ROC (at position 18: "RSX(14) < 30").\n' +
+        'The right form: buy: RSI(14) < 30 and MA(5) crosses above MA(20) (a factor with its parameters, a comparison, conditions joined with and) (/backtest help: examples)',
     );
+    const kpi = await answerBacktest('600519 2021 buy: RSI(14) < 30 kpi: alpha', deps);
+    expect(kpi.kind === 'error' && kpi.message.split('\n')).toEqual([
+      expect.stringMatching(/^I could not read that rule: .*alpha.* \(at position \d+: "/),
+      'The right form: kpi: sharpe (or return, drawdown, volatility, winrate, plr, calmar) (/backtest help: examples)',
+    ]);
   });
 });
 
