@@ -4,6 +4,7 @@
 // exactly or refused with what it takes; short: / cover: are refused, as
 // A-share backtests here are long-only (BACKTEST_PROTOCOL.md).
 import { RuleSyntaxError } from './rule-syntax.js';
+import { rulesAssumptions } from './rules-words.js';
 import { ALL_TICKERS, RANKABLE_FIELDS, type StrategySpec } from './spec.js';
 
 interface Read<T> {
@@ -25,6 +26,8 @@ export interface TraderOptions {
   amount?: Read<number>;
   top?: Read<{ n: number; by: string; order: 'highest' | 'lowest' }>;
   tearsheet?: Read<boolean>;
+  /** costs: china was asked (its limits are then said by the execution line) */
+  costsChina?: boolean;
 }
 
 type Section = { key: string; text: string; at: number };
@@ -172,5 +175,6 @@ export function traderSpec(
     if (!o.invest && !o.amount) defaults.push('invest: 100% of the equity at each rebalance');
   }
   if (o.tearsheet?.value ?? portfolio) out.tearsheet = true;
+  defaults.push(...rulesAssumptions({ ...out, costs: o.costsChina ? 'china' : 'none' }));
   return out;
 }

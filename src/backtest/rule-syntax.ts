@@ -549,7 +549,7 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       ...(walkForward !== undefined ? { walkForward } : {}),
       ...(axes[0] ? { parameter: axes[0] } : {}),
       ...(axes[1] ? { secondParameter: axes[1] } : {}),
-      ...traderSpec(trader, portfolio, tickers, input, defaults),
+      ...traderSpec({ ...trader, costsChina: costs === 'china' }, portfolio, tickers, input, defaults),
     },
     defaults,
   };

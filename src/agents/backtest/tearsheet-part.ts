@@ -1,0 +1,115 @@
+// The tearsheet in the thread: a compact table (exposure, turnover, the
+// rolling Sharpe's range, the worst drawdown periods, the Monte Carlo line),
+// the monthly returns by year, the drawdown periods, and one chart (equity
+// with its drawdown beneath). Words and tables only; the numbers come from
+// backtest/tearsheet.ts.
+import type { AnswerTable, Cell, ChartSpec } from '../../core/answer.js';
+import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
+import type { MonteCarlo } from '../../backtest/monte-carlo.js';
+import type { Candidate } from '../../backtest/run-spec.js';
+import { ROLLING_SHARPE_DAYS, tearsheet, type Tearsheet, type TearsheetInput } from '../../backtest/tearsheet.js';
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const DRAWDOWN_ROWS = 5;
+
+/** "In 1,000 reshuffles of these 14 trades, a drawdown worse than 30% happened 12.3% of the time ..." */
+export function monteCarloSentence(mc: MonteCarlo): string {
+  return (
+    `In ${fmtInt(mc.runs)} reshuffles of these ${fmtInt(mc.trades)} trades (seed ${mc.seed}, so a rerun gives the same), ` +
+    `a drawdown worse than ${fmtPercent(mc.threshold, 0)} happened ${fmtPercent(mc.worseThanThreshold, 1)} of the time; ` +
+    `the median drawdown was ${fmtPercent(mc.medianDrawdown, 1)}, 1 in 20 was worse than ${fmtPercent(mc.drawdown95, 1)}, ` +
+    `and ${fmtPercent(mc.lossShare, 1)} ended below the capital.`
+  );
+}
+
+function summaryTable(t: Tearsheet): AnswerTable {
+  const sharpes = t.rollingSharpe.filter((v): v is number => v !== null);
+  const rows: Cell[][] = [
+    ['Exposure', `${fmtPercent(t.exposure, 1)} of the equity invested at the close, on average`],
+    ['Turnover', `${fmtNumber(t.turnover, 2)}× the mean equity traded a year`],
+    [
+      `Rolling Sharpe (${ROLLING_SHARPE_DAYS} days)`,
+      sharpes.length
+        ? `last ${fmtNumber(sharpes.at(-1)!)}, lowest ${fmtNumber(Math.min(...sharpes))}, highest ${fmtNumber(Math.max(...sharpes))}`
+        : `the window is shorter than ${ROLLING_SHARPE_DAYS} days`,
+    ],
+    ['Worst drawdown', t.drawdowns.length ? periodText(t.drawdowns[0]) : 'none: the equity never fell below a previous high'],
+    ['Monte Carlo', t.monteCarlo ? monteCarloSentence(t.monteCarlo) : 'fewer than 2 trades: nothing to reshuffle'],
+  ];
+  return { columns: ['Measure', 'Value'], rows, rowCount: rows.length, truncated: false };
+}
+
+const periodText = (p: Tearsheet['drawdowns'][number]) =>
+  `${fmtPercent(p.depth, 2)} from ${p.start} to ${p.trough}, ${p.recovery ? `recovered ${p.recovery}` : 'not recovered by the end'}`;
+
+function monthlyTable(t: Tearsheet): AnswerTable {
+  const years = [...new Set(t.monthly.map((m) => m.month.slice(0, 4)))];
+  const rows = years.map((y) => {
+    const cells: Cell[] = [y];
+    let year = 1;
+    for (let m = 1; m <= 12; m++) {
+      const found = t.monthly.find((x) => x.month === `${y}-${String(m).padStart(2, '0')}`);
+      cells.push(found ? fmtPercent(found.ret, 1) : '');
+      if (found) year *= 1 + found.ret;
+    }
+    cells.push(fmtPercent(year - 1, 1));
+    return cells;
+  });
+  return { columns: ['Year', ...MONTHS, 'Year total'], rows, rowCount: rows.length, truncated: false };
+}
+
+function drawdownTable(t: Tearsheet): AnswerTable {
+  const rows = t.drawdowns
+    .slice(0, DRAWDOWN_ROWS)
+    .map((p) => [p.start, p.trough, p.recovery ?? 'not recovered', fmtPercent(p.depth, 2), fmtInt(p.days)] as Cell[]);
+  return {
+    columns: ['Start (peak)', 'Trough', 'Recovery', 'Depth', 'Trading days'],
+    rows,
+    rowCount: t.drawdowns.length,
+    truncated: t.drawdowns.length > rows.length,
+  };
+}
+
+/** The one chart: the equity curve, and beneath it on the right axis its drawdown from the running peak. */
+export function tearsheetChart(title: string, dates: readonly string[], equity: readonly number[]): ChartSpec {
+  let peak = -Infinity;
+  const drawdown = equity.slice(1).map((e) => {
+    peak = Math.max(peak, e, equity[0]);
+    return Math.round(((e - peak) / peak) * 10_000) / 100;
+  });
+  return {
+    kind: 'line',
+    title,
+    labels: [...dates],
+    series: [
+      { name: 'Equity (yuan)', values: equity.slice(1).map((e) => Math.round(e * 100) / 100), axis: 'left', fill: false },
+      { name: 'Drawdown (%)', values: drawdown, axis: 'right', fill: true },
+    ],
+    yLabel: 'yuan',
+    y2Label: 'drawdown %',
+  };
+}
+
+export interface TearsheetPart {
+  sentence: string;
+  tables: { title: string; table: AnswerTable }[];
+}
+
+export function tearsheetPart(label: string, input: TearsheetInput): TearsheetPart {
+  const t = tearsheet(input);
+  return {
+    sentence: t.monteCarlo ? monteCarloSentence(t.monteCarlo) : '',
+    tables: [
+      { title: `Tearsheet of ${label}`, table: summaryTable(t) },
+      { title: `Monthly returns of ${label}`, table: monthlyTable(t) },
+      { title: `Drawdown periods of ${label} (deepest first)`, table: drawdownTable(t) },
+    ],
+  };
+}
+
+/** The hook for a single run's answer: its tearsheet's tables after the others, its Monte Carlo line in the narration. */
+export function addTearsheet(answer: { narration: string; extraTables: { title: string; table: AnswerTable }[] }, c: Candidate): void {
+  const part = tearsheetPart(c.label, { dates: c.ticker.dates, equity: c.simulation.equity, trades: c.simulation.trades });
+  answer.extraTables.push(...part.tables);
+  if (part.sentence) answer.narration = `${answer.narration} ${part.sentence}`;
+}
