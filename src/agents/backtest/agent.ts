@@ -1,51 +1,40 @@
 // The backtest agent: a request (rule syntax or words) -> a strategy spec ->
 // bars from the database -> the deterministic engine -> a channel-neutral
 // Answer. The LLM, when there is one, only fills the spec; it never computes.
-import { syntheticData, SYNTHETIC_PRICES_NOTE } from "../../db/freshness.js";
-import type pg from "pg";
-import type { Answer, TraceStep } from "../../core/answer.js";
-import { makeAnswer, timed } from "../../core/answer.js";
-import { UserError, describeError } from "../../core/errors.js";
-import type { Logger } from "../../core/logger.js";
-import type { Candidate, SpecResult } from "../../backtest/run-spec.js";
+import { syntheticData, SYNTHETIC_PRICES_NOTE } from '../../db/freshness.js';
+import type pg from 'pg';
+import type { Answer, TraceStep } from '../../core/answer.js';
+import { makeAnswer, timed } from '../../core/answer.js';
+import { UserError, describeError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { Candidate, SpecResult } from '../../backtest/run-spec.js';
 import {
   dataChanges,
   dataVersion,
   engineVersion,
   runId,
   runLink,
+  withMarket,
   type BacktestRuns,
   type StoredRun,
   type TickerSummary,
-} from "../../backtest/run-id.js";
-import { KPI_NAMES, type KpiName, type Kpis } from "../../backtest/kpis.js";
-import {
-  compareThreaded,
-  runSpecThreaded,
-} from "../../backtest/run-threaded.js";
-import type { RankingMinimum } from "../../backtest/ranking.js";
-import {
-  RuleSyntaxError,
-  looksLikeRuleSyntax,
-  parseRuleSyntax,
-} from "../../backtest/rule-syntax.js";
-import {
-  checkSpec,
-  specFields,
-  strategySpecSchema,
-  type StrategySpec,
-} from "../../backtest/spec.js";
-import { QueryTimeoutError } from "../../db/read-only.js";
-import { LlmError, type LlmClient } from "../../llm/client.js";
-import { readOffline } from "./free-text.js";
-import { answerParts } from "./answer-parts.js";
-import { answerPortfolio } from "./portfolio-answer.js";
-import { addTearsheet } from "./tearsheet-part.js";
-import { executionLine, fmtKpi, KPI_LABELS, unevenWindows } from "./narrate.js";
-import { retrieve } from "./retrieval.js";
-import { rankForAnswer, readRankingOptions } from "./ranking-options.js";
-import { specFromText } from "./spec-from-text.js";
-import { RULE_SYNTAX_HELP } from "./help.js";
+} from '../../backtest/run-id.js';
+import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
+import { compareThreaded, runSpecThreaded } from '../../backtest/run-threaded.js';
+import type { RankingMinimum } from '../../backtest/ranking.js';
+import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
+import { checkSpec, specFields, strategySpecSchema, type StrategySpec } from '../../backtest/spec.js';
+import { QueryTimeoutError } from '../../db/read-only.js';
+import { LlmError, type LlmClient } from '../../llm/client.js';
+import { readOffline } from './free-text.js';
+import { answerParts } from './answer-parts.js';
+import { answerPortfolio } from './portfolio-answer.js';
+import { addTearsheet } from './tearsheet-part.js';
+import { executionLine, fmtKpi, KPI_LABELS, unevenWindows } from './narrate.js';
+import { retrieve } from './retrieval.js';
+import { rankForAnswer, readRankingOptions } from './ranking-options.js';
+import { specFromText } from './spec-from-text.js';
+import { RULE_SYNTAX_FORM, ruleFormAt } from './help.js';
 
 export interface BacktestDeps {
   pool: pg.Pool;
@@ -63,7 +52,7 @@ export interface BacktestDeps {
 /** `rerun 7K3QF9XQ2M`: a kept run, by its id. */
 const RERUN = /^\s*rerun\s+([0-9A-Za-z]{10})\s*$/i;
 
-import type { ProgressReporter } from "../../core/progress.js";
+import type { ProgressReporter } from '../../core/progress.js';
 export type { ProgressReporter };
 
 interface SpecReading {
@@ -77,25 +66,16 @@ interface SpecReading {
   rerun?: StoredRun;
 }
 
-const route = "backtest" as const;
+const route = 'backtest' as const;
 
-function errorAnswer(
-  message: string,
-  retryable: boolean,
-  trace: TraceStep[],
-): Answer {
-  return makeAnswer({ kind: "error", route, message, retryable, trace });
+function errorAnswer(message: string, retryable: boolean, trace: TraceStep[]): Answer {
+  return makeAnswer({ kind: 'error', route, message, retryable, trace });
 }
 
 /** The KPI was not named: the readers say so in their assumptions ("kpi: ... (not given)"). */
-const kpiDefaulted = (assumptions: string[]) =>
-  assumptions.some((a) => a.startsWith("kpi:"));
+const kpiDefaulted = (assumptions: string[]) => assumptions.some((a) => a.startsWith('kpi:'));
 
-async function readRequest(
-  request: string,
-  deps: BacktestDeps,
-  trace: TraceStep[],
-): Promise<SpecReading | Answer> {
+async function readRequest(request: string, deps: BacktestDeps, trace: TraceStep[]): Promise<SpecReading | Answer> {
   const rerun = RERUN.exec(request);
   if (rerun) {
     const stored = await deps.runs?.get(rerun[1], deps.workspace);
@@ -107,7 +87,7 @@ async function readRequest(
         trace,
       );
     }
-    trace.push({ node: "parse", ms: 0, note: `rerun of ${stored.id}` });
+    trace.push({ node: 'parse', ms: 0, note: `rerun of ${stored.id}` });
     const spec = strategySpecSchema.parse(stored.spec);
     const options = readRankingOptions(stored.request);
     return {
@@ -115,9 +95,7 @@ async function readRequest(
       rerun: stored,
       minimum: options.minimum,
       kpiGiven: /\bkpi:/i.test(stored.request),
-      assumptions: [
-        `rerun of ${stored.id} (first run ${stored.created_at.toISOString().slice(0, 10)}): ${stored.request}`,
-      ],
+      assumptions: [`rerun of ${stored.id} (first run ${stored.created_at.toISOString().slice(0, 10)}): ${stored.request}`],
     };
   }
   const options = readRankingOptions(request);
@@ -130,17 +108,13 @@ async function readRequest(
   });
   if (looksLikeRuleSyntax(text)) {
     try {
-      const parsed = await timed(
-        trace,
-        "parse",
-        () => parseRuleSyntax(text),
-        "rule syntax",
-      );
+      const parsed = await timed(trace, 'parse', () => parseRuleSyntax(text), 'rule syntax');
       return read(parsed.spec, parsed.defaults);
     } catch (error) {
+      // where and what, then one line of the right form (the page of examples is /backtest help)
       if (error instanceof RuleSyntaxError)
         return errorAnswer(
-          `I could not read that rule: ${error.message}.\n\n${RULE_SYNTAX_HELP}`,
+          `I could not read that rule: ${error.message}.\nThe right form: ${ruleFormAt(error.input, error.position, error.detail)} (/backtest help: examples)`,
           false,
           trace,
         );
@@ -149,37 +123,29 @@ async function readRequest(
   }
   if (deps.llm) {
     const filled = await specFromText(text, deps.llm, trace);
-    if ("problems" in filled) {
+    if ('problems' in filled) {
       return makeAnswer({
-        kind: "refusal",
+        kind: 'refusal',
         route,
         trace,
-        reason: `To run this backtest I still need: ${filled.problems.join("; ")}.`,
-        alternatives: [
-          "Say it again with those details",
-          `Or use the rule syntax: ${RULE_SYNTAX_HELP.split("\n")[1]}`,
-        ],
+        reason: `To run this backtest I still need: ${filled.problems.join('; ')}.`,
+        alternatives: ['Say it again with those details', `Or use the rule syntax: ${RULE_SYNTAX_FORM}`],
       });
     }
     return read(filled.spec, filled.assumptions);
   }
-  const reading = await timed(
-    trace,
-    "parse",
-    () => readOffline(text),
-    "offline: patterns and BM25 over the rule library",
-  );
+  const reading = await timed(trace, 'parse', () => readOffline(text), 'offline: patterns and BM25 over the rule library');
   if (!reading.spec) {
     return makeAnswer({
-      kind: "refusal",
+      kind: 'refusal',
       route,
       trace,
       reason:
-        `No LLM is configured, so I only run requests I can read exactly. I am missing ${reading.problems.join("; ")}.` +
+        `No LLM is configured, so I only run requests I can read exactly. I am missing ${reading.problems.join('; ')}.` +
         `\nMy reading so far, in the rule syntax: \`${reading.ruleSyntax}\``,
       alternatives: [
         `Send the corrected line: /backtest ${reading.ruleSyntax}`,
-        "Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form requests",
+        'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form requests',
       ],
     });
   }
@@ -195,44 +161,24 @@ export interface BacktestOutcome {
   runId?: string;
 }
 
-export async function answerBacktest(
-  text: string,
-  deps: BacktestDeps,
-  progress?: ProgressReporter,
-): Promise<Answer> {
+export async function answerBacktest(text: string, deps: BacktestDeps, progress?: ProgressReporter): Promise<Answer> {
   return (await runBacktest(text, deps, progress)).answer;
 }
 
-export async function runBacktest(
-  text: string,
-  deps: BacktestDeps,
-  progress?: ProgressReporter,
-): Promise<BacktestOutcome> {
+export async function runBacktest(text: string, deps: BacktestDeps, progress?: ProgressReporter): Promise<BacktestOutcome> {
   const trace: TraceStep[] = [];
   let specRead: StrategySpec | undefined;
   try {
-    progress?.("Reading the strategy");
+    progress?.('Reading the strategy');
     const reading = await readRequest(text, deps, trace);
-    if ("kind" in reading) return { answer: reading };
+    if ('kind' in reading) return { answer: reading };
     const spec = reading.spec;
     specRead = spec;
     const problems = checkSpec(spec);
-    if (problems.length)
-      return {
-        spec,
-        answer: errorAnswer(
-          `This backtest cannot run as asked: ${problems.join("; ")}.`,
-          false,
-          trace,
-        ),
-      };
+    if (problems.length) return { spec, answer: errorAnswer(`This backtest cannot run as asked: ${problems.join('; ')}.`, false, trace) };
 
-    progress?.(
-      spec.tickers.length > 1
-        ? `Fetching bars of ${spec.tickers.length} tickers`
-        : `Fetching bars of ${spec.tickers[0]}`,
-    );
-    const data = await timed(trace, "retrieve", () =>
+    progress?.(spec.tickers.length > 1 ? `Fetching bars of ${spec.tickers.length} tickers` : `Fetching bars of ${spec.tickers[0]}`);
+    const data = await timed(trace, 'retrieve', () =>
       retrieve(
         deps.pool,
         deps.statementTimeoutMs,
@@ -245,35 +191,24 @@ export async function runBacktest(
       ),
     );
     // a portfolio is one run of its own engine, told by its own answer (portfolio-answer.ts)
-    if (spec.portfolio)
-      return await answerPortfolio(spec, text, reading, data, deps, trace);
-    progress?.("Running the backtest");
+    if (spec.portfolio) return await answerPortfolio(spec, text, reading, data, deps, trace);
+    progress?.('Running the backtest');
     // on the worker threads: the event loop stays free for Slack, Teams and /healthz
     // the run and everything the answer sets beside its winner, whole before it is told
-    const { result, view } = await timed(trace, "simulate", async () => {
+    const { result, view } = await timed(trace, 'simulate', async () => {
       const run = await runSpecThreaded(spec, data.tickers);
       const ranked = rankForAnswer(spec, run, reading.minimum);
-      const comparisons = await compareThreaded(
-        spec,
-        data.tickers,
-        run.candidates[ranked.winner],
-        data.market,
-      );
-      return {
-        result: run,
-        view: { ...ranked, comparisons, kpiGiven: reading.kpiGiven },
-      };
+      const comparisons = await compareThreaded(spec, data.tickers, run.candidates[ranked.winner], data.market);
+      return { result: run, view: { ...ranked, comparisons, kpiGiven: reading.kpiGiven } };
     });
     const best = result.candidates[result.ranking[0]];
     const winner = result.candidates[view.winner];
-    const answer = await timed(trace, "narrate", () =>
-      answerParts(spec, result, view),
-    );
-    if (spec.tearsheet)
-      addTearsheet(answer, result.candidates[result.ranking[0]]);
+    const answer = await timed(trace, 'narrate', () => answerParts(spec, result, view));
+    if (spec.tearsheet) addTearsheet(answer, result.candidates[result.ranking[0]]);
     // the run's id: the spec, the engine and the bars it read; kept so that `rerun ID` repeats it
     const engine = engineVersion(spec);
-    const version = dataVersion(data.tickers);
+    // every bar that fed the answer: the run's tickers and the market index beside it
+    const version = withMarket(dataVersion(data.tickers), data.market);
     const id = runId(spec, engine, version.digest);
     await deps.runs
       ?.save(
@@ -289,13 +224,9 @@ export async function runBacktest(
         },
         deps.workspace,
       )
-      .catch((error) =>
-        deps.logger.warn(
-          `backtest: run ${id} could not be kept (${describeError(error)}); it cannot be rerun by its id`,
-        ),
-      );
+      .catch((error) => deps.logger.warn(`backtest: run ${id} could not be kept (${describeError(error)}); it cannot be rerun by its id`));
     const final = makeAnswer({
-      kind: "result",
+      kind: 'result',
       route,
       trace,
       ...answer,
@@ -303,40 +234,18 @@ export async function runBacktest(
       assumptions: [
         ...reading.assumptions,
         executionLine(spec, winner),
-        ...(spec.sizing === "shares"
-          ? ["sizing: any number of shares (at least 100)"]
-          : []),
+        ...(spec.sizing === 'shares' ? ['sizing: any number of shares (at least 100)'] : []),
       ],
       notes: [
-        ...(spec.task === "metrics"
-          ? []
-          : [
-              `${result.candidates.length} candidates compared; the table is sorted best first.`,
-            ]),
-        ...(spec.task === "ticker_selection"
-          ? [unevenWindows(data.tickers)].filter(Boolean)
-          : []),
-        ...(data.skipped
-          ? [
-              `${data.skipped} tickers left out: fewer than 2 trading days in the window.`,
-            ]
-          : []),
-        ...(reading.rerun
-          ? [
-              rerunNote(reading.rerun, {
-                id,
-                engine,
-                summary: version.summary,
-                kpi: spec.kpi,
-                best,
-              }),
-            ]
-          : []),
+        ...(spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`]),
+        ...(spec.task === 'ticker_selection' ? [unevenWindows(data.tickers)].filter(Boolean) : []),
+        ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
+        ...(reading.rerun ? [rerunNote(reading.rerun, { id, engine, summary: version.summary, kpi: spec.kpi, best })] : []),
         deps.runs
-          ? `Run id ${id}: /backtest rerun ${id} (or datadesk backtest run --id ${id}) repeats it and says if the data changed.${deps.publicBaseUrl ? ` Its parameters: ${runLink(deps.publicBaseUrl, id)}` : ""}`
+          ? `Run id ${id}: /backtest rerun ${id} (or datadesk backtest run --id ${id}) repeats it and says if the data changed.${deps.publicBaseUrl ? ` Its parameters: ${runLink(deps.publicBaseUrl, id)}` : ''}`
           : `Run id ${id} (runs are not kept here, so it cannot be rerun by its id).`,
       ],
-      freshness: `bars through ${data.lastDate}${(await syntheticData(deps.pool)).stocks ? ` (${SYNTHETIC_PRICES_NOTE})` : ""}`,
+      freshness: `bars through ${data.lastDate}${(await syntheticData(deps.pool)).stocks ? ` (${SYNTHETIC_PRICES_NOTE})` : ''}`,
     });
     return { answer: final, spec, result, runId: id };
   } catch (error) {
@@ -347,20 +256,11 @@ export async function runBacktest(
 /** What a rerun found: the same numbers, or what changed since (the data, the engine) and what the run said then. */
 function rerunNote(
   before: StoredRun,
-  now: {
-    id: string;
-    engine: string;
-    summary: TickerSummary[];
-    kpi: KpiName;
-    best: Candidate;
-  },
+  now: { id: string; engine: string; summary: TickerSummary[]; kpi: KpiName; best: Candidate },
 ): string {
-  const kpi = (k: Kpis) =>
-    `${KPI_LABELS[now.kpi]} ${fmtKpi(now.kpi, k[now.kpi])}`;
+  const kpi = (k: Kpis) => `${KPI_LABELS[now.kpi]} ${fmtKpi(now.kpi, k[now.kpi])}`;
   if (now.id === before.id) {
-    const same = KPI_NAMES.every(
-      (k) => before.best.kpis[k] === now.best.kpis[k],
-    );
+    const same = KPI_NAMES.every((k) => before.best.kpis[k] === now.best.kpis[k]);
     return same
       ? `Rerun of ${before.id}: the same spec, engine and data, and the same numbers (${kpi(now.best.kpis)}, as on ${before.created_at.toISOString().slice(0, 10)}).`
       : `Rerun of ${before.id}: the same spec, engine and data, but other numbers (${kpi(before.best.kpis)} then, ${kpi(now.best.kpis)} now): this is a bug; it has been logged.`;
@@ -368,43 +268,26 @@ function rerunNote(
   const changes = dataChanges(before.data_summary, now.summary);
   const why = [
     changes.length
-      ? `the data changed: ${changes.slice(0, 5).join("; ")}${changes.length > 5 ? `; and ${changes.length - 5} more` : ""}`
-      : "",
-    !changes.length && before.engine === now.engine
-      ? "the data changed (some prices differ)"
-      : "",
-    before.engine !== now.engine
-      ? `the engine changed (${before.engine} then, ${now.engine} now)`
-      : "",
+      ? `the data changed: ${changes.slice(0, 5).join('; ')}${changes.length > 5 ? `; and ${changes.length - 5} more` : ''}`
+      : '',
+    !changes.length && before.engine === now.engine ? 'the data changed (some prices differ)' : '',
+    before.engine !== now.engine ? `the engine changed (${before.engine} then, ${now.engine} now)` : '',
   ].filter(Boolean);
-  return `Rerun of ${before.id}: ${why.join("; ")}. Then: ${before.headline} (${before.best.label}, ${kpi(before.best.kpis)}). Now: ${now.best.label}, ${kpi(now.best.kpis)}; this run is ${now.id}.`;
+  return `Rerun of ${before.id}: ${why.join('; ')}. Then: ${before.headline} (${before.best.label}, ${kpi(before.best.kpis)}). Now: ${now.best.label}, ${kpi(now.best.kpis)}; this run is ${now.id}.`;
 }
 
-function failureAnswer(
-  error: unknown,
-  deps: BacktestDeps,
-  trace: TraceStep[],
-): Answer {
-  if (error instanceof UserError)
-    return errorAnswer(error.message, false, trace);
+function failureAnswer(error: unknown, deps: BacktestDeps, trace: TraceStep[]): Answer {
+  if (error instanceof UserError) return errorAnswer(error.message, false, trace);
   if (error instanceof LlmError) {
     return errorAnswer(
-      `I could not read this request with the language model: ${error.message}. The rule syntax works without it:\n${RULE_SYNTAX_HELP.split("\n")[1]}`,
+      `I could not read this request with the language model: ${error.message}. The rule syntax works without it:\n${RULE_SYNTAX_FORM}`,
       error.retryable,
       trace,
     );
   }
   if (error instanceof QueryTimeoutError) {
-    return errorAnswer(
-      `${error.message}. Try a shorter window or fewer tickers.`,
-      true,
-      trace,
-    );
+    return errorAnswer(`${error.message}. Try a shorter window or fewer tickers.`, true, trace);
   }
   deps.logger.error(`backtest failed: ${describeError(error)}`);
-  return errorAnswer(
-    "Something went wrong running this backtest; it has been logged. Please try again.",
-    true,
-    trace,
-  );
+  return errorAnswer('Something went wrong running this backtest; it has been logged. Please try again.', true, trace);
 }
