@@ -473,7 +473,7 @@ export function sweepSentence(spec: StrategySpec, result: SpecResult, best: numb
   const counted = around.filter((v) => v !== null).length;
   return (
     `${whole}. ` +
-    `The ${counted} pairs around the best that traded have a median ${kpiInText(spec.kpi)} of ${fmtKpi(spec.kpi, near)} (the whole grid that traded: ${fmtKpi(spec.kpi, all)})` +
+    `The ${counted} pair${counted === 1 ? '' : 's'} around the best that traded ${counted === 1 ? 'has' : 'have'} a median ${kpiInText(spec.kpi)} of ${fmtKpi(spec.kpi, near)} (the whole grid that traded: ${fmtKpi(spec.kpi, all)})` +
     (kept === null
       ? '.'
       : kept < 0

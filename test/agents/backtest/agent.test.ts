@@ -206,7 +206,7 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
       expect(cell === null ? 'n/a' : cell.toFixed(2)).toBe(never ? 'n/a' : row[4]);
     }
     expect(a.narration).toMatch(
-      /The grid has 4 × 3 = 12 pairs( \([^)]*: left out of the medians\))?\. The \d pairs around the best that traded have a median Sharpe of /,
+      /The grid has 4 × 3 = 12 pairs( \([^)]*: left out of the medians\))?\. The \d pairs? around the best that traded ha(s|ve) a median Sharpe of /,
     );
   });
 
