@@ -157,7 +157,16 @@ async function fillFromDeliveries(pool: pg.Pool, asked: Asked[]): Promise<void> 
   }
 }
 
-function summary(label: string, asked: Asked[], seconds: number, serveCpuMs: number): void {
+/** The database's committed and rolled-back transactions so far (pg_stat_database; its counters lag by up to half a second). */
+async function transactions(pool: pg.Pool): Promise<number> {
+  await new Promise((r) => setTimeout(r, 700));
+  const { rows } = await pool.query<{ n: string }>(
+    'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
+  return Number(rows[0].n);
+}
+
+function summary(label: string, asked: Asked[], seconds: number, serveCpuMs: number, xacts: number): void {
   const ok = asked.filter((a) => !a.error);
   const ms = ok.map((a) => a.ms);
   const errors = new Map<string, number>();
@@ -170,7 +179,10 @@ function summary(label: string, asked: Asked[], seconds: number, serveCpuMs: num
   const charts = asked.filter((a) => a.chartMs !== undefined).map((a) => a.chartMs!);
   if (charts.length)
     console.log(`  chart fetched by the page: ${charts.length}, p50 ${f1(quantile(charts, 0.5))} ms, p99 ${f1(quantile(charts, 0.99))} ms`);
-  console.log(`  serve's CPU: ${f1(serveCpuMs / asked.length)} ms per question (its user + system time over the run)`);
+  console.log(
+    `  serve's CPU: ${f1(serveCpuMs / asked.length)} ms per question (its user + system time over the run); ` +
+      `database transactions: ${f1(xacts / asked.length)} per question (pg_stat_database, the bench's own reads included)`,
+  );
   console.log("  mean cost per answer (CPU is the process's during each step: under load it counts the answers running alongside):");
   for (const line of costLines(asked)) console.log(line);
 }
@@ -207,17 +219,23 @@ export async function playgroundLoadBench(o: {
   try {
     // warm: the schema, the reader's context, the connections
     for (const q of QUESTIONS) await ask(serve.url, q);
+    let xacts = await transactions(pool);
     let cpu = cpuMsOf(pid);
     let started = performance.now();
     const serial: Asked[] = [];
     for (let i = 0; i < o.serial; i++) serial.push(await ask(serve.url, QUESTIONS[i % QUESTIONS.length]));
+    let seconds = (performance.now() - started) / 1000;
+    let cpuUsed = cpuMsOf(pid) - cpu;
     await fillFromDeliveries(pool, serial);
-    summary(`one at a time`, serial, (performance.now() - started) / 1000, cpuMsOf(pid) - cpu);
+    summary(`one at a time`, serial, seconds, cpuUsed, (await transactions(pool)) - xacts - 1);
+    xacts = await transactions(pool);
     cpu = cpuMsOf(pid);
     started = performance.now();
     const together = await Promise.all(Array.from({ length: o.questions }, (_, i) => ask(serve.url, QUESTIONS[i % QUESTIONS.length])));
+    seconds = (performance.now() - started) / 1000;
+    cpuUsed = cpuMsOf(pid) - cpu;
     await fillFromDeliveries(pool, together);
-    summary(`${o.questions} at once`, together, (performance.now() - started) / 1000, cpuMsOf(pid) - cpu);
+    summary(`${o.questions} at once`, together, seconds, cpuUsed, (await transactions(pool)) - xacts - 1);
   } finally {
     await pool.end();
     serve.child.kill('SIGTERM');

@@ -18,7 +18,12 @@ describe('formatSql', () => {
   });
 
   it("shows our compiler's SQL as it wrote it, a clause a line", () => {
-    for (const question of ['Which 10 community areas had the most burglaries in 2020?', 'How many crimes happened in Austin in 2021?']) {
+    for (const question of [
+      'Which 10 community areas had the most burglaries in 2020?',
+      'How many crimes happened in Austin in 2021?',
+      'How many crimes were reported each year?',
+      'How many batteries were reported each month in 2019?',
+    ]) {
       const reading = readQuestion(question, ctx);
       if (!reading.ok) throw new Error(`not read: ${question}`);
       const { sql } = compilePlan(parsePlan(reading.plan));
