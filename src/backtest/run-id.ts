@@ -70,6 +70,9 @@ export function dataVersion(tickers: readonly TickerBars[]): { digest: string; s
   return { digest: all.digest('hex'), summary };
 }
 
+/** The summary line of the market index beside a run. */
+const MARKET_SUMMARY = 'the market index';
+
 /**
  * The run's data with the market index it was measured against: the index's days and values join the digest, so a
  * change to a ticker that only feeds the market changes the run id, and the summary gets a line for the index (a
@@ -98,9 +101,6 @@ export function withMarket(
     summary: totalsOnly ? version.summary : [...version.summary, line],
   };
 }
-
-/** The summary line of the market index beside a run. */
-export const MARKET_SUMMARY = 'the market index';
 
 /**
  * A whole market from the shared cache: the tables' versions (their row count, last day and row versions: any write

@@ -57,7 +57,7 @@ export interface AnswerView {
 }
 
 /** The minimum of a ranking in words: "at least 60 trading days and 1 round trip". */
-export function minimumWords(r: HonestRanking): string {
+function minimumWords(r: HonestRanking): string {
   const { days, trades } = r.minimum;
   return `at least ${fmtInt(days)} trading day${days === 1 ? '' : 's'} and ${fmtInt(trades)} round trip${trades === 1 ? '' : 's'}`;
 }
