@@ -6,7 +6,10 @@ import { factorNamed, searchRules } from '../../backtest/factor-search.js';
 import { DEFAULT_KPI, type KpiName } from '../../backtest/kpis.js';
 import { loadLibrary, resolveParams, type Rule } from '../../backtest/library.js';
 import type { Condition, StrategySpec } from '../../backtest/spec.js';
-import { conditionSyntax } from '../../backtest/spec-to-syntax.js';
+import { conditionSyntax, specToSyntax } from '../../backtest/spec-to-syntax.js';
+import { rulesAssumptions } from '../../backtest/rules-words.js';
+import { HOLD_ALWAYS } from '../../backtest/spec.js';
+import { asksForShort, notUsedLine, SHORT_REFUSAL } from './trader-words.js';
 
 export interface OfflineReading {
   spec?: StrategySpec;
@@ -35,9 +38,86 @@ function ruleCondition(rule: Rule): Condition {
   return { type: 'compare', left, op: rule.op, right: rule.threshold };
 }
 
+/** Exits, a volume cap, a portfolio's sizing and calendar, and the tearsheet, read from the words; the text without them. */
+function readTraderWords(text: string): { rest: string; found: TraderReading } {
+  const found: TraderReading = {};
+  let rest = text;
+  const take = (re: RegExp, f: (m: RegExpExecArray) => void) => {
+    const m = re.exec(rest);
+    if (m) {
+      f(m);
+      rest = rest.replace(m[0], ' ');
+    }
+  };
+  const PCT = String.raw`\s*(?:of|at|=|:)?\s*(\d+(?:\.\d+)?)\s*%`;
+  take(new RegExp(String.raw`\btrailing[- ]stop(?:[- ]loss)?` + PCT, 'i'), (m) => (found.trailingStop = Number(m[1]) / 100));
+  take(new RegExp(String.raw`\bstop[- ]?loss` + PCT, 'i'), (m) => (found.stopLoss = Number(m[1]) / 100));
+  take(new RegExp(String.raw`\btake[- ]?profits?` + PCT, 'i'), (m) => (found.takeProfit = Number(m[1]) / 100));
+  take(/\b(\d+(?:\.\d+)?)\s*% of (?:the )?(?:day'?s |daily )?volume\b/i, (m) => (found.volumeCap = Number(m[1]) / 100));
+  take(/\bhalf (?:of )?(?:the |my |our )?(?:capital|money|cash|equity|account)\b/i, () => (found.invest = 0.5));
+  take(/\b(\d+(?:\.\d+)?)\s*% of (?:the |my |our )?(?:capital|money|cash|equity|account)\b/i, (m) => (found.invest = Number(m[1]) / 100));
+  if (/\btear ?sheet\b|\bmonthly returns\b|\brolling sharpe\b|\bmonte carlo\b/i.test(rest)) found.tearsheet = true;
+  rest = rest.replace(/\bmonthly returns\b|\brolling sharpe\b/gi, ' ');
+  take(
+    /\b(?:rebalanc\w*\s+)?(monthly|quarterly)(?:\s+rebalanc\w*)?\b/i,
+    (m) => (found.rebalance = m[1].toLowerCase() as 'monthly' | 'quarterly'),
+  );
+  if (/\bportfolio\b|\bbasket\b/i.test(rest)) found.portfolio = true;
+  // the words themselves are not indicators: left in, they would split the text into a sell side
+  rest = rest.replace(/\b(trailing[- ]stop|stop[- ]?loss|take[- ]?profits?|portfolio|basket|rebalanc\w*|tear ?sheet|monte carlo)\b/gi, ' ');
+  return { rest, found };
+}
+
+interface TraderReading {
+  stopLoss?: number;
+  takeProfit?: number;
+  trailingStop?: number;
+  volumeCap?: number;
+  invest?: number;
+  rebalance?: 'monthly' | 'quarterly';
+  portfolio?: boolean;
+  tearsheet?: boolean;
+}
+
+/** The spec's exits, day rules, portfolio and tearsheet from what readTraderWords found (a portfolio needs two tickers). */
+function traderFields(f: TraderReading, tickers: string[]): Partial<StrategySpec> {
+  const out: Partial<StrategySpec> = {};
+  if (f.stopLoss !== undefined || f.takeProfit !== undefined || f.trailingStop !== undefined)
+    out.exits = {
+      ...(f.stopLoss !== undefined ? { stopLoss: f.stopLoss } : {}),
+      ...(f.takeProfit !== undefined ? { takeProfit: f.takeProfit } : {}),
+      ...(f.trailingStop !== undefined ? { trailingStop: f.trailingStop } : {}),
+      fill: 'intrabar',
+    };
+  if (f.volumeCap !== undefined) out.dayRules = { volumeCap: f.volumeCap };
+  if (f.portfolio && tickers.length >= 2) out.portfolio = { rebalance: f.rebalance ?? 'monthly', invest: f.invest ?? 1 };
+  if (f.tearsheet || out.portfolio) out.tearsheet = true;
+  return out;
+}
+
+/** The trader sections of the reading in the rule syntax (rule-syntax-trader.ts reads them). */
+function traderSyntax(extra: Partial<StrategySpec>): string {
+  const full = specToSyntax({
+    task: 'metrics',
+    tickers: ['X'],
+    strategies: [],
+    kpi: 'sharpe_ratio',
+    capital: 1_000_000,
+    sizing: 'lots',
+    costs: 'none',
+    ...extra,
+  } as StrategySpec);
+  const at = full.search(/\b(stop|take|trail|exit-fill|volume-cap|limits|top|weights|rebalance|drift|amount|invest|tearsheet):/);
+  return at >= 0 ? full.slice(at) : '';
+}
+
 export function readOffline(text: string): OfflineReading {
+  const original = text;
   const problems: string[] = [];
   const assumptions: string[] = [];
+  if (asksForShort(text)) return { ruleSyntax: '', problems: [`a long-only reading: ${SHORT_REFUSAL}`], assumptions };
+  const trader = readTraderWords(text);
+  text = trader.rest;
   const tickers = [...new Set(text.match(/\b\d{6}\b/g) ?? [])];
   let rest = text.replace(/\b\d{6}\b/g, ' ');
 
@@ -64,7 +144,9 @@ export function readOffline(text: string): OfflineReading {
   const kpi = KPI_PATTERNS.find(([re]) => re.test(rest))?.[1];
   const sellAt = rest.search(/\bsell|\bexit|\btake profit|\bstop/i);
   const buyText = sellAt >= 0 ? rest.slice(0, sellAt) : rest;
-  const sellText = sellAt >= 0 ? rest.slice(sellAt) : '';
+  // "sell with a trailing stop" leaves "sell with a" once the trader words are read: no sell rule was said
+  const sellPart = sellAt >= 0 ? rest.slice(sellAt) : '';
+  const sellText = /^[\s,.;]*((sell|exit|with|a|an|the|and|on|at|it|when|using|by)\b[\s,.;]*)*$/i.test(sellPart) ? '' : sellPart;
 
   const pick = (part: string, side: 'buy' | 'sell') => searchRules(part, side).find((m) => m.confident)?.rule;
   const buyRule = pick(buyText, 'buy');
@@ -87,9 +169,14 @@ export function readOffline(text: string): OfflineReading {
       `the number${strays.length > 1 ? 's' : ''} ${[...new Set(strays)].join(', ')}: without an LLM I cannot tell what ${strays.length > 1 ? 'they set' : 'it sets'}`,
     );
 
-  const buy = buyRule ? [ruleCondition(buyRule)] : [];
+  const extra = traderFields(trader.found, tickers);
+  // a portfolio without a buy rule holds its members
+  const holdAll = !!extra.portfolio && !buyRule;
+  if (holdAll)
+    problems.splice(problems.indexOf('a buy condition naming an indicator I know (e.g. "RSI below 30", "MACD golden cross")'), 1);
+  const buy = buyRule ? [ruleCondition(buyRule)] : holdAll ? [HOLD_ALWAYS] : [];
   const sell = sellRule ? [ruleCondition(sellRule)] : [];
-  const task: StrategySpec['task'] = tickers.length > 1 ? 'ticker_selection' : 'metrics';
+  const task: StrategySpec['task'] = tickers.length > 1 && !extra.portfolio ? 'ticker_selection' : 'metrics';
   const chosenKpi = kpi ?? DEFAULT_KPI;
   if (!kpi) assumptions.push(`kpi: ${chosenKpi.replace('_', ' ')} (not named)`);
   if (buyRule) assumptions.push(`buy: ${buyRule.description} (library rule ${buyRule.id})`);
@@ -105,32 +192,46 @@ export function readOffline(text: string): OfflineReading {
         : `${start}..${end}`
       : '';
   const ruleSyntax = [
-    tickers.length > 1 ? `compare ${tickers.join(',')}` : (tickers[0] ?? 'CODE'),
+    extra.portfolio ? `portfolio ${tickers.join(',')}` : tickers.length > 1 ? `compare ${tickers.join(',')}` : (tickers[0] ?? 'CODE'),
     window,
-    `buy: ${buy.length ? buy.map((c) => conditionSyntax(c)).join(' and ') : '...'}`,
+    holdAll ? '' : `buy: ${buy.length ? buy.map((c) => conditionSyntax(c)).join(' and ') : '...'}`,
     sell.length ? `sell: ${sell.map((c) => conditionSyntax(c)).join(' and ')}` : '',
     `kpi: ${chosenKpi.split('_')[0]}`,
     withCosts ? 'costs: china' : '',
+    traderSyntax(extra),
   ]
     .filter(Boolean)
     .join(' ');
 
-  if (problems.length) return { ruleSyntax, problems, assumptions };
-  return {
-    ruleSyntax,
-    problems,
-    assumptions,
-    spec: {
+  if (problems.length) {
+    const missed = notUsedLine(original, {
       task,
       tickers,
-      ...(start ? { start, end } : {}),
       kpi: chosenKpi,
       capital: 1_000_000,
       sizing: 'lots',
-      costs: withCosts ? 'china' : 'none',
-      strategies: [{ name: 'A', buy, sell }],
-    },
+      costs: 'none',
+      strategies: [],
+      ...extra,
+    });
+    return { ruleSyntax, problems: missed ? [...problems, missed] : problems, assumptions };
+  }
+  const spec: StrategySpec = {
+    task,
+    tickers,
+    ...(start ? { start, end } : {}),
+    kpi: chosenKpi,
+    capital: 1_000_000,
+    sizing: 'lots',
+    costs: withCosts ? 'china' : 'none',
+    strategies: [{ name: 'A', buy, sell }],
+    ...extra,
   };
+  // every rule applied is said; every trader word not applied is named
+  assumptions.push(...rulesAssumptions(spec));
+  const notUsed = notUsedLine(original, spec);
+  if (notUsed) assumptions.push(notUsed);
+  return { ruleSyntax, problems, assumptions, spec };
 }
 
 /** Does the text name any indicator of the library? (For routing: backtest or not.) */

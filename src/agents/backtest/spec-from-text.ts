@@ -10,6 +10,8 @@ import { searchRules } from '../../backtest/factor-search.js';
 import { loadLibrary } from '../../backtest/library.js';
 import { checkSpec, strategySpecSchema, TASKS, type StrategySpec } from '../../backtest/spec.js';
 import type { LlmClient } from '../../llm/client.js';
+import { rulesAssumptions } from '../../backtest/rules-words.js';
+import { asksForShort, notUsedLine, SHORT_REFUSAL } from './trader-words.js';
 import { renderPrompt } from '../../llm/prompts.js';
 
 const summarySchema = z.object({
@@ -47,6 +49,8 @@ function factorList(): string {
 }
 
 export async function specFromText(text: string, llm: LlmClient, trace: TraceStep[]): Promise<SpecFromText> {
+  // long-only: a short side is refused before any model reads it (it must not come back as a long buy rule)
+  if (asksForShort(text)) return { problems: [`a long-only request: ${SHORT_REFUSAL}`] };
   const summary = await timed(trace, 'summarize', async () => {
     const { value, usage } = await llm.chatJson({
       system: 'You extract facts from requests as JSON.',
@@ -89,6 +93,9 @@ export async function specFromText(text: string, llm: LlmClient, trace: TraceSte
     assumptions: [
       `read by ${llm.model}: ${spec.task.replace('_', ' ')}, kpi ${spec.kpi.replace('_', ' ')}`,
       ...(spec.start ? [] : ['window: all available data']),
+      ...rulesAssumptions(spec),
+      // every trader word the spec does not apply is named
+      ...[notUsedLine(text, spec)].filter(Boolean),
     ],
   };
 }
