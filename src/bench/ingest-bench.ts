@@ -4,12 +4,16 @@
 // npm run bench -- ingest-damaged [--rows N]: the same file clean and with 1%
 // of its lines damaged, each loaded into an empty table: both times, and the
 // rejects checked against the damaged lines.
-import { rmSync, statSync } from 'node:fs';
+import { createReadStream, rmSync, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
-import { ingestCsv } from '../ingest/csv-ingest.js';
+import { ingestCsv, type IngestSummary } from '../ingest/csv-ingest.js';
+import type { TableSpec } from '../ingest/table-spec.js';
 import { CRIMES_SPEC } from '../ingest/crimes/crime-table.js';
 import { portalCsvSource } from '../ingest/crimes/portal-csv.js';
 import { generateCrimes } from '../ingest/generate/crimes.js';
@@ -31,24 +35,28 @@ export async function ingestBench(config: Config, logger: Logger, rows: number, 
 
   const db = await openBenchDatabase(config, logger, true);
   try {
-    // without rollups: the triggers that keep them are off for the load, and they are counted afresh after it
-    if (!withRollups) await db.pool.query('ALTER TABLE crimes DISABLE TRIGGER USER');
-    const rssBefore = process.memoryUsage().rss;
-    let peakRss = rssBefore;
-    const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
-    t = performance.now();
-    const first = await ingestCsv({ pool: db.pool, file, spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath: `${file}.rejects.csv` });
-    const loadSeconds = (performance.now() - t) / 1000;
-    clearInterval(sample);
-    console.log(
-      `ingest (empty table, 4 indexes + primary key): ${fmt(first.inserted)} loaded, ${first.rejected} rejected in ` +
-        `${loadSeconds.toFixed(1)} s (${fmt(rows / loadSeconds)} rows/s); peak RSS of this process ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
-    );
+    const floor = await plainCopy(db.pool, file);
+    console.log(`plain COPY of the file into crimes (empty, its indexes, no rollups: the floor): ${timing(floor, rows)}`);
+    const without = await timedIngest(db.pool, file, { ...CRIMES_SPEC, derived: undefined });
+    console.log(`ingest crimes without rollups (their triggers off, no merge): ${timing(without.seconds, rows)}`);
     if (!withRollups) {
-      await db.pool.query('ALTER TABLE crimes ENABLE TRIGGER USER');
       t = performance.now();
       await rebuildRollups(db.pool);
       console.log(`rollups counted afresh after the load (${ROLLUPS.length}): ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    } else {
+      const rssBefore = process.memoryUsage().rss;
+      let peakRss = rssBefore;
+      const sample = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
+      const first = await timedIngest(db.pool, file, CRIMES_SPEC);
+      clearInterval(sample);
+      console.log(
+        `ingest crimes with its ${ROLLUPS.length} rollups kept exact: ${fmt(first.inserted)} loaded, ${first.rejected} rejected in ` +
+          `${timing(first.seconds, rows)}; peak RSS of this process ${(peakRss / 2 ** 20).toFixed(0)} MiB; rollups exact: ${(await rollupsExact(db.pool)) ? 'yes' : 'NO'}`,
+      );
+      console.log(
+        `ingest ratios (${fmt(rows)} rows, paired in this run): with rollups / without ${(first.seconds / without.seconds).toFixed(2)}x (goal 1.3x), ` +
+          `with rollups / plain COPY ${(first.seconds / floor).toFixed(2)}x (goal 1.5x); command: npm run bench -- ingest --rows ${rows}`,
+      );
     }
     t = performance.now();
     await db.pool.query(`VACUUM (ANALYZE) ${tablesChangedByLoad('crimes').join(', ')}`);
@@ -79,11 +87,53 @@ export async function ingestBench(config: Config, logger: Logger, rows: number, 
     }
     const size = await db.pool.query(`SELECT pg_size_pretty(pg_table_size('crimes')) AS t, pg_size_pretty(pg_indexes_size('crimes')) AS i`);
     console.log(`table size ${size.rows[0].t}, indexes ${size.rows[0].i}`);
-    console.log(`total: ${(genSeconds + loadSeconds).toFixed(1)} s for generate + load of ${fmt(rows)} rows`);
   } finally {
     await db.close();
     rmSync(file, { force: true });
   }
+}
+
+const timing = (seconds: number, rows: number) => `${seconds.toFixed(1)} s (${fmt(rows / seconds)} rows/s)`;
+
+/** The floor: the file as it is, COPYed (as psql's \\copy does) into the empty table with all its indexes, no rollup triggers. */
+async function plainCopy(pool: pg.Pool, file: string): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query('TRUNCATE crimes');
+    await client.query(`SET DateStyle = 'ISO, MDY'`); // the portal's 03/18/2015 08:15:00 PM
+    await client.query('ALTER TABLE crimes DISABLE TRIGGER USER');
+    const t = performance.now();
+    try {
+      await pipeline(createReadStream(file), client.query(copyFrom('COPY crimes FROM STDIN (FORMAT csv, HEADER)')));
+      return (performance.now() - t) / 1000;
+    } finally {
+      await client.query('ALTER TABLE crimes ENABLE TRIGGER USER');
+      await client.query('RESET DateStyle');
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** `ingest crimes` of the file into an empty table; without derived tables in the spec, their triggers are off for the load. */
+async function timedIngest(pool: pg.Pool, file: string, spec: TableSpec): Promise<IngestSummary> {
+  await pool.query('TRUNCATE crimes');
+  if (!spec.derived) await pool.query('ALTER TABLE crimes DISABLE TRIGGER USER');
+  try {
+    return await ingestCsv({ pool, file, spec, source: portalCsvSource, rejectsPath: `${file}.rejects.csv` });
+  } finally {
+    if (!spec.derived) await pool.query('ALTER TABLE crimes ENABLE TRIGGER USER');
+  }
+}
+
+/** Every rollup holds every incident (the differential tests check each group; this is the bench's quick look). */
+async function rollupsExact(pool: pg.Pool): Promise<boolean> {
+  const total = Number((await pool.query('SELECT count(*) AS n FROM crimes')).rows[0].n);
+  for (const r of ROLLUPS) {
+    const { rows } = await pool.query(`SELECT coalesce(sum(n), 0) AS n, count(*) FILTER (WHERE n <= 0) AS empty FROM ${r.table}`);
+    if (Number(rows[0].n) !== total || Number(rows[0].empty) !== 0) return false;
+  }
+  return true;
 }
 
 /** Which damage a reject reason names (the reasons the reader and the row checks give). */

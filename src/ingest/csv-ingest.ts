@@ -11,7 +11,7 @@ import { BatchUpserter, addCounts, zeroCounts, type BatchCounts } from './upsert
 import { RejectFile } from './rejects.js';
 import { readCsvRecords } from './csv-records.js';
 import { recordRun } from './run-log.js';
-import { addRefusedRejects, writeRows, type RefusedRow } from './refused-rows.js';
+import { addRefusedRejects, mergeStaged, stageRows, type RefusedRow } from './refused-rows.js';
 import path from 'node:path';
 import { UserError } from '../core/errors.js';
 import { bestEffort } from '../core/best-effort.js';
@@ -55,6 +55,9 @@ export interface IngestSummary extends BatchCounts {
   dialect?: string;
 }
 
+/** The most rows one transaction merges (a cut loses at most these; they are staged again by the next run). */
+const MAX_MERGE_ROWS = 1_000_000;
+
 export async function ingestCsv(options: CsvIngestOptions): Promise<IngestSummary> {
   return recordRun(options.pool, `${options.spec.table} from ${path.basename(options.file)}`, () => ingestCsvFile(options));
 }
@@ -83,17 +86,26 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
     await upserter.prepare();
     let batch: string[] = [];
     let headerSeen = false;
-    const flush = async () => {
+    // Lines are staged a batch at a time; the staged rows are merged in one transaction every
+    // mergeRows rows, doubling from one batch up to MAX_MERGE_ROWS: the first rows land soon,
+    // and a large load merges often enough to lose little if cut, rarely enough that the
+    // rollups' groups are merged once per million rows rather than once per batch.
+    let mergeRows = batchSize;
+    const flush = async (last: boolean) => {
       const lines = batch;
       batch = [];
       await inFlight;
       const bytes = progress.bytesRead;
-      inFlight = writeRows(upserter, lines, refused).then((c) => {
-        counts = addCounts(counts, c);
+      inFlight = (async () => {
+        await stageRows(upserter, lines, refused);
+        if (upserter.stagedRows > 0 && (last || upserter.stagedRows >= mergeRows)) {
+          counts = addCounts(counts, await mergeStaged(upserter, refused));
+          mergeRows = Math.max(batchSize, Math.min(mergeRows * 2, MAX_MERGE_ROWS));
+        }
         options.onProgress?.(Math.min(bytes, totalBytes), totalBytes);
-      });
+      })();
       // surface a failed write at the next flush instead of as an unhandled rejection
-      void bestEffort(inFlight, 'an ingest batch (its error is thrown at the next flush)');
+      inFlight.catch(() => undefined);
     };
 
     for await (const record of readCsvRecords(file, { progress })) {
@@ -114,10 +126,10 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
         continue;
       }
       batch.push(`${result.values}\t${record.line}`);
-      if (batch.length >= batchSize) await flush();
+      if (batch.length >= batchSize) await flush(false);
     }
     if (!headerSeen) throw new UserError(`${file} is empty: expected a header line ${source.header.join(',')}`);
-    await flush();
+    await flush(true);
     await inFlight;
     await addRefusedRejects(file, refused, rejects);
     if (spec.afterLoad && (counts.inserted > 0 || counts.updated > 0)) await client.query(spec.afterLoad);

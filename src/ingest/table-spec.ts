@@ -10,4 +10,21 @@ export interface TableSpec {
   latestFirst: string;
   /** SQL run after a load that changed rows (e.g. refreshing a derived view) */
   afterLoad?: string;
+  /** Tables counted from this one (crimes' rollups), which a batch keeps exact set-based. */
+  derived?: DerivedTables;
+}
+
+/**
+ * Tables kept from the target by statement triggers on it, exact for every writer. A batch
+ * bypasses those triggers inside its own transaction (they would copy every changed row into
+ * transition tables and aggregate them again) and adds its change to each table once:
+ * `delta` holds +1 per new row version and -1 per replaced one, in `columns`.
+ */
+export interface DerivedTables {
+  /** the trigger function that keeps them on other writes; the batch disables the triggers that call it */
+  triggerFunction: string;
+  /** the target's columns the derived tables are counted from */
+  columns: readonly string[];
+  /** one statement per derived table adding `delta`'s counts; each returns `emptied`, the tids of groups it brought to 0 (tid[] as text, or null) */
+  merges(delta: string): { table: string; sql: string }[];
 }

@@ -1,7 +1,10 @@
-// Loads one batch of rows: COPY into a session-local staging table, then one
-// INSERT ... ON CONFLICT into the target, all in one transaction. Duplicates of
-// a key inside the batch are collapsed first (the latest wins), since a single
-// INSERT may not touch the same row twice.
+// Loads rows in two steps: COPY into a session-local staging table (stage(),
+// as many times as the caller likes), then one set-based merge of everything
+// staged into the target (merge()), in one transaction: an INSERT ... ON
+// CONFLICT into the target and, when the target has derived tables (crimes'
+// rollups), one aggregate merge into each. Duplicates of a key among the
+// staged rows are collapsed first (the latest wins), since a single INSERT may
+// not touch the same row twice.
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { pipeline } from 'node:stream/promises';
@@ -25,66 +28,207 @@ export const zeroCounts = (): BatchCounts => ({ inserted: 0, updated: 0, unchang
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** Staged source lines, by their line numbers (inclusive): a part of the staged rows merged alone. */
+export interface LineRange {
+  from: number;
+  to: number;
+}
+
+type Client = pg.PoolClient | pg.Client;
+
 export class BatchUpserter {
-  private readonly stage: string;
-  private readonly upsertSql: string;
+  private readonly stageTable: string;
+  private readonly deltaTable: string;
+  /** how many leading COPY values make the key (0: the key is not a prefix, always collapse duplicates) */
+  private readonly keyFields: number;
+  private staged = 0;
+  private readonly keysSeen = new Set<string>();
+  private duplicates = false;
+  /** the triggers a merge bypasses (they keep the derived tables on other writes) */
+  private triggers: string[] = [];
 
   constructor(
-    private readonly client: pg.PoolClient | pg.Client,
+    private readonly client: Client,
     private readonly spec: TableSpec,
   ) {
-    this.stage = ident(`${spec.table}_stage`);
+    this.stageTable = ident(`${spec.table}_stage`);
+    this.deltaTable = ident(`${spec.table}_delta`);
+    const prefix = spec.key.every((k, i) => spec.columns[i] === k);
+    this.keyFields = prefix ? spec.key.length : 0;
+  }
+
+  async prepare(): Promise<void> {
+    const table = ident(this.spec.table);
+    await this.client.query(`CREATE TEMP TABLE IF NOT EXISTS ${this.stageTable} (LIKE ${table} INCLUDING DEFAULTS, _line bigint)`);
+    await this.clear(); // a pooled session may keep the rows of a load that failed
+    const derived = this.spec.derived;
+    if (!derived) return;
+    await this.client.query(
+      `CREATE TEMP TABLE IF NOT EXISTS ${this.deltaTable} AS SELECT 1 AS sign, ${derived.columns.map(ident).join(', ')} FROM ${table} WITH NO DATA`,
+    );
+    const { rows } = await this.client.query<{ name: string }>(
+      `SELECT tgname AS name FROM pg_trigger WHERE tgrelid = $1::regclass AND tgfoid = $2::regproc AND NOT tgisinternal ORDER BY tgname`,
+      [this.spec.table, derived.triggerFunction],
+    );
+    this.triggers = rows.map((r) => r.name);
+  }
+
+  /** Rows staged and not merged yet. */
+  get stagedRows(): number {
+    return this.staged;
+  }
+
+  /**
+   * COPYs text lines (the spec's columns, then the source line number) into the staging table,
+   * outside any transaction: a refused COPY leaves nothing, and staged rows stay until merged.
+   */
+  async stage(lines: readonly string[]): Promise<void> {
+    if (!lines.length) return;
+    const cols = [...this.spec.columns.map(ident), '_line'].join(', ');
+    const copy = this.client.query(copyFrom(`COPY ${this.stageTable} (${cols}) FROM STDIN`));
+    await pipeline(Readable.from(chunked(lines)), copy);
+    this.staged += lines.length;
+    if (this.duplicates) return;
+    if (this.keyFields === 0) {
+      this.duplicates = true;
+      return;
+    }
+    for (const line of lines) {
+      const key = leadingFields(line, this.keyFields);
+      if (this.keysSeen.has(key)) {
+        this.duplicates = true;
+        this.keysSeen.clear();
+        return;
+      }
+      this.keysSeen.add(key);
+    }
+  }
+
+  /** Empties the staging table (after a merge, or to start over). */
+  async clear(): Promise<void> {
+    await this.client.query(`TRUNCATE ${this.stageTable}`);
+    this.staged = 0;
+    this.keysSeen.clear();
+    this.duplicates = false;
+  }
+
+  /** How many staged rows are in `range`, and the line of the first. */
+  async stagedIn(range: LineRange): Promise<{ rows: number; first: number | null }> {
+    const { rows } = await this.client.query<{ rows: number; first: string | null }>(
+      `SELECT count(*)::int AS rows, min(_line)::text AS first FROM ${this.stageTable} WHERE _line BETWEEN $1 AND $2`,
+      [range.from, range.to],
+    );
+    return { rows: rows[0].rows, first: rows[0].first === null ? null : Number(rows[0].first) };
+  }
+
+  /**
+   * Merges the staged rows (or those of `range`) into the target and its derived tables in one
+   * transaction, and runs `alsoInTransaction` before committing, so that a caller can record its
+   * progress atomically with the rows. The staging table keeps its rows (clear() empties it).
+   */
+  async merge(alsoInTransaction?: (client: Client) => Promise<void>, range?: LineRange): Promise<BatchCounts> {
+    const c = this.client;
+    const derived = this.spec.derived;
+    await c.query('BEGIN');
+    try {
+      // the batch's aggregates and the staged rows' sort fit in memory instead of spilling to disk
+      await c.query(`SET LOCAL work_mem = '64MB'`);
+      if (derived) await this.bypassTriggers();
+      const { rows } = await c.query<{ staged: number; inserted: number; updated: number }>(
+        this.upsertSql(range === undefined && !this.duplicates, range),
+        range ? [range.from, range.to] : [],
+      );
+      if (derived) {
+        for (const { table, sql } of derived.merges(this.deltaTable)) {
+          const { rows: merged } = await c.query<{ emptied: string | null }>(sql);
+          if (merged[0].emptied) await c.query(`DELETE FROM public.${ident(table)} WHERE ctid = ANY($1::tid[])`, [merged[0].emptied]);
+        }
+        if (this.triggers.length) await c.query(`ALTER TABLE ${ident(this.spec.table)} ${this.triggerAction('ENABLE')}`);
+      }
+      await alsoInTransaction?.(c);
+      await c.query('COMMIT');
+      const { staged, inserted, updated } = rows[0];
+      return { inserted, updated, unchanged: staged - inserted - updated };
+    } catch (error) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Stages `lines` alone and merges them (a sync's page): the staging table is empty again after. */
+  async write(lines: readonly string[], alsoInTransaction?: (client: Client) => Promise<void>): Promise<BatchCounts> {
+    await this.clear();
+    try {
+      await this.stage(lines);
+      return await this.merge(alsoInTransaction);
+    } finally {
+      await this.clear().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Other writers wait for this transaction (SHARE ROW EXCLUSIVE: readers go on, reading the
+   * last committed rows and rollups), so the rows the merge replaces are the ones it read; the
+   * triggers are off for this transaction only (DDL is transactional: no one else sees them
+   * off, and a cut or a rollback turns them back on).
+   */
+  private async bypassTriggers(): Promise<void> {
+    const table = ident(this.spec.table);
+    await this.client.query(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`);
+    if (this.triggers.length) await this.client.query(`ALTER TABLE ${table} ${this.triggerAction('DISABLE')}`);
+    await this.client.query(`TRUNCATE ${this.deltaTable}`);
+  }
+
+  private triggerAction(action: 'ENABLE' | 'DISABLE'): string {
+    return this.triggers.map((t) => `${action} TRIGGER ${ident(t)}`).join(', ');
+  }
+
+  private upsertSql(unique: boolean, range: LineRange | undefined): string {
+    const { spec } = this;
+    const target = ident(spec.table);
     const cols = spec.columns.map(ident).join(', ');
     const key = spec.key.map(ident).join(', ');
     const sets = spec.columns
       .filter((c) => !spec.key.includes(c))
       .map((c) => `${ident(c)} = excluded.${ident(c)}`)
       .join(', ');
-    this.upsertSql = `
-      WITH batch AS (
-        SELECT DISTINCT ON (${key}) ${cols} FROM ${this.stage}
-        ORDER BY ${key}, ${spec.latestFirst}, _line DESC
-      ), up AS (
-        INSERT INTO ${ident(spec.table)} AS t (${cols}) SELECT ${cols} FROM batch
+    const where = range ? 'WHERE _line BETWEEN $1 AND $2' : '';
+    const batch = unique
+      ? `SELECT ${cols} FROM ${this.stageTable} ${where}`
+      : `SELECT DISTINCT ON (${key}) ${cols} FROM ${this.stageTable} ${where} ORDER BY ${key}, ${spec.latestFirst}, _line DESC`;
+    const derived = spec.derived;
+    const counted = derived ? derived.columns.map(ident).join(', ') : '';
+    // with derived tables: the new versions (+1) and the rows they replaced (-1, read in the
+    // statement's snapshot, from before the upsert) go to the delta table
+    const delta = derived
+      ? `, old AS (
+          SELECT ${counted} FROM ${target} WHERE (${key}) IN (SELECT ${key} FROM up WHERE NOT inserted)
+        ), delta AS (
+          INSERT INTO ${this.deltaTable} (sign, ${counted})
+          SELECT 1, ${counted} FROM up UNION ALL SELECT -1, ${counted} FROM old
+        )`
+      : '';
+    return `
+      WITH batch AS (${batch}), up AS (
+        INSERT INTO ${target} AS t (${cols}) SELECT ${cols} FROM batch
         ON CONFLICT (${key}) DO UPDATE SET ${sets} WHERE ${spec.replaceWhen}
-        RETURNING (xmax = 0) AS inserted
-      )
-      SELECT (SELECT count(*) FROM ${this.stage}) AS staged,
-             count(*) FILTER (WHERE inserted) AS inserted,
-             count(*) FILTER (WHERE NOT inserted) AS updated
+        RETURNING (xmax = 0) AS inserted${derived ? `, ${[...new Set([...spec.key, ...derived.columns])].map(ident).join(', ')}` : ''}
+      )${delta}
+      SELECT ${range ? `(SELECT count(*) FROM ${this.stageTable} ${where})::int` : this.staged} AS staged,
+             (count(*) FILTER (WHERE inserted))::int AS inserted,
+             (count(*) FILTER (WHERE NOT inserted))::int AS updated
       FROM up`;
   }
+}
 
-  async prepare(): Promise<void> {
-    await this.client.query(
-      `CREATE TEMP TABLE IF NOT EXISTS ${this.stage} (LIKE ${ident(this.spec.table)} INCLUDING DEFAULTS, _line bigint)`,
-    );
+/** The first `n` tab-separated values of a COPY line, as one string. */
+function leadingFields(line: string, n: number): string {
+  let end = -1;
+  for (let i = 0; i < n; i++) {
+    end = line.indexOf('\t', end + 1);
+    if (end < 0) return line;
   }
-
-  /**
-   * Writes COPY text lines (the spec's columns, then the source line number) and
-   * runs `alsoInTransaction` before committing, so that a caller can record its
-   * progress atomically with the rows.
-   */
-  async write(lines: readonly string[], alsoInTransaction?: (client: pg.PoolClient | pg.Client) => Promise<void>): Promise<BatchCounts> {
-    const cols = [...this.spec.columns.map(ident), '_line'].join(', ');
-    await this.client.query('BEGIN');
-    try {
-      await this.client.query(`TRUNCATE ${this.stage}`);
-      if (lines.length) {
-        const copy = this.client.query(copyFrom(`COPY ${this.stage} (${cols}) FROM STDIN`));
-        await pipeline(Readable.from(chunked(lines)), copy);
-      }
-      const { rows } = await this.client.query<{ staged: number; inserted: number; updated: number }>(this.upsertSql);
-      await alsoInTransaction?.(this.client);
-      await this.client.query('COMMIT');
-      const { staged, inserted, updated } = rows[0];
-      return { inserted, updated, unchanged: staged - inserted - updated };
-    } catch (error) {
-      await this.client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  }
+  return line.slice(0, end);
 }
 
 /** Groups lines into ~1 MB strings: far fewer stream writes than one per row. */

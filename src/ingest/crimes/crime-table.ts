@@ -1,6 +1,7 @@
 // The crimes table as the ingesters see it: column order, key, and the rule
 // that a row with a newer updated_on replaces the stored one.
 import type { TableSpec } from '../table-spec.js';
+import { CRIME_ROLLUPS_UPKEEP } from './rollup-upkeep.js';
 
 export const CRIME_COLUMNS = [
   'id',
@@ -33,6 +34,7 @@ export const CRIMES_SPEC: TableSpec = {
   key: ['id'],
   replaceWhen: 'excluded.updated_on > t.updated_on OR (t.updated_on IS NULL AND excluded.updated_on IS NOT NULL)',
   latestFirst: 'updated_on DESC NULLS LAST',
+  derived: CRIME_ROLLUPS_UPKEEP,
 };
 
 /** The portal's CSV export header, in order. */
