@@ -16,7 +16,7 @@ export interface Import {
   local: boolean;
 }
 
-export const SRC = path.resolve(import.meta.dirname, '../../src');
+const SRC = path.resolve(import.meta.dirname, '../../src');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
