@@ -156,6 +156,7 @@ export async function backtestBench(config: Config, logger: Logger, tickers: num
     console.log(`memory before the whole-market runs: RSS ${mib(before.rss)}, heap used ${mib(before.heapUsed)}`);
     if (legacy) await legacyRuns(db.pool);
     else await agentRuns(db.pool, logger);
+    if (!legacy) await traderRuns(db.pool, logger);
     const after = process.memoryUsage();
     console.log(
       `memory after: RSS ${mib(after.rss)}, heap used ${mib(after.heapUsed)}` +
@@ -220,6 +221,54 @@ async function agentRuns(pool: pg.Pool, logger: Logger): Promise<void> {
         `${(run.ms / cells).toFixed(2)} ms a cell; engine ${seconds(engine(run))}; ${answer.headline}`,
     );
     console.log(`    ${loopFigures(run)}`);
+  }
+}
+
+/**
+ * Issue 37's trader runs, each against the same run without its extras (median of 3, after one warm-up that
+ * loads any new column into the cache): a 20-ticker portfolio rebalanced monthly over 2020-2025, with and without
+ * costs, stops and a volume cap; and the whole-market scan with costs and stops against the plain scan.
+ */
+async function traderRuns(pool: pg.Pool, logger: Logger): Promise<void> {
+  const deps = { pool, statementTimeoutMs: 120_000, logger };
+  const { rows } = await pool.query(
+    `SELECT stock_code FROM shanghai_stock_exchange WHERE trade_date = (SELECT min(trade_date) FROM shanghai_stock_exchange)
+     ORDER BY stock_code LIMIT 20`,
+  );
+  const codes = rows.map((r) => r.stock_code as string).join(',');
+  const timed3 = async (text: string) => {
+    await runBacktest(text, deps);
+    const ms: number[] = [];
+    let last: BacktestOutcome | undefined;
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      last = await runBacktest(text, deps);
+      ms.push(performance.now() - t);
+      if (last.answer.kind !== 'result') throw new Error(`${text}: ${JSON.stringify(last.answer)}`);
+    }
+    return { ms: median(ms), headline: last!.answer.kind === 'result' ? last!.answer.headline : '' };
+  };
+  const pairs = [
+    {
+      name: `portfolio of 20 tickers, 2020..2025, rebalanced monthly`,
+      plain: `portfolio ${codes} 2020..2025 rebalance: monthly`,
+      extras: `portfolio ${codes} 2020..2025 rebalance: monthly costs: china stop: 8% trail: 15% volume-cap: 10%`,
+    },
+    {
+      name: 'whole-market scan',
+      plain: `compare all 2020..2025 ${STRATEGY}`,
+      extras: `compare all 2020..2025 ${STRATEGY} costs: china stop: 8% trail: 15%`,
+    },
+  ];
+  console.log('trader runs (issue 37): each with costs: china, stops (8% stop-loss, 15% trailing) [and a 10% volume cap] against without:');
+  for (const p of pairs) {
+    const plain = await timed3(p.plain);
+    const extras = await timed3(p.extras);
+    const ratio = extras.ms / plain.ms;
+    console.log(
+      `  ${p.name}: ${seconds(extras.ms)} with them, ${seconds(plain.ms)} without: ${ratio.toFixed(2)}x ` +
+        `(${ratio <= 1.5 ? 'within' : 'OVER'} the 1.5x budget); ${extras.headline}`,
+    );
   }
 }
 
