@@ -6,7 +6,12 @@ import type { Logger } from '../core/logger.js';
 import { APP_SEARCH_PATH, openDatabase, type Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 
-const BENCH_DATABASE = 'datadesk_bench';
+/** BENCH_DATABASE names another (an 8.5M-row load kept apart from the default one) */
+function benchDatabaseName(): string {
+  const name = process.env.BENCH_DATABASE ?? 'datadesk_bench';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`BENCH_DATABASE must be a plain database name (a-z, 0-9, _), not "${name}"`);
+  return name;
+}
 
 export interface BenchDatabase {
   pool: pg.Pool;
@@ -16,6 +21,7 @@ export interface BenchDatabase {
 }
 
 export async function openBenchDatabase(config: Config, logger: Logger, fresh: boolean): Promise<BenchDatabase> {
+  const BENCH_DATABASE = benchDatabaseName();
   const app: Database = await openDatabase(config, logger, { migrate: false });
   // on the embedded server the app's login may not create databases: its superuser makes the bench's
   const serverUrl = new URL(config.databaseUrl ?? app.adminUrl ?? (app.write.options.connectionString as string));

@@ -1,8 +1,10 @@
 // The plan answers at the benchmark database's size (npm run bench -- sql --rows 8500000):
 // every benchmark question the offline reader reads, its query timed from the
-// rollup the compiler picks and from crimes (the rows must be the same), then
-// whole answers through the desk (read, compile, validate, run, facts,
-// narrate) one at a time and 200 at once.
+// rollup the compiler picks and from crimes (the rows must be the same), 200
+// random plans over the whole plan language (src/plan/random-plans.ts) timed
+// as they run, then whole answers through the desk (read, compile, validate,
+// run, facts, narrate) one at a time and 200 at once. A query runs as the run
+// node runs it: moved onto a rollup by aggregate navigation where one holds it.
 import type pg from 'pg';
 import { readPlanContext } from '../agents/sql/agent.js';
 import { createDesk } from '../agents/create-desk.js';
@@ -11,7 +13,9 @@ import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
 import { openDatabase } from '../db/database.js';
 import { benchmarkPlans } from '../eval/benchmark-plans.js';
-import { compilePlan } from '../plan/compile.js';
+import { compilePlan, PlanCompileError } from '../plan/compile.js';
+import { randomPlans } from '../plan/random-plans.js';
+import { navigateAggregates } from '../db/aggregate-navigation.js';
 import { quantile } from './stats.js';
 
 const ms = (xs: number[], q: number) => quantile(xs, q).toFixed(1);
@@ -23,12 +27,50 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - t];
 }
 
-/** The median of RUNS runs after one warm-up, and the rows. */
-async function medianRun(pool: pg.Pool, sql: string, timeoutMs: number) {
+/** The median of `runs` runs after one warm-up, and the rows. */
+async function medianRun(pool: pg.Pool, sql: string, timeoutMs: number, runs = RUNS) {
   const first = await runSql(pool, sql, timeoutMs);
   const times: number[] = [];
-  for (let k = 0; k < RUNS; k++) times.push((await timed(() => runSql(pool, sql, timeoutMs)))[1]);
+  for (let k = 0; k < runs; k++) times.push((await timed(() => runSql(pool, sql, timeoutMs)))[1]);
   return { rows: JSON.stringify(first.rows), ms: quantile(times, 0.5) };
+}
+
+/** The SQL as the run node runs it, and the table that answers it. */
+async function asRun(compiled: { sql: string; rollup?: string }): Promise<{ sql: string; from: string }> {
+  const moved = await navigateAggregates(compiled.sql);
+  return moved ? { sql: moved.sql, from: `${moved.rollups.join('+')} (moved)` } : { sql: compiled.sql, from: compiled.rollup ?? 'crimes' };
+}
+
+const row = (label: string, xs: number[]) =>
+  `  ${label} | ${ms(xs, 0.5)} | ${ms(xs, 0.9)} | ${ms(xs, 0.99)} | ${Math.max(...xs).toFixed(1)}`;
+
+/** 200 random plans, each timed as it runs (median of 3 after a warm-up): the figure a person's own questions meet. */
+async function randomPlansBench(pool: pg.Pool, timeout: number): Promise<void> {
+  const { rows } = await pool.query<{ lo: number; hi: number }>('SELECT min(year) AS lo, max(year) AS hi FROM crimes_by_year_type');
+  const times: number[] = [];
+  const tables = new Map<string, number>();
+  const slow: { ms: number; from: string; plan: string }[] = [];
+  for (const p of randomPlans(200, 35, [rows[0].lo, rows[0].hi])) {
+    let compiled;
+    try {
+      compiled = compilePlan(p.plan, p.choices);
+    } catch (error) {
+      if (error instanceof PlanCompileError) continue;
+      throw error;
+    }
+    const run = await asRun(compiled);
+    const t = (await medianRun(pool, run.sql, timeout, 3)).ms;
+    times.push(t);
+    const table = run.from.replace(/ \(moved\)$/, '');
+    tables.set(table, (tables.get(table) ?? 0) + 1);
+    slow.push({ ms: t, from: run.from, plan: JSON.stringify({ ...p.plan, chart: undefined }) });
+  }
+  const fromCrimes = tables.get('crimes') ?? 0;
+  console.log(
+    `random plans (src/plan/random-plans.ts, seed 35): ${times.length} compiled of 200; ${times.length - fromCrimes} from rollups, ${fromCrimes} from crimes`,
+  );
+  console.log(row('as run (median of 3 per plan)    ', times));
+  for (const s of slow.sort((a, b) => b.ms - a.ms).slice(0, 5)) console.log(`    ${s.ms.toFixed(0)} ms from ${s.from}: ${s.plan}`);
 }
 
 export async function planBench(config: Config, logger: Logger, benchUrl: string, concurrent: number): Promise<void> {
@@ -42,12 +84,13 @@ export async function planBench(config: Config, logger: Logger, benchUrl: string
     const slow: { id: string; ms: number; from: string }[] = [];
     for (const p of plans) {
       const compiled = compilePlan(p.plan, p.choices);
-      const a = await medianRun(db.read, compiled.sql, timeout);
+      const run = await asRun(compiled);
+      const a = await medianRun(db.read, run.sql, timeout);
       const b = compiled.rollup ? await medianRun(db.read, compilePlan(p.plan, p.choices, { rollups: false }).sql, timeout) : a;
       if (a.rows !== b.rows) throw new Error(`${p.id} "${p.question}": the rollup ${compiled.rollup} and crimes give different rows`);
       fast.push(a.ms);
       raw.push(b.ms);
-      const from = compiled.rollup ?? 'crimes';
+      const from = run.from;
       rollupsUsed.set(from, (rollupsUsed.get(from) ?? 0) + 1);
       slow.push({ id: p.id, ms: a.ms, from });
     }
@@ -69,6 +112,7 @@ export async function planBench(config: Config, logger: Logger, benchUrl: string
         .join(', ')}`,
     );
     console.log('  the rows were identical both ways for every question');
+    await randomPlansBench(db.read, timeout);
 
     // whole answers, as a worker gives them (no model: the reader's plans)
     const { desk, memory } = createDesk({ ...config, databaseUrl: benchUrl }, db, logger);

@@ -1,7 +1,11 @@
 // npm run bench -- sql: the relevance gate's latency over the benchmark
 // questions, and the non-LLM time of each benchmark question on the crimes of
 // the benchmark database (8.5M rows after `bench -- ingest`): schema
-// introspection, validation (guard + EXPLAIN), the run, the narration.
+// introspection, validation (guard + EXPLAIN), the run, the narration; then a
+// perfect scripted model (the gold SQL as the model's, run as the run node runs
+// it: moved onto a rollup where one holds it) and the seed paper's gap question
+// as a plan.
+import type pg from 'pg';
 import { quantile } from './stats.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
@@ -14,6 +18,70 @@ import { openBenchDatabase } from './bench-database.js';
 import { planBench } from './plan-bench.js';
 import { readNamedQueries } from './index-bench.js';
 import { fixturePath } from '../core/paths.js';
+import { navigateAggregates } from '../db/aggregate-navigation.js';
+import { compilePlan } from '../plan/compile.js';
+import { parsePlan, type QueryPlanInput } from '../plan/query-plan.js';
+
+const pct = (xs: number[], q: number) => (xs.length ? quantile(xs, q).toFixed(1) : '-');
+
+/** The gold SQL moved onto a rollup as the run node moves it: its time (median of 3 after a warm-up); the rows must be the same. */
+async function movedRun(pool: pg.Pool, sql: string, rows: unknown[], timeout: number): Promise<{ ms: number; to: string } | undefined> {
+  const moved = await navigateAggregates(sql);
+  if (!moved) return undefined;
+  const first = await runSql(pool, moved.sql, timeout);
+  if (JSON.stringify(first.rows) !== JSON.stringify(rows))
+    throw new Error(`moved onto ${moved.rollups.join(', ')}, the rows differ:\n${moved.sql}`);
+  const times: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    const t = performance.now();
+    await runSql(pool, moved.sql, timeout);
+    times.push(performance.now() - t);
+  }
+  return { ms: quantile(times, 0.5), to: moved.rollups.join('+') };
+}
+
+/** A perfect scripted model writes the gold SQL: how it runs once moved where a rollup holds it. */
+function perfectModel(per: { id: string; run: number; moved?: { ms: number; to: string } }[]): void {
+  const moved = per.filter((p) => p.moved);
+  const stayed = per.filter((p) => !p.moved);
+  const m = moved.map((p) => p.moved!.ms);
+  console.log(
+    `perfect scripted model (the gold SQL of ${per.length} questions, run as the run node runs it): ${moved.length} moved onto rollups, ${stayed.length} on crimes`,
+  );
+  console.log(`  moved     | p50 ${pct(m, 0.5)} ms | p99 ${pct(m, 0.99)} ms | max ${m.length ? Math.max(...m).toFixed(1) : '-'} ms`);
+  const before = moved.map((p) => p.run);
+  console.log(`  the same as written on crimes | p50 ${pct(before, 0.5)} ms | p99 ${pct(before, 0.99)} ms`);
+  const s = stayed.map((p) => p.run);
+  console.log(
+    `  on crimes (no rollup holds them) | p50 ${pct(s, 0.5)} ms | p99 ${pct(s, 0.99)} ms; slowest: ${[...stayed]
+      .sort((a, b) => b.run - a.run)
+      .slice(0, 6)
+      .map((p) => `${p.id} ${p.run.toFixed(0)} ms`)
+      .join(', ')}`,
+  );
+}
+
+/** The gap questions as plans (what a model that fills the plan sends): compiled as one GROUP BY block. */
+async function gapQuestions(pool: pg.Pool, timeout: number): Promise<void> {
+  const questions: [string, QueryPlanInput][] = [
+    ['average days between consecutive crimes on the same block (the seed paper)', { measure: { kind: 'average_gap', unit: 'day' } }],
+    [
+      'average hours between consecutive burglaries on the same block in 2019 (h06)',
+      { measure: { kind: 'average_gap', unit: 'hour' }, filters: { types: ['BURGLARY'], time: { from: '2019-01-01', to: '2020-01-01' } } },
+    ],
+  ];
+  for (const [question, plan] of questions) {
+    const sql = compilePlan(parsePlan(plan)).sql;
+    const times: number[] = [];
+    let value: unknown;
+    for (let k = 0; k < 3; k++) {
+      const t = performance.now();
+      value = (await runSql(pool, sql, timeout)).rows[0]?.[0];
+      times.push(performance.now() - t);
+    }
+    console.log(`  ${question} as a plan: ${(quantile(times, 0.5) / 1000).toFixed(2)} s (median of 3; ${String(value)})`);
+  }
+}
 
 export async function sqlBench(config: Config, logger: Logger, opts: { rows?: number; concurrent: number }): Promise<void> {
   const items = loadBenchmark();
@@ -45,7 +113,7 @@ export async function sqlBench(config: Config, logger: Logger, opts: { rows?: nu
     await introspectSchema(db.pool);
     console.log(`schema introspection (cold, then cached for the process): ${(performance.now() - t).toFixed(0)} ms`);
     const timeout = 120_000;
-    const per: { id: string; tier: string; validate: number; run: number; narrate: number }[] = [];
+    const per: { id: string; tier: string; validate: number; run: number; narrate: number; moved?: { ms: number; to: string } }[] = [];
     for (const i of items) {
       t = performance.now();
       const v = await validateSql(db.pool, i.sql, timeout);
@@ -56,7 +124,14 @@ export async function sqlBench(config: Config, logger: Logger, opts: { rows?: nu
       const run = performance.now() - t;
       t = performance.now();
       narrate(result);
-      per.push({ id: i.id, tier: i.tier, validate, run, narrate: performance.now() - t });
+      per.push({
+        id: i.id,
+        tier: i.tier,
+        validate,
+        run,
+        narrate: performance.now() - t,
+        moved: await movedRun(db.pool, i.sql, result.rows, timeout),
+      });
     }
     console.log('tier | n | validate median ms | run median ms | run p90 ms | narrate median ms');
     for (const tier of ['easy', 'medium', 'hard']) {
@@ -79,6 +154,8 @@ export async function sqlBench(config: Config, logger: Logger, opts: { rows?: nu
     }
     const slowest = [...per].sort((a, b) => b.run - a.run).slice(0, 5);
     console.log(`slowest runs: ${slowest.map((p) => `${p.id} ${(p.run / 1000).toFixed(2)} s`).join(', ')}`);
+    perfectModel(per);
+    await gapQuestions(db.pool, config.statementTimeoutMs);
     // the hard tier's heavy shapes as a model writes them, each run as an answer runs (JIT off, the app's timeout)
     console.log(`heavy shapes (fixtures/benchmarks/heavy-shapes.sql), statement timeout ${config.statementTimeoutMs / 1000} s:`);
     for (const q of readNamedQueries(fixturePath('benchmarks', 'heavy-shapes.sql'))) {

@@ -41,7 +41,7 @@ describe('compilePlan', () => {
     );
     // as it runs: from the smallest rollup that keeps type and year, named in the SQL shown
     expect(compilePlan(parsePlan(plan)).sql).toBe(
-      "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
+      "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_year_type\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
     );
     await expectSame(plan, "SELECT count(*) FROM crimes WHERE primary_type = 'THEFT' AND year = 2019");
   });

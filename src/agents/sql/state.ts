@@ -74,6 +74,8 @@ export interface SqlState extends GraphState {
   /** the question answered, in full words: the plan's question, or on the free-SQL path the question as the model restated it */
   resolvedQuestion?: string;
   sql?: string;
+  /** the query as the model (or a verified pair) wrote it, when it ran moved onto a rollup: the thread keeps this one */
+  asWritten?: string;
   result?: QueryResult;
   tokens: number;
   answer?: Answer;

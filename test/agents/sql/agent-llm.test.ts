@@ -32,6 +32,9 @@ afterAll(async () => {
 });
 
 const GOOD = "SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND year = 2019";
+// what runs and is shown: the same count from the rollup that holds it (src/db/aggregate-navigation.ts)
+const GOOD_MOVED =
+  "-- answered from crimes_by_year_type (the same counts as crimes, pre-aggregated)\nSELECT coalesce(sum(n), 0) AS thefts FROM crimes_by_year_type WHERE primary_type = 'THEFT' AND year = 2019";
 const thefts2019Placeholder = '{THEFTS}';
 const BY_YEAR = "SELECT year, count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' GROUP BY year ORDER BY year";
 // The offline reader answers what the query plan can say without a model; these
@@ -45,7 +48,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   it('happy path: the LLM writes the SQL from schema, values and retrieved examples; one number is told by us, no second call', async () => {
     llm.script.push(sqlReply(GOOD));
     const a = await ask(`${FREE}?`);
-    expect(a).toMatchObject({ kind: 'result', sql: [GOOD], narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD_MOVED], narration: `Thefts: ${thefts2019.toLocaleString('en-US')}.` });
     expect(llm.requests).toHaveLength(1);
     const prompt = llm.requests[0].messages[1].content;
     expect(prompt).toContain('primary_type text -- crime category');
@@ -76,7 +79,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   it('takes a fenced SQL string inside otherwise valid JSON, as models send it', async () => {
     llm.script.push({ content: '```json\n' + JSON.stringify({ sql: '```sql\n' + GOOD + ';\n```' }) + '\n```' });
     const a = await ask(FREE);
-    expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD_MOVED] });
     expect(llm.requests).toHaveLength(1); // no repair round, no "model down"
   });
 
@@ -137,7 +140,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
       content: `${thefts2019} thefts.`,
     });
     const a = await ask(FREE);
-    expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD_MOVED] });
     expect(llm.requests[1].messages[1].content).toMatch(
       /Your previous attempt failed\.\nSQL: SELECT count\(\*\) FROM crimes WHERE crime_type = 'THEFT'\nError: PostgreSQL rejected the query: column "crime_type" does not exist/,
     );
@@ -179,7 +182,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   it('repairs a garbage JSON reply once', async () => {
     llm.script.push({ content: 'Sure! Here is the query: SELECT ...' }, sqlReply(GOOD), { content: `${thefts2019} thefts.` });
     const a = await ask(FREE);
-    expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD_MOVED] });
     expect(llm.requests[1].messages.at(-1)!.content).toMatch(/^That reply was invalid: not valid JSON/);
   });
 
@@ -336,7 +339,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
       understood: ['thefts', 'in 2020', 'all of Chicago'],
     });
     expect(a.kind === 'result' && a.sql[0]).toBe(
-      "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2020",
+      "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_year_type\nWHERE primary_type = 'THEFT'\n  AND year = 2020",
     );
     expect(a.trace.find((t) => t.node === 'generate')?.note).toBe('attempt 1: llm: query plan');
     expect(llm.requests).toHaveLength(1); // no narration call: the plan tells it
@@ -416,7 +419,7 @@ describe('SQL agent with an LLM (scripted OpenAI-compatible server)', () => {
   it("a model's SQL ending in '; -- comment' is answered: the statement alone runs and is shown", async () => {
     llm.script.push(sqlReply(`${GOOD}; -- that is all`), { content: 'ok' });
     const a = await ask(FREE, 'trailing-comment');
-    expect(a).toMatchObject({ kind: 'result', sql: [GOOD] });
+    expect(a).toMatchObject({ kind: 'result', sql: [GOOD_MOVED] });
   });
   it("a model's query that would hold gigabytes is refused from its plan before it runs, and nothing of it runs", async () => {
     const attacks = [

@@ -26,7 +26,7 @@ describe('SQL agent without an LLM (the query plan)', () => {
     const truth = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
     // the SQL that ran: from the smallest rollup that keeps type and year (the count is checked against crimes on the next line)
     expect(a.sql).toEqual([
-      "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_month_location\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
+      "SELECT coalesce(sum(n), 0) AS incidents\nFROM crimes_by_year_type\nWHERE primary_type = 'THEFT'\n  AND year = 2019",
     ]);
     expect(a.table).toEqual({ columns: ['incidents'], rows: [[truth]], rowCount: 1, truncated: false });
     expect(a.headline).toBe(`Thefts in 2019, all of Chicago: ${truth.toLocaleString('en-US')}`);

@@ -18,6 +18,7 @@ async function onRollups(state: SqlState, pool: pg.Pool, statement: string): Pro
   const check = await validateSql(pool, moved.sql, state.deps.statementTimeoutMs);
   if (check.ok) {
     state.stepNote = `answered from ${moved.rollups.join(', ')}`;
+    state.asWritten = statement;
     return moved.sql;
   }
   state.deps.logger.warn(

@@ -120,7 +120,8 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     s.history.push({
       question,
       ...(question !== state.question ? { asked: state.question } : {}),
-      sql: state.sql,
+      // the model is shown crimes: a follow-up edits the query it wrote, not the one moved onto a rollup
+      sql: state.asWritten ?? state.sql,
       ...(state.plan ? { plan: state.plan } : {}),
     });
   });
