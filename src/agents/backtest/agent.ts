@@ -237,7 +237,11 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
         ...(spec.sizing === 'shares' ? ['sizing: any number of shares (at least 100)'] : []),
       ],
       notes: [
-        ...(spec.task === 'metrics' ? [] : [`${result.candidates.length} candidates compared; the table is sorted best first.`]),
+        ...(spec.task === 'metrics'
+          ? []
+          : [
+              `${result.candidates.length} candidates compared; the table is sorted best first${view.ranking?.apart.length ? ', those below the ranking minimum last' : ''}.`,
+            ]),
         ...(spec.task === 'ticker_selection' ? [unevenWindows(data.tickers)].filter(Boolean) : []),
         ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
         ...(reading.rerun ? [rerunNote(reading.rerun, { id, engine, summary: version.summary, kpi: spec.kpi, best })] : []),
