@@ -5,7 +5,8 @@ import { createLogger } from '../core/logger.js';
 import { positiveInt } from '../cli/options.js';
 import { ingestBench, ingestDamagedBench } from './ingest-bench.js';
 import { indexBench } from './index-bench.js';
-import { backtestBench } from './backtest-bench.js';
+import { backtestBench, loadStocksIfEmpty } from './backtest-bench.js';
+import { eventLoopBench } from './event-loop-bench.js';
 import { sqlBench } from './sql-bench.js';
 import { slackBench } from './slack-bench.js';
 import { narrationBench } from './narration-bench.js';
@@ -56,6 +57,29 @@ program
   .action(async (opts: { tickers: number; legacy?: boolean }) => {
     const config = loadConfigFromProcess();
     await backtestBench(config, createLogger(config.logLevel), opts.tickers, opts.legacy ?? false);
+  });
+
+program
+  .command('event-loop')
+  .description(
+    "issue 35's whole-market backtest through the agent in this process: event-loop delay and /healthz p99/max (the bound: 100 ms); --profile names what held the main thread",
+  )
+  .option('--database-url <url>', 'a database with the stock tables (default: the benchmark database)')
+  .option('--tickers <n>', 'tickers to load when the database has none', positiveInt, 5_401)
+  .option('--runs <n>', 'runs (the first fills the bar cache)', positiveInt, 2)
+  .option('--profile', "the main thread's CPU profile over the runs: its heaviest functions")
+  .action(async (opts: { databaseUrl?: string; tickers: number; runs: number; profile?: boolean }) => {
+    const config = loadConfigFromProcess();
+    const logger = createLogger('warn');
+    const bench = opts.databaseUrl ? undefined : await openBenchDatabase(config, logger, false);
+    const pool = bench?.pool ?? new pg.Pool({ connectionString: opts.databaseUrl, max: 4, options: APP_SEARCH_PATH });
+    try {
+      if (opts.databaseUrl) await migrate(pool);
+      await loadStocksIfEmpty(pool, opts.tickers);
+      await eventLoopBench(pool, logger, { runs: opts.runs, profile: opts.profile ?? false });
+    } finally {
+      await (bench ? bench.close() : pool.end());
+    }
   });
 
 program

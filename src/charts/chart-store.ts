@@ -86,8 +86,8 @@ export class ChartStore {
       if (entry.recipe) {
         const png = await this.drawn(entry.recipe);
         entry.png = png;
-        entry.recipe = undefined;
-        this.saveDrawing(id, png);
+        // while its row is being written, the write saves the drawing after it (keep); once written, here
+        if (this.entries.get(id) !== entry) this.saveDrawing(id, png);
         return png;
       }
     }

@@ -1,0 +1,125 @@
+// npm run bench -- event-loop: issue 35's whole-market backtest ("compare all
+// 2020..2025 buy: MACD_CROSS_UP sell: MACD_CROSS_DOWN kpi: sharpe") through
+// the agent in this process, while a /healthz on this process is polled every
+// 20 ms and perf_hooks watches the event loop: the delay's p99 and max, the
+// polls' p99 and max, and whether the max stays under 100 ms. With --profile,
+// the main thread's CPU profile over the runs (node:inspector), its heaviest
+// functions by self time (file:function, ms): what held the loop.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Session, type Profiler } from 'node:inspector/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type pg from 'pg';
+import type { Logger } from '../core/logger.js';
+import { runBacktest } from '../agents/backtest/agent.js';
+import { destroyWorkerPool, poolSize } from '../backtest/threads/pool.js';
+import { quantile } from './stats.js';
+
+const COMMAND = 'compare all 2020..2025 buy: MACD_CROSS_UP sell: MACD_CROSS_DOWN kpi: sharpe';
+/** The issue's bound on the event loop's delay and on /healthz during the run. */
+const LIMIT_MS = 100;
+
+interface Watched {
+  ms: number;
+  loopP99: number;
+  loopMax: number;
+  healthP99: number;
+  healthMax: number;
+  polls: number;
+}
+
+/** Runs `work` while a /healthz on this process is polled every 20 ms and the event loop's delay is recorded. */
+async function watch(work: () => Promise<unknown>): Promise<Watched> {
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  let polling = true;
+  const poll = (async () => {
+    while (polling) {
+      const t = performance.now();
+      await new Promise<void>((resolve, reject) =>
+        http.get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => res.resume().on('end', resolve)).on('error', reject),
+      );
+      latencies.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const started = performance.now();
+  try {
+    await work();
+    const ms = performance.now() - started;
+    await new Promise((r) => setTimeout(r, 30)); // a stall that ends with the work shows at the next tick
+    histogram.disable();
+    return {
+      ms,
+      loopP99: histogram.percentile(99) / 1e6,
+      loopMax: histogram.max / 1e6,
+      healthP99: quantile(latencies, 0.99),
+      healthMax: Math.max(...latencies),
+      polls: latencies.length,
+    };
+  } finally {
+    polling = false;
+    await poll;
+    agent.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+/** The functions that held the main thread longest (self time), as file:function ms. */
+function heaviest(profile: Profiler.Profile, count: number): string[] {
+  const self = new Map<number, number>();
+  profile.samples?.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
+  const byFunction = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)' || functionName === '(program)') continue;
+    const file = url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules\/|dist\/|src\/)/, '$1');
+    const key = `${file || '(native)'}:${functionName || '(anonymous)'}:${lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + (self.get(node.id) ?? 0));
+  }
+  return [...byFunction]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([key, us]) => `${(us / 1000).toFixed(0).padStart(7)} ms  ${key}`);
+}
+
+export async function eventLoopBench(pool: pg.Pool, logger: Logger, o: { runs: number; profile: boolean }): Promise<void> {
+  const session = o.profile ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 500 });
+    await session.post('Profiler.start');
+  }
+  const deps = { pool, statementTimeoutMs: 300_000, logger };
+  let worst = 0;
+  try {
+    console.log(`"${COMMAND}" through the agent in this process, engine on ${poolSize()} worker threads:`);
+    for (let run = 1; run <= o.runs; run++) {
+      let headline = '';
+      const w = await watch(async () => {
+        const { answer } = await runBacktest(COMMAND, deps);
+        headline = answer.kind === 'result' ? answer.headline : `${answer.kind}: ${JSON.stringify(answer).slice(0, 200)}`;
+      });
+      worst = Math.max(worst, w.loopMax, w.healthMax);
+      console.log(
+        `  run ${run}${run === 1 ? ' (bar cache empty)' : ''}: ${(w.ms / 1000).toFixed(2)} s; event-loop delay p99 ${w.loopP99.toFixed(1)} ms, ` +
+          `max ${w.loopMax.toFixed(0)} ms; /healthz p99 ${w.healthP99.toFixed(1)} ms, max ${w.healthMax.toFixed(0)} ms (${w.polls} polls); ${headline}`,
+      );
+    }
+    console.log(`worst event-loop delay or /healthz: ${worst.toFixed(0)} ms: ${worst < LIMIT_MS ? 'under' : 'NOT under'} ${LIMIT_MS} ms`);
+  } finally {
+    if (session) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      console.log("the main thread's heaviest functions over the runs (self time):");
+      for (const line of heaviest(profile, 15)) console.log(line);
+    }
+    await destroyWorkerPool();
+  }
+}
