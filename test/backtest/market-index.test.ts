@@ -69,6 +69,15 @@ describe('the market index kept daily', () => {
       });
     const kept = await inTransaction((c) => keptMarketIndex(c, first, last));
     expect(kept).toBeDefined();
+    // the bot reads bars as the reader login (grants from the SQL allow-list): it reads the kept index too
+    const reader = await db.reader!.pool.connect();
+    try {
+      await reader.query('BEGIN READ ONLY');
+      expect([...(await keptMarketIndex(reader, first, last))!.returns]).toEqual([...kept!.returns]);
+    } finally {
+      await reader.query('ROLLBACK');
+      reader.release();
+    }
     const computed = await fromBars();
     expect(kept!.members).toBe(computed.members);
     expect([...kept!.returns]).toEqual([...computed.returns]);
