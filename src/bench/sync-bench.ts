@@ -1,7 +1,8 @@
 // A portal sync's batch at the real size: 10,000 rows, half of them new and half
 // newer versions of stored ones (another type, a later updated_on), landed the
-// way the SODA sync lands them (one upsert batch). Two such batches, one with
-// the rollup triggers and one without: the difference is the rollups' refresh.
+// way the SODA sync lands them (one upsert batch). Two such batches, one keeping
+// the rollups (the batch's merge into each) and one without (no merge, triggers
+// off): the difference is the rollups' refresh.
 // The rollups are counted afresh afterwards (the second batch skipped them).
 import { closeSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import type pg from 'pg';
@@ -9,6 +10,7 @@ import { rebuildRollups } from '../db/rollups.js';
 import { ingestCsv } from '../ingest/csv-ingest.js';
 import { CRIMES_SPEC } from '../ingest/crimes/crime-table.js';
 import { portalCsvSource } from '../ingest/crimes/portal-csv.js';
+import type { TableSpec } from '../ingest/table-spec.js';
 
 const SYNC_ROWS = 10_000;
 
@@ -27,6 +29,7 @@ async function syncBatch(
   pool: pg.Pool,
   loadedFile: string,
   sample: number,
+  spec: TableSpec = CRIMES_SPEC,
 ): Promise<{ seconds: number; inserted: number; updated: number }> {
   const {
     rows: [{ max }],
@@ -48,7 +51,7 @@ async function syncBatch(
   writeFileSync(file, [lines[0], ...batch].join('\n') + '\n');
   try {
     const t = performance.now();
-    const s = await ingestCsv({ pool, file, spec: CRIMES_SPEC, source: portalCsvSource, rejectsPath: `${file}.rejects.csv` });
+    const s = await ingestCsv({ pool, file, spec, source: portalCsvSource, rejectsPath: `${file}.rejects.csv` });
     return { seconds: (performance.now() - t) / 1000, inserted: s.inserted, updated: s.updated };
   } finally {
     rmSync(file, { force: true });
@@ -61,7 +64,7 @@ export async function syncBench(pool: pg.Pool, loadedFile: string): Promise<void
   await pool.query('ALTER TABLE crimes DISABLE TRIGGER USER');
   let without;
   try {
-    without = await syncBatch(pool, loadedFile, 11);
+    without = await syncBatch(pool, loadedFile, 11, { ...CRIMES_SPEC, derived: undefined }); // no rollup merge either
   } finally {
     await pool.query('ALTER TABLE crimes ENABLE TRIGGER USER');
   }
