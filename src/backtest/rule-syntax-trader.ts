@@ -146,7 +146,6 @@ export function traderSpec(
       ...(o.trail ? { trailingStop: o.trail.value } : {}),
       fill: o['exit-fill']?.value ?? 'intrabar',
     };
-    if (!o['exit-fill']) defaults.push('exit-fill: intrabar (at the level; a day that opens through it fills at the open)');
   } else if (o['exit-fill'])
     throw new RuleSyntaxError('exit-fill: needs an exit to fill (stop:, take: or trail:)', o['exit-fill'].at, input);
   if (o['volume-cap'] || o.limits) {
@@ -172,7 +171,6 @@ export function traderSpec(
     };
     if (!o.rebalance) defaults.push('rebalance: monthly (the first trading day of each month)');
     if (!o.weights && !o.top) defaults.push('weights: equal');
-    if (!o.invest && !o.amount) defaults.push('invest: 100% of the equity at each rebalance');
   }
   if (o.tearsheet?.value ?? portfolio) out.tearsheet = true;
   defaults.push(...rulesAssumptions({ ...out, costs: o.costsChina ? 'china' : 'none' }));

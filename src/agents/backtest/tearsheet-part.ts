@@ -7,6 +7,8 @@ import type { AnswerTable, Cell, ChartSpec } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
 import type { MonteCarlo } from '../../backtest/monte-carlo.js';
 import type { Candidate } from '../../backtest/run-spec.js';
+import type { RulesReport } from '../../backtest/day-rules.js';
+import type { StrategySpec } from '../../backtest/spec.js';
 import { ROLLING_SHARPE_DAYS, tearsheet, type Tearsheet, type TearsheetInput } from '../../backtest/tearsheet.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -107,8 +109,32 @@ export function tearsheetPart(label: string, input: TearsheetInput): TearsheetPa
   };
 }
 
-/** The hook for a single run's answer: its tearsheet's tables after the others, its Monte Carlo line in the narration. */
-export function addTearsheet(answer: { narration: string; extraTables: { title: string; table: AnswerTable }[] }, c: Candidate): void {
+/** What the exits and day rules did, in a sentence ('' when none was asked for). */
+export function rulesSentence(r: RulesReport | undefined): string {
+  if (!r) return '';
+  const n = (k: number, one: string, many = `${one}s`) => (k ? `${fmtInt(k)} ${k === 1 ? one : many}` : '');
+  const exits = [n(r.stopLosses, 'stop-loss', 'stop-losses'), n(r.takeProfits, 'take-profit'), n(r.trailingStops, 'trailing stop')].filter(
+    Boolean,
+  );
+  const held = [
+    r.gapFills ? `${n(r.gapFills, 'exit')} filled at the open on a gap through the level` : '',
+    r.heldByT1 ? `${n(r.heldByT1, 'exit')} touched on the day of the buy, held by T+1` : '',
+    r.buysBlockedByLimit ? `${n(r.buysBlockedByLimit, 'buy')} waited for a day off the limit-up price` : '',
+    r.salesBlockedByLimit ? `${n(r.salesBlockedByLimit, 'sale')} waited for a day off the limit-down price` : '',
+    r.partialFills ? `${n(r.partialFills, 'order')} filled in part by the volume cap (${n(r.daysCarried, 'day')} carried)` : '',
+  ].filter(Boolean);
+  return `Exits: ${exits.length ? exits.join(', ') : 'none fired'}${held.length ? `; ${held.join('; ')}` : ''}.`;
+}
+
+/** The hook for a single run's answer: what its rules did, and its tearsheet when asked (tables after the others, the Monte Carlo line in the narration). */
+export function addTraderParts(
+  answer: { narration: string; extraTables: { title: string; table: AnswerTable }[] },
+  spec: Pick<StrategySpec, 'tearsheet'>,
+  c: Candidate,
+): void {
+  const rules = rulesSentence(c.simulation.rules);
+  if (rules) answer.narration = `${answer.narration} ${rules}`;
+  if (!spec.tearsheet) return;
   const part = tearsheetPart(c.label, { dates: c.ticker.dates, equity: c.simulation.equity, trades: c.simulation.trades });
   answer.extraTables.push(...part.tables);
   if (part.sentence) answer.narration = `${answer.narration} ${part.sentence}`;
