@@ -29,7 +29,7 @@ import { LlmError, type LlmClient } from '../../llm/client.js';
 import { readOffline } from './free-text.js';
 import { answerParts } from './answer-parts.js';
 import { answerPortfolio } from './portfolio-answer.js';
-import { addTearsheet } from './tearsheet-part.js';
+import { addTraderParts } from './tearsheet-part.js';
 import { executionLine, fmtKpi, KPI_LABELS, unevenWindows } from './narrate.js';
 import { retrieve } from './retrieval.js';
 import { rankForAnswer, readRankingOptions } from './ranking-options.js';
@@ -204,7 +204,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     const best = result.candidates[result.ranking[0]];
     const winner = result.candidates[view.winner];
     const answer = await timed(trace, 'narrate', () => answerParts(spec, result, view));
-    if (spec.tearsheet) addTearsheet(answer, result.candidates[result.ranking[0]]);
+    if (spec.task === 'metrics') addTraderParts(answer, spec, result.candidates[result.ranking[0]]);
     // the run's id: the spec, the engine and the bars it read; kept so that `rerun ID` repeats it
     const engine = engineVersion(spec);
     // every bar that fed the answer: the run's tickers and the market index beside it
