@@ -3,8 +3,8 @@
 // the agent in this process, while a /healthz on this process is polled every
 // 20 ms and perf_hooks watches the event loop: the delay's p99 and max, the
 // polls' p99 and max, and whether the max stays under 100 ms. With --profile,
-// the main thread's CPU profile over the runs (node:inspector), its heaviest
-// functions by self time (file:function, ms): what held the loop.
+// the main thread's CPU profile of each run (node:inspector), its heaviest
+// functions by self time (file:function:line, ms): what held the loop.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Session, type Profiler } from 'node:inspector/promises';
@@ -78,7 +78,7 @@ function heaviest(profile: Profiler.Profile, count: number): string[] {
   for (const node of profile.nodes) {
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)' || functionName === '(program)') continue;
-    const file = url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules\/|dist\/|src\/)/, '$1');
+    const file = url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules\/|\.?dist[^/]*\/|src\/)/, '$1');
     const key = `${file || '(native)'}:${functionName || '(anonymous)'}:${lineNumber + 1}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + (self.get(node.id) ?? 0));
   }
@@ -94,7 +94,6 @@ export async function eventLoopBench(pool: pg.Pool, logger: Logger, o: { runs: n
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 500 });
-    await session.post('Profiler.start');
   }
   const deps = { pool, statementTimeoutMs: 300_000, logger };
   let worst = 0;
@@ -102,6 +101,7 @@ export async function eventLoopBench(pool: pg.Pool, logger: Logger, o: { runs: n
     console.log(`"${COMMAND}" through the agent in this process, engine on ${poolSize()} worker threads:`);
     for (let run = 1; run <= o.runs; run++) {
       let headline = '';
+      await session?.post('Profiler.start');
       const w = await watch(async () => {
         const { answer } = await runBacktest(COMMAND, deps);
         headline = answer.kind === 'result' ? answer.headline : `${answer.kind}: ${JSON.stringify(answer).slice(0, 200)}`;
@@ -111,15 +111,15 @@ export async function eventLoopBench(pool: pg.Pool, logger: Logger, o: { runs: n
         `  run ${run}${run === 1 ? ' (bar cache empty)' : ''}: ${(w.ms / 1000).toFixed(2)} s; event-loop delay p99 ${w.loopP99.toFixed(1)} ms, ` +
           `max ${w.loopMax.toFixed(0)} ms; /healthz p99 ${w.healthP99.toFixed(1)} ms, max ${w.healthMax.toFixed(0)} ms (${w.polls} polls); ${headline}`,
       );
+      if (session) {
+        const { profile } = await session.post('Profiler.stop');
+        console.log(`    the main thread's heaviest functions in run ${run} (self time):`);
+        for (const line of heaviest(profile, 8)) console.log(`    ${line}`);
+      }
     }
     console.log(`worst event-loop delay or /healthz: ${worst.toFixed(0)} ms: ${worst < LIMIT_MS ? 'under' : 'NOT under'} ${LIMIT_MS} ms`);
   } finally {
-    if (session) {
-      const { profile } = await session.post('Profiler.stop');
-      session.disconnect();
-      console.log("the main thread's heaviest functions over the runs (self time):");
-      for (const line of heaviest(profile, 15)) console.log(line);
-    }
+    session?.disconnect();
     await destroyWorkerPool();
   }
 }
