@@ -26,4 +26,3 @@ export const CRIME_COLUMNS = [
   'longitude',
   'location',
 ] as const;
-export type CrimeColumn = (typeof CRIME_COLUMNS)[number];

@@ -1,4 +1,4 @@
-// The crime rollups (migrations 027 and 036): pre-aggregated counts the plan
+// The crime rollups (migrations 027, 036 and 037): pre-aggregated counts the plan
 // compiler answers from when a question fits inside one (src/plan/rollup-choice.ts),
 // and model-written SQL is moved onto (src/db/aggregate-navigation.ts).
 // This list is the one place they are defined: it mirrors the database's
@@ -42,12 +42,14 @@ export const ROLLUP_MEASURE = { column: 'n', of: 'count(*)' } as const;
 
 /** Smallest first: the compiler takes the first that holds everything a plan uses (rows at 8.5M in the comments). */
 export const ROLLUPS: readonly Rollup[] = [
-  { table: 'crimes_by_year_type', grain: 'year', columns: COMMON }, // 036
-  { table: 'crimes_by_year_district', grain: 'year', columns: [...COMMON, 'district'] }, // 036
-  { table: 'crimes_by_year_ward', grain: 'year', columns: [...COMMON, 'ward'] }, // 036
-  { table: 'crimes_by_year_area', grain: 'year', columns: [...COMMON, 'community_area'] }, // 036
-  { table: 'crimes_by_year_location', grain: 'year', columns: [...COMMON, 'location_description'] }, // 036
-  { table: 'crimes_by_block', grain: 'all', columns: ['primary_type', 'block'] }, // 151K
+  { table: 'crimes_by_year_type', grain: 'year', columns: COMMON }, // 2.9K (036)
+  { table: 'crimes_by_month', grain: 'month', columns: COMMON }, // 037
+  { table: 'crimes_by_year_hour', grain: 'year_hour', columns: COMMON }, // 037
+  { table: 'crimes_by_year_location', grain: 'year', columns: [...COMMON, 'location_description'] }, // 46K (036)
+  { table: 'crimes_by_year_district', grain: 'year', columns: [...COMMON, 'district'] }, // 51K (036)
+  { table: 'crimes_by_year_ward', grain: 'year', columns: [...COMMON, 'ward'] }, // 101K (036)
+  { table: 'crimes_by_year_area', grain: 'year', columns: [...COMMON, 'community_area'] }, // 142K (036)
+  { table: 'crimes_by_block', grain: 'all', columns: ['primary_type', 'block'] }, // 200K
   { table: 'crimes_by_month_location', grain: 'month', columns: [...COMMON, 'location_description'] }, // 308K
   { table: 'crimes_by_year_beat', grain: 'year', columns: [...COMMON, 'beat', 'district'] }, // 407K
   { table: 'crimes_by_year_place', grain: 'year', columns: [...COMMON, 'community_area', 'district', 'ward'] }, // 410K

@@ -31,8 +31,16 @@ describe('which SQL moves onto a rollup', () => {
     ['SELECT district, count(*) FROM crimes WHERE arrest GROUP BY district ORDER BY 2 DESC', 'crimes_by_year_district'],
     ['SELECT c.ward, count(*) AS n FROM crimes c WHERE c.domestic GROUP BY 1', 'crimes_by_year_ward'],
     ['SELECT crimes.location_description, count(*) FROM crimes GROUP BY 1', 'crimes_by_year_location'],
-    ['SELECT extract(month FROM date) AS m, count(*) FROM crimes WHERE year = 2020 GROUP BY 1', 'crimes_by_month_location'],
-    ['SELECT extract(hour FROM date) AS h, count(*) FROM crimes GROUP BY 1', 'crimes_by_month_hour'],
+    ['SELECT extract(month FROM date) AS m, count(*) FROM crimes WHERE year = 2020 GROUP BY 1', 'crimes_by_month'],
+    [
+      "SELECT extract(month FROM date) AS m, count(*) FROM crimes WHERE location_description = 'STREET' GROUP BY 1",
+      'crimes_by_month_location',
+    ],
+    ['SELECT extract(hour FROM date) AS h, count(*) FROM crimes GROUP BY 1', 'crimes_by_year_hour'],
+    [
+      "SELECT extract(hour FROM date) AS h, count(*) FROM crimes WHERE date >= '2019-03-01' AND date < '2019-06-01' GROUP BY 1",
+      'crimes_by_month_hour',
+    ],
     ["SELECT date::date AS day, count(*) FROM crimes WHERE date >= '2020-03-05' AND date < '2020-04-01' GROUP BY 1", 'crimes_by_day'],
     ["SELECT block, count(*) FROM crimes WHERE primary_type = 'BURGLARY' GROUP BY block ORDER BY 2 DESC LIMIT 10", 'crimes_by_block'],
     ['SELECT count(DISTINCT beat) FROM crimes WHERE year = 2019', 'crimes_by_year_beat'],
