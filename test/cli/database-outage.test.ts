@@ -2,7 +2,9 @@
 // running, /healthz says 503 with the reason, a question gets "the database is
 // unavailable", and once PostgreSQL is back everything works again by itself.
 // A real PostgreSQL server of the test's own (the embedded one, on a free
-// port) is stopped and started; the machine's server is never touched.
+// port) is stopped and started; the machine's server is never touched. Every
+// wait is for an event (healthz's status, a reply in the thread); the bounds
+// are fail-safes wide enough for a 2-core machine at load 16.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync } from 'node:fs';
@@ -33,7 +35,7 @@ beforeAll(async () => {
   // as root the server runs as the postgres OS user, which must enter the folder (mkdtemp makes it 0700)
   chmodSync(pgHome.dir, 0o755);
   server = await startEmbeddedPostgres(pgHome.dir, port, createMemoryLogger());
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
   await server?.stop();
@@ -60,7 +62,7 @@ describe('serve while PostgreSQL stops and starts', () => {
         const h = await health(bot.url);
         return h.status === 503 ? h : undefined;
       },
-      20_000,
+      120_000,
       'healthz 503',
     );
     expect(down.body.database).toBe('down');
@@ -75,11 +77,11 @@ describe('serve while PostgreSQL stops and starts', () => {
     expect(bot.child.exitCode).toBeNull();
 
     server = await startEmbeddedPostgres(pgHome.dir, port, createMemoryLogger());
-    await pollUntil(async () => ((await health(bot.url)).status === 200 ? true : undefined), 30_000, 'healthz 200 again');
+    await pollUntil(async () => ((await health(bot.url)).status === 200 ? true : undefined), 120_000, 'healthz 200 again');
     expect(await askPlayground(bot.url, thread, 'How many thefts were reported in 2019?')).toMatchObject({ kind: 'result' });
     expect(bot.child.exitCode).toBeNull();
     expect(bot.log()).not.toMatch(/Unhandled|uncaught/i);
-  }, 120_000);
+  }, 300_000);
 
   it("a Slack mention while the database is down gets the sentence in its thread, not silence, and is answered at Slack's retry", async () => {
     const slack = await startFakeSlack();
@@ -97,23 +99,26 @@ describe('serve while PostgreSQL stops and starts', () => {
         children,
       );
       await server.stop();
-      await pollUntil(async () => ((await health(bot.url)).status === 503 ? true : undefined), 20_000, 'healthz 503');
+      await pollUntil(async () => ((await health(bot.url)).status === 503 ? true : undefined), 120_000, 'healthz 503');
       const ts = '1900000002.000100';
       const event = { eventId: 'EvOutage1', channel: 'C-outage', text: '<@UBOT> How many thefts were reported in 2019?', ts };
       // not stored, so not acknowledged: Slack will deliver it again
       expect(await postMention(bot.url, secret, event)).toBe(500);
-      const said = await slack.waitFor((c) => c.args.channel === 'C-outage' && /database is unavailable/.test(JSON.stringify(c.args)));
+      const said = await slack.waitFor(
+        (c) => c.args.channel === 'C-outage' && /database is unavailable/.test(JSON.stringify(c.args)),
+        120_000,
+      );
       expect(said.args.thread_ts ?? ts).toBe(ts);
       expect(bot.child.exitCode).toBeNull();
       // the database is back; Slack's retry of the same event is answered in the thread
       server = await startEmbeddedPostgres(pgHome.dir, port, createMemoryLogger());
       restarted = true;
-      await pollUntil(async () => ((await health(bot.url)).status === 200 ? true : undefined), 30_000, 'healthz 200');
+      await pollUntil(async () => ((await health(bot.url)).status === 200 ? true : undefined), 120_000, 'healthz 200');
       expect(await postMention(bot.url, secret, { ...event, retryNum: 1 })).toBe(200);
-      await slack.waitFor((c) => c.args.channel === 'C-outage' && /Thefts in 2019/.test(JSON.stringify(c.args)), 30_000);
+      await slack.waitFor((c) => c.args.channel === 'C-outage' && /Thefts in 2019/.test(JSON.stringify(c.args)), 120_000);
     } finally {
       if (!restarted) server = await startEmbeddedPostgres(pgHome.dir, port, createMemoryLogger());
       await slack.close();
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -40,5 +40,5 @@ describe('serve on the embedded defaults', () => {
     const after = bot.log().slice(bot.log().indexOf('Stopping...'));
     expect(after).not.toMatch(/error|Unhandled|terminating connection|lost the/i);
     expect(await portOpen(pgPort)).toBe(false);
-  }, 120_000);
+  }, 300_000);
 });

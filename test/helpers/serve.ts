@@ -30,7 +30,7 @@ function spawnDatadesk(args: string[], env: Record<string, string>, ready: RegEx
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`datadesk ${args.join(' ')} did not start:\n${log}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`datadesk ${args.join(' ')} did not start:\n${log}`)), 180_000);
     const check = setInterval(() => {
       const m = ready.exec(log);
       if (m) {

@@ -100,13 +100,13 @@ describe('interrupted ingest runs', () => {
       }),
     ]);
     await writer.write(`${PORTAL_CSV_HEADER.join(',')}\n${ROW}\n`);
-    await waitFor(async () => (await runs()).some((r) => r.status === 'running'), 20_000);
+    await waitFor(async () => (await runs()).some((r) => r.status === 'running'), 120_000);
     const [killed] = await runs();
     expect(await lockHeld(killed.id)).toBe(true);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     await writer.close().catch(() => undefined);
-    await waitFor(async () => !(await lockHeld(killed.id)), 20_000);
+    await waitFor(async () => !(await lockHeld(killed.id)), 120_000);
     expect((await runs())[0].status).toBe('running');
 
     const csv = tmp.file('one.csv', `${PORTAL_CSV_HEADER.join(',')}\n${ROW}\n`);
@@ -122,5 +122,5 @@ describe('interrupted ingest runs', () => {
       },
       { id: expect.any(Number), source: 'crimes from one.csv', status: 'done', detail: null },
     ]);
-  });
+  }, 300_000); // waits for events (the run recorded, the lock let go); the bounds are fail-safes for a busy machine
 });
