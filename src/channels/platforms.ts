@@ -1,5 +1,5 @@
 // The platforms a process is configured for, built once from the
-// configuration: each one's outbox (replies to questions, digest posts) and
+// configuration: each one's outbox (replies to questions and digest posts) and
 // what its receiver needs. `serve` and `datadesk worker` both build it here,
 // so adding a platform means one outbox and one entry below.
 import type { CloudAdapter } from 'botbuilder';
@@ -7,7 +7,7 @@ import { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelPoster, ChatPlatform, ReplyPlatform } from '../core/platform.js';
+import type { ChatPlatform, ReplyPlatform } from '../core/platform.js';
 import type { JobOutbox } from '../jobs/answer-worker.js';
 import { Deliveries } from '../jobs/deliveries.js';
 import { clientOptionsOf } from './slack/slack-app.js';
@@ -39,8 +39,8 @@ export interface PlatformOptions {
 export interface Platforms {
   /** every platform this process can reply to; the playground's is always there */
   outboxes: Partial<Record<ReplyPlatform, JobOutbox>>;
-  /** the chat platforms this process can post digests to */
-  posters: Partial<Record<ChatPlatform, ChannelPoster>>;
+  /** the chat platforms this process can post digests to (their outboxes make new channel posts) */
+  posters: Partial<Record<ChatPlatform, JobOutbox>>;
   slack?: { clients: SlackClients; installer?: SlackInstaller };
   teams?: { adapter: CloudAdapter; appId: string };
 }
@@ -69,7 +69,7 @@ export function configuredPlatforms(o: PlatformOptions): Platforms {
       streams: new StreamSupport(config.slack.streaming),
     });
     platforms.outboxes.slack = outbox;
-    platforms.posters.slack = outbox.posts;
+    platforms.posters.slack = outbox;
   }
   if (o.teams) {
     const adapter = createTeamsAdapter(o.teams, logger);
@@ -85,7 +85,7 @@ export function configuredPlatforms(o: PlatformOptions): Platforms {
       exportLink: o.exportLink,
     });
     platforms.outboxes.teams = outbox;
-    platforms.posters.teams = outbox.posts;
+    platforms.posters.teams = outbox;
   }
   return platforms;
 }

@@ -1,7 +1,7 @@
 // The platform seam. The one list of platforms, and the one outbound interface
 // each chat platform implements (src/channels/<platform>/<platform>-outbox.ts):
-// what a worker needs to show a question's progress and its answer, and what a
-// digest run needs to post into a channel. Code outside src/channels never
+// what a worker needs to show a question's progress and its answer, in its
+// thread or (a digest) in a new channel post. Code outside src/channels never
 // names a platform: it reads these lists and calls an Outbox.
 import type { Answer } from './answer.js';
 import type { Step } from './progress.js';
@@ -61,43 +61,28 @@ export interface PostTarget {
   enterprise_id?: string | null;
 }
 
-/** The identity of one digest post: which subscription, which period. */
-export interface DigestKey {
-  subscriptionId: number;
-  periodEnd: Date;
-}
-
-/** Posting into a channel, in steps the digest runner records one by one (so a retry redoes only what is missing). */
-export interface ChannelPoster {
-  /** Posts the answer (its first message); returns the post's id (Slack ts, Teams activity id). */
-  post(to: PostTarget, answer: Answer, key: DigestKey): Promise<string>;
-  /**
-   * Posts the rest of a long answer in the post's thread, from continuation number `done` on,
-   * calling `posted(n)` after the n-th one. Absent: the answer is always one message.
-   */
-  postRest?(to: PostTarget, answer: Answer, postId: string, done: number, posted: (n: number) => Promise<void>): Promise<void>;
-  /** Whether the chart is a separate upload for this answer (else it is part of the post or there is none). */
-  chartIsSeparate?(answer: Answer): boolean;
-  /** Uploads the answer's chart into the post's thread. */
-  uploadChart?(to: PostTarget, answer: Answer, postId: string): Promise<void>;
-  /**
-   * Looks for an earlier post of this key in the channel (made at or after the period's end); its id, or
-   * undefined. Absent: the platform cannot tell. Throws HistoryUnavailableError when the history cannot be read.
-   */
-  findPost?(to: PostTarget, key: DigestKey): Promise<string | undefined>;
-}
-
 /** The channel is gone (bot removed, archived, deleted, app uninstalled): the digest is disabled, not retried. */
 export class ChannelGoneError extends Error {}
 
-/** The history of the channel cannot be read (a missing scope): a lost post cannot be looked for. */
-export class HistoryUnavailableError extends Error {}
+/**
+ * A step a channel post's sink records when an earlier attempt may have posted and the platform has no history to
+ * look in (Teams): the post is not made again (a duplicate in a channel is worse than a missing one), and the run says so.
+ */
+export const UNCONFIRMED_POST = 'post:unconfirmed';
+
+/** A new post in a channel (a digest): what the job's reply target says instead of a thread. */
+interface NewPost {
+  /** the post is made at or after this moment (ISO): where an earlier attempt's post is looked for */
+  since: string;
+}
 
 /**
- * Everything a platform sends: replies to questions (a ReplySink per job; `job` and `delivery` are the
- * answer job and its delivery row) and, for chat platforms, digest posts.
+ * Everything a platform sends: replies (a ReplySink per job; `job` and `delivery` are the answer job and its
+ * delivery row), into the thread a question came from or, for chat platforms, into a new channel post (a digest),
+ * whose reply target `newPost` makes: its first message is the post, the rest and the chart go in its thread.
  */
 export interface Outbox<Job = unknown, Delivery = unknown> {
   replies(job: Job, delivery: Delivery): Promise<ReplySink>;
-  posts?: ChannelPoster;
+  /** the reply target of a new post in this channel; throws ChannelGoneError when the channel cannot be reached */
+  newPost?(to: PostTarget, post: NewPost): Promise<{ platform: ReplyPlatform } & Record<string, unknown>>;
 }

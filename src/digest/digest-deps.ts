@@ -1,11 +1,11 @@
 // What running a digest needs in a process: the content (the desk and the
-// backtest agent) and a poster for each chat platform the process is
+// backtest agent) and the outbox of each chat platform the process is
 // configured for (channels/platforms.ts builds them). `serve` (the scheduler,
 // and its workers) and `datadesk worker` build it the same way.
 import type { DataDesk } from '../agents/desk.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
-import type { ChannelPoster } from '../core/platform.js';
+import type { JobOutbox } from '../jobs/answer-worker.js';
 import type { Database } from '../db/database.js';
 import { llmFromConfig } from '../llm/from-config.js';
 import { digestContent } from './digest-content.js';
@@ -14,7 +14,7 @@ import type { DigestContent, Platform } from './scheduler.js';
 
 export interface DigestDeps {
   content: DigestContent;
-  deliver: Partial<Record<Platform, ChannelPoster>>;
+  deliver: Partial<Record<Platform, JobOutbox>>;
 }
 
 export function digestDeps(
@@ -22,7 +22,7 @@ export function digestDeps(
   db: Database,
   desk: DataDesk,
   logger: Logger,
-  posters: Partial<Record<Platform, ChannelPoster>>,
+  posters: Partial<Record<Platform, JobOutbox>>,
 ): DigestDeps {
   const content = digestContent(db.read, desk, {
     pool: db.read,

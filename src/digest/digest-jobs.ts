@@ -1,6 +1,6 @@
 // Digest periods as durable jobs. The leading scheduler only claims a due
 // period and queues it (on the platform's own queue); a worker configured for
-// that platform runs it with runDigest, whose steps are idempotent and whose
+// that platform runs it with runDigest, a delivery that is posted once, whose
 // per-run lock keeps two runners apart. So the receiver that leads never does
 // the heavy part (the digest's queries, a backtest watch), and a worker that
 // dies mid-run is retried by pg-boss, finishing the same run.

@@ -10,22 +10,26 @@
 // skipped. Croner computes the fire times (time zones, DST); the clock is
 // injected so tests can move it.
 //
-// A run is a sequence of idempotent steps recorded on its row (see
-// runDigest): write the answer once, post it (the message id is recorded),
-// post the rest of a long answer, upload the chart, mark it posted. A retried
-// or taken-over run skips the steps already done; a failed chart upload is
-// retried on its own and never re-posts. Before a period whose post may
-// already exist is posted (any earlier post attempt: a lost reply, a crash
-// between posting and recording), the channel's history is searched for the
-// post's metadata key, and a post found there is recorded instead of posted
-// again. A per-run advisory lock keeps two callers from running one period at
-// once, so `run(sub, runId, period)` can also be a durable job's body.
+// A run is a delivery (see runDigest): the period's answer is written once
+// on its row of deliveries, and the platform's reply sink posts it as a new
+// channel post (native blocks, CSV links, the give-up sentence, as for an
+// answer), skipping what an earlier attempt recorded and finding a post whose
+// record was lost in the channel's history (Teams has none: a post that may
+// have been made is not made again). A per-run advisory lock keeps two
+// callers from running one period at once, so `run(sub, runId, period)` can
+// also be a durable job's body (digest-jobs.ts). Digests pass no fairness
+// limit: they are not a person's questions.
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
-import { ChannelGoneError, HistoryUnavailableError, type ChannelPoster as Deliver, type DigestKey } from '../core/platform.js';
+import { ChannelGoneError, UNCONFIRMED_POST } from '../core/platform.js';
+import { inTransaction } from '../db/transaction.js';
+import type { AnswerJob } from '../jobs/answer-job.js';
+import type { JobOutbox } from '../jobs/answer-worker.js';
+import { Deliveries, type DeliveryRow } from '../jobs/deliveries.js';
 import { firesBetween, previousFire } from './schedule.js';
 import { disableSubscription, enabledSubscriptions, type Subscription } from './subscriptions.js';
 
@@ -77,12 +81,12 @@ export class PlatformNotConfiguredError extends Error {}
 export interface RunDeps {
   pool: pg.Pool;
   content: DigestContent;
-  /** delivery per platform: the platforms this process is configured for */
-  deliver: Partial<Record<Platform, Deliver>>;
+  /** each platform's outbox (it makes new channel posts): the platforms this process is configured for */
+  deliver: Partial<Record<Platform, JobOutbox>>;
   logger: Logger;
   now?: () => Date;
   sleep?: (ms: number) => Promise<void>;
-  /** attempts per step (post, thread, chart) */
+  /** attempts at posting a period */
   deliveryAttempts?: number;
   /** who holds the claim (written to claimed_by) */
   name?: string;
@@ -90,38 +94,26 @@ export interface RunDeps {
   clients?: Set<pg.PoolClient>;
 }
 
-interface RunRow {
-  subscription_id: number;
-  status: 'claimed' | 'posted' | 'failed' | 'skipped';
-  answer: Answer | null;
-  state: Record<string, unknown> | null;
-  message_id: string | null;
-  parts_posted: number;
-  chart_uploaded: boolean | null;
-  post_in_flight: boolean;
-}
+/** The delivery key of a digest period: one post per subscription and period, however many runners try. */
+const digestKey = (sub: Subscription, period: Period) => `digest:${sub.id}:${period.end.toISOString()}`;
 
-const warnedNoHistory = new WeakSet<Logger>();
+/** What a run's row says when a platform without history could not tell whether an earlier runner posted. */
+const UNCONFIRMED_NOTE =
+  'the runner stopped during the post; not posted again (this platform has no history to check, and a second post would be a duplicate)';
 
 /**
- * Runs one claimed period to the end, step by step, skipping what is recorded as done. Idempotent: a second
- * call for the same run, at the same time or later, in this process or another, never posts twice (a
- * concurrent one returns 'busy'; a later one 'done', or finishes what a crashed one left). Throws
- * PlatformNotConfiguredError, touching nothing, when this process cannot deliver to the subscription's platform.
+ * Runs one claimed period to the end. The period is a delivery (jobs/deliveries.ts, keyed by digestKey): its
+ * answer is written once, and the platform's reply sink posts it as a new channel post, skipping what an earlier
+ * attempt recorded and finding a post whose record was lost, as it does for a question's answer. Idempotent: a
+ * concurrent call returns 'busy' (the run's lock), a later one 'done', or finishes what a crashed one left.
+ * Throws PlatformNotConfiguredError, touching nothing, when this process has no outbox for the platform.
  */
 export async function runDigest(d: RunDeps, sub: Subscription, runId: number, period: Period): Promise<RunOutcome> {
-  const configured = d.deliver[sub.platform];
-  if (!configured)
+  const outbox = d.deliver[sub.platform];
+  if (!outbox)
     throw new PlatformNotConfiguredError(
       `this process has no ${sub.platform} connection: digest run ${runId} is left to a process that has one`,
     );
-  const deliver: Deliver = configured;
-  const now = d.now ?? (() => new Date());
-  const sleep = d.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const attempts = d.deliveryAttempts ?? 4;
-  const name = d.name ?? `${hostname()}:${process.pid}`;
-  const key: DigestKey = { subscriptionId: sub.id, periodEnd: period.end };
-
   const c = await d.pool.connect();
   const onError = () => undefined; // a dropped connection fails the next query; that is handled there
   c.on('error', onError);
@@ -134,7 +126,7 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
     ]);
     if (!locked[0].ok) return 'busy';
     try {
-      return await steps();
+      return await runLocked({ ...d, c, outbox }, sub, runId, period);
     } finally {
       await c.query('SELECT pg_advisory_unlock($1, ($2::bigint % 2147483647)::int)', [RUN_LOCK_KEY, runId]).catch(() => (broken = true));
     }
@@ -146,174 +138,138 @@ export async function runDigest(d: RunDeps, sub: Subscription, runId: number, pe
     // a killed test process has already destroyed it
     if (d.clients?.delete(c) ?? true) c.release(broken);
   }
+}
 
-  async function steps(): Promise<RunOutcome> {
-    const { rows } = await c.query<RunRow>(
-      'SELECT subscription_id, status, answer, state, message_id, parts_posted, chart_uploaded, post_in_flight FROM digest_runs WHERE id = $1',
-      [runId],
+type LockedDeps = RunDeps & { c: pg.PoolClient; outbox: JobOutbox };
+
+/** The run, under its lock: the delivery's attempts, then the run's end (posted, failed, or the channel gone). */
+async function runLocked(d: LockedDeps, sub: Subscription, runId: number, period: Period): Promise<RunOutcome> {
+  const { c } = d;
+  const now = d.now ?? (() => new Date());
+  const { rows } = await c.query<{ subscription_id: number; status: string }>(
+    'SELECT subscription_id, status FROM digest_runs WHERE id = $1',
+    [runId],
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`digest run ${runId} does not exist`);
+  if (row.subscription_id !== sub.id)
+    throw new Error(`digest run ${runId} belongs to subscription #${row.subscription_id}, not #${sub.id}`);
+  if (row.status !== 'claimed') return 'done';
+  // the claim is ours now (a takeover, a job on another process); this also renews the lease
+  await c.query('UPDATE digest_runs SET claimed_by = $2, claimed_at = $3 WHERE id = $1', [
+    runId,
+    d.name ?? `${hostname()}:${process.pid}`,
+    now(),
+  ]);
+  const key = digestKey(sub, period);
+  const end = async (status: 'posted' | 'failed', error: string | null, state?: unknown) => {
+    await inTransaction(d.pool, async (tx) => {
+      await tx.query(`UPDATE digest_runs SET status = $2, posted_at = $3, error = $4 WHERE id = $1`, [
+        runId,
+        status,
+        status === 'posted' ? now() : null,
+        error,
+      ]);
+      if (state) await tx.query('UPDATE digest_subscriptions SET last_state = $2 WHERE id = $1', [sub.id, JSON.stringify(state)]);
+      await tx.query(`UPDATE deliveries SET status = $2, finished_at = now() WHERE key = $1`, [
+        key,
+        status === 'posted' ? 'answered' : 'failed',
+      ]);
+    });
+  };
+  const outcome = await attempts(d, sub, runId, period, key);
+  if (outcome.kind === 'gone') {
+    await end('failed', outcome.error.message);
+    await disableSubscription(d.pool, sub.id, outcome.error.message);
+    d.logger.warn(`digests: disabled #${sub.id}: ${outcome.error.message}`);
+    return 'disabled';
+  }
+  if (outcome.kind === 'failed') {
+    await end('failed', outcome.why);
+    d.logger.error(`digests: #${sub.id} for ${period.end.toISOString()}: ${outcome.why}`);
+    return 'failed';
+  }
+  const unconfirmed = outcome.delivery.steps.includes(UNCONFIRMED_POST);
+  if (unconfirmed) d.logger.warn(`digests: #${sub.id} for ${period.end.toISOString()}: ${UNCONFIRMED_NOTE}`);
+  const { rows: kept } = await c.query<{ state: unknown }>('SELECT state FROM digest_runs WHERE id = $1', [runId]);
+  await end('posted', unconfirmed ? UNCONFIRMED_NOTE : null, kept[0]?.state);
+  return outcome.delivery.steps.includes('found') ? 'found' : 'posted';
+}
+
+type Attempted = { kind: 'posted'; delivery: DeliveryRow } | { kind: 'gone'; error: ChannelGoneError } | { kind: 'failed'; why: string };
+
+/** The delivery's attempts: the answer (written once), then the sink's post; a failed post is tried again, then given up. */
+async function attempts(d: LockedDeps, sub: Subscription, runId: number, period: Period, key: string): Promise<Attempted> {
+  const sleep = d.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const tries = d.deliveryAttempts ?? 4;
+  // the run's own connection: a runner killed mid-run (its connection gone) cannot go on writing
+  const db = d.c as unknown as pg.Pool;
+  const deliveries = new Deliveries(db);
+  let reply;
+  try {
+    reply = await d.outbox.newPost!(sub, { since: period.end.toISOString() });
+  } catch (error) {
+    if (error instanceof ChannelGoneError) return { kind: 'gone', error };
+    throw error;
+  }
+  const job: AnswerJob = {
+    key,
+    message: {
+      platform: sub.platform,
+      threadId: `digest:${sub.id}`,
+      channel: sub.channel,
+      text: `digest #${sub.id}`,
+      ...(sub.workspace ? { workspace: sub.workspace } : {}),
+    },
+    action: { type: 'answer' },
+    reply,
+  };
+  await Deliveries.admit(db, {
+    key,
+    jobId: randomUUID(),
+    platform: sub.platform,
+    channel: sub.channel,
+    workspace: sub.workspace ?? undefined,
+  });
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await db.query<DeliveryRow>(
+      `UPDATE deliveries SET status = 'answering', attempts = attempts + 1, started_at = now() WHERE key = $1 RETURNING *`,
+      [key],
     );
-    const row = rows[0];
-    if (!row) throw new Error(`digest run ${runId} does not exist`);
-    if (row.subscription_id !== sub.id)
-      throw new Error(`digest run ${runId} belongs to subscription #${row.subscription_id}, not #${sub.id}`);
-    if (row.status !== 'claimed') return 'done';
-    // the claim is ours now (a takeover, a job on another process); this also renews the lease
-    await c.query('UPDATE digest_runs SET claimed_by = $2, claimed_at = $3 WHERE id = $1', [runId, name, now()]);
-    const fail = async (error: string) => {
-      await c.query(`UPDATE digest_runs SET status = 'failed', error = $2 WHERE id = $1`, [runId, error]);
-    };
-    const gone = async (error: ChannelGoneError) => {
-      await disableSubscription(d.pool, sub.id, error.message);
-      d.logger.warn(`digests: disabled #${sub.id}: ${error.message}`);
-    };
-
-    // step 1: the answer, written once: a retry posts and uploads the same one
-    let answer = row.answer;
-    let state = row.state;
-    let chartToUpload = row.chart_uploaded === false;
+    let delivery = rows[0];
+    let answer = delivery.answer;
     if (!answer) {
       try {
         const produced = await d.content.produce(sub, period);
         answer = produced.answer;
-        state = produced.state ?? null;
+        await deliveries.saveAnswer(key, answer);
+        await db.query('UPDATE digest_runs SET state = $2 WHERE id = $1', [runId, produced.state ? JSON.stringify(produced.state) : null]);
       } catch (error) {
-        await fail(`content: ${describeError(error)}`);
-        d.logger.error(`digests: #${sub.id} could not be written: ${describeError(error)}`);
-        return 'failed';
-      }
-      chartToUpload = Boolean(deliver.uploadChart && deliver.chartIsSeparate?.(answer));
-      await c.query('UPDATE digest_runs SET answer = $2, state = $3, chart_uploaded = $4 WHERE id = $1', [
-        runId,
-        JSON.stringify(answer),
-        state === null ? null : JSON.stringify(state),
-        chartToUpload ? false : null,
-      ]);
-    }
-
-    // step 2: the post, looked for first whenever an earlier attempt may have made it
-    let messageId = row.message_id;
-    let found = false;
-    if (messageId === null && row.post_in_flight && !deliver.findPost) {
-      // an earlier runner died during the post, and this platform has no history to look in: posting again could
-      // put the digest in the channel twice, so the period ends here, said in its row
-      const why =
-        'the runner stopped during the post; not posted again (this platform has no history to check, and a second post would be a duplicate)';
-      await c.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2, error = $3, post_in_flight = false WHERE id = $1`, [
-        runId,
-        now(),
-        why,
-      ]);
-      d.logger.warn(`digests: #${sub.id} for ${period.end.toISOString()}: ${why}`);
-      return 'posted';
-    }
-    for (let attempt = 1; messageId === null; attempt++) {
-      const { rows: counted } = await c.query<{ attempts: number }>(
-        'UPDATE digest_runs SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts',
-        [runId],
-      );
-      const triedBefore = counted[0].attempts > 1;
-      try {
-        if (triedBefore && deliver.findPost) {
-          const earlier = await findPost(deliver, sub, key, d.logger);
-          if (earlier !== undefined) {
-            messageId = earlier;
-            found = true;
-            await c.query('UPDATE digest_runs SET message_id = $2, found_in_history = true WHERE id = $1', [runId, earlier]);
-            d.logger.warn(
-              `digests: #${sub.id} for ${period.end.toISOString()} was already posted (${earlier}); recorded, not posted again`,
-            );
-            break;
-          }
-        }
-        await c.query('UPDATE digest_runs SET post_in_flight = true WHERE id = $1', [runId]);
-        const id = await deliver.post(sub, answer, key);
-        await c.query('UPDATE digest_runs SET message_id = $2, post_in_flight = false WHERE id = $1', [runId, id]);
-        messageId = id;
-      } catch (error) {
-        // the platform answered with an error: nothing was posted, so a retry may post
-        await c.query('UPDATE digest_runs SET post_in_flight = false WHERE id = $1', [runId]).catch(() => undefined);
-        if (error instanceof ChannelGoneError) {
-          await fail(error.message);
-          await gone(error);
-          return 'disabled';
-        }
-        if (attempt >= attempts) {
-          await fail(`delivery: ${describeError(error)}`);
-          d.logger.error(`digests: #${sub.id} not delivered after ${attempts} attempts: ${describeError(error)}`);
-          return 'failed';
-        }
-        await sleep(1_000 * 2 ** (attempt - 1));
+        return { kind: 'failed', why: `content: ${describeError(error)}` };
       }
     }
-
-    // steps 3 and 4 come after the post exists: a failure here never re-posts, and the run ends as posted
-    const problems: string[] = [];
-    let channelGone: ChannelGoneError | undefined;
-    const retried = async (what: string, work: () => Promise<void>, counter?: string): Promise<boolean> => {
-      for (let attempt = 1; ; attempt++) {
-        if (counter) await c.query(`UPDATE digest_runs SET ${counter} = ${counter} + 1 WHERE id = $1`, [runId]);
-        try {
-          await work();
-          return true;
-        } catch (error) {
-          if (error instanceof ChannelGoneError) channelGone = error;
-          if (error instanceof ChannelGoneError || attempt >= attempts) {
-            problems.push(`${what}: ${describeError(error)}`);
-            d.logger.error(`digests: #${sub.id} was posted but its ${what} failed after ${attempt} attempt(s): ${describeError(error)}`);
-            return false;
-          }
-          await sleep(1_000 * 2 ** (attempt - 1));
-        }
-      }
+    const done = new Set(delivery.steps);
+    const steps = {
+      done: (s: string) => done.has(s),
+      record: async (s: string) => void (done.add(s), await deliveries.recordStep(key, s)),
     };
-    // step 3: the rest of a long answer, in the post's thread
-    if (deliver.postRest) {
-      let done = row.parts_posted;
-      await retried('continuation', () =>
-        deliver.postRest!(sub, answer!, messageId!, done, async (n) => {
-          done = n;
-          await c.query('UPDATE digest_runs SET parts_posted = $2 WHERE id = $1', [runId, n]);
-        }),
-      );
-    }
-    // step 4: the chart, retried on its own
-    if (chartToUpload && deliver.uploadChart && !channelGone) {
-      const ok = await retried('chart upload', () => deliver.uploadChart!(sub, answer!, messageId!), 'chart_attempts');
-      if (ok) await c.query('UPDATE digest_runs SET chart_uploaded = true WHERE id = $1', [runId]);
-    }
-    if (channelGone) await gone(channelGone);
-
-    // step 5: done; the state to remember goes with it
-    await c.query('BEGIN');
     try {
-      await c.query(`UPDATE digest_runs SET status = 'posted', posted_at = $2, error = $3 WHERE id = $1`, [
-        runId,
-        now(),
-        problems.length ? problems.join('; ') : null,
-      ]);
-      if (state) await c.query('UPDATE digest_subscriptions SET last_state = $2 WHERE id = $1', [sub.id, JSON.stringify(state)]);
-      await c.query('COMMIT');
+      await (await d.outbox.replies(job, delivery)).deliver(answer, steps);
+      delivery = { ...delivery, steps: [...done] };
+      return { kind: 'posted', delivery };
     } catch (error) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      if (error instanceof ChannelGoneError) return { kind: 'gone', error };
+      if (attempt >= tries) {
+        // every attempt failed: said where the digest was due, as a question's give-up is said in its thread
+        await (await d.outbox.replies(job, delivery)).giveUp(DIGEST_GAVE_UP).catch(() => undefined);
+        return { kind: 'failed', why: `delivery: ${describeError(error)}` };
+      }
+      await sleep(1_000 * 2 ** (attempt - 1));
     }
-    return found ? 'found' : 'posted';
   }
 }
 
-async function findPost(deliver: Deliver, sub: Subscription, key: DigestKey, logger: Logger): Promise<string | undefined> {
-  try {
-    return await deliver.findPost!(sub, key);
-  } catch (error) {
-    if (!(error instanceof HistoryUnavailableError)) throw error;
-    // without the history a lost post cannot be found: post (the behaviour before the check), and say why once
-    if (!warnedNoHistory.has(logger)) {
-      warnedNoHistory.add(logger);
-      logger.warn(`digests: cannot look for lost posts (${error.message}); a crash between posting and recording may post a digest twice`);
-    }
-    return undefined;
-  }
-}
+const DIGEST_GAVE_UP = 'This digest could not be posted: every attempt failed (it has been logged). The next one comes as scheduled.';
 
 /** What a run needs (its `deliver` platforms are also the ones this process leads), and when periods are due. */
 export interface SchedulerOptions extends Omit<RunDeps, 'clients'> {

@@ -4,7 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import type { CloudAdapter } from 'botbuilder';
 import type { DataDesk } from '../../src/agents/desk.js';
 import type { Logger } from '../../src/core/logger.js';
-import type { ChannelPoster, ReplyPlatform } from '../../src/core/platform.js';
+import type { ReplyPlatform } from '../../src/core/platform.js';
 import { singleTokenClients, type SlackClients } from '../../src/channels/slack/slack-clients.js';
 import { slackOutbox } from '../../src/channels/slack/slack-outbox.js';
 import { teamsOutbox } from '../../src/channels/teams/teams-outbox.js';
@@ -59,17 +59,12 @@ export async function testJobs(db: TestDatabase, desk: DataDesk, logger: Logger,
   });
 }
 
-/** The Slack outbox's digest side, posting with this client (one workspace). */
-export function slackPoster(client: WebClient, pool: import('pg').Pool, logger: Logger): ChannelPoster {
-  return slackOutbox({ clients: singleTokenClients(client), deliveries: new Deliveries(pool), logger }).posts!;
+/** The Slack outbox a digest posts through, with this client (one workspace). */
+export function slackPoster(client: WebClient, pool: import('pg').Pool, logger: Logger): JobOutbox {
+  return slackOutbox({ clients: singleTokenClients(client), deliveries: new Deliveries(pool), logger });
 }
 
-/** The Teams outbox's digest side, through this adapter and the conversation references stored in `pool`. */
-export function teamsPoster(
-  adapter: CloudAdapter,
-  pool: import('pg').Pool,
-  chartLink: (png: Buffer) => string,
-  logger: Logger,
-): ChannelPoster {
-  return teamsOutbox({ adapter, appId: '', pool, deliveries: new Deliveries(pool), chartLink, logger }).posts!;
+/** The Teams outbox a digest posts through: this adapter and the conversation references stored in `pool`. */
+export function teamsPoster(adapter: CloudAdapter, pool: import('pg').Pool, chartLink: (png: Buffer) => string, logger: Logger): JobOutbox {
+  return teamsOutbox({ adapter, appId: '', pool, deliveries: new Deliveries(pool), chartLink, logger });
 }

@@ -11,6 +11,51 @@ import { PlaceholderTakenError, type Deliveries, type DeliveryRow } from '../../
 import { canStream, openStream, STREAM_STARTING, WAIT_TASK, type StreamPlace, type StreamSupport } from './answer-stream.js';
 import { failure, slackErrorCode } from './slack-error.js';
 
+/** Refusals of conversations.history that mean the app may not read it (a missing scope), not "try again". */
+const NO_HISTORY = new Set(['missing_scope', 'not_allowed_token_type', 'no_permission']);
+/** how far back (in messages since the post was due) a lost post is looked for */
+const HISTORY_PAGES = 5;
+const warnedNoHistory = new WeakSet<Logger>();
+
+/**
+ * A new post an earlier attempt made in the channel but never recorded (its reply was lost, or its process died):
+ * a message since `since` carrying this delivery's key, claimed as its placeholder. Without the history scopes it
+ * cannot be looked for: said once, and the post is made (a crash at that moment may then post twice).
+ */
+export async function postInHistory(deps: PlaceholderDeps, key: string, channel: string, since: string): Promise<Placeholder | undefined> {
+  let cursor: string | undefined;
+  for (let page = 0; page < HISTORY_PAGES; page++) {
+    let res;
+    try {
+      res = await deps.client.conversations.history({
+        channel,
+        oldest: (Date.parse(since) / 1000).toFixed(6),
+        inclusive: true,
+        include_all_metadata: true,
+        limit: 200,
+        cursor,
+      });
+    } catch (error) {
+      const code = slackErrorCode(error);
+      if (!code || !NO_HISTORY.has(code)) throw error;
+      if (!warnedNoHistory.has(deps.logger)) {
+        warnedNoHistory.add(deps.logger);
+        deps.logger.warn(
+          `slack: cannot look for lost posts (Slack says ${code} for conversations.history; the app needs channels:history and groups:history); a crash between posting and recording may post twice`,
+        );
+      }
+      return undefined;
+    }
+    const mine = res.messages?.find(
+      (m) => m.metadata?.event_type === PLACEHOLDER_EVENT && (m.metadata.event_payload as { key?: string } | undefined)?.key === key,
+    );
+    if (mine?.ts) return ((await deps.deliveries.claimPlaceholder(key, { ts: mine.ts })) as Placeholder | undefined) ?? { ts: mine.ts };
+    cursor = res.response_metadata?.next_cursor || undefined;
+    if (!res.has_more || !cursor) return undefined;
+  }
+  return undefined;
+}
+
 export const WORKING = ':hourglass_flowing_sand: Working on it…';
 
 /** What placing a placeholder needs: the workspace's client and the delivery rows. */

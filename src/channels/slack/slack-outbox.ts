@@ -8,24 +8,18 @@
 // call) finishes the reply instead of repeating it. Whatever fails, the thread
 // gets a sentence, never silence.
 //
-// Digest posts: each carries message metadata with the digest's key
-// (subscription and period), so that a post whose reply was lost (a crash, a
-// timeout) can be found again in the channel's history instead of being posted
-// twice. A channel that is gone (bot removed, archived, app uninstalled) is
-// reported as such, so the scheduler disables the subscription.
+// A new post in a channel (a digest) is the same reply without a placeholder:
+// its first message is the post, carrying the delivery's key in its metadata,
+// so that a post whose reply was lost (a crash, a timeout) is found again in
+// the channel's history (placeholder.ts) instead of being posted twice; the
+// rest and the chart go in its thread. A channel that is gone (bot removed,
+// archived, app uninstalled) fails as ChannelGoneError, which is not retried.
 import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
-import {
-  ChannelGoneError,
-  HistoryUnavailableError,
-  type ChannelPoster,
-  type DigestKey,
-  type PostTarget,
-  type ReplySink,
-} from '../../core/platform.js';
+import { ChannelGoneError, type PostTarget, type ReplySink } from '../../core/platform.js';
 import { renderChart } from '../../charts/render.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
@@ -44,17 +38,8 @@ import type { Answer } from '../../core/answer.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';
 import { threadTitle } from './slack-text.js';
-import {
-  escapeMarkdown,
-  sourceTasks,
-  STREAM_CLOSED,
-  StreamSupport,
-  taskChunk,
-  WAIT_TASK,
-  type StreamPlace,
-  type StreamTask,
-} from './answer-stream.js';
-import { metadataOf, PLACEHOLDER_EVENT, placeholderOfReply, REPLY_EVENT } from './placeholder.js';
+import { escapeMarkdown, sourceTasks, STREAM_CLOSED, StreamSupport, taskChunk, WAIT_TASK, type StreamTask } from './answer-stream.js';
+import { metadataOf, PLACEHOLDER_EVENT, placeholderOfReply, postInHistory, REPLY_EVENT, type Placeholder } from './placeholder.js';
 import { failure, slackErrorCode } from './slack-error.js';
 
 export interface SlackOutboxDeps {
@@ -74,7 +59,10 @@ export interface SlackOutboxDeps {
 const slackReplyTarget = z.object({
   platform: z.literal('slack'),
   channel: z.string(),
-  threadTs: z.string(),
+  /** the thread; absent for a new post in the channel (a digest), whose first message becomes the thread */
+  threadTs: z.string().optional(),
+  /** a new post in the channel (core/platform.ts NewPost) */
+  post: z.object({ since: z.string() }).optional(),
   userId: z.string().optional(),
   workspace: z.string().optional(),
   enterprise: z.string().optional(),
@@ -97,7 +85,16 @@ async function fileInThread(client: WebClient, channel: string, threadTs: string
 }
 
 export function slackOutbox(deps: SlackOutboxDeps): JobOutbox {
-  return { replies: finalWhenGone(slackReplies(deps)), posts: slackPosts(deps.clients, deps.quickchartUrl) };
+  return {
+    replies: finalWhenGone(slackReplies(deps)),
+    newPost: async (to, post) => ({
+      platform: 'slack',
+      channel: to.channel,
+      post,
+      ...(to.workspace ? { workspace: to.workspace } : {}),
+      ...(to.enterprise_id ? { enterprise: to.enterprise_id } : {}),
+    }),
+  };
 }
 
 /**
@@ -124,14 +121,29 @@ function finalWhenGone(replies: JobOutbox['replies']): JobOutbox['replies'] {
 function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
   const streams = deps.streams ?? new StreamSupport();
   return async (job: AnswerJob, delivery: DeliveryRow): Promise<ReplySink> => {
-    const { channel, threadTs, userId, workspace, enterprise, agentView } = slackReplyTarget.parse(job.reply);
+    const target = slackReplyTarget.parse(job.reply);
+    const { channel, userId, workspace, enterprise, agentView, post: newPost } = target;
     const { logger } = deps;
     const client = await deps.clients.forWorkspace(workspace, enterprise);
     const placing = { client, deliveries: deps.deliveries, logger };
-    const place: StreamPlace = { channel, threadTs, userId, workspace };
     const metadata = metadataOf(PLACEHOLDER_EVENT, job.key);
-    const placeholder = await placeholderOfReply(placing, job.key, delivery, place, streams, agentView);
+    // a new post has no placeholder: its first message is the answer, found again (recorded, or in the channel's
+    // history when an earlier attempt may have made it) rather than posted twice
+    const placeholder = newPost
+      ? ((delivery.placeholder as Placeholder | null) ??
+        (delivery.attempts > 1 ? await postInHistory(placing, job.key, channel, newPost.since) : undefined))
+      : await placeholderOfReply(
+          placing,
+          job.key,
+          delivery,
+          { channel, threadTs: target.threadTs!, userId, workspace },
+          streams,
+          agentView,
+        );
+    const foundInHistory = Boolean(newPost && placeholder && !delivery.placeholder);
     let ts = placeholder?.ts;
+    /** where the rest of the answer goes: the question's thread, or the new post's */
+    let threadTs = target.threadTs ?? ts;
     // A stream is continued by the attempt that finds it open and its headline not begun; an earlier attempt that
     // began the headline may have sent part of it, so this one closes the stream and replaces it (chat.update).
     let streamOpen = placeholder?.stream === '1' && !delivery.steps.includes('headline:started');
@@ -151,6 +163,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
       if (ts) return client.chat.update({ channel, ts, text: m.text, blocks: m.blocks as never, metadata });
       const posted = await client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks as never, metadata });
       ts = (await deps.deliveries.claimPlaceholder(job.key, { ts: posted.ts! }))?.ts ?? posted.ts!;
+      threadTs ??= ts;
       return posted;
     };
     /**
@@ -202,6 +215,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
 
     return {
       progress: (step) => {
+        if (newPost) return; // a new post shows nothing before its answer
         if (streamOpen) {
           // each step a task of the stream's timeline: the last one done, this one running. One append at a time:
           // steps that come while one is in flight go together in the next (Slack rate-limits appendStream too)
@@ -217,12 +231,13 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         lastUpdate = Date.now();
         updating = (
           agentView && !ts
-            ? client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: `is at: ${step.toLowerCase()}…` })
+            ? client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs!, status: `is at: ${step.toLowerCase()}…` })
             : client.chat.update({ channel, ts: ts!, text: `:hourglass_flowing_sand: ${step}…` })
         ).catch(() => undefined);
       },
       deliver: async (answer, steps) => {
         await updating;
+        if (foundInHistory) await steps.record('found');
         const exportKey = deps.exports && exportSourceOf(answer) ? job.key : undefined;
         // the native data blocks, unless this delivery already fell back to the classic ones
         let options: RenderOptions = { exportKey, classic: steps.done('classic'), feedback: deps.feedback };
@@ -245,6 +260,8 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
               await update();
             });
           } catch (error) {
+            // a new post that failed may yet have been made (a lost reply): the next attempt looks for it first
+            if (newPost) throw error;
             // never silence: the placeholder would say "Reading the schema…" for good; post the answer as a new reply
             logger.warn(`slack: chat.update of the answer failed (${failure(error)}); posting it as a new reply`);
             await post(first.text, first.blocks);
@@ -255,7 +272,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
         const resolved = answer.kind === 'result' ? answer.resolved?.question : undefined;
         if (agentView && resolved && !steps.done('title')) {
           await client.assistant.threads
-            .setTitle({ channel_id: channel, thread_ts: threadTs, title: threadTitle(resolved) })
+            .setTitle({ channel_id: channel, thread_ts: threadTs!, title: threadTitle(resolved) })
             .catch((error) => logger.debug(`slack: the thread title of ${job.key} was not set (${failure(error)})`));
           await steps.record('title');
         }
@@ -269,13 +286,13 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
           // the file is named for its delivery, and its upload recorded as begun before it starts: a worker that died
           // between the upload and the record left the file in the thread, where the next attempt finds it
           const filename = chartFileName(job.key);
-          if (steps.done('chart:started') && (await fileInThread(client, channel, threadTs, filename))) {
+          if (steps.done('chart:started') && (await fileInThread(client, channel, threadTs!, filename))) {
             logger.debug(`slack: the chart of ${job.key} is in the thread already; not uploaded again`);
           } else {
             await steps.record('chart:started');
             try {
               const png = await renderChart(answer.chart, deps.quickchartUrl);
-              await client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, file: png, filename, title: answer.chart.title });
+              await client.files.uploadV2({ channel_id: channel, thread_ts: threadTs!, file: png, filename, title: answer.chart.title });
             } catch (error) {
               logger.warn(`slack: chart upload failed: ${describeError(error)}`);
               await post(':warning: The chart could not be attached this time; the numbers above are complete.');
@@ -293,14 +310,6 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
   };
 }
 
-/** The event type of the message metadata on every Slack digest post. */
-const DIGEST_EVENT_TYPE = 'datadesk_digest';
-
-/** The metadata a Slack digest post carries (chat.postMessage `metadata`). */
-function digestMetadata(key: DigestKey): { event_type: string; event_payload: { subscription_id: number; period_end: string } } {
-  return { event_type: DIGEST_EVENT_TYPE, event_payload: { subscription_id: key.subscriptionId, period_end: key.periodEnd.toISOString() } };
-}
-
 const SLACK_GONE = new Set([
   'channel_not_found',
   'not_in_channel',
@@ -309,12 +318,7 @@ const SLACK_GONE = new Set([
   'team_access_not_granted',
   'token_revoked',
 ]);
-const SLACK_NO_HISTORY = new Set(['missing_scope', 'not_allowed_token_type', 'no_permission']);
-/** how far back (in messages after the period's end) a lost post is looked for */
-const HISTORY_PAGES = 5;
-const HISTORY_PAGE_SIZE = 200;
-
-async function slackCall<T>(to: PostTarget, call: () => Promise<T>): Promise<T> {
+async function slackCall<T>(to: Pick<PostTarget, 'channel'>, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
@@ -322,95 +326,4 @@ async function slackCall<T>(to: PostTarget, call: () => Promise<T>): Promise<T> 
     if (code && SLACK_GONE.has(code)) throw new ChannelGoneError(`Slack says ${code} for channel ${to.channel}`);
     throw error;
   }
-}
-
-/** The client of the target's workspace; an uninstalled workspace's channel is gone. */
-async function clientOf(clients: SlackClients, to: PostTarget): Promise<WebClient> {
-  try {
-    return await clients.forWorkspace(to.workspace, to.enterprise_id);
-  } catch (error) {
-    if (error instanceof WorkspaceNotInstalledError) throw new ChannelGoneError(error.message);
-    throw error;
-  }
-}
-
-interface HistoryMessage {
-  ts?: string;
-  thread_ts?: string;
-  metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
-}
-
-// A digest is posted in steps (the post, the rest, the chart) that may run in different attempts: it keeps the
-// classic blocks, so that no step depends on whether the workspace takes the native data blocks.
-const DIGEST_RENDERING: RenderOptions = { classic: true };
-
-function slackPosts(clients: SlackClients, quickchartUrl?: string): ChannelPoster {
-  return {
-    async post(to, answer, key) {
-      const client = await clientOf(clients, to);
-      const [first] = renderAnswerMessages(answer, DIGEST_RENDERING);
-      const res = await slackCall(to, () =>
-        client.chat.postMessage({ channel: to.channel, text: first.text, blocks: first.blocks, metadata: digestMetadata(key) }),
-      );
-      if (!res.ts) throw new Error('Slack answered chat.postMessage without a ts');
-      return res.ts;
-    },
-    async postRest(to, answer, postId, done, posted) {
-      const client = await clientOf(clients, to);
-      const rest = renderAnswerMessages(answer, DIGEST_RENDERING).slice(1);
-      for (let i = done; i < rest.length; i++) {
-        await slackCall(to, () =>
-          client.chat.postMessage({ channel: to.channel, thread_ts: postId, text: rest[i].text, blocks: rest[i].blocks }),
-        );
-        await posted(i + 1);
-      }
-    },
-    chartIsSeparate: (answer) => answer.kind === 'result' && Boolean(answer.chart),
-    async uploadChart(to, answer, postId) {
-      if (answer.kind !== 'result' || !answer.chart) return;
-      const chart = answer.chart;
-      const client = await clientOf(clients, to);
-      const file = await renderChart(chart, quickchartUrl);
-      await slackCall(to, () =>
-        client.files.uploadV2({ channel_id: to.channel, thread_ts: postId, file, filename: 'digest.png', title: chart.title }),
-      );
-    },
-    async findPost(to, key) {
-      const client = await clientOf(clients, to);
-      const periodEnd = key.periodEnd.toISOString();
-      let cursor: string | undefined;
-      for (let page = 0; page < HISTORY_PAGES; page++) {
-        let res;
-        try {
-          res = await slackCall(to, () =>
-            client.conversations.history({
-              channel: to.channel,
-              oldest: (key.periodEnd.getTime() / 1000).toFixed(6),
-              inclusive: true,
-              include_all_metadata: true,
-              limit: HISTORY_PAGE_SIZE,
-              cursor,
-            }),
-          );
-        } catch (error) {
-          const code = slackErrorCode(error);
-          if (code && SLACK_NO_HISTORY.has(code))
-            throw new HistoryUnavailableError(
-              `Slack says ${code} for conversations.history (the app needs channels:history and groups:history)`,
-            );
-          throw error;
-        }
-        const found = (res.messages as HistoryMessage[] | undefined)?.find(
-          (m) =>
-            m.metadata?.event_type === DIGEST_EVENT_TYPE &&
-            Number(m.metadata.event_payload?.subscription_id) === key.subscriptionId &&
-            m.metadata.event_payload?.period_end === periodEnd,
-        );
-        if (found?.ts) return found.ts;
-        cursor = res.response_metadata?.next_cursor || undefined;
-        if (!res.has_more || !cursor) return undefined;
-      }
-      return undefined;
-    },
-  };
 }

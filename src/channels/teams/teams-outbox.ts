@@ -9,16 +9,16 @@
 // The Bot Framework Emulator cannot update messages: there the answer always
 // comes as a new message under "on it".
 //
-// Digest posts go through the channel's stored conversation reference
-// (proactive message) with the chart inside the card; a conversation Teams
-// says is gone (403, 404) disables the digest.
+// A new post (a digest) goes through the channel's stored conversation
+// reference (proactive message) with the chart inside the card; a
+// conversation Teams says is gone (403, 404) fails as ChannelGoneError.
 import { ActivityTypes, CardFactory, type Activity, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Answer } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
-import { ChannelGoneError, type ChannelPoster, type ReplySink } from '../../core/platform.js';
+import { ChannelGoneError, UNCONFIRMED_POST, type ReplySink } from '../../core/platform.js';
 import type { AnswerJob } from '../../jobs/answer-job.js';
 import type { Deliveries, DeliveryRow } from '../../jobs/deliveries.js';
 import type { JobOutbox } from '../../jobs/answer-worker.js';
@@ -37,6 +37,8 @@ const teamsReplyTarget = z.object({
   reference: z.record(z.string(), z.unknown()),
   /** the address Teams reached this bot at (scheme and host): where a card's chart and CSV links point without PUBLIC_BASE_URL */
   reachedAt: z.string().url().optional(),
+  /** a new post in the conversation (a digest): no "on it" before it (core/platform.ts NewPost) */
+  post: z.object({ since: z.string() }).optional(),
 });
 export type TeamsReplyTarget = z.infer<typeof teamsReplyTarget>;
 
@@ -111,7 +113,25 @@ async function proactively(
 }
 
 export function teamsOutbox(deps: TeamsOutboxDeps): JobOutbox {
-  return { replies: teamsReplies(deps), posts: teamsPosts(deps) };
+  return {
+    replies: teamsReplies(deps),
+    newPost: async (to, post) => {
+      const reference = await loadConversationReference(deps.pool, to.channel);
+      if (!reference) throw new ChannelGoneError(`no stored Teams conversation ${to.channel}`);
+      return { platform: 'teams', conversationId: to.channel, reference: reference as Record<string, unknown>, post };
+    },
+  };
+}
+
+/** A new post Teams refused because the bot cannot reach the conversation (removed: 403; deleted: 404) is final. */
+async function finalWhenGone(conversationId: string, send: () => Promise<void>): Promise<void> {
+  try {
+    await send();
+  } catch (error) {
+    const status = httpStatusOf(error);
+    if (status === 403 || status === 404) throw new ChannelGoneError(`Teams answered ${status} for conversation ${conversationId}`);
+    throw error;
+  }
 }
 
 function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
@@ -120,7 +140,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
     const reference = target.reference as Partial<ConversationReference>;
     const inConversation = (logic: (context: TurnContext) => Promise<void>) => proactively(deps.adapter, deps.appId, reference, logic);
     const canUpdate = reference.channelId !== 'emulator';
-    const placeholder = canUpdate ? await deps.deliveries.placeholderSoon(delivery) : undefined;
+    const placeholder = canUpdate && !target.post ? await deps.deliveries.placeholderSoon(delivery) : undefined;
     let id = placeholder?.id;
     // a personal chat's answer is a stream (teams-stream.ts): its id is the final message's; continued unless a
     // final was begun (then the message of that id is updated, or a new one sent when the final never arrived)
@@ -137,6 +157,7 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
       });
     return {
       progress: (step) => {
+        if (target.post) return; // a new post shows nothing before its answer
         // Teams asks for at most about one streaming request a second, and "on it" edits are rate-limited too
         if (!id || Date.now() - last < (streamOpen ? 1_500 : 2_000)) return;
         if (streamed && !streamOpen) return;
@@ -168,6 +189,14 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
           attachments: [CardFactory.adaptiveCard(answerCard(answer, chart, extras))],
           ...(marked ? answerMarks(answer) : {}),
         };
+        if (target.post) {
+          // Teams keeps no history to look in: a post an earlier attempt may have made is not made again (a
+          // duplicate in a channel is worse than a missing digest), and the run says so
+          if (steps.done('post:started')) return void (await steps.record(UNCONFIRMED_POST));
+          await steps.record('post:started');
+          await finalWhenGone(target.conversationId, () => inConversation(async (context) => void (await context.sendActivity(reply))));
+          return void (await steps.record('answer'));
+        }
         await inConversation(async (context) => {
           if (streamOpen && id) {
             await steps.record('final:started');
@@ -209,32 +238,5 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
         });
       },
     };
-  };
-}
-
-function teamsPosts({ adapter, appId, pool, chartLink, quickchartUrl }: TeamsOutboxDeps): ChannelPoster {
-  return {
-    async post(to, answer) {
-      const reference = await loadConversationReference(pool, to.channel);
-      if (!reference) throw new ChannelGoneError(`no stored Teams conversation ${to.channel}`);
-      const chart = await chartForCard(answer, chartLink, quickchartUrl);
-      let id: string | undefined;
-      try {
-        await proactively(adapter, appId, reference, async (context) => {
-          const sent = await context.sendActivity({
-            type: 'message',
-            text: answerSummary(answer),
-            attachments: [CardFactory.adaptiveCard(answerCard(answer, chart))],
-          });
-          id = sent?.id;
-        });
-      } catch (error) {
-        const status = httpStatusOf(error);
-        if (status === 403 || status === 404) throw new ChannelGoneError(`Teams answered ${status} for conversation ${to.channel}`);
-        throw error;
-      }
-      // the connector may answer without an id; the post still happened
-      return id ?? '';
-    },
   };
 }
