@@ -21,14 +21,22 @@ export function bestIndex(values: readonly (number | null)[], kpi: KpiName): num
 
 /** Candidate indices from best to worst (stable: ties keep listing order; nulls last). */
 export function rankIndices(values: readonly (number | null)[], kpi: KpiName): number[] {
+  // over typed arrays, without an object per candidate: a whole market's 5,401 (or a grid's 1,000) sort in a few ms
   const sign = isMinimised(kpi) ? -1 : 1;
-  return values
-    .map((v, i) => ({ v, i }))
-    .sort((a, b) => {
-      if (a.v === null || b.v === null) return a.v === null ? (b.v === null ? a.i - b.i : 1) : -1;
-      return sign * (b.v - a.v) || a.i - b.i;
-    })
-    .map((x) => x.i);
+  const keys = new Float64Array(values.length);
+  const order = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    keys[i] = v === null ? NaN : sign * v;
+    order[i] = i;
+  }
+  order.sort((a, b) => {
+    const x = keys[a];
+    const y = keys[b];
+    if (x !== x || y !== y) return x !== x ? (y !== y ? a - b : 1) : -1;
+    return y - x || a - b;
+  });
+  return Array.from(order);
 }
 
 /** What a candidate must have to be ranked: trading days in its window and round trips (docs/backtest-definitions.md). */

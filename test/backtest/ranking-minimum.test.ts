@@ -70,14 +70,14 @@ describe('a ranking headlines a winner with a record', () => {
   const spec = parseRuleSyntax('compare 600001,600002 2023 buy: {OPEN > 0} sell: {OPEN > 1000} kpi: return').spec;
   const result = runSpec(spec, [a, b]);
 
-  it('the protocol ranks the 29-day ticker first; the answer headlines the one with 60 days and says the other is apart', () => {
+  it('the protocol ranks the 29-day ticker first; the answer headlines the one with 60 days and says the other is apart', async () => {
     // the protocol's ranking is untouched: B first
     expect(result.candidates[result.ranking[0]].ticker.code).toBe('600002');
     const ranked = rankForAnswer(spec, result, DEFAULT_MINIMUM);
     const winner = result.candidates[ranked.winner];
     expect(winner.ticker.code).toBe('600001');
     const comparisons = compareWinner({ spec, ticker: winner.ticker, strategy: 0 });
-    const parts = answerParts(spec, result, { ...ranked, comparisons, kpiGiven: true });
+    const parts = await answerParts(spec, result, { ...ranked, comparisons, kpiGiven: true });
     // bought at the first open (10), held to the last close (12.475), whole lots: the strategy is its own buy and hold
     // (bought on day 0 at the same open), so it did not beat it
     const r = winner.kpis.return_ratio!;
@@ -105,10 +105,10 @@ describe('a grid pair that never traded', () => {
   const spec = parseRuleSyntax('600001 2023 buy: MA(2|3) > 5|50 kpi: return').spec;
   const result = runSpec(spec, [t]);
 
-  it('is "no trades" in the grid, empty on the heat map, and out of the median and the plateau test', () => {
+  it('is "no trades" in the grid, empty on the heat map, and out of the median and the plateau test', async () => {
     const ranked = rankForAnswer(spec, result, DEFAULT_MINIMUM);
     const winner = result.candidates[ranked.winner];
-    const parts = answerParts(spec, result, {
+    const parts = await answerParts(spec, result, {
       ...ranked,
       comparisons: compareWinner({ spec, ticker: t, strategy: 0, values: winner.values }),
       kpiGiven: true,

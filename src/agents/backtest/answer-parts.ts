@@ -9,7 +9,7 @@ import {
   costComparisonTable,
   equityChart,
   headline,
-  kpiTable,
+  kpiTableInTurns,
   KPI_LABELS,
   marketSentence,
   narration,
@@ -31,7 +31,7 @@ export interface AnswerParts {
   chart: ChartSpec;
 }
 
-export function answerParts(spec: StrategySpec, result: SpecResult, view: AnswerView): AnswerParts {
+export async function answerParts(spec: StrategySpec, result: SpecResult, view: AnswerView): Promise<AnswerParts> {
   const best = result.candidates[view.winner];
   const { comparisons } = view;
   const extraTables = [{ title: `Trades of ${best.label}`, table: tradesTable(best) }];
@@ -65,7 +65,7 @@ export function answerParts(spec: StrategySpec, result: SpecResult, view: Answer
     ]
       .filter(Boolean)
       .join(' '),
-    table: kpiTable(result, view.ranking),
+    table: await kpiTableInTurns(result, view.ranking),
     extraTables,
     chart: grid ? sweepHeatmap(spec, result) : equityChart(best, comparisons.hold.equity, vs?.equity),
   };
