@@ -47,10 +47,11 @@ describe('the cost of an answer', () => {
     expect(stages.compiling!.wallMs).toBeGreaterThanOrEqual(19);
     expect(stages.compiling!.cpuMs).toBeGreaterThan(0);
     expect(stages.narration!.wallMs).toBeGreaterThanOrEqual(39);
-    // the node's own work, its parts taken out: about 30 ms, not 90
-    expect(stages.facts!.wallMs).toBeGreaterThanOrEqual(29);
-    expect(stages.facts!.wallMs).toBeLessThan(60);
+    // the node's own work, its parts taken out: about 30 ms, not 90 (said against the node's own time, not the
+    // clock's: on a busy machine the 30 ms of sleep alone can take 60)
     const synthesize = state.trace[3];
+    expect(stages.facts!.wallMs).toBeGreaterThanOrEqual(29);
+    expect(stages.facts!.wallMs).toBeLessThan(synthesize.ms - stages.compiling!.wallMs - stages.narration!.wallMs + 1);
     expect(stages.facts!.wallMs + stages.compiling!.wallMs + stages.narration!.wallMs).toBeCloseTo(synthesize.ms, 1);
     expect(total.wallMs).toBeCloseTo(run.ms + synthesize.ms + 12, 1);
   });
