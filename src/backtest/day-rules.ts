@@ -25,7 +25,7 @@ import { affordableLots, buyBlocked, fen, limitPrices, orderFees, saleBlocked, t
 import type { SimulationInput, SimulationResult, Trade } from './simulator.js';
 
 export const EXIT_FILLS = ['intrabar', 'next_open'] as const;
-export type ExitFill = (typeof EXIT_FILLS)[number];
+type ExitFill = (typeof EXIT_FILLS)[number];
 
 export interface ExitRules {
   /** sell when the price falls this fraction below the average entry price */

@@ -5,11 +5,11 @@
 // same run gives the same line every time.
 import type { Trade } from './simulator.js';
 
-export const MONTE_CARLO_RUNS = 1_000;
-export const MONTE_CARLO_SEED = 37;
+const MONTE_CARLO_RUNS = 1_000;
+const MONTE_CARLO_SEED = 37;
 
 /** mulberry32: a small, well-mixed 32-bit PRNG, uniform on [0, 1). */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

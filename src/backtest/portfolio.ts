@@ -28,7 +28,7 @@ import type { SimulationResult, Trade } from './simulator.js';
 import { isoDay } from './days.js';
 
 export const REBALANCE_CALENDARS = ['none', 'monthly', 'quarterly'] as const;
-export type RebalanceCalendar = (typeof REBALANCE_CALENDARS)[number];
+type RebalanceCalendar = (typeof REBALANCE_CALENDARS)[number];
 
 export interface PortfolioMember {
   code: string;
@@ -61,7 +61,7 @@ export interface PortfolioInput {
 }
 
 /** One rebalance: the day, the equity at its open, the targets set, and the holdings and cash after its orders. */
-export interface Rebalance {
+interface Rebalance {
   date: string;
   reason: 'start' | 'calendar' | 'drift';
   equityAtOpen: number;

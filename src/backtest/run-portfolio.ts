@@ -17,7 +17,7 @@ export interface PortfolioRun extends SpecResult {
 }
 
 /** The members: the tickers as listed, or the top n by a field's value on the window's first day. */
-export function portfolioMembers(spec: StrategySpec, tickers: TickerBars[]): { members: TickerBars[]; chosen: string } {
+function portfolioMembers(spec: StrategySpec, tickers: TickerBars[]): { members: TickerBars[]; chosen: string } {
   const top = spec.portfolio?.top;
   if (!top) return { members: tickers, chosen: `${tickers.length} tickers as listed` };
   const field = top.by.toUpperCase() as keyof Bars;

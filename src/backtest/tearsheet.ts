@@ -11,7 +11,7 @@ export const ROLLING_SHARPE_DAYS = 63;
 const RISK_FREE_DAILY = 0.0001;
 const DAYS_PER_YEAR = 252;
 
-export interface DrawdownPeriod {
+interface DrawdownPeriod {
   /** the last peak before the fall, the lowest close, and the first close back at the peak (null: not recovered) */
   start: string;
   trough: string;
@@ -91,7 +91,7 @@ function exposureFromTrades(dates: readonly string[], trades: readonly Trade[]):
 }
 
 /** Every fall from a peak, deepest first: its start (the peak's day; the capital's anchor is "start"), trough and recovery. */
-export function drawdownPeriods(dates: readonly string[], equity: readonly number[]): DrawdownPeriod[] {
+function drawdownPeriods(dates: readonly string[], equity: readonly number[]): DrawdownPeriod[] {
   const label = (i: number) => (i === 0 ? `${dates[0]} (start)` : dates[i - 1]);
   const periods: DrawdownPeriod[] = [];
   let peak = 0;

@@ -115,7 +115,12 @@ export function readOffline(text: string): OfflineReading {
   const original = text;
   const problems: string[] = [];
   const assumptions: string[] = [];
-  if (asksForShort(text)) return { ruleSyntax: '', problems: [`a long-only reading: ${SHORT_REFUSAL}`], assumptions };
+  if (asksForShort(text)) {
+    // a line to fill with a long strategy, never the short one read as long
+    const codes = [...new Set(text.match(/\b\d{6}\b/g) ?? [])];
+    const ruleSyntax = `${codes.length > 1 ? `compare ${codes.join(',')}` : (codes[0] ?? 'CODE')} buy: ... sell: ...`;
+    return { ruleSyntax, problems: [`a long-only reading: ${SHORT_REFUSAL}`], assumptions };
+  }
   const trader = readTraderWords(text);
   text = trader.rest;
   const tickers = [...new Set(text.match(/\b\d{6}\b/g) ?? [])];

@@ -15,7 +15,7 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const DRAWDOWN_ROWS = 5;
 
 /** "In 1,000 reshuffles of these 14 trades, a drawdown worse than 30% happened 12.3% of the time ..." */
-export function monteCarloSentence(mc: MonteCarlo): string {
+function monteCarloSentence(mc: MonteCarlo): string {
   return (
     `In ${fmtInt(mc.runs)} reshuffles of these ${fmtInt(mc.trades)} trades (seed ${mc.seed}, so a rerun gives the same), ` +
     `a drawdown worse than ${fmtPercent(mc.threshold, 0)} happened ${fmtPercent(mc.worseThanThreshold, 1)} of the time; ` +
@@ -110,7 +110,7 @@ export function tearsheetPart(label: string, input: TearsheetInput): TearsheetPa
 }
 
 /** What the exits and day rules did, in a sentence ('' when none was asked for). */
-export function rulesSentence(r: RulesReport | undefined): string {
+function rulesSentence(r: RulesReport | undefined): string {
   if (!r) return '';
   const n = (k: number, one: string, many = `${one}s`) => (k ? `${fmtInt(k)} ${k === 1 ? one : many}` : '');
   const exits = [n(r.stopLosses, 'stop-loss', 'stop-losses'), n(r.takeProfits, 'take-profit'), n(r.trailingStops, 'trailing stop')].filter(

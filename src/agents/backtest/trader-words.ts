@@ -36,7 +36,7 @@ const APPLIED: Record<string, (s: StrategySpec) => boolean> = {
 };
 
 /** The trader words in the text, by id. */
-export function traderWordsIn(text: string): string[] {
+function traderWordsIn(text: string): string[] {
   return words()
     .filter((w) => w.re.test(text))
     .map((w) => w.id);
