@@ -43,10 +43,10 @@ export const ROLLUP_MEASURE = { column: 'n', of: 'count(*)' } as const;
 /** Smallest first: the compiler takes the first that holds everything a plan uses (rows at 8.5M in the comments). */
 export const ROLLUPS: readonly Rollup[] = [
   { table: 'crimes_by_year_type', grain: 'year', columns: COMMON }, // 2.9K (036)
-  { table: 'crimes_by_month', grain: 'month', columns: COMMON }, // 037
-  { table: 'crimes_by_year_hour', grain: 'year_hour', columns: COMMON }, // 037
+  { table: 'crimes_by_month', grain: 'month', columns: COMMON }, // 30K (037)
   { table: 'crimes_by_year_location', grain: 'year', columns: [...COMMON, 'location_description'] }, // 46K (036)
   { table: 'crimes_by_year_district', grain: 'year', columns: [...COMMON, 'district'] }, // 51K (036)
+  { table: 'crimes_by_year_hour', grain: 'year_hour', columns: COMMON }, // 55K (037)
   { table: 'crimes_by_year_ward', grain: 'year', columns: [...COMMON, 'ward'] }, // 101K (036)
   { table: 'crimes_by_year_area', grain: 'year', columns: [...COMMON, 'community_area'] }, // 142K (036)
   { table: 'crimes_by_block', grain: 'all', columns: ['primary_type', 'block'] }, // 200K
