@@ -174,7 +174,8 @@ export function checkSpec(spec: StrategySpec): string[] {
   const problems: string[] = [];
   const { task, tickers, strategies } = spec;
   const everyTicker = tickers.length === 1 && tickers[0] === ALL_TICKERS;
-  if (everyTicker && task !== 'ticker_selection') problems.push('"all" tickers only makes sense for ticker selection (compare all ...)');
+  if (everyTicker && task !== 'ticker_selection' && !spec.portfolio?.top)
+    problems.push('"all" tickers only makes sense for ticker selection (compare all ...)');
   if (task === 'ticker_selection' && tickers.length < 2 && !everyTicker)
     problems.push('ticker selection needs at least two tickers to compare');
   if (spec.portfolio) problems.push(...portfolioProblems(spec));

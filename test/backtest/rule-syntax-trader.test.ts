@@ -27,6 +27,7 @@ describe('trader sections of the rule syntax', () => {
     const { spec } = parseRuleSyntax('portfolio all 2020..2025 top: 20 by amount rebalance: quarterly drift: 5% stop: 8%');
     expect(spec.portfolio).toEqual({ rebalance: 'quarterly', drift: 0.05, invest: 1, top: { n: 20, by: 'AMOUNT', order: 'highest' } });
     expect(spec.exits).toEqual({ stopLoss: 0.08, fill: 'intrabar' });
+    expect(checkSpec(spec)).toEqual([]);
     expect(parseRuleSyntax(specToSyntax(spec)).spec).toEqual(spec);
   });
 
