@@ -22,7 +22,7 @@
 import type { CostModel, ExecutionReport } from './execution-model.js';
 import { chinaModel } from './execution-model.js';
 import { affordableLots, buyBlocked, fen, limitPrices, orderFees, saleBlocked, type Fees } from './order-costs.js';
-import type { SimulationInput, SimulationResult, Trade } from './simulator.js';
+import type { RulesReport, SimulationInput, SimulationResult, Trade } from './simulator.js';
 
 export const EXIT_FILLS = ['intrabar', 'next_open'] as const;
 type ExitFill = (typeof EXIT_FILLS)[number];
@@ -42,22 +42,6 @@ export interface DayRules {
   limits?: boolean;
   /** the share of a day's volume an order may take; the rest carries to the next day */
   volumeCap?: number;
-}
-
-/** What the rules did to a run, for the answer to say. */
-export interface RulesReport {
-  stopLosses: number;
-  takeProfits: number;
-  trailingStops: number;
-  /** exits that filled at the open because the day gapped through the level */
-  gapFills: number;
-  /** sales a signal or an exit wanted on the day of a buy, held to a later day by T+1 */
-  heldByT1: number;
-  buysBlockedByLimit: number;
-  salesBlockedByLimit: number;
-  /** orders filled in parts because of the volume cap, and the days their remainders carried */
-  partialFills: number;
-  daysCarried: number;
 }
 
 export interface RulesInput extends SimulationInput {

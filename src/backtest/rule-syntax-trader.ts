@@ -3,7 +3,7 @@
 // invest:, amount:, top:) and the tearsheet (tearsheet: on). Each is read
 // exactly or refused with what it takes; short: / cover: are refused, as
 // A-share backtests here are long-only (BACKTEST_PROTOCOL.md).
-import { RuleSyntaxError } from './rule-syntax.js';
+import { RuleSyntaxError } from './rule-syntax-error.js';
 import { rulesAssumptions } from './rules-words.js';
 import { ALL_TICKERS, RANKABLE_FIELDS, type StrategySpec } from './spec.js';
 

@@ -10,7 +10,9 @@
 //   portfolio all 2020..2025 top: 20 by amount rebalance: quarterly drift: 5%          (no buy: every member is held)
 //
 // Errors name the bad token, its position, and the closest known names.
+export { RuleSyntaxError } from './rule-syntax-error.js';
 import { closest } from '../core/suggest.js';
+import { RuleSyntaxError } from './rule-syntax-error.js';
 import { compileExpression } from './expr/compile.js';
 import { ExpressionError } from './expr/parser.js';
 import { DEFAULT_KPI, KPI_NAMES, type KpiName } from './kpis.js';
@@ -30,17 +32,6 @@ import {
   holdsAlways,
 } from './spec.js';
 import { readTraderSection, traderSpec, type TraderOptions } from './rule-syntax-trader.js';
-
-export class RuleSyntaxError extends Error {
-  constructor(
-    readonly detail: string,
-    readonly position: number,
-    readonly input: string,
-  ) {
-    super(`${detail} (at position ${position}: "${input.slice(Math.max(0, position - 1), position + 24).trim()}")`);
-    this.name = 'RuleSyntaxError';
-  }
-}
 
 const KPI_WORDS: Record<string, KpiName> = {
   return: 'return_ratio',

@@ -3,7 +3,6 @@
 // the last day, forced liquidation at the last close, zero costs.
 
 import type { ExecutionReport } from './execution-model.js';
-import type { RulesReport } from './day-rules.js';
 
 type Sizing = 'lots' | 'shares';
 
@@ -29,6 +28,22 @@ export interface Trade {
   forced: boolean;
   /** what closed it, when an exit rule was asked for (day-rules.ts): a signal, a stop, a take-profit, a trailing stop, the end */
   exit?: 'signal' | 'stop' | 'take' | 'trail' | 'rebalance' | 'end';
+}
+
+/** What the rules did to a run, for the answer to say. */
+export interface RulesReport {
+  stopLosses: number;
+  takeProfits: number;
+  trailingStops: number;
+  /** exits that filled at the open because the day gapped through the level */
+  gapFills: number;
+  /** sales a signal or an exit wanted on the day of a buy, held to a later day by T+1 */
+  heldByT1: number;
+  buysBlockedByLimit: number;
+  salesBlockedByLimit: number;
+  /** orders filled in parts because of the volume cap, and the days their remainders carried */
+  partialFills: number;
+  daysCarried: number;
 }
 
 export interface SimulationResult {

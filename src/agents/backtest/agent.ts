@@ -2,12 +2,10 @@
 // bars from the database -> the deterministic engine -> a channel-neutral
 // Answer. The LLM, when there is one, only fills the spec; it never computes.
 import { syntheticData, SYNTHETIC_PRICES_NOTE } from '../../db/freshness.js';
-import type pg from 'pg';
 import type { Answer, TraceStep } from '../../core/answer.js';
 import { makeAnswer, timed } from '../../core/answer.js';
 import { UserError, describeError } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
-import type { Candidate, SpecResult } from '../../backtest/run-spec.js';
+import type { Candidate } from '../../backtest/run-spec.js';
 import {
   dataChanges,
   dataVersion,
@@ -15,7 +13,6 @@ import {
   runId,
   runLink,
   withMarket,
-  type BacktestRuns,
   type StoredRun,
   type TickerSummary,
 } from '../../backtest/run-id.js';
@@ -25,7 +22,7 @@ import type { RankingMinimum } from '../../backtest/ranking.js';
 import { RuleSyntaxError, looksLikeRuleSyntax, parseRuleSyntax } from '../../backtest/rule-syntax.js';
 import { checkSpec, specFields, strategySpecSchema, type StrategySpec } from '../../backtest/spec.js';
 import { QueryTimeoutError } from '../../db/read-only.js';
-import { LlmError, type LlmClient } from '../../llm/client.js';
+import { LlmError } from '../../llm/client.js';
 import { readOffline } from './free-text.js';
 import { answerParts } from './answer-parts.js';
 import { answerPortfolio } from './portfolio-answer.js';
@@ -35,19 +32,8 @@ import { retrieve } from './retrieval.js';
 import { rankForAnswer, readRankingOptions } from './ranking-options.js';
 import { specFromText } from './spec-from-text.js';
 import { RULE_SYNTAX_FORM, ruleFormAt } from './help.js';
-
-export interface BacktestDeps {
-  pool: pg.Pool;
-  statementTimeoutMs: number;
-  logger: Logger;
-  llm?: LlmClient;
-  /** where runs are kept for `rerun ID` (the app's pool); absent: answers carry their id but cannot be rerun by it */
-  runs?: BacktestRuns;
-  /** whose runs: the asker's workspace or scope (knowledge/scope.ts); `rerun ID` finds only runs made there */
-  workspace?: string;
-  /** PUBLIC_BASE_URL: a kept run's id is also a link (server/run-routes.ts), which Slack unfurls into its parameters */
-  publicBaseUrl?: string;
-}
+import type { BacktestDeps, BacktestOutcome } from './backtest-deps.js';
+export type { BacktestDeps, BacktestOutcome };
 
 /** `rerun 7K3QF9XQ2M`: a kept run, by its id. */
 const RERUN = /^\s*rerun\s+([0-9A-Za-z]{10})\s*$/i;
@@ -150,15 +136,6 @@ async function readRequest(request: string, deps: BacktestDeps, trace: TraceStep
     });
   }
   return read(reading.spec, reading.assumptions);
-}
-
-/** The answer, and for evaluation the spec as read and the engine's result. */
-export interface BacktestOutcome {
-  answer: Answer;
-  spec?: StrategySpec;
-  result?: SpecResult;
-  /** the run's id (see backtest/run-id.ts) */
-  runId?: string;
 }
 
 export async function answerBacktest(text: string, deps: BacktestDeps, progress?: ProgressReporter): Promise<Answer> {

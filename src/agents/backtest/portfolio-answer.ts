@@ -10,7 +10,7 @@ import { KPI_NAMES } from '../../backtest/kpis.js';
 import { dataVersion, engineVersion, runId, runLink } from '../../backtest/run-id.js';
 import { runPortfolio, type PortfolioRun } from '../../backtest/run-portfolio.js';
 import type { StrategySpec } from '../../backtest/spec.js';
-import type { BacktestDeps, BacktestOutcome } from './agent.js';
+import type { BacktestDeps, BacktestOutcome } from './backtest-deps.js';
 import { executionLine, fmtKpi, KPI_LABELS } from './narrate.js';
 import type { RetrievedData } from './retrieval.js';
 import { tearsheetChart, tearsheetPart } from './tearsheet-part.js';

@@ -7,7 +7,7 @@ import type { AnswerTable, Cell, ChartSpec } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
 import type { MonteCarlo } from '../../backtest/monte-carlo.js';
 import type { Candidate } from '../../backtest/run-spec.js';
-import type { RulesReport } from '../../backtest/day-rules.js';
+import type { RulesReport } from '../../backtest/simulator.js';
 import type { StrategySpec } from '../../backtest/spec.js';
 import { ROLLING_SHARPE_DAYS, tearsheet, type Tearsheet, type TearsheetInput } from '../../backtest/tearsheet.js';
 
