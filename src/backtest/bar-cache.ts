@@ -105,6 +105,7 @@ async function tableVersion(client: pg.PoolClient, exchange: string): Promise<{ 
 async function withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
   const before = locks.get(key) ?? Promise.resolve();
   const run = before.then(work, work);
+  // the lock's queue only waits for the run to end; its failure reaches the caller through `await run` below
   const settled = run.catch(() => undefined);
   locks.set(key, settled);
   try {

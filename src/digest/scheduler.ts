@@ -19,6 +19,7 @@
 // callers from running one period at once, so `run(sub, runId, period)` can
 // also be a durable job's body (digest-jobs.ts). Digests pass no fairness
 // limit: they are not a person's questions.
+import { bestEffort } from '../core/best-effort.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
@@ -261,7 +262,7 @@ async function attempts(d: LockedDeps, sub: Subscription, runId: number, period:
       if (error instanceof ChannelGoneError) return { kind: 'gone', error };
       if (attempt >= tries) {
         // every attempt failed: said where the digest was due, as a question's give-up is said in its thread
-        await (await d.outbox.replies(job, delivery)).giveUp(DIGEST_GAVE_UP).catch(() => undefined);
+        await bestEffort((await d.outbox.replies(job, delivery)).giveUp(DIGEST_GAVE_UP), 'saying a digest gave up');
         return { kind: 'failed', why: `delivery: ${describeError(error)}` };
       }
       await sleep(1_000 * 2 ** (attempt - 1));

@@ -52,7 +52,10 @@ export async function recordRun<T extends BatchCounts & { rejected: number }>(
     return result;
   } catch (error) {
     await bestEffort(
-      pool.query(`UPDATE ingest_runs SET finished_at = now(), status = 'failed', detail = $2 WHERE id = $1`, [id, (error as Error).message]),
+      pool.query(`UPDATE ingest_runs SET finished_at = now(), status = 'failed', detail = $2 WHERE id = $1`, [
+        id,
+        (error as Error).message,
+      ]),
       'recording the failed ingest run',
     );
     throw error;

@@ -5,6 +5,7 @@
 // rollups), one aggregate merge into each. Duplicates of a key among the
 // staged rows are collapsed first (the latest wins), since a single INSERT may
 // not touch the same row twice.
+import { bestEffort } from '../core/best-effort.js';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { pipeline } from 'node:stream/promises';
@@ -150,7 +151,7 @@ export class BatchUpserter {
       const { staged, inserted, updated } = rows[0];
       return { inserted, updated, unchanged: staged - inserted - updated };
     } catch (error) {
-      await c.query('ROLLBACK').catch(() => undefined);
+      await bestEffort(c.query('ROLLBACK'), 'rolling back a failed merge');
       throw error;
     }
   }
@@ -162,7 +163,7 @@ export class BatchUpserter {
       await this.stage(lines);
       return await this.merge(alsoInTransaction);
     } finally {
-      await this.clear().catch(() => undefined);
+      await bestEffort(this.clear(), 'clearing the staging table');
     }
   }
 

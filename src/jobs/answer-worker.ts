@@ -5,6 +5,7 @@
 // retries it; a worker that died mid-answer is noticed through its advisory
 // lock and its questions are retried at once by the others; a question whose
 // every attempt failed is told so in its thread. One answer, never two, never none.
+import { bestEffort } from '../core/best-effort.js';
 import type PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { DataDesk } from '../agents/desk.js';
@@ -89,7 +90,7 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
         return;
       }
       logger.warn(`jobs: ${data.key}: attempt ${verdict.delivery.attempts} failed: ${describeError(error)}`);
-      await deliveries.release(data.key, me).catch(() => undefined);
+      await bestEffort(deliveries.release(data.key, me), `releasing delivery ${data.key}`);
       throw error;
     }
   };

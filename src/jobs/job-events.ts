@@ -3,6 +3,7 @@
 // each receiving process LISTENs on one connection of its own and hands the
 // events to whoever waits for that delivery key. Notifications can be lost
 // (a dropped connection), so a waiter also looks at the deliveries row now and then.
+import { bestEffort } from '../core/best-effort.js';
 import type pg from 'pg';
 import { dedicatedClient } from './dedicated-client.js';
 import type { Logger } from '../core/logger.js';
@@ -47,7 +48,7 @@ export class JobEvents {
         if (!client || this.client !== client) return;
         this.logger.warn(`jobs: lost the LISTEN connection (${error.message}); waiting answers fall back to polling`);
         this.client = undefined;
-        void client.end().catch(() => undefined);
+        void bestEffort(client.end(), 'closing the job-events connection');
       });
       client.on('notification', (n) => {
         let event: JobEvent;
@@ -69,6 +70,6 @@ export class JobEvents {
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    await client?.end().catch(() => undefined);
+    if (client) await bestEffort(client.end(), 'closing the job-events connection');
   }
 }

@@ -3,6 +3,7 @@
 // Enqueueing admits the delivery key and sends the job in one transaction:
 // either both happen or neither, and a second delivery of the same key finds
 // it taken. Any process that reaches DATABASE_URL can enqueue or work.
+import { bestEffort } from '../core/best-effort.js';
 import { randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
@@ -147,7 +148,7 @@ export async function oneAtATime<T>(pool: pg.Pool, setup: () => Promise<T>): Pro
     await client.query('SELECT pg_advisory_lock($1)', [SETUP_LOCK]);
     return await setup();
   } finally {
-    await client.end().catch(() => undefined);
+    await bestEffort(client.end(), 'closing the queue connection');
   }
 }
 

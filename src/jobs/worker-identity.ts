@@ -3,6 +3,7 @@
 // own. While the process lives the lock is held; when it dies (kill -9, a lost
 // machine) PostgreSQL drops the connection and the lock with it, and other
 // workers see at once that the questions it held need a new home.
+import { bestEffort } from '../core/best-effort.js';
 import type pg from 'pg';
 import { dedicatedClient } from './dedicated-client.js';
 import type { Logger } from '../core/logger.js';
@@ -26,7 +27,7 @@ export class WorkerIdentity {
       this.logger.warn(`jobs: worker ${this.number} lost its database connection (${error.message}); it takes a new number`);
       this.client = undefined;
       this.number = undefined;
-      void client.end().catch(() => undefined);
+      void bestEffort(client.end(), 'closing the worker-identity connection');
     };
     client = await dedicatedClient(this.pool, lost);
     try {
@@ -36,7 +37,7 @@ export class WorkerIdentity {
       this.number = rows[0].n;
       return this.number;
     } catch (error) {
-      await client.end().catch(() => undefined);
+      await bestEffort(client.end(), 'closing the worker-identity connection');
       throw error;
     }
   }
@@ -46,7 +47,7 @@ export class WorkerIdentity {
     this.client = undefined;
     this.number = undefined;
     // ending the session releases the lock
-    await client?.end().catch(() => undefined);
+    if (client) await bestEffort(client.end(), 'closing the worker-identity connection');
   }
 
   /** For tests: die like a killed process (the lock goes with the connection). */

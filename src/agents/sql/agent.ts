@@ -137,13 +137,7 @@ export class SqlAgent {
   }
 
   /** A click on a clarification option: store the choice, then answer the waiting question. */
-  async choose(
-    threadId: string,
-    term: string,
-    optionId: string,
-    progress?: ProgressReporter,
-    workspace?: string,
-  ): Promise<SqlOutcome> {
+  async choose(threadId: string, term: string, optionId: string, progress?: ProgressReporter, workspace?: string): Promise<SqlOutcome> {
     const state = await this.deps.memory.get(threadId);
     if (!option(term, optionId)) {
       const known = glossary().find((t) => t.id === term);

@@ -5,6 +5,7 @@
 // row (the first recorded wins: the receiver and a worker may both post one),
 // and discarded when it lost that race. The metadata of the bot's thread
 // messages is here too: it is how a placeholder is told from the rest.
+import { bestEffort } from '../../core/best-effort.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../core/logger.js';
 import { PlaceholderTakenError, type Deliveries, type DeliveryRow } from '../../jobs/deliveries.js';
@@ -85,8 +86,8 @@ export interface StreamOpening {
 
 /** Stops and deletes a stream that lost the race to be the placeholder (or could not be recorded). */
 async function discardStream(client: WebClient, channel: string, ts: string): Promise<void> {
-  await client.chat.stopStream({ channel, ts }).catch(() => undefined);
-  await client.chat.delete({ channel, ts }).catch(() => undefined);
+  await bestEffort(client.chat.stopStream({ channel, ts }), 'stopping a Slack stream');
+  await bestEffort(client.chat.delete({ channel, ts }), 'deleting a Slack placeholder');
 }
 
 /**
@@ -148,7 +149,8 @@ export async function placeholderFor(
     metadata: metadataOf(PLACEHOLDER_EVENT, key),
   });
   const winner = ((await deps.deliveries.claimPlaceholder(key, { ts: posted.ts! })) as Placeholder | undefined) ?? { ts: posted.ts! };
-  if (winner.ts !== posted.ts) await deps.client.chat.delete({ channel, ts: posted.ts! }).catch(() => undefined);
+  if (winner.ts !== posted.ts)
+    await bestEffort(deps.client.chat.delete({ channel, ts: posted.ts! }), 'deleting a duplicate Slack placeholder');
   return winner;
 }
 
@@ -212,7 +214,10 @@ export async function placeholderOfReply(
   const placeholder = await placeholderFor(deps, key, place.channel, place.threadTs, WORKING, recorded, opening);
   // a question that waited in line said so; now it is being answered
   if (recorded && !recorded.stream && !begun)
-    await deps.client.chat.update({ channel: place.channel, ts: recorded.ts, text: WORKING }).catch(() => undefined);
+    await bestEffort(
+      deps.client.chat.update({ channel: place.channel, ts: recorded.ts, text: WORKING }),
+      'marking a Slack placeholder as working',
+    );
   return placeholder;
 }
 

@@ -14,6 +14,7 @@
 // the channel's history (placeholder.ts) instead of being posted twice; the
 // rest and the chart go in its thread. A channel that is gone (bot removed,
 // archived, app uninstalled) fails as ChannelGoneError, which is not retried.
+import { bestEffort } from '../../core/best-effort.js';
 import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
@@ -147,7 +148,8 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
     // A stream is continued by the attempt that finds it open and its headline not begun; an earlier attempt that
     // began the headline may have sent part of it, so this one closes the stream and replaces it (chat.update).
     let streamOpen = placeholder?.stream === '1' && !delivery.steps.includes('headline:started');
-    if (placeholder?.stream === '1' && !streamOpen) await client.chat.stopStream({ channel, ts: ts! }).catch(() => undefined);
+    if (placeholder?.stream === '1' && !streamOpen)
+      await bestEffort(client.chat.stopStream({ channel, ts: ts! }), 'stopping a Slack stream');
     /** the stream's current line: the wait, until the first step */
     let task: StreamTask = { id: WAIT_TASK, title: 'Question received', status: 'in_progress' };
     let taskNo = 0;
@@ -201,7 +203,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
       } catch (error) {
         logger.info(`slack: the stream of ${job.key} could not take the answer (${failure(error)}); replacing it with chat.update`);
         // closed first (if it is still open), so that the update is of a finished message
-        if (streamOpen) await client.chat.stopStream({ channel, ts: ts! }).catch(() => undefined);
+        if (streamOpen) await bestEffort(client.chat.stopStream({ channel, ts: ts! }), 'stopping a Slack stream');
         streamOpen = false;
         return false;
       }
@@ -223,17 +225,21 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
           task = { id: `step-${++taskNo}`, title: step, status: 'in_progress' };
           pending.push(taskChunk(task));
           if (pending.length === 2)
-            updating = updating.then(() => (streamOpen && pending.length ? append(pending.splice(0)) : undefined)).catch(() => undefined);
+            updating = bestEffort(
+              updating.then(() => (streamOpen && pending.length ? append(pending.splice(0)) : undefined)),
+              'appending steps to a Slack stream',
+            );
           return;
         }
         // a few progress edits, not one per step: Slack rate-limits chat.update
         if (Date.now() - lastUpdate < 1_000) return;
         lastUpdate = Date.now();
-        updating = (
+        updating = bestEffort(
           agentView && !ts
             ? client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs!, status: `is at: ${step.toLowerCase()}…` })
-            : client.chat.update({ channel, ts: ts!, text: `:hourglass_flowing_sand: ${step}…` })
-        ).catch(() => undefined);
+            : client.chat.update({ channel, ts: ts!, text: `:hourglass_flowing_sand: ${step}…` }),
+          'showing a progress step in Slack',
+        );
       },
       deliver: async (answer, steps) => {
         await updating;
@@ -303,7 +309,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
       },
       giveUp: async (message) => {
         if (!ts) return void (await post(`:warning: ${message}`));
-        if (streamOpen) await client.chat.stopStream({ channel, ts }).catch(() => undefined);
+        if (streamOpen) await bestEffort(client.chat.stopStream({ channel, ts }), 'stopping a Slack stream');
         await client.chat.update({ channel, ts, text: `:warning: ${message}` }).catch(() => post(`:warning: ${message}`));
       },
     };

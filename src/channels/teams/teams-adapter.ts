@@ -1,6 +1,7 @@
 // The Teams endpoint: POST /api/messages through botbuilder's CloudAdapter with
 // configuration-based auth. All Bot Framework code stays in this folder, so a
 // move to the Teams SDK (@microsoft/teams.apps) would touch nothing else.
+import { bestEffort } from '../../core/best-effort.js';
 import type http from 'node:http';
 import { CloudAdapter, ConfigurationBotFrameworkAuthentication, type TurnContext } from 'botbuilder';
 import type { Logger } from '../../core/logger.js';
@@ -29,7 +30,10 @@ export function createTeamsAdapter(credentials: TeamsCredentials, logger: Logger
   const adapter = new CloudAdapter(auth);
   adapter.onTurnError = async (context: TurnContext, error: Error) => {
     logger.error(`teams: turn failed: ${describeError(error)}`);
-    await context.sendActivity('Sorry, something went wrong while answering; it has been logged. Please try again.').catch(() => undefined);
+    await bestEffort(
+      context.sendActivity('Sorry, something went wrong while answering; it has been logged. Please try again.'),
+      'telling Teams a turn failed',
+    );
   };
   return adapter;
 }

@@ -12,6 +12,7 @@
 // A new post (a digest) goes through the channel's stored conversation
 // reference (proactive message) with the chart inside the card; a
 // conversation Teams says is gone (403, 404) fails as ChannelGoneError.
+import { bestEffort } from '../../core/best-effort.js';
 import { ActivityTypes, CardFactory, type Activity, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
 import type pg from 'pg';
 import { z } from 'zod';
@@ -74,7 +75,7 @@ export async function teamsPlaceholder(
   const sent = await context.sendActivity(text);
   if (!sent?.id) return undefined;
   const winner = (await deliveries.claimPlaceholder(key, { id: sent.id }))?.id ?? sent.id;
-  if (winner !== sent.id) await context.deleteActivity(sent.id).catch(() => undefined);
+  if (winner !== sent.id) await bestEffort(context.deleteActivity(sent.id), 'deleting a duplicate Teams placeholder');
   return winner;
 }
 
@@ -162,10 +163,13 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
         if (!id || Date.now() - last < (streamOpen ? 1_500 : 2_000)) return;
         if (streamed && !streamOpen) return;
         last = Date.now();
-        updating = inConversation(async (context) => {
-          if (streamOpen) await toStream(context, informative(`${step}…`, id, sequence++));
-          else await context.updateActivity({ id, type: ActivityTypes.Message, text: `${step}…` });
-        }).catch(() => undefined);
+        updating = bestEffort(
+          inConversation(async (context) => {
+            if (streamOpen) await toStream(context, informative(`${step}…`, id, sequence++));
+            else await context.updateActivity({ id, type: ActivityTypes.Message, text: `${step}…` });
+          }),
+          'showing a progress step in Teams',
+        );
       },
       deliver: async (answer, steps) => {
         await updating;

@@ -4,6 +4,7 @@
 // answer is kept on; only a click in that delivery's own channel is served.
 // Acknowledged at once; the file follows (an export can take longer than
 // Slack's 3 seconds).
+import { bestEffort } from '../../../core/best-effort.js';
 import type { AllMiddlewareArgs, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { Logger } from '../../../core/logger.js';
 import { describeError } from '../../../core/errors.js';
@@ -27,7 +28,7 @@ export function exportCsv(deps: { deliveries: Deliveries; exports: ExportSetting
     const click = clickOf(body, client, context);
     if (!click) return;
     const { channel, threadTs } = click;
-    const say = (text: string) => click.say(text).catch(() => undefined);
+    const say = (text: string) => bestEffort(click.say(text), 'answering a CSV click');
     void (async () => {
       const row = action.value ? await deps.deliveries.get(action.value) : undefined;
       if (!row?.answer) {

@@ -1,6 +1,7 @@
 // What a Slack receiver does when the question cannot be queued. (What every
 // question passes first, the allow-lists and rate limits, is the inbox's:
 // channels/inbox.ts; exactly-once delivery is the queue's: see enqueueInThread.)
+import { bestEffort } from '../../../core/best-effort.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../../db/errors.js';
 
 /** The question could not be stored: thrown on, so the receiver answers non-2xx (Slack retries) or leaves the envelope unacked. */
@@ -25,7 +26,8 @@ export async function queueOrTell(
   try {
     await enqueue();
   } catch (error) {
-    if (isDatabaseUnavailable(error) && !retryNum) await tell(DATABASE_UNAVAILABLE_MESSAGE).catch(() => undefined);
+    if (isDatabaseUnavailable(error) && !retryNum)
+      await bestEffort(tell(DATABASE_UNAVAILABLE_MESSAGE), 'saying the database is unavailable');
     throw new NotStoredError(error);
   }
 }
