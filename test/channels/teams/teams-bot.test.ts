@@ -123,6 +123,12 @@ const post = (server: RunningServer, body: unknown, headers: Record<string, stri
 const cardOf = (c: ConnectorCall) =>
   ((c.activity.attachments as { contentType: string; content: Record<string, unknown> }[] | undefined) ?? [])[0];
 const cardText = (c: ConnectorCall) => JSON.stringify(cardOf(c)?.content ?? {});
+/** The SQL a card shows: its monospace runs, in order. */
+const sqlShown = (c: ConnectorCall) =>
+  ((cardOf(c)?.content as { body?: { inlines?: { text: string; fontType?: string }[] }[] })?.body ?? [])
+    .flatMap((b) => b.inlines ?? [])
+    .filter((run) => run.fontType === 'Monospace')
+    .map((run) => run.text);
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -644,11 +650,13 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
       expect([first.status, again.status]).toEqual([200, 200]);
       expect(Date.now() - started).toBeLessThan(2_500);
       expect(connector.calls.filter((c) => c.conversationId === m.conversationId && cardOf(c))).toEqual([]);
-      const card = await connector.waitFor(
-        (c) => c.conversationId === m.conversationId && cardText(c).includes('SELECT count(*) AS crimes'),
-        20_000,
-      );
+      const card = await connector.waitFor((c) => c.conversationId === m.conversationId && Boolean(cardOf(c)), 20_000);
       expect(card.verb).toBe('update');
+      // the SQL that ran: the model's count moved onto a rollup that holds it, saying which table answered
+      const [sql] = sqlShown(card);
+      expect(sql).toMatch(/^-- answered from (crimes_\w+) \(the same counts as crimes, pre-aggregated\)\nSELECT .*\bAS crimes FROM \1$/s);
+      const { rows } = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM crimes');
+      expect(cardText(card)).toContain(Number(rows[0].n).toLocaleString('en-US'));
       await new Promise((r) => setTimeout(r, 1_000));
       expect(connector.calls.filter((c) => c.conversationId === m.conversationId && cardOf(c))).toHaveLength(1);
       expect(connector.calls.filter((c) => c.conversationId === m.conversationId && c.activity.text === 'On it…')).toHaveLength(1);
