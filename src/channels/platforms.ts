@@ -6,6 +6,7 @@ import type { CloudAdapter } from 'botbuilder';
 import { WebClient } from '@slack/web-api';
 import type pg from 'pg';
 import type { Config } from '../config/env.js';
+import type { ChartSpec } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import type { ChatPlatform, ReplyPlatform } from '../core/platform.js';
 import type { JobOutbox } from '../jobs/answer-worker.js';
@@ -30,6 +31,8 @@ export interface PlatformOptions {
   feedback?: boolean;
   /** a URL under which this PNG is served (chart store + GET /charts), for Teams cards */
   chartLink: (png: Buffer, base?: string) => string;
+  /** a URL under which this chart is drawn for a Teams card when first fetched (ChartStore.putLater) */
+  chartLater?: (spec: ChartSpec, base?: string) => string;
   /** where a card's CSV link points, for a delivery's export token; absent: no Download CSV */
   exportLink?: (token: string, base?: string) => string;
   /** OAuth installs redirect here after Slack (PUBLIC_BASE_URL + /slack/oauth_redirect), when known */
@@ -80,6 +83,8 @@ export function configuredPlatforms(o: PlatformOptions): Platforms {
       pool,
       deliveries,
       chartLink: o.chartLink,
+      chartLater: o.chartLater,
+      publicBase: Boolean(config.publicBaseUrl),
       logger,
       quickchartUrl: config.quickchartUrl,
       exportLink: o.exportLink,

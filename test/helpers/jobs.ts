@@ -3,6 +3,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { CloudAdapter } from 'botbuilder';
 import type { DataDesk } from '../../src/agents/desk.js';
+import type { ChartSpec } from '../../src/core/answer.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { ReplyPlatform } from '../../src/core/platform.js';
 import { singleTokenClients, type SlackClients } from '../../src/channels/slack/slack-clients.js';
@@ -19,6 +20,8 @@ export interface TestJobsOptions {
   slack?: WebClient | SlackClients;
   teams?: { adapter: CloudAdapter; appId: string };
   chartLink?: (png: Buffer, base?: string) => string;
+  /** Teams: a chart drawn for a card when first fetched (ChartStore.putLater), as serve wires it */
+  chartLater?: (spec: ChartSpec, base?: string) => string;
   settings?: Partial<JobSettings>;
   work?: boolean;
   reapEveryMs?: number;
@@ -44,6 +47,7 @@ export async function testJobs(db: TestDatabase, desk: DataDesk, logger: Logger,
       deliveries,
       logger,
       chartLink: o.chartLink ?? (() => 'http://127.0.0.1/none.png'),
+      chartLater: o.chartLater,
       exportLink: o.exports ? o.exportLink : undefined,
     });
   }

@@ -1,6 +1,8 @@
-// The Answer as an Adaptive Card (v1.5, which has Table). The chart goes in as
-// an Image: inline as a data URI when small enough for Teams' message size
-// limit, otherwise as a link to the bot's own unguessable, expiring URL.
+// The Answer as an Adaptive Card (v1.5, which has Table). The chart is Teams'
+// own Chart.* where one says the same, with an Image as its fallback; the
+// Image is a link to the bot's own unguessable, expiring URL, drawn when first
+// fetched, or (no native chart and no public address) drawn now: inline as a
+// data URI when small enough for Teams' message size limit, else linked.
 // All text is data, the user's words or the model's: it goes in as TextRuns of
 // RichTextBlocks, which Teams shows as they are. A TextBlock would read it as
 // markdown, so "[click](http://evil)" in a crime description or a narration
@@ -82,17 +84,34 @@ export async function cardChart(
   return chartImage(await renderChart(spec, quickchartUrl, 'card'), spec.title, linkFor, room);
 }
 
-/** The chart of an answer's card, if it has one: inline only when the whole card then stays within CARD_BYTES_LIMIT. */
+/** Where a card's chart image can point (the ChartStore behind GET /charts). */
+export interface CardChartLinks {
+  /** a URL under which this drawn PNG is served */
+  link: (png: Buffer) => string;
+  /** a URL under which this chart is served drawn for a card, drawn only when (and if) first fetched */
+  later?: (spec: ChartSpec) => string;
+  /** the bot has a public address (PUBLIC_BASE_URL): a `later` link reaches every client, so nothing is drawn inline */
+  publicBase?: boolean;
+}
+
+/**
+ * The chart image of an answer's card, if it has one. Where Teams draws its own Chart.* the image is only the
+ * fallback of a client without charts: a link drawn if such a client fetches it, so nothing is drawn now. Without
+ * a native chart it is a link too when the bot has a public address; otherwise it is drawn now, inline when the
+ * whole card then stays within CARD_BYTES_LIMIT.
+ */
 export async function chartForCard(
   answer: Answer,
-  linkFor: (png: Buffer) => string,
+  links: CardChartLinks,
   quickchartUrl?: string,
   extras: CardExtras = {},
 ): Promise<ChartImage | undefined> {
   if (answer.kind !== 'result' || !answer.chart) return undefined;
+  const spec = answer.chart;
+  if (links.later && (links.publicBase || teamsChartElement(spec))) return { url: links.later(spec), alt: spec.title };
   // the Image element itself, around its url, is well under 200 bytes
   const room = cardBudget(answer, extras) - Buffer.byteLength(JSON.stringify(answerCard(answer, undefined, extras))) - 200;
-  return cardChart(answer.chart, linkFor, quickchartUrl, room);
+  return cardChart(spec, links.link, quickchartUrl, room);
 }
 
 /** What a card can add for one delivered answer: 👍/👎 buttons naming the delivery. */

@@ -16,7 +16,7 @@ import { bestEffort } from '../../core/best-effort.js';
 import { ActivityTypes, CardFactory, type Activity, type CloudAdapter, type ConversationReference, type TurnContext } from 'botbuilder';
 import type pg from 'pg';
 import { z } from 'zod';
-import type { Answer } from '../../core/answer.js';
+import type { Answer, ChartSpec } from '../../core/answer.js';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
 import { ChannelGoneError, UNCONFIRMED_POST, type ReplySink } from '../../core/platform.js';
@@ -53,6 +53,10 @@ export interface TeamsOutboxDeps {
   /** a URL under which the bot serves this PNG (ChartStore + GET /charts) */
   /** a URL under which this PNG is served; `base`: the address Teams reached, when known */
   chartLink: (png: Buffer, base?: string) => string;
+  /** a URL under which this chart is served drawn for a card when first fetched (ChartStore.putLater); absent: drawn now */
+  chartLater?: (spec: ChartSpec, base?: string) => string;
+  /** PUBLIC_BASE_URL is set: a chart link reaches every client, so no chart is drawn at answer time */
+  publicBase?: boolean;
   logger: Logger;
   quickchartUrl?: string;
   /** the download URL for an export token (PUBLIC_BASE_URL + /exports/<token>.csv); no CSV link without it */
@@ -183,7 +187,13 @@ function teamsReplies(deps: TeamsOutboxDeps): JobOutbox['replies'] {
           extras.exportUrl = deps.exportLink(await deps.deliveries.exportToken(job.key), target.reachedAt);
         let chart;
         try {
-          chart = await chartForCard(answer, (png) => deps.chartLink(png, target.reachedAt), deps.quickchartUrl, extras);
+          const { chartLater } = deps;
+          const links = {
+            link: (png: Buffer) => deps.chartLink(png, target.reachedAt),
+            later: chartLater && ((spec: ChartSpec) => chartLater(spec, target.reachedAt)),
+            publicBase: deps.publicBase,
+          };
+          chart = await chartForCard(answer, links, deps.quickchartUrl, extras);
         } catch (error) {
           deps.logger.warn(`teams: chart: ${describeError(error)}`);
         }

@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerCard, CARD_BYTES_LIMIT, chartForCard, type Card, type ChartImage } from '../../../src/channels/teams/render-card.js';
-import { makeAnswer, type Answer } from '../../../src/core/answer.js';
+import { makeAnswer, type Answer, type ChartSpec } from '../../../src/core/answer.js';
 import { createMemoryLogger } from '../../../src/core/logger.js';
 import { crimeDigest } from '../../../src/digest/content.js';
 import { digestContent } from '../../../src/digest/digest-content.js';
@@ -243,6 +243,34 @@ describe("Adaptive Cards pass Microsoft's parser and validation", () => {
     expect(backtest.kind === 'result' && backtest.table && backtest.extraTables.length > 0 && backtest.chart).toBeTruthy();
   });
 
+  it('no PNG is drawn while answering where Teams draws the chart itself, nor with a public address: the image is a link drawn when fetched', async () => {
+    const byName = new Map(answers);
+    const drawn: Buffer[] = [];
+    const later: string[] = [];
+    const links = (publicBase: boolean) => ({
+      link: (png: Buffer) => (drawn.push(png), 'https://bot.example.com/charts/drawn.png'),
+      later: (spec: ChartSpec) => (later.push(spec.title), `https://bot.example.com/charts/later-${later.length}.png`),
+      publicBase,
+    });
+    // a line Teams draws: its fallback image, for a client without charts, is a link, with or without a public address
+    const series = byName.get('result: series')!;
+    for (const publicBase of [false, true]) {
+      const chart = await chartForCard(series, links(publicBase), undefined, AS_SENT_IN_TEAMS);
+      expect(chart).toEqual({ url: `https://bot.example.com/charts/later-${later.length}.png`, alt: later.at(-1) });
+      const native = JSON.parse(
+        JSON.stringify(answerCard(series, chart, AS_SENT_IN_TEAMS)).match(/\{"type":"Chart\.Line".*?"fallback":\{[^}]*\}\}/)![0],
+      );
+      expect(native.fallback).toMatchObject({ type: 'Image', url: chart!.url });
+    }
+    // a heat map Teams cannot draw: a link with a public address; without one, drawn now (inline when it fits) as before
+    const heatmap = byName.get('backtest: a grid of two parameters with costs, heat map')!;
+    expect((await chartForCard(heatmap, links(true), undefined, AS_SENT_IN_TEAMS))!.url).toBe(`https://bot.example.com/charts/later-3.png`);
+    expect(drawn).toEqual([]);
+    const now = await chartForCard(heatmap, links(false), undefined, AS_SENT_IN_TEAMS);
+    expect(later).toHaveLength(3);
+    expect(now!.url.startsWith('data:image/png;base64,') || drawn.length === 1).toBe(true);
+  });
+
   it('every card, without a chart, with it inline and with it linked, raises no parse or validation event', async () => {
     const failures: string[] = [];
     const sizes: string[] = [];
@@ -253,7 +281,13 @@ describe("Adaptive Cards pass Microsoft's parser and validation", () => {
       if (answer.kind === 'result' && answer.chart) {
         charts.push([
           'chart as sent',
-          await chartForCard(answer, () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png', undefined, AS_SENT),
+          // drawn now, as without a public address or a lazy link: the heaviest card there is
+          await chartForCard(
+            answer,
+            { link: () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png' },
+            undefined,
+            AS_SENT,
+          ),
         ]);
         charts.push([
           'chart linked',
@@ -274,7 +308,7 @@ describe("Adaptive Cards pass Microsoft's parser and validation", () => {
           variant === 'chart as sent'
             ? await chartForCard(
                 answer,
-                () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png',
+                { link: () => 'https://bot.example.com/charts/0123456789abcdef0123456789abcdef.png' },
                 undefined,
                 AS_SENT_IN_TEAMS,
               )

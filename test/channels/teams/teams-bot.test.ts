@@ -54,6 +54,7 @@ async function botServer(
     teams: { adapter, appId: options.appId ?? '' },
     // as serve and worker build them without PUBLIC_BASE_URL: the address Teams reached, else the server's own
     chartLink: (png, reached) => `${reached ?? base}/charts/${charts.put(png)}.png`,
+    chartLater: (spec, reached) => `${reached ?? base}/charts/${charts.putLater(spec, ['card'])[0]}.png`,
     exports: true,
     exportLink: (token, reached) => `${reached ?? base}/exports/${token}.csv`,
   });
@@ -171,10 +172,16 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
     };
     expect(chart.data[0].values).toHaveLength(25);
     expect(chart.data[0].values[0]).toEqual({ x: '2001', y: expect.any(Number) });
+    // nothing drawn while answering: the fallback is a link to the bot's server, drawn when a client fetches it
     const image = chart.fallback;
-    // drawn for the card (small, few colors): inline, no link to the bot's server
-    expect(image.url).toMatch(/^data:image\/png;base64,/);
-    expect(Buffer.from(image.url.split(',')[1], 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(image.url).toMatch(new RegExp(`^${server.url}/charts/[0-9a-f]{32}\\.png$`));
+    const png = await fetch(image.url);
+    expect(png.headers.get('content-type')).toBe('image/png');
+    expect(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     const { rows } = await db.pool.query(
       'SELECT conversation_type, team_id, reference FROM conversation_references WHERE conversation_id = $1',
       [m.conversationId],
