@@ -6,7 +6,7 @@
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { turnCost, type RateLimiter } from '../core/rate-limit.js';
-import type { AnswerJob } from '../jobs/answer-job.js';
+import { replyPlatformOf, type QueuedJob } from '../jobs/answer-job.js';
 import type { Deliveries } from '../jobs/deliveries.js';
 import type { AnswerQueue } from '../jobs/queue.js';
 
@@ -80,10 +80,11 @@ export type ShowWaiting = (inLine: string | undefined) => Promise<unknown>;
  * retry, a double click) is logged and goes no further (false). Then the placeholder shows the question's place in
  * line, unless a worker fast enough has one recorded already. `background`: the placeholder is shown after this
  * returns, so a platform's acknowledgement waits for the queue (durable), not for its own API (cosmetic); a
- * placeholder lost that way is posted by the worker instead.
+ * placeholder lost that way is posted by the worker instead. The digest scheduler hands its claimed periods here
+ * too (a digest job, no placeholder: its post is made by the worker).
  */
-export async function receive(r: Reception, job: AnswerJob, show?: ShowWaiting, o: { background?: boolean } = {}): Promise<boolean> {
-  const platform = job.reply.platform;
+export async function receive(r: Reception, job: QueuedJob, show?: ShowWaiting, o: { background?: boolean } = {}): Promise<boolean> {
+  const platform = replyPlatformOf(job);
   if (!(await r.queue.enqueue(job))) {
     r.logger.debug(`${platform}: ${job.key} was delivered before; not answered twice`);
     return false;

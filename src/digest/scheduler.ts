@@ -28,7 +28,7 @@ import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
 import { ChannelGoneError, UNCONFIRMED_POST } from '../core/platform.js';
 import { inTransaction } from '../db/transaction.js';
-import type { AnswerJob } from '../jobs/answer-job.js';
+import type { AnswerJob, DigestJob } from '../jobs/answer-job.js';
 import type { JobOutbox } from '../jobs/answer-worker.js';
 import { Deliveries, type DeliveryRow } from '../jobs/deliveries.js';
 import { firesBetween, previousFire } from './schedule.js';
@@ -97,6 +97,17 @@ export interface RunDeps {
 
 /** The delivery key of a digest period: one post per subscription and period, however many runners try. */
 const digestKey = (sub: Subscription, period: Period) => `digest:${sub.id}:${period.end.toISOString()}`;
+
+/** A claimed period as the job the scheduler hands to the inbox (a worker runs it: digest-jobs.ts). */
+export const digestJob = (sub: Subscription, runId: number, period: Period): DigestJob => ({
+  kind: 'digest',
+  key: digestKey(sub, period),
+  platform: sub.platform,
+  subscriptionId: sub.id,
+  runId,
+  start: period.start.toISOString(),
+  end: period.end.toISOString(),
+});
 
 /** What a run's row says when a platform without history could not tell whether an earlier runner posted. */
 const UNCONFIRMED_NOTE =
@@ -280,8 +291,8 @@ export interface SchedulerOptions extends Omit<RunDeps, 'clients'> {
   leaseMs?: number;
   /** after this long, a claim whose runner holds no lock (it died) is taken over without waiting for the lease */
   takeoverMs?: number;
-  /** hands a claimed period to a worker (a durable job, see digest-jobs.ts) instead of running it here */
-  dispatch?: (sub: Subscription, runId: number, period: Period) => Promise<void>;
+  /** hands a claimed period to the inbox as a job (channels/inbox.ts receive; a worker runs it); false: it was delivered before */
+  dispatch?: (job: DigestJob) => Promise<boolean>;
 }
 
 export class DigestScheduler {
@@ -417,11 +428,10 @@ export class DigestScheduler {
     return delivered;
   }
 
-  /** Queues the period for a worker when there is a queue (counted as 1), else runs it here. */
+  /** Hands the period to the inbox when there is one (counted when queued), else runs it here. */
   private async runOrDispatch(sub: Subscription, runId: number, period: Period, count: (outcome: RunOutcome) => number): Promise<number> {
     if (!this.o.dispatch) return count(await this.run(sub, runId, period));
-    await this.o.dispatch(sub, runId, period);
-    return 1;
+    return (await this.o.dispatch(digestJob(sub, runId, period))) ? 1 : 0;
   }
 
   /**

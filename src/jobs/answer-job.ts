@@ -3,7 +3,7 @@
 // goes. Receivers build it; workers, possibly in another process on another
 // machine, read it back, so it is plain JSON and validated on the way in.
 import { z } from 'zod';
-import { PLATFORMS, REPLY_PLATFORMS, type ReplyPlatform } from '../core/platform.js';
+import { CHAT_PLATFORMS, PLATFORMS, REPLY_PLATFORMS, type ReplyPlatform } from '../core/platform.js';
 import { rerunBaselineSchema } from '../core/rerun.js';
 
 /** each reply platform has its own queue, so a worker takes only what it can reply to */
@@ -47,3 +47,35 @@ export const answerJobSchema = z.object({
 });
 
 export type AnswerJob = z.infer<typeof answerJobSchema>;
+
+/**
+ * A digest period as a job: the scheduler claimed the period (its digest_runs row, `runId`) and hands it to the
+ * inbox; a worker of its platform produces the digest and posts it through the platform's reply sink. `key` is
+ * the period's delivery key (digest:<subscription>:<period end>).
+ */
+export const digestJobSchema = z.object({
+  kind: z.literal('digest'),
+  key: z.string(),
+  platform: z.enum(CHAT_PLATFORMS),
+  subscriptionId: z.number().int(),
+  runId: z.number().int(),
+  start: z.string(),
+  end: z.string(),
+});
+
+export type DigestJob = z.infer<typeof digestJobSchema>;
+
+/** What the queue carries: a question's job or a digest period's. */
+export type QueuedJob = AnswerJob | DigestJob;
+
+export const isDigestJob = (job: unknown): job is DigestJob => (job as { kind?: unknown } | null)?.kind === 'digest';
+
+/** The platform whose queue (and outbox) a job goes to. */
+export const replyPlatformOf = (job: QueuedJob): ReplyPlatform => (isDigestJob(job) ? job.platform : job.reply.platform);
+
+/**
+ * A digest job's retries, as job options on its platform's answer queue: a period another runner holds, or one
+ * whose run failed on a lost connection, is tried again every 30 s for a while (its run row then says why); a job
+ * still active after 15 minutes (its worker gone) is failed and retried.
+ */
+export const DIGEST_JOB_OPTIONS = { retryLimit: 10, retryDelay: 30, expireInSeconds: 900 } as const;

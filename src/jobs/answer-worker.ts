@@ -15,13 +15,19 @@ import type { ProgressReporter } from '../core/progress.js';
 import { describeError } from '../core/errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { ChannelGoneError, type Outbox, type ReplyPlatform } from '../core/platform.js';
-import { answerJobSchema, type AnswerJob } from './answer-job.js';
+import { answerJobSchema, digestJobSchema, isDigestJob, type AnswerJob, type DigestJob, type QueuedJob } from './answer-job.js';
 import { Deliveries, isAlive, type AnsweringLimits, type DeliveryRow } from './deliveries.js';
 import type { AnswerQueue } from './queue.js';
 import type { WorkerIdentity } from './worker-identity.js';
 
 /** A platform's outbox as the workers use it: replies to answer jobs (and, for chat platforms, digest posts). */
 export type JobOutbox = Outbox<AnswerJob, DeliveryRow>;
+
+/**
+ * Produces a digest job's answer and posts it through the platform's outbox (src/digest builds it: workers never
+ * import the digest). 'busy': another worker runs the period right now; the job is tried again later.
+ */
+export type DigestProducer = (job: DigestJob, outbox: JobOutbox) => Promise<'busy' | 'done'>;
 
 export interface AnswerWorkerDeps {
   queue: AnswerQueue;
@@ -31,6 +37,8 @@ export interface AnswerWorkerDeps {
   /** the platforms this process can reply to, each with its outbox */
   outboxes: Partial<Record<ReplyPlatform, JobOutbox>>;
   limits: AnsweringLimits;
+  /** how this worker runs digest jobs (no fairness limit applies: a digest is nobody's question); none: it runs none */
+  digests?: DigestProducer;
   /** handlers per platform queue */
   concurrency: number;
   logger: Logger;
@@ -54,7 +62,15 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
   const deliveries = new Deliveries(deps.pool);
   const { logger } = deps;
 
-  const handle = async (job: PgBoss.Job<AnswerJob>): Promise<void> => {
+  const handleDigest = async (data: DigestJob): Promise<void> => {
+    // thrown, the job is retried (DIGEST_JOB_OPTIONS): a worker that runs digests may take it
+    if (!deps.digests) throw new Error(`this worker runs no digests; ${data.key} is left to one that does`);
+    const outcome = await deps.digests(data, deps.outboxes[data.platform]!);
+    if (outcome === 'busy') throw new Error(`${data.key} is being run by another worker; tried again later`);
+  };
+
+  const handle = async (job: PgBoss.Job<QueuedJob>): Promise<void> => {
+    if (isDigestJob(job.data)) return handleDigest(digestJobSchema.parse(job.data));
     const data = answerJobSchema.parse(job.data);
     const outbox = deps.outboxes[data.reply.platform]!;
     const me = await deps.identity.current();
@@ -95,7 +111,9 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
     }
   };
 
-  const giveUp = async (job: PgBoss.Job<AnswerJob>): Promise<void> => {
+  const giveUp = async (job: PgBoss.Job<QueuedJob>): Promise<void> => {
+    // a digest's run says itself why it failed (its give-up is posted by the run); its claim is the scheduler's to take over
+    if (isDigestJob(job.data)) return void logger.error(`jobs: ${job.data.key}: every attempt of the digest job failed`);
     const data = answerJobSchema.parse(job.data);
     const delivery = await deliveries.get(data.key);
     if (!delivery || delivery.status === 'answered' || delivery.status === 'failed') return;

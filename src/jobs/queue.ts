@@ -10,7 +10,17 @@ import type pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { describeError } from '../core/errors.js';
 import { REPLY_PLATFORMS, type ReplyPlatform } from '../core/platform.js';
-import { answerJobSchema, answerQueue, failedQueue, type AnswerJob } from './answer-job.js';
+import {
+  answerJobSchema,
+  answerQueue,
+  DIGEST_JOB_OPTIONS,
+  digestJobSchema,
+  failedQueue,
+  isDigestJob,
+  type AnswerJob,
+  type DigestJob,
+  type QueuedJob,
+} from './answer-job.js';
 import { Deliveries, type Queryable } from './deliveries.js';
 import { dedicatedClient } from './dedicated-client.js';
 import { inTransaction } from '../db/transaction.js';
@@ -51,8 +61,9 @@ export class AnswerQueue {
     return new AnswerQueue(boss, pool, logger);
   }
 
-  /** Admits and queues a question; false when its key was delivered before (nothing is queued). */
-  async enqueue(job: AnswerJob): Promise<boolean> {
+  /** Admits and queues a question or a digest period; false when its key was delivered before (nothing is queued). */
+  async enqueue(job: QueuedJob): Promise<boolean> {
+    if (isDigestJob(job)) return this.enqueueDigest(job);
     const data = answerJobSchema.parse(job);
     const jobId = randomUUID();
     // a question nobody admitted is rolled back whole: its key stays free for the platform's retry
@@ -75,6 +86,20 @@ export class AnswerQueue {
     if (!admitted) return false;
     // a worker in this process need not wait for its next poll
     for (const id of this.localWorkers.get(data.reply.platform) ?? []) this.boss.notifyWorker(id);
+    return true;
+  }
+
+  /**
+   * A claimed digest period goes on its platform's answer queue with its own retries (DIGEST_JOB_OPTIONS). It is
+   * not admitted here: a period handed on again (a lease takeover) must reach a worker even while its delivery is
+   * open, and the run's lock and row let only one worker post it; a period whose delivery ended is not queued.
+   */
+  private async enqueueDigest(job: DigestJob): Promise<boolean> {
+    const data = digestJobSchema.parse(job);
+    const ended = await this.pool.query(`SELECT 1 FROM deliveries WHERE key = $1 AND status IN ('answered', 'failed')`, [data.key]);
+    if (ended.rowCount) return false;
+    await this.boss.send(answerQueue(data.platform), data, DIGEST_JOB_OPTIONS);
+    for (const id of this.localWorkers.get(data.platform) ?? []) this.boss.notifyWorker(id);
     return true;
   }
 
@@ -109,11 +134,11 @@ export class AnswerQueue {
   }
 
   /** Registers a handler; `concurrency` handlers poll independently (pg-boss 10's way to run several at once). */
-  async work(platform: ReplyPlatform, concurrency: number, handler: (job: PgBoss.Job<AnswerJob>) => Promise<void>): Promise<void> {
+  async work(platform: ReplyPlatform, concurrency: number, handler: (job: PgBoss.Job<QueuedJob>) => Promise<void>): Promise<void> {
     const ids = this.localWorkers.get(platform) ?? [];
     for (let i = 0; i < concurrency; i++) {
       let id = '';
-      id = await this.boss.work<AnswerJob>(answerQueue(platform), { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+      id = await this.boss.work<QueuedJob>(answerQueue(platform), { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
         try {
           await handler(job);
         } finally {
@@ -127,8 +152,8 @@ export class AnswerQueue {
   }
 
   /** Jobs whose every attempt failed: one handler tells the asker. */
-  async workFailed(platform: ReplyPlatform, handler: (job: PgBoss.Job<AnswerJob>) => Promise<void>): Promise<void> {
-    await this.boss.work<AnswerJob>(failedQueue(platform), { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => handler(job));
+  async workFailed(platform: ReplyPlatform, handler: (job: PgBoss.Job<QueuedJob>) => Promise<void>): Promise<void> {
+    await this.boss.work<QueuedJob>(failedQueue(platform), { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => handler(job));
   }
 
   /** Stops fetching; waits up to `timeoutMs` for answers in progress (their jobs are retried elsewhere if cut off). */

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { DataDesk } from '../agents/desk.js';
 import type { Logger } from '../core/logger.js';
 import type { ReplyPlatform } from '../core/platform.js';
-import { startAnswerWorkers, type AnswerWorkers, type JobOutbox } from './answer-worker.js';
+import { startAnswerWorkers, type AnswerWorkers, type DigestProducer, type JobOutbox } from './answer-worker.js';
 import { Deliveries } from './deliveries.js';
 import { JobEvents } from './job-events.js';
 import { AnswerQueue } from './queue.js';
@@ -27,6 +27,8 @@ export interface JobsOptions {
   /** the platforms this process replies to; no workers run when `work` is false */
   outboxes: Partial<Record<ReplyPlatform, JobOutbox>>;
   work: boolean;
+  /** how the workers run digest periods (src/digest's producer); none: they run none */
+  digests?: DigestProducer;
   reapEveryMs?: number;
   unstartedAfterSeconds?: number;
 }
@@ -55,6 +57,7 @@ export async function startJobs(o: JobsOptions): Promise<Jobs> {
       desk: o.desk,
       identity,
       outboxes: o.outboxes,
+      digests: o.digests,
       logger: o.logger,
       concurrency: o.settings.concurrency,
       limits: { perUser: o.settings.perUser, perChannel: o.settings.perChannel },

@@ -1,15 +1,18 @@
 // Digest periods as durable jobs: the leading scheduler only claims and
-// queues; workers (two here, as two processes would) run the period, once,
-// even when the same period is queued twice.
+// hands the period to the inbox; answer workers (two here, as two processes
+// would) run the period with the digest producer, once, even when the same
+// period is queued twice.
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { crimeDigest } from '../../src/digest/content.js';
 import { slackPoster } from '../helpers/jobs.js';
-import { digestDispatch, ensureDigestQueues, workDigests } from '../../src/digest/digest-jobs.js';
+import { digestProducer } from '../../src/digest/digest-jobs.js';
+import { receive } from '../../src/channels/inbox.js';
+import { startJobs, type Jobs } from '../../src/jobs/runtime.js';
+import { testDesk } from '../helpers/desk.js';
 import { DigestScheduler, type DigestContent } from '../../src/digest/scheduler.js';
 import { digestCommand } from '../../src/digest/subscriptions.js';
-import { AnswerQueue } from '../../src/jobs/queue.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { loadCrimes } from '../helpers/crime-data.js';
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.js';
@@ -17,7 +20,7 @@ import { pollUntil } from '../helpers/wait.js';
 
 let db: TestDatabase;
 let slack: FakeSlack;
-const queues: AnswerQueue[] = [];
+const runtimes: Jobs[] = [];
 let produced = 0;
 
 beforeAll(async () => {
@@ -26,7 +29,7 @@ beforeAll(async () => {
   slack = await startFakeSlack();
 });
 afterAll(async () => {
-  for (const q of queues) await q.stop(2_000);
+  for (const r of runtimes) await r.stop();
   await slack?.close();
   await db?.drop();
 });
@@ -38,11 +41,19 @@ describe('digests as jobs', () => {
     const deliver = {
       slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), db.pool, logger),
     };
+    const { desk } = testDesk(db);
     for (let i = 0; i < 2; i++) {
-      const queue = await AnswerQueue.open(db.pool, logger);
-      await ensureDigestQueues(queue.boss, db.pool);
-      await workDigests(queue.boss, { pool: db.pool, logger, content, deliver });
-      queues.push(queue);
+      runtimes.push(
+        await startJobs({
+          pool: db.pool,
+          desk,
+          logger,
+          settings: { concurrency: 1, perUser: 1, perChannel: 1, retries: 3 },
+          outboxes: deliver,
+          work: true,
+          digests: digestProducer({ pool: db.pool, logger, content }),
+        }),
+      );
     }
     const reply = await digestCommand(db.pool, 'digest daily 08:00 UTC', {
       platform: 'slack',
@@ -52,7 +63,7 @@ describe('digests as jobs', () => {
     });
     const id = Number(/^Digest #(\d+)/.exec(reply)![1]);
     await db.pool.query(`UPDATE digest_subscriptions SET created_at = now() - interval '2 days' WHERE id = $1`, [id]);
-    const dispatch = digestDispatch(queues[0].boss);
+    const inbox = { queue: runtimes[0].queue, deliveries: runtimes[0].deliveries, logger };
     let dispatched = 0;
     const scheduler = new DigestScheduler({
       pool: db.pool,
@@ -60,10 +71,10 @@ describe('digests as jobs', () => {
       content,
       deliver,
       graceMs: 3 * 86_400_000,
-      dispatch: async (sub, runId, period) => {
+      dispatch: async (job) => {
         dispatched++;
-        await dispatch(sub, runId, period);
-        await dispatch(sub, runId, period); // a second job for the same period (a lease takeover does this)
+        await receive(inbox, job);
+        return receive(inbox, job); // a second job for the same period (a lease takeover does this)
       },
     });
     try {

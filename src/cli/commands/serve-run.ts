@@ -98,7 +98,6 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
     logger,
     teams: teamsMode.on ? teamsMode.credentials : undefined,
     chartLink,
-    chartLater: (spec, base) => `${config.publicBaseUrl ?? base ?? publicUrl}/charts/${charts.putLater(spec, ['card'])[0]}.png`,
     exportLink: (token, base) => exportLink(config.publicBaseUrl ?? base ?? publicUrl, token),
     slackRedirectUri: config.publicBaseUrl && `${config.publicBaseUrl}${SLACK_REDIRECT_PATH}`,
     feedback: Boolean(desk.verified),

@@ -57,7 +57,6 @@ export async function runWorker(): Promise<void> {
     teams: config.teams && teamsCredentials(config.teams),
     // PUBLIC_BASE_URL, else the address Teams reached the receiver at (this process serves nothing), else ours
     chartLink: (png: Buffer, base?: string) => `${config.publicBaseUrl ?? base ?? publicUrl}/charts/${charts.put(png)}.png`,
-    chartLater: (spec, base) => `${config.publicBaseUrl ?? base ?? publicUrl}/charts/${charts.putLater(spec, ['card'])[0]}.png`,
     exportLink: (token, base) => exportLink(config.publicBaseUrl ?? base ?? publicUrl, token),
     feedback: Boolean(desk.verified),
   });
