@@ -16,7 +16,7 @@ import { exportLink } from '../../server/export-routes.js';
 import { destroyWorkerPool } from '../../backtest/threads/pool.js';
 import { warmBarCache } from '../../agents/backtest/retrieval.js';
 import { digestDeps } from '../../digest/digest-deps.js';
-import { digestProducer } from '../../digest/digest-jobs.js';
+import { ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
 import { commandContext } from '../context.js';
 import { takeBackShutdownSignals } from '../../db/embedded.js';
 import { logStrayRejections } from '../stray-rejections.js';
@@ -57,19 +57,13 @@ export async function runWorker(): Promise<void> {
     teams: config.teams && teamsCredentials(config.teams),
     // PUBLIC_BASE_URL, else the address Teams reached the receiver at (this process serves nothing), else ours
     chartLink: (png: Buffer, base?: string) => `${config.publicBaseUrl ?? base ?? publicUrl}/charts/${charts.put(png)}.png`,
+    chartLater: (spec, base) => `${config.publicBaseUrl ?? base ?? publicUrl}/charts/${charts.putLater(spec, ['card'])[0]}.png`,
     exportLink: (token, base) => exportLink(config.publicBaseUrl ?? base ?? publicUrl, token),
     feedback: Boolean(desk.verified),
   });
-  const { content } = digestDeps(config, db, desk, logger, platforms.posters);
-  const jobs = await startJobs({
-    pool: db.write,
-    desk,
-    logger,
-    settings: config.jobs,
-    work: true,
-    outboxes: platforms.outboxes,
-    digests: digestProducer({ pool: db.write, logger, content }),
-  });
+  const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: true, outboxes: platforms.outboxes });
+  await ensureDigestQueues(jobs.queue.boss, db.write);
+  await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms.posters) });
   if (config.teams?.local)
     logger.warn(
       'Teams: local mode (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): answers go unauthenticated to the Bot Framework Emulator on this machine',
