@@ -23,7 +23,8 @@ import { runRoutes } from '../../server/run-routes.js';
 import { BacktestRuns } from '../../backtest/run-id.js';
 import { DigestScheduler } from '../../digest/scheduler.js';
 import { digestDeps } from '../../digest/digest-deps.js';
-import { digestDispatch, ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
+import { digestProducer } from '../../digest/digest-jobs.js';
+import { receive } from '../../channels/inbox.js';
 import { RateLimiter } from '../../core/rate-limit.js';
 import { configuredPlatforms } from '../../channels/platforms.js';
 import { DataDeskTeamsBot } from '../../channels/teams/teams-bot.js';
@@ -103,7 +104,16 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
     feedback: Boolean(desk.verified),
   });
   const teamsAdapter = platforms.teams?.adapter;
-  const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: options.worker, outboxes: platforms.outboxes });
+  const digestNeeds = digestDeps(config, db, desk, logger, platforms.posters);
+  const jobs = await startJobs({
+    pool: db.write,
+    desk,
+    logger,
+    settings: config.jobs,
+    work: options.worker,
+    outboxes: platforms.outboxes,
+    digests: digestProducer({ pool: db.write, logger, content: digestNeeds.content }),
+  });
   if (options.worker) warmInBackground(db.read, config.statementTimeoutMs, logger);
   if (!options.worker) logger.info('Receiving only (--no-worker): questions wait in the queue for `datadesk worker` processes');
   if (!options.worker && config.threadMemoryUrl === 'memory') logger.warn(MEMORY_IN_PROCESS);
@@ -190,16 +200,13 @@ export async function runServe(options: { worker: boolean }): Promise<void> {
     logger.info(`Playground: ${server.url} (no Slack or Teams credentials configured: chat with the bot in your browser)`);
   }
   // digests: every process runs the scheduler; per platform, one of those configured for it leads (advisory lock)
-  // and queues each due period; a worker configured for the platform runs it
-  const digestNeeds = digestDeps(config, db, desk, logger, platforms.posters);
-  await ensureDigestQueues(jobs.queue.boss, db.write);
-  if (options.worker) await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestNeeds });
+  // and hands each due period to the inbox; an answer worker configured for the platform runs it
   const digests = new DigestScheduler({
     pool: db.write,
     logger,
     ...digestNeeds,
     graceMs: config.digestGraceMinutes * 60_000,
-    dispatch: digestDispatch(jobs.queue.boss),
+    dispatch: (job) => receive({ queue: jobs.queue, deliveries: jobs.deliveries, logger }, job),
   });
   if (slack || teamsAdapter) digests.start(config.digestTickSeconds * 1_000);
   logger.info(`Data Desk is running (health: ${server.url}/healthz, status: ${server.url}/status). Ctrl-C stops it.`);

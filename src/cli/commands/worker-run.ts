@@ -16,7 +16,7 @@ import { exportLink } from '../../server/export-routes.js';
 import { destroyWorkerPool } from '../../backtest/threads/pool.js';
 import { warmBarCache } from '../../agents/backtest/retrieval.js';
 import { digestDeps } from '../../digest/digest-deps.js';
-import { ensureDigestQueues, workDigests } from '../../digest/digest-jobs.js';
+import { digestProducer } from '../../digest/digest-jobs.js';
 import { commandContext } from '../context.js';
 import { takeBackShutdownSignals } from '../../db/embedded.js';
 import { logStrayRejections } from '../stray-rejections.js';
@@ -61,9 +61,16 @@ export async function runWorker(): Promise<void> {
     exportLink: (token, base) => exportLink(config.publicBaseUrl ?? base ?? publicUrl, token),
     feedback: Boolean(desk.verified),
   });
-  const jobs = await startJobs({ pool: db.write, desk, logger, settings: config.jobs, work: true, outboxes: platforms.outboxes });
-  await ensureDigestQueues(jobs.queue.boss, db.write);
-  await workDigests(jobs.queue.boss, { pool: db.write, logger, ...digestDeps(config, db, desk, logger, platforms.posters) });
+  const { content } = digestDeps(config, db, desk, logger, platforms.posters);
+  const jobs = await startJobs({
+    pool: db.write,
+    desk,
+    logger,
+    settings: config.jobs,
+    work: true,
+    outboxes: platforms.outboxes,
+    digests: digestProducer({ pool: db.write, logger, content }),
+  });
   if (config.teams?.local)
     logger.warn(
       'Teams: local mode (TEAMS_LOCAL=true, no MICROSOFT_APP_ID): answers go unauthenticated to the Bot Framework Emulator on this machine',
