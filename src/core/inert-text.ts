@@ -166,9 +166,12 @@ function hasPhone(seen: string, c: Checks): boolean {
   return c.phone.some((p) => p.test(text));
 }
 
-/** Verdicts of recent strings: a table repeats its descriptions and places row after row. */
+/**
+ * Verdicts of recent strings: a table repeats its descriptions and places row after row. Large enough for a
+ * whole-market table's distinct values (5,000+ names and codes) to be judged once, not once per clearing.
+ */
 const recent = new Map<string, string | null>();
-const RECENT_MAX = 5_000;
+const RECENT_MAX = 50_000;
 
 /** What the string carries that a person must not be shown, in a few words; undefined when it is inert. */
 export function inertProblem(text: string): string | undefined {
@@ -215,9 +218,16 @@ export function shownValue(value: string): string {
  * a text cell that is not inert is withheld, and invisible characters go from both.
  */
 export function shownResult<R extends { columns: string[]; rows: (string | number | boolean | null)[][] }>(r: R): R {
+  // each distinct cell once per table, whatever the shared cache kept: a column repeats its values row after row
+  const shown = new Map<string, string>();
+  const cell = (c: string) => {
+    let out = shown.get(c);
+    if (out === undefined) shown.set(c, (out = shownValue(c)));
+    return out;
+  };
   return {
     ...r,
     columns: r.columns.map((c, i) => (inertProblem(c.replace(/_/g, ' ')) ? `column_${i + 1}` : withoutInvisibles(c))),
-    rows: r.rows.map((row) => row.map((c) => (typeof c === 'string' ? shownValue(c) : c))),
+    rows: r.rows.map((row) => row.map((c) => (typeof c === 'string' ? cell(c) : c))),
   };
 }

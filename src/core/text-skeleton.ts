@@ -47,8 +47,13 @@ function confusableMap(): Map<string, string> {
 /** The string without its invisible characters: what a channel may show of a value. */
 export const withoutInvisibles = (text: string) => text.replace(INVISIBLE, '');
 
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** The string as its look: see the header. */
 export function skeleton(text: string): string {
+  // ASCII is its own skeleton: NFKC and NFD leave it as it is, and it has no invisible, confusable or marked character
+  if (ASCII.test(text)) return text;
   const map = confusableMap();
   let out = '';
   for (const ch of withoutInvisibles(text.normalize('NFKC')).replace(IDNA_DOTS, '.')) {
