@@ -8,7 +8,8 @@
 // claims the period. A claim whose leader died is taken over after a lease.
 // Missed periods are posted once within a grace window, else recorded as
 // skipped. Croner computes the fire times (time zones, DST); the clock is
-// injected so tests can move it.
+// injected so tests can move it. The scheduler only claims: a claimed period
+// is handed to the inbox as a job (digestJob), which an answer worker runs.
 //
 // A run is a delivery (see runDigest): the period's answer is written once
 // on its row of deliveries, and the platform's reply sink posts it as a new
@@ -16,8 +17,8 @@
 // answer), skipping what an earlier attempt recorded and finding a post whose
 // record was lost in the channel's history (Teams has none: a post that may
 // have been made is not made again). A per-run advisory lock keeps two
-// callers from running one period at once, so `run(sub, runId, period)` can
-// also be a durable job's body (digest-jobs.ts). Digests pass no fairness
+// callers from running one period at once, so runDigest is the body of the
+// answer workers' digest jobs (digest-jobs.ts). Digests pass no fairness
 // limit: they are not a person's questions.
 import { bestEffort } from '../core/best-effort.js';
 import { randomUUID } from 'node:crypto';
@@ -283,16 +284,26 @@ async function attempts(d: LockedDeps, sub: Subscription, runId: number, period:
 
 const DIGEST_GAVE_UP = 'This digest could not be posted: every attempt failed (it has been logged). The next one comes as scheduled.';
 
-/** What a run needs (its `deliver` platforms are also the ones this process leads), and when periods are due. */
-export interface SchedulerOptions extends Omit<RunDeps, 'clients'> {
+/** What the scheduler needs: the platforms it may lead, when periods are due, and the inbox it hands them to. */
+export interface SchedulerOptions {
+  pool: pg.Pool;
+  logger: Logger;
+  /** the platforms this process is configured for (it has an outbox for them): the ones it may lead */
+  deliver: Partial<Record<Platform, unknown>>;
+  now?: () => Date;
+  /** who holds the claims (written to claimed_by) */
+  name?: string;
   /** how late a missed period may still be posted */
   graceMs?: number;
   /** after this long, another leader takes over an unfinished claim */
   leaseMs?: number;
   /** after this long, a claim whose runner holds no lock (it died) is taken over without waiting for the lease */
   takeoverMs?: number;
-  /** hands a claimed period to the inbox as a job (channels/inbox.ts receive; a worker runs it); false: it was delivered before */
-  dispatch?: (job: DigestJob) => Promise<boolean>;
+  /**
+   * Hands a claimed period to the inbox as a job (channels/inbox.ts receive); an answer worker runs it with the
+   * digest producer (digest-jobs.ts). True: handed on (counted by tick); false: delivered before.
+   */
+  dispatch: (job: DigestJob) => Promise<boolean>;
 }
 
 export class DigestScheduler {
@@ -300,7 +311,6 @@ export class DigestScheduler {
   private lockClient?: pg.PoolClient;
   private readonly led = new Set<Platform>();
   private readonly platforms: Platform[];
-  private readonly runClients = new Set<pg.PoolClient>();
   private readonly name: string;
   private readonly now: () => Date;
   private readonly graceMs: number;
@@ -368,7 +378,7 @@ export class DigestScheduler {
     client.release(true);
   }
 
-  /** One pass: claim and post (or queue) every due period of the platforms this process leads. Returns the periods delivered (or queued). */
+  /** One pass: claim every due period of the platforms this process leads and hand it to the inbox. Returns the periods handed on. */
   async tick(): Promise<number> {
     if (this.ticking) return 0;
     this.ticking = true;
@@ -376,7 +386,6 @@ export class DigestScheduler {
     try {
       const led = await this.lead();
       if (!led.length) return 0;
-      const count = (outcome: RunOutcome) => (outcome === 'posted' || outcome === 'found' ? 1 : 0);
       const now = this.now();
       const subscriptions = (await enabledSubscriptions(this.o.pool)).filter((s) => led.includes(s.platform));
       for (const sub of subscriptions) {
@@ -399,7 +408,7 @@ export class DigestScheduler {
              ON CONFLICT DO NOTHING RETURNING id`,
             [sub.id, start, end, this.name, now],
           );
-          if (claim.rowCount) delivered += await this.runOrDispatch(sub, claim.rows[0].id, { start, end }, count);
+          if (claim.rowCount) delivered += await this.handOn(sub, claim.rows[0].id, { start, end });
         }
       }
       // claims of the platforms led here whose runner stopped (a crash) before finishing: past the lease, or
@@ -420,7 +429,7 @@ export class DigestScheduler {
         const sub = subscriptions.find((s) => s.id === r.subscription_id);
         if (!sub) continue;
         this.o.logger.warn(`digests: taking over digest #${sub.id} for ${r.period_end.toISOString()} from a runner that stopped`);
-        delivered += await this.runOrDispatch(sub, r.id, { start: r.period_start, end: r.period_end }, count);
+        delivered += await this.handOn(sub, r.id, { start: r.period_start, end: r.period_end });
       }
     } finally {
       this.ticking = false;
@@ -428,18 +437,9 @@ export class DigestScheduler {
     return delivered;
   }
 
-  /** Hands the period to the inbox when there is one (counted when queued), else runs it here. */
-  private async runOrDispatch(sub: Subscription, runId: number, period: Period, count: (outcome: RunOutcome) => number): Promise<number> {
-    if (!this.o.dispatch) return count(await this.run(sub, runId, period));
+  /** Hands a claimed period to the inbox; 1 when it was handed on. */
+  private async handOn(sub: Subscription, runId: number, period: Period): Promise<number> {
     return (await this.o.dispatch(digestJob(sub, runId, period))) ? 1 : 0;
-  }
-
-  /**
-   * Runs one claimed period (see runDigest): idempotent, safe to call again or from a durable job. Throws
-   * PlatformNotConfiguredError when this process has no delivery for the subscription's platform.
-   */
-  run(sub: Subscription, runId: number, period: Period): Promise<RunOutcome> {
-    return runDigest({ ...this.o, name: this.name, now: this.now, clients: this.runClients }, sub, runId, period);
   }
 
   start(intervalMs: number): void {
@@ -463,13 +463,11 @@ export class DigestScheduler {
     this.led.clear();
   }
 
-  /** For tests: die like a crashed process, the locks going with the connections (leader and running runs). */
+  /** For tests: die like a crashed process, the leader locks going with the connection. */
   kill(): void {
     if (this.timer) clearInterval(this.timer);
     this.lockClient?.release(true);
     this.lockClient = undefined;
     this.led.clear();
-    for (const c of this.runClients) c.release(true);
-    this.runClients.clear();
   }
 }

@@ -68,7 +68,6 @@ describe('digests as jobs', () => {
     const scheduler = new DigestScheduler({
       pool: db.pool,
       logger,
-      content,
       deliver,
       graceMs: 3 * 86_400_000,
       dispatch: async (job) => {

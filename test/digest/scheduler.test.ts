@@ -8,7 +8,8 @@ import { saveConversationReference } from '../../src/channels/teams/conversation
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { crimeDigest } from '../../src/digest/content.js';
 import { slackPoster, teamsPoster } from '../helpers/jobs.js';
-import { DigestScheduler, PlatformNotConfiguredError, type DigestContent } from '../../src/digest/scheduler.js';
+import { DigestScheduler, PlatformNotConfiguredError, runDigest, type DigestContent, type Period } from '../../src/digest/scheduler.js';
+import type { Subscription } from '../../src/digest/subscriptions.js';
 import { APP_SEARCH_PATH } from '../../src/db/database.js';
 import { digestCommand } from '../../src/digest/subscriptions.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -48,34 +49,50 @@ function scheduler(
   const pool = new pg.Pool({ connectionString: db.url, max: 4, options: APP_SEARCH_PATH });
   pool.on('error', () => undefined); // as the app's pools do: a dropped idle connection is not a crash (the test database is dropped with FORCE)
   pools.push(pool);
+  const deliver = {
+    ...(platforms.includes('slack')
+      ? { slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), pool, logger) }
+      : {}),
+    ...(platforms.includes('teams')
+      ? {
+          teams: teamsPoster(
+            createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, logger),
+            pool,
+            (png) => `http://bot/charts/${png.length}.png`,
+            logger,
+          ),
+        }
+      : {}),
+  };
+  /** connections of the runs in progress in this "process", killed with it */
+  const clients = new Set<pg.PoolClient>();
+  const now = () => clock;
+  /** this process's worker: the digest job's body (digest-jobs.ts digestProducer runs the same) */
+  const run = (sub: Subscription, runId: number, period: Period) =>
+    runDigest({ pool, content, logger, name, now, sleep: async () => undefined, deliveryAttempts, deliver, clients }, sub, runId, period);
   const s = new DigestScheduler({
     pool,
-    content,
     logger,
     name,
-    now: () => clock,
-    sleep: async () => undefined,
+    now,
     graceMs: 6 * 3_600_000,
     leaseMs: 10 * 60_000,
-    deliveryAttempts,
-    deliver: {
-      ...(platforms.includes('slack')
-        ? { slack: slackPoster(new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } }), pool, logger) }
-        : {}),
-      ...(platforms.includes('teams')
-        ? {
-            teams: teamsPoster(
-              createTeamsAdapter({ appId: '', appPassword: '', tenantId: '', appType: 'MultiTenant' }, logger),
-              pool,
-              (png) => `http://bot/charts/${png.length}.png`,
-              logger,
-            ),
-          }
-        : {}),
+    deliver,
+    // an inbox whose worker runs the period at once, so that a tick returns with its periods posted (counted)
+    dispatch: async (job) => {
+      const { rows } = await pool.query<Subscription>('SELECT * FROM digest_subscriptions WHERE id = $1', [job.subscriptionId]);
+      const outcome = await run(rows[0], job.runId, { start: new Date(job.start), end: new Date(job.end) });
+      return outcome === 'posted' || outcome === 'found';
     },
   });
   schedulers.push(s);
-  return Object.assign(s, { logger });
+  const die = s.kill.bind(s);
+  const kill = () => {
+    die();
+    for (const c of clients) c.release(true);
+    clients.clear();
+  };
+  return Object.assign(s, { logger, run, kill });
 }
 
 async function subscribe(text: string, channel: string, createdAt: string, platform: 'slack' | 'teams' = 'slack') {
