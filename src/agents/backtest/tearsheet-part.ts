@@ -18,9 +18,11 @@ const DRAWDOWN_ROWS = 5;
 function monteCarloSentence(mc: MonteCarlo): string {
   return (
     `In ${fmtInt(mc.runs)} reshuffles of these ${fmtInt(mc.trades)} trades (seed ${mc.seed}, so a rerun gives the same), ` +
-    `a drawdown worse than ${fmtPercent(mc.threshold, 0)} happened ${fmtPercent(mc.worseThanThreshold, 1)} of the time; ` +
+    // the reshuffled path moves only at sales, so it cannot see a fall while positions are held: said, lest a trader
+    // read it against the daily equity's drawdown
+    `a drawdown between sales worse than ${fmtPercent(mc.threshold, 0)} happened ${fmtPercent(mc.worseThanThreshold, 1)} of the time; ` +
     `the median drawdown was ${fmtPercent(mc.medianDrawdown, 1)}, 1 in 20 was worse than ${fmtPercent(mc.drawdown95, 1)}, ` +
-    `and ${fmtPercent(mc.lossShare, 1)} ended below the capital.`
+    `and ${fmtPercent(mc.lossShare, 1)} ended below the capital (the path moves only when a trade closes, so it misses falls while holding, which the max drawdown counts).`
   );
 }
 
