@@ -214,29 +214,49 @@ async function loadColumns(client: pg.PoolClient, table: MarketTable, fields: Fi
 
 /** Parsing time after which the load lets the event loop run (timers, sockets, other requests). */
 const SLICE_MS = 8;
+/** Rows parsed between looks at the clock (about 0.1 ms of work): a chunk can hold many thousand rows. */
+const ROWS_PER_LOOK = 256;
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Calls `onRow(buffer, start, end)` for each line of a COPY text stream (end
  * excludes the newline). The server sends faster than one chunk per turn of
- * the event loop, and `for await` takes the buffered chunks one after another
- * in microtasks: without a yield now and then, a load would hold the loop for
- * 50-100 ms at a time.
+ * the event loop, `for await` takes the buffered chunks one after another in
+ * microtasks, and one chunk may hold everything the socket buffered while the
+ * loop was busy: the clock is read every few hundred rows, inside a chunk too,
+ * and the loop runs every SLICE_MS. A row split across two chunks is joined
+ * alone (not the whole chunk copied after it).
  */
 async function readCopyRows(stream: AsyncIterable<Buffer>, onRow: (line: Buffer, from: number, to: number) => void): Promise<void> {
   let carry: Buffer | undefined;
   let slice = performance.now();
+  let untilLook = ROWS_PER_LOOK;
   for await (const chunk of stream) {
-    const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
     let from = 0;
-    for (let nl = buf.indexOf(10, from); nl >= 0; nl = buf.indexOf(10, from)) {
-      onRow(buf, from, nl);
+    if (carry) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        carry = Buffer.concat([carry, chunk]);
+        continue;
+      }
+      const line = Buffer.concat([carry, chunk.subarray(0, nl)]);
+      onRow(line, 0, line.length);
       from = nl + 1;
+      carry = undefined;
     }
-    carry = from < buf.length ? buf.subarray(from) : undefined;
-    if (performance.now() - slice > SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      slice = performance.now();
+    for (let nl = chunk.indexOf(10, from); nl >= 0; nl = chunk.indexOf(10, from)) {
+      onRow(chunk, from, nl);
+      from = nl + 1;
+      if (--untilLook === 0) {
+        untilLook = ROWS_PER_LOOK;
+        if (performance.now() - slice > SLICE_MS) {
+          await turn();
+          slice = performance.now();
+        }
+      }
     }
+    carry = from < chunk.length ? chunk.subarray(from) : undefined;
   }
   if (carry?.length) throw new Error('COPY ended inside a row');
 }
@@ -246,19 +266,36 @@ function sameText(buf: Buffer, at: number, text: string): boolean {
   return true;
 }
 
-const digit = (buf: Buffer, at: number) => {
-  const d = buf[at] - 48;
-  if (d < 0 || d > 9) throw new Error(`not a date at byte ${at}`);
-  return d;
-};
+// day numbers of the dates 1900-01-01..2299-12-31 once computed, by (year, month, day): a whole market's
+// rows repeat a few thousand dates millions of times
+const FIRST_CACHED_YEAR = 1900;
+const CACHED_YEARS = 400;
+const UNSET = -0x80000000;
+const dayCache = new Int32Array(CACHED_YEARS * 12 * 31).fill(UNSET);
 
 /** Days since 1970-01-01 of YYYY-MM-DD at `at` (the civil-from-days inverse). */
 function dayNumber(buf: Buffer, at: number): number {
   if (buf[at + 4] !== 45 || buf[at + 7] !== 45) throw new Error('trade_date is not YYYY-MM-DD (DateStyle ISO)');
-  const y = digit(buf, at) * 1000 + digit(buf, at + 1) * 100 + digit(buf, at + 2) * 10 + digit(buf, at + 3);
-  const m = digit(buf, at + 5) * 10 + digit(buf, at + 6);
-  const d = digit(buf, at + 8) * 10 + digit(buf, at + 9);
-  return daysFromCivil(y, m, d);
+  // a byte below '0' wraps around to a large number under >>> 0, so one comparison checks each digit
+  const y0 = buf[at] - 48,
+    y1 = buf[at + 1] - 48,
+    y2 = buf[at + 2] - 48,
+    y3 = buf[at + 3] - 48;
+  const m0 = buf[at + 5] - 48,
+    m1 = buf[at + 6] - 48,
+    d0 = buf[at + 8] - 48,
+    d1 = buf[at + 9] - 48;
+  if (y0 >>> 0 > 9 || y1 >>> 0 > 9 || y2 >>> 0 > 9 || y3 >>> 0 > 9 || m0 >>> 0 > 9 || m1 >>> 0 > 9 || d0 >>> 0 > 9 || d1 >>> 0 > 9)
+    throw new Error(`not a date at byte ${at}`);
+  const y = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
+  const m = m0 * 10 + m1;
+  const d = d0 * 10 + d1;
+  const year = y - FIRST_CACHED_YEAR;
+  if (year < 0 || year >= CACHED_YEARS || m < 1 || m > 12 || d < 1 || d > 31) return daysFromCivil(y, m, d);
+  const key = (year * 12 + m - 1) * 31 + d - 1;
+  let day = dayCache[key];
+  if (day === UNSET) dayCache[key] = day = daysFromCivil(y, m, d);
+  return day;
 }
 
 // exact powers of ten: m / 10^k is then correctly rounded (m < 2^53, k <= 22)
