@@ -9,7 +9,7 @@ import { bestEffort } from '../../core/best-effort.js';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../core/logger.js';
 import { PlaceholderTakenError, type Deliveries, type DeliveryRow } from '../../jobs/deliveries.js';
-import { canStream, openStream, STREAM_STARTING, WAIT_TASK, type StreamPlace, type StreamSupport } from './answer-stream.js';
+import { canStream, openStream, STREAM_CLOSED, STREAM_STARTING, WAIT_TASK, type StreamPlace, type StreamSupport } from './answer-stream.js';
 import { failure, slackErrorCode } from './slack-error.js';
 
 /** Refusals of conversations.history that mean the app may not read it (a missing scope), not "try again". */
@@ -288,5 +288,58 @@ export async function orphanedStream(
   } catch (error) {
     deps.logger.debug(`slack: could not look for an earlier stream of ${key} (${(error as Error).message})`);
     return undefined;
+  }
+}
+
+/**
+ * The placeholder's stream as a reply sink uses it, its state kept here: open while Slack takes appends; closed
+ * once Slack says it is (it expired), once it is stopped, or from the start when an earlier attempt began the
+ * headline (it may have sent part of it: that attempt's stream is stopped and the answer replaces it).
+ */
+export class PlaceholderStream {
+  private constructor(
+    private readonly client: WebClient,
+    private readonly channel: string,
+    private readonly ts: string,
+    private open: boolean,
+  ) {}
+
+  /** The stream of this placeholder, if it is one: continued, or stopped when `headlineBegun`. */
+  static async resume(
+    client: WebClient,
+    channel: string,
+    placeholder: Placeholder | undefined,
+    headlineBegun: boolean,
+  ): Promise<PlaceholderStream | undefined> {
+    if (placeholder?.stream !== '1') return undefined;
+    const stream = new PlaceholderStream(client, channel, placeholder.ts, true);
+    if (headlineBegun) await stream.close();
+    return stream;
+  }
+
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  /** Appends to the stream; a stream Slack has closed is marked so (the answer then goes by chat.update). */
+  async append(chunks: unknown[]): Promise<void> {
+    try {
+      await this.client.chat.appendStream({ channel: this.channel, ts: this.ts, chunks: chunks as never });
+    } catch (error) {
+      if (slackErrorCode(error) === STREAM_CLOSED) this.open = false;
+      throw error;
+    }
+  }
+
+  /** Ends the stream with the answer's blocks and the placeholder's metadata. */
+  async end(blocks: unknown[], metadata: ReturnType<typeof metadataOf>): Promise<void> {
+    await this.client.chat.stopStream({ channel: this.channel, ts: this.ts, blocks: blocks as never, metadata });
+    this.open = false;
+  }
+
+  /** Stops the stream if it is still open, so that what follows is an update of a finished message. */
+  async close(): Promise<void> {
+    if (this.open) await bestEffort(this.client.chat.stopStream({ channel: this.channel, ts: this.ts }), 'stopping a Slack stream');
+    this.open = false;
   }
 }

@@ -39,8 +39,16 @@ import type { Answer } from '../../core/answer.js';
 import { exportSourceOf } from '../../export/csv-export.js';
 import { WorkspaceNotInstalledError, type SlackClients } from './slack-clients.js';
 import { threadTitle } from './slack-text.js';
-import { escapeMarkdown, sourceTasks, STREAM_CLOSED, StreamSupport, taskChunk, WAIT_TASK, type StreamTask } from './answer-stream.js';
-import { metadataOf, PLACEHOLDER_EVENT, placeholderOfReply, postInHistory, REPLY_EVENT, type Placeholder } from './placeholder.js';
+import { escapeMarkdown, sourceTasks, StreamSupport, taskChunk, WAIT_TASK, type StreamTask } from './answer-stream.js';
+import {
+  metadataOf,
+  PLACEHOLDER_EVENT,
+  PlaceholderStream,
+  placeholderOfReply,
+  postInHistory,
+  REPLY_EVENT,
+  type Placeholder,
+} from './placeholder.js';
 import { failure, slackErrorCode } from './slack-error.js';
 
 export interface SlackOutboxDeps {
@@ -147,18 +155,11 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
     let threadTs = target.threadTs ?? ts;
     // A stream is continued by the attempt that finds it open and its headline not begun; an earlier attempt that
     // began the headline may have sent part of it, so this one closes the stream and replaces it (chat.update).
-    let streamOpen = placeholder?.stream === '1' && !delivery.steps.includes('headline:started');
-    if (placeholder?.stream === '1' && !streamOpen)
-      await bestEffort(client.chat.stopStream({ channel, ts: ts! }), 'stopping a Slack stream');
+    const stream = await PlaceholderStream.resume(client, channel, placeholder, delivery.steps.includes('headline:started'));
+    const streaming = () => stream?.isOpen ?? false;
     /** the stream's current line: the wait, until the first step */
     let task: StreamTask = { id: WAIT_TASK, title: 'Question received', status: 'in_progress' };
     let taskNo = 0;
-    /** appends to the stream; a stream Slack has closed (expired) is left for chat.update */
-    const append = (chunks: unknown[]) =>
-      client.chat.appendStream({ channel, ts: ts!, chunks: chunks as never }).catch((error) => {
-        if (slackErrorCode(error) === STREAM_CLOSED) streamOpen = false;
-        throw error;
-      });
 
     /** The answer's first message: the placeholder (or an earlier attempt's answer) updated, else posted and recorded. */
     const show = async (m: { text: string; blocks: unknown[] }) => {
@@ -174,6 +175,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
      */
     const finishStream = async (
       answer: Answer,
+      stream: PlaceholderStream,
       first: SlackMessage,
       classicAgain: () => Promise<SlackMessage>,
       steps: { record(step: string): Promise<void> },
@@ -186,14 +188,12 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
             : [];
         // the answer's sources as the timeline's last tasks, in place of the blocks' sources line
         const sources = answer.kind === 'result' && answer.sources ? sourceTasks(answer.sources) : [];
-        await append([taskChunk({ ...task, status: 'complete' }), ...sources, ...headline]);
+        await stream.append([taskChunk({ ...task, status: 'complete' }), ...sources, ...headline]);
         const stop = (m: SlackMessage) =>
-          client.chat.stopStream({
-            channel,
-            ts: ts!,
-            blocks: m.blocks.filter((b) => b.block_id !== HEADLINE_BLOCK && (!sources.length || b.block_id !== SOURCES_BLOCK)) as never,
+          stream.end(
+            m.blocks.filter((b) => b.block_id !== HEADLINE_BLOCK && (!sources.length || b.block_id !== SOURCES_BLOCK)),
             metadata,
-          });
+          );
         await stop(first).catch(async (error) => {
           if (slackErrorCode(error) !== 'invalid_blocks') throw error;
           logger.warn('slack: the native data blocks were refused (invalid_blocks); ending the stream with classic blocks');
@@ -203,8 +203,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
       } catch (error) {
         logger.info(`slack: the stream of ${job.key} could not take the answer (${failure(error)}); replacing it with chat.update`);
         // closed first (if it is still open), so that the update is of a finished message
-        if (streamOpen) await bestEffort(client.chat.stopStream({ channel, ts: ts! }), 'stopping a Slack stream');
-        streamOpen = false;
+        await stream.close();
         return false;
       }
     };
@@ -218,7 +217,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
     return {
       progress: (step) => {
         if (newPost) return; // a new post shows nothing before its answer
-        if (streamOpen) {
+        if (stream && streaming()) {
           // each step a task of the stream's timeline: the last one done, this one running. One append at a time:
           // steps that come while one is in flight go together in the next (Slack rate-limits appendStream too)
           pending.push(taskChunk({ ...task, status: 'complete' }));
@@ -226,7 +225,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
           pending.push(taskChunk(task));
           if (pending.length === 2)
             updating = bestEffort(
-              updating.then(() => (streamOpen && pending.length ? append(pending.splice(0)) : undefined)),
+              updating.then(() => (streaming() && pending.length ? stream.append(pending.splice(0)) : undefined)),
               'appending steps to a Slack stream',
             );
           return;
@@ -254,7 +253,8 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
           [first, ...rest] = renderAnswerMessages(answer, options);
           return first;
         };
-        const streamed = !steps.done('answer') && streamOpen && Boolean(ts) && (await finishStream(answer, first, classicAgain, steps));
+        const streamed =
+          !steps.done('answer') && stream !== undefined && streaming() && (await finishStream(answer, stream, first, classicAgain, steps));
         if (!steps.done('answer') && !streamed) {
           const update = () => show(first);
           try {
@@ -309,7 +309,7 @@ function slackReplies(deps: SlackOutboxDeps): JobOutbox['replies'] {
       },
       giveUp: async (message) => {
         if (!ts) return void (await post(`:warning: ${message}`));
-        if (streamOpen) await bestEffort(client.chat.stopStream({ channel, ts }), 'stopping a Slack stream');
+        await stream?.close();
         await client.chat.update({ channel, ts, text: `:warning: ${message}` }).catch(() => post(`:warning: ${message}`));
       },
     };
