@@ -20,7 +20,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { Field } from './expr/parser.js';
 import type { Bars } from './expr/compile.js';
 import type { TickerBars } from './run-spec.js';
-import { dayOfIso, dayText, daysFromCivil } from './days.js';
+import { dayOfDigits, dayOfIso, dayText } from './days.js';
 
 export const BAR_COLUMN: Record<Field, string> = {
   OPEN: 'opening_price',
@@ -165,7 +165,7 @@ async function loadTable(client: pg.PoolClient, exchange: string, version: strin
     }
     // trade_date, YYYY-MM-DD
     const d = tab + 1;
-    days[row] = dayNumber(line, d);
+    days[row] = dayOfDigits(line, d);
     if (line[d + 10] !== 9 && d + 10 !== to) throw new Error(`${exchange}: unexpected date at row ${row}`);
     let at = d + 11;
     for (let f = 0; f < columns.length; f++) {
@@ -264,38 +264,6 @@ async function readCopyRows(stream: AsyncIterable<Buffer>, onRow: (line: Buffer,
 function sameText(buf: Buffer, at: number, text: string): boolean {
   for (let i = 0; i < text.length; i++) if (buf[at + i] !== text.charCodeAt(i)) return false;
   return true;
-}
-
-// day numbers of the dates 1900-01-01..2299-12-31 once computed, by (year, month, day): a whole market's
-// rows repeat a few thousand dates millions of times
-const FIRST_CACHED_YEAR = 1900;
-const CACHED_YEARS = 400;
-const UNSET = -0x80000000;
-const dayCache = new Int32Array(CACHED_YEARS * 12 * 31).fill(UNSET);
-
-/** Days since 1970-01-01 of YYYY-MM-DD at `at` (the civil-from-days inverse). */
-function dayNumber(buf: Buffer, at: number): number {
-  if (buf[at + 4] !== 45 || buf[at + 7] !== 45) throw new Error('trade_date is not YYYY-MM-DD (DateStyle ISO)');
-  // a byte below '0' wraps around to a large number under >>> 0, so one comparison checks each digit
-  const y0 = buf[at] - 48,
-    y1 = buf[at + 1] - 48,
-    y2 = buf[at + 2] - 48,
-    y3 = buf[at + 3] - 48;
-  const m0 = buf[at + 5] - 48,
-    m1 = buf[at + 6] - 48,
-    d0 = buf[at + 8] - 48,
-    d1 = buf[at + 9] - 48;
-  if (y0 >>> 0 > 9 || y1 >>> 0 > 9 || y2 >>> 0 > 9 || y3 >>> 0 > 9 || m0 >>> 0 > 9 || m1 >>> 0 > 9 || d0 >>> 0 > 9 || d1 >>> 0 > 9)
-    throw new Error(`not a date at byte ${at}`);
-  const y = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
-  const m = m0 * 10 + m1;
-  const d = d0 * 10 + d1;
-  const year = y - FIRST_CACHED_YEAR;
-  if (year < 0 || year >= CACHED_YEARS || m < 1 || m > 12 || d < 1 || d > 31) return daysFromCivil(y, m, d);
-  const key = (year * 12 + m - 1) * 31 + d - 1;
-  let day = dayCache[key];
-  if (day === UNSET) dayCache[key] = day = daysFromCivil(y, m, d);
-  return day;
 }
 
 // exact powers of ten: m / 10^k is then correctly rounded (m < 2^53, k <= 22)

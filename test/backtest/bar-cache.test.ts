@@ -3,7 +3,7 @@
 // as day numbers and back.
 import { describe, expect, it } from 'vitest';
 import { parseNumber } from '../../src/backtest/bar-cache.js';
-import { dayText, daysFromCivil, isoDay } from '../../src/backtest/days.js';
+import { dayOfDigits, dayText, daysFromCivil, isoDay } from '../../src/backtest/days.js';
 
 const parse = (text: string) => parseNumber(Buffer.from(`\t${text}\t`, 'latin1'), 1, 1 + text.length);
 
@@ -63,5 +63,25 @@ describe('trade dates as day numbers', () => {
     }
     expect(daysFromCivil(1970, 1, 1)).toBe(0);
     expect(dayText(daysFromCivil(2024, 2, 29))).toBe('2024-02-29');
+  });
+});
+
+describe("a COPY row's trade date as a day number", () => {
+  const read = (text: string) => dayOfDigits(Buffer.from(`600519\t${text}\t1.5`, 'latin1'), 7);
+
+  it('reads every day of 1890-2310 as the calendar does, first readings and repeats alike (kept per date)', () => {
+    for (let pass = 0; pass < 2; pass++)
+      for (let day = daysFromCivil(1890, 1, 1); day <= daysFromCivil(2310, 12, 31); day += pass ? 1 : 7) {
+        expect(read(isoDay(day))).toBe(day);
+      }
+    expect(read('1970-01-01')).toBe(0);
+    expect(read('2024-02-29')).toBe(daysFromCivil(2024, 2, 29));
+  });
+
+  it('refuses what is not YYYY-MM-DD with digits', () => {
+    expect(() => read('2024/02/29')).toThrow(/not YYYY-MM-DD/);
+    expect(() => read('2024-0a-29')).toThrow(/not a date/);
+    expect(() => read('2024-02-2 ')).toThrow(/not a date/);
+    expect(() => read('/024-02-29')).toThrow(/not a date/);
   });
 });
