@@ -100,7 +100,7 @@ export interface RunDeps {
 const digestKey = (sub: Subscription, period: Period) => `digest:${sub.id}:${period.end.toISOString()}`;
 
 /** A claimed period as the job the scheduler hands to the inbox (a worker runs it: digest-jobs.ts). */
-export const digestJob = (sub: Subscription, runId: number, period: Period): DigestJob => ({
+const digestJob = (sub: Subscription, runId: number, period: Period): DigestJob => ({
   kind: 'digest',
   key: digestKey(sub, period),
   platform: sub.platform,

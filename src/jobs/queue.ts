@@ -167,7 +167,7 @@ export class AnswerQueue {
 const SETUP_LOCK = 7_322_012;
 
 /** Runs `setup` while holding a session advisory lock on a connection of its own (released however setup ends). */
-export async function oneAtATime<T>(pool: pg.Pool, setup: () => Promise<T>): Promise<T> {
+async function oneAtATime<T>(pool: pg.Pool, setup: () => Promise<T>): Promise<T> {
   const client = await dedicatedClient(pool, () => undefined);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [SETUP_LOCK]);
@@ -178,7 +178,7 @@ export async function oneAtATime<T>(pool: pg.Pool, setup: () => Promise<T>): Pro
 }
 
 /** Creates a queue, or brings an existing one's settings up to date. */
-export async function ensureQueue(boss: PgBoss, name: string, options: Omit<PgBoss.Queue, 'name'>): Promise<void> {
+async function ensureQueue(boss: PgBoss, name: string, options: Omit<PgBoss.Queue, 'name'>): Promise<void> {
   if (await boss.getQueue(name)) await boss.updateQueue(name, { name, ...options });
   else await boss.createQueue(name, { name, ...options });
 }
