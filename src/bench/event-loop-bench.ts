@@ -12,6 +12,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { runBacktest } from '../agents/backtest/agent.js';
+import { makeAnswer, type Cell } from '../core/answer.js';
+import { shownResult } from '../core/inert-text.js';
+import type { Candidate } from '../backtest/run-spec.js';
 import { destroyWorkerPool, poolSize } from '../backtest/threads/pool.js';
 import { quantile } from './stats.js';
 
@@ -70,6 +73,39 @@ async function watch(work: () => Promise<unknown>): Promise<Watched> {
   }
 }
 
+/**
+ * The answer's checks on a table of every candidate of the scan (code, name, each KPI): the inertness check of
+ * each cell (shownResult) and the answer's validation (makeAnswer), each in one go on the event loop, ms.
+ */
+function tableChecks(candidates: Candidate[]): string {
+  const kpis = Object.keys(candidates[0]?.kpis ?? {});
+  const rows: Cell[][] = candidates.map((c) => [
+    c.ticker.code,
+    c.ticker.name,
+    ...kpis.map((k) => {
+      const v = (c.kpis as unknown as Record<string, unknown>)[k];
+      return typeof v === 'number' && Number.isFinite(v) ? v : null;
+    }),
+  ]);
+  const columns = ['code', 'name', ...kpis];
+  let t = performance.now();
+  const shown = shownResult({ columns, rows });
+  const shownMs = performance.now() - t;
+  t = performance.now();
+  makeAnswer({
+    kind: 'result',
+    route: 'backtest',
+    trace: [],
+    headline: 'every candidate',
+    narration: 'every candidate',
+    sql: [],
+    table: { ...shown, rowCount: rows.length, truncated: false },
+    assumptions: [],
+    notes: [],
+  });
+  return `a table of all ${rows.length.toLocaleString('en-US')} candidates x ${columns.length} columns: shownResult ${shownMs.toFixed(1)} ms, makeAnswer ${(performance.now() - t).toFixed(1)} ms`;
+}
+
 /** The functions that held the main thread longest (self time), as file:function ms. */
 function heaviest(profile: Profiler.Profile, count: number): string[] {
   const self = new Map<number, number>();
@@ -101,16 +137,19 @@ export async function eventLoopBench(pool: pg.Pool, logger: Logger, o: { runs: n
     console.log(`"${COMMAND}" through the agent in this process, engine on ${poolSize()} worker threads:`);
     for (let run = 1; run <= o.runs; run++) {
       let headline = '';
+      let candidates: Candidate[] = [];
       await session?.post('Profiler.start');
       const w = await watch(async () => {
-        const { answer } = await runBacktest(COMMAND, deps);
+        const { answer, result } = await runBacktest(COMMAND, deps);
         headline = answer.kind === 'result' ? answer.headline : `${answer.kind}: ${JSON.stringify(answer).slice(0, 200)}`;
+        candidates = result?.candidates ?? [];
       });
       worst = Math.max(worst, w.loopMax, w.healthMax);
       console.log(
         `  run ${run}${run === 1 ? ' (bar cache empty)' : ''}: ${(w.ms / 1000).toFixed(2)} s; event-loop delay p99 ${w.loopP99.toFixed(1)} ms, ` +
           `max ${w.loopMax.toFixed(0)} ms; /healthz p99 ${w.healthP99.toFixed(1)} ms, max ${w.healthMax.toFixed(0)} ms (${w.polls} polls); ${headline}`,
       );
+      if (candidates.length) console.log(`    ${tableChecks(candidates)}`);
       if (session) {
         const { profile } = await session.post('Profiler.stop');
         console.log(`    the main thread's heaviest functions in run ${run} (self time):`);
