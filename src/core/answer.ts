@@ -120,7 +120,13 @@ const answerSchema = z.discriminatedUnion('kind', [
      * Memory, feedback, verified pairs, exports and digests keep this.
      */
     resolved: z
-      .object({ question: z.string(), plan: z.record(z.string(), z.unknown()).optional(), planKey: z.string().optional() })
+      .object({
+        question: z.string(),
+        plan: z.record(z.string(), z.unknown()).optional(),
+        planKey: z.string().optional(),
+        /** the model's query as written over crimes, when a rollup answered it instead: what a verified pair keeps */
+        sql: z.string().optional(),
+      })
       .optional(),
     /** where the numbers come from (every SQL answer): see sourcesSchema */
     sources: sourcesSchema.optional(),

@@ -52,8 +52,9 @@ export async function recordFeedback(
   // where a pair made from it answers: the answer's workspace, or its platform's scope (the playground's own)
   const workspace = scopeOf(delivery.platform, delivery.workspace);
   const answer = delivery.answer;
-  const sql = answer.kind === 'result' && answer.route === 'sql' && answer.sql.length === 1 ? answer.sql[0] : null;
   const resolved = answer.kind === 'result' ? answer.resolved : undefined;
+  // a pair keeps the query over crimes as written (each asking moves it onto whichever rollup holds it then)
+  const sql = answer.kind === 'result' && answer.route === 'sql' && answer.sql.length === 1 ? (resolved?.sql ?? answer.sql[0]) : null;
   const question = resolved?.question ?? (answer.kind === 'result' && answer.route === 'sql' ? null : delivery.question);
   // the verdict before this one (the CTE reads the table as it was): the same again is a retry, said nothing to
   const {

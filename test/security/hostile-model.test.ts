@@ -286,7 +286,8 @@ describe('a hostile model, through the whole desk', () => {
     expect(ran(sent.reader, sql) || ran(sent.app, sql)).toBe(false);
     // told so, a model that reads the data the second time is answered from it
     llm.requests.length = 0;
-    const counted = `SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT'`;
+    // count(DISTINCT id): a count no rollup holds, so the query runs as written (aggregate navigation leaves it on crimes)
+    const counted = `SELECT count(DISTINCT id) AS thefts FROM crimes WHERE primary_type = 'THEFT'`;
     llm.script.push(sqlReply('WITH t AS (SELECT 42 AS n) SELECT n AS thefts FROM t'), sqlReply(counted));
     const second = await ask();
     expect(second).toMatchObject({ kind: 'result', sql: [counted] });
@@ -294,13 +295,23 @@ describe('a hostile model, through the whole desk', () => {
   });
 
   it('a query that does run, runs as the reader login: never on the app login', async () => {
-    const sql = 'SELECT count(*) AS crimes FROM crimes';
+    // count(DISTINCT id) stays on crimes (no rollup holds it): the statement that runs is the one written
+    const sql = 'SELECT count(DISTINCT id) AS crimes FROM crimes';
     llm.script.push(sqlReply(sql), { content: 'There were 2,000 crimes.' });
     const answer = await ask();
     expect(answer).toMatchObject({ kind: 'result', sql: [sql], table: { columns: ['crimes'], rows: [[2_000]] } });
     expect(ran(sent.reader, resultStatement(sql, 1_000))).toBe(true);
     expect(ran(sent.reader, `EXPLAIN (VERBOSE, FORMAT JSON) ${sql}`)).toBe(true);
     expect(ran(sent.app, sql)).toBe(false);
+    // a count a rollup holds is moved onto it: the moved statement (the SQL shown) runs as the reader too, never the app
+    llm.script.push(sqlReply('SELECT count(*) AS crimes FROM crimes'), { content: 'There were 2,000 crimes.' });
+    const moved = await ask();
+    if (moved.kind !== 'result') throw new Error(`not a result: ${JSON.stringify(moved)}`);
+    expect(moved.sql[0]).toMatch(/^-- answered from crimes_by_\w+ .*\nSELECT coalesce\(sum\(n\), 0\) AS crimes FROM crimes_by_\w+$/);
+    expect(moved.table).toMatchObject({ columns: ['crimes'], rows: [[2_000]] });
+    const ranSql = moved.sql[0].split('\n').slice(1).join('\n');
+    expect(ran(sent.reader, ranSql)).toBe(true);
+    expect(ran(sent.app, ranSql)).toBe(false);
     // the pool the agent was given is the reader's, and that login is the reader itself, not a role switched into
     expect((desk.sql as unknown as { deps: SqlAgentDeps }).deps.reader).toBe(reader.pool);
     const who = await reader.pool.query(

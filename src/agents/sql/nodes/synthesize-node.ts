@@ -157,7 +157,13 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     ...(state.verifiedBy ? { verified: `Verified answer: this question's query was checked by ${state.verifiedBy}` } : {}),
     ...(state.plan ? { followUps: measureSync('compiling', () => suggestFollowUps(state.plan!, ctx, state.choices)) } : {}),
     ...(resolved
-      ? { resolved: { question: resolved, ...(state.plan ? { plan: state.plan, planKey: planKey(state.plan, state.choices) } : {}) } }
+      ? {
+          resolved: {
+            question: resolved,
+            ...(state.plan ? { plan: state.plan, planKey: planKey(state.plan, state.choices) } : {}),
+            ...(state.asWritten ? { sql: state.asWritten } : {}),
+          },
+        }
       : {}),
     sources: {
       ...(resolved ? { question: shownValue(resolved) } : {}),
