@@ -20,8 +20,8 @@
 //   other side's signal.
 // Buys fill at the open, signal sales at the close, the last close liquidates.
 import type { CostModel, ExecutionReport } from './execution-model.js';
-import { chinaModel } from './execution-model.js';
-import { affordableLots, buyBlocked, fen, limitPrices, orderFees, saleBlocked, type Fees } from './order-costs.js';
+import { chinaModel, emptyExecutionReport } from './execution-model.js';
+import { affordableLots, buyBlocked, chargeOrder, fen, limitPrices, orderFees, saleBlocked, type Fees } from './order-costs.js';
 import type { RulesReport, SimulationInput, SimulationResult, Trade } from './simulator.js';
 
 export const EXIT_FILLS = ['intrabar', 'next_open'] as const;
@@ -85,32 +85,8 @@ export function simulateWithRules(input: RulesInput): SimulationResult & { rules
     partialFills: 0,
     daysCarried: 0,
   };
-  const report: ExecutionReport | undefined = model
-    ? {
-        model: 'china',
-        board: tickerRules!.board,
-        slippageBps: input.slippageBps,
-        commission: 0,
-        stampDuty: 0,
-        transferFee: 0,
-        slippage: 0,
-        total: 0,
-        orders: 0,
-        buysWaited: 0,
-        sellsWaited: 0,
-        daysWaited: 0,
-        unfilledBuy: false,
-        forcedAtLimitDown: false,
-      }
-    : undefined;
-  const charge = (f: Fees, qty: number, raw: number) => {
-    if (!report) return;
-    report.commission += f.commission;
-    report.transferFee += f.transferFee;
-    report.stampDuty += f.stampDuty;
-    report.slippage += qty * raw * slip;
-    report.orders++;
-  };
+  const report: ExecutionReport | undefined = model ? emptyExecutionReport(tickerRules!.board, input.slippageBps) : undefined;
+  const charge = (fees: Fees, qty: number, raw: number) => chargeOrder(report, fees, qty, raw, slip);
 
   let cash = capital;
   let shares = 0;

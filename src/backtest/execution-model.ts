@@ -104,6 +104,26 @@ export interface ExecutionReport {
   forcedAtLimitDown: boolean;
 }
 
+/** A report with nothing charged yet, for an engine to fill order by order. */
+export function emptyExecutionReport(board: string, slippageBps: number): ExecutionReport {
+  return {
+    model: 'china',
+    board,
+    slippageBps,
+    commission: 0,
+    stampDuty: 0,
+    transferFee: 0,
+    slippage: 0,
+    total: 0,
+    orders: 0,
+    buysWaited: 0,
+    sellsWaited: 0,
+    daysWaited: 0,
+    unfilledBuy: false,
+    forcedAtLimitDown: false,
+  };
+}
+
 let cached: CostModel | undefined;
 
 /** The `china` model, read from its fixture once. */

@@ -2,7 +2,7 @@
 // limits are: shared by the single-ticker rules engine (day-rules.ts) and the
 // portfolio engine (portfolio.ts). Without a model every order is free and no
 // limit binds. Same rounding as simulate-costs.ts: each fee to the fen.
-import type { CostModel } from './execution-model.js';
+import type { CostModel, ExecutionReport } from './execution-model.js';
 
 export const fen = (x: number) => Math.round(x * 100 + 1e-7) / 100;
 
@@ -43,3 +43,13 @@ export function limitPrices(limit: number, previousClose: number): { up: number;
 /** Limits bind by direction: a buy cannot fill at the limit-up price, a sale cannot fill at the limit-down price. */
 export const buyBlocked = (price: number, up: number) => price >= up - 1e-6;
 export const saleBlocked = (price: number, down: number) => price <= down + 1e-6;
+
+/** Adds one order's fees and its slippage (qty x the raw price x the slippage rate) to a report, when there is one. */
+export function chargeOrder(report: ExecutionReport | undefined, fees: Fees, qty: number, raw: number, slip: number): void {
+  if (!report) return;
+  report.commission += fees.commission;
+  report.transferFee += fees.transferFee;
+  report.stampDuty += fees.stampDuty;
+  report.slippage += qty * raw * slip;
+  report.orders++;
+}

@@ -21,9 +21,9 @@
 //    member's next bar. No buy on the last day; the last close sells all.
 // Equity at each close: cash + shares × the close (the last close if suspended).
 import type { CostModel, ExecutionReport } from './execution-model.js';
-import { chinaModel } from './execution-model.js';
+import { chinaModel, emptyExecutionReport } from './execution-model.js';
 import { intrabarExit, type DayRules, type ExitRules } from './day-rules.js';
-import { affordableLots, buyBlocked, fen, limitPrices, orderFees, saleBlocked } from './order-costs.js';
+import { affordableLots, buyBlocked, chargeOrder, fen, limitPrices, orderFees, saleBlocked, type Fees } from './order-costs.js';
 import type { SimulationResult, Trade } from './simulator.js';
 import { isoDay } from './days.js';
 
@@ -125,32 +125,8 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
   const trades: Trade[] = [];
   const rebalances: Rebalance[] = [];
   const dates = allDays.map(isoDay);
-  const report: ExecutionReport | undefined = model
-    ? {
-        model: 'china',
-        board: 'portfolio',
-        slippageBps: input.slippageBps,
-        commission: 0,
-        stampDuty: 0,
-        transferFee: 0,
-        slippage: 0,
-        total: 0,
-        orders: 0,
-        buysWaited: 0,
-        sellsWaited: 0,
-        daysWaited: 0,
-        unfilledBuy: false,
-        forcedAtLimitDown: false,
-      }
-    : undefined;
-  const charge = (fees: ReturnType<typeof orderFees>, qty: number, raw: number) => {
-    if (!report) return;
-    report.commission += fees.commission;
-    report.transferFee += fees.transferFee;
-    report.stampDuty += fees.stampDuty;
-    report.slippage += qty * raw * slip;
-    report.orders++;
-  };
+  const report: ExecutionReport | undefined = model ? emptyExecutionReport('portfolio', input.slippageBps) : undefined;
+  const charge = (fees: Fees, qty: number, raw: number) => chargeOrder(report, fees, qty, raw, slip);
 
   const sell = (i: number, t: number, raw: number, qty: number, forced: boolean, exit: Trade['exit']) => {
     const price = raw * (1 - slip);

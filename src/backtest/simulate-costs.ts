@@ -12,7 +12,7 @@
 //   day's forced liquidation always sells (the KPIs need a closed book); if
 //   that close was at the limit-down price, the report says so.
 // A trade's P&L is what came back from the sale less what the buy cost, fees included.
-import type { CostModel, ExecutionReport } from './execution-model.js';
+import { emptyExecutionReport, type CostModel, type ExecutionReport } from './execution-model.js';
 import type { SimulationInput, SimulationResult } from './simulator.js';
 
 export interface CostedInput extends SimulationInput {
@@ -32,22 +32,7 @@ export function simulateWithCosts(input: CostedInput): SimulationResult & { exec
   const slip = input.slippageBps / 10_000;
   const rules = model.rulesFor(input.code, input.name);
   const capital = input.capital ?? 1_000_000;
-  const report: ExecutionReport = {
-    model: 'china',
-    board: rules.board,
-    slippageBps: input.slippageBps,
-    commission: 0,
-    stampDuty: 0,
-    transferFee: 0,
-    slippage: 0,
-    total: 0,
-    orders: 0,
-    buysWaited: 0,
-    sellsWaited: 0,
-    daysWaited: 0,
-    unfilledBuy: false,
-    forcedAtLimitDown: false,
-  };
+  const report: ExecutionReport = emptyExecutionReport(rules.board, input.slippageBps);
   const fees = (value: number, day: number, sell: boolean) => {
     const commission = Math.max(fen(value * model.commissionRate), model.commissionMinimum);
     const transferFee = fen(value * model.transferOn(day));

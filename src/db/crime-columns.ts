@@ -1,7 +1,7 @@
 // The crimes table's columns, in the table's order (migration 001): the facts
-// the plan compiler and the aggregate navigator need about a crime row. The
-// ingester keeps its own list for its COPY (src/ingest/crimes/crime-table.ts);
-// test/db/crime-columns.test.ts checks that both and the table agree.
+// the plan compiler and the aggregate navigator need about a crime row, and
+// the order the ingester's COPY writes (src/ingest/crimes/crime-table.ts).
+// test/db/crime-columns.test.ts checks them against the table.
 export const CRIME_COLUMNS = [
   'id',
   'case_number',

@@ -33,6 +33,7 @@ import { rankForAnswer, readRankingOptions } from './ranking-options.js';
 import { specFromText } from './spec-from-text.js';
 import { RULE_SYNTAX_FORM, ruleFormAt } from './help.js';
 import type { BacktestDeps, BacktestOutcome } from './backtest-deps.js';
+import { keepRun } from './keep-run.js';
 export type { BacktestDeps, BacktestOutcome };
 
 /** `rerun 7K3QF9XQ2M`: a kept run, by its id. */
@@ -187,21 +188,16 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     // every bar that fed the answer: the run's tickers and the market index beside it
     const version = withMarket(dataVersion(data.tickers), data.market);
     const id = runId(spec, engine, version.digest);
-    await deps.runs
-      ?.save(
-        {
-          id,
-          request: reading.rerun?.request ?? text,
-          spec,
-          engine,
-          data_digest: version.digest,
-          data_summary: version.summary,
-          headline: answer.headline,
-          best: { label: best.label, kpis: best.kpis },
-        },
-        deps.workspace,
-      )
-      .catch((error) => deps.logger.warn(`backtest: run ${id} could not be kept (${describeError(error)}); it cannot be rerun by its id`));
+    await keepRun(deps, {
+      id,
+      request: reading.rerun?.request ?? text,
+      spec,
+      engine,
+      data_digest: version.digest,
+      data_summary: version.summary,
+      headline: answer.headline,
+      best: { label: best.label, kpis: best.kpis },
+    });
     const final = makeAnswer({
       kind: 'result',
       route,

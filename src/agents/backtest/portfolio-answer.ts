@@ -5,12 +5,12 @@
 import type { Answer, AnswerTable, Cell, TraceStep } from '../../core/answer.js';
 import { makeAnswer, timed } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
-import { describeError } from '../../core/errors.js';
 import { KPI_NAMES } from '../../backtest/kpis.js';
 import { dataVersion, engineVersion, runId, runLink } from '../../backtest/run-id.js';
 import { runPortfolio, type PortfolioRun } from '../../backtest/run-portfolio.js';
 import type { StrategySpec } from '../../backtest/spec.js';
 import type { BacktestDeps, BacktestOutcome } from './backtest-deps.js';
+import { keepRun } from './keep-run.js';
 import { executionLine, fmtKpi, KPI_LABELS } from './narrate.js';
 import type { RetrievedData } from './retrieval.js';
 import { tearsheetChart, tearsheetPart } from './tearsheet-part.js';
@@ -113,21 +113,16 @@ export async function answerPortfolio(
   const engine = engineVersion(spec);
   const version = dataVersion(data.tickers);
   const id = runId(spec, engine, version.digest);
-  await deps.runs
-    ?.save(
-      {
-        id,
-        request: reading.rerun?.request ?? text,
-        spec,
-        engine,
-        data_digest: version.digest,
-        data_summary: version.summary,
-        headline: answer.headline,
-        best: { label: c.label, kpis: c.kpis },
-      },
-      deps.workspace,
-    )
-    .catch((error) => deps.logger.warn(`backtest: run ${id} could not be kept (${describeError(error)}); it cannot be rerun by its id`));
+  await keepRun(deps, {
+    id,
+    request: reading.rerun?.request ?? text,
+    spec,
+    engine,
+    data_digest: version.digest,
+    data_summary: version.summary,
+    headline: answer.headline,
+    best: { label: c.label, kpis: c.kpis },
+  });
   const final: Answer = makeAnswer({
     kind: 'result',
     route: 'backtest',

@@ -1,32 +1,11 @@
 // The crimes table as the ingesters see it: column order, key, and the rule
 // that a row with a newer updated_on replaces the stored one.
+import { CRIME_COLUMNS } from '../../db/crime-columns.js';
 import type { TableSpec } from '../table-spec.js';
 import { CRIME_ROLLUPS_UPKEEP } from './rollup-upkeep.js';
 
-export const CRIME_COLUMNS = [
-  'id',
-  'case_number',
-  'date',
-  'block',
-  'iucr',
-  'primary_type',
-  'description',
-  'location_description',
-  'arrest',
-  'domestic',
-  'beat',
-  'district',
-  'ward',
-  'community_area',
-  'fbi_code',
-  'x_coordinate',
-  'y_coordinate',
-  'year',
-  'updated_on',
-  'latitude',
-  'longitude',
-  'location',
-] as const;
+// the columns in the table's order: one list, the database's (src/db/crime-columns.ts), read by the COPY too
+export { CRIME_COLUMNS };
 
 export const CRIMES_SPEC: TableSpec = {
   table: 'crimes',
