@@ -17,6 +17,15 @@ export interface PortfolioRun extends SpecResult {
 }
 
 /** The members: the tickers as listed, or the top n by a field's value on the window's first day. */
+/** The rankable fields (spec.ts RANKABLE_FIELDS) as a trader says them. */
+const FIELD_WORDS: Record<string, string> = {
+  CLOSE: 'close',
+  OPEN: 'open',
+  VOLUME: 'volume traded',
+  AMOUNT: 'amount traded (yuan)',
+  PERCENTAGE_CHANGE: 'percentage change',
+};
+
 function portfolioMembers(spec: StrategySpec, tickers: TickerBars[]): { members: TickerBars[]; chosen: string } {
   const top = spec.portfolio?.top;
   if (!top) return { members: tickers, chosen: `${tickers.length} tickers as listed` };
@@ -29,7 +38,7 @@ function portfolioMembers(spec: StrategySpec, tickers: TickerBars[]): { members:
   const members = ranked.slice(0, top.n).map((x) => x.t);
   return {
     members,
-    chosen: `the ${members.length} of ${ranked.length} tickers trading on ${first} with the ${top.order} ${field} that day`,
+    chosen: `the ${members.length} of ${ranked.length} tickers trading on ${first} with the ${top.order} ${FIELD_WORDS[field] ?? top.by} that day`,
   };
 }
 

@@ -141,6 +141,18 @@ describe('answers from the real agents', () => {
       'backtest',
       'result',
     ],
+    [
+      'a portfolio with stops, a volume cap and costs (members, rebalances, tearsheet, monthly returns, drawdowns)',
+      'portfolio all 2022..2023 top: 3 by amount rebalance: monthly stop: 10% volume-cap: 5% limits: on costs: china',
+      'backtest',
+      'result',
+    ],
+    [
+      'a single run with exits and its tearsheet',
+      '600519 2022..2023 buy: RSI(14) < 45 sell: RSI(14) > 55 stop: 8% trail: 12% tearsheet: on',
+      'backtest',
+      'result',
+    ],
     ['a backtest that cannot be read', '600519 2023 buy: NOT_A_FACTOR(3) > 1', 'backtest', 'error'],
   ];
   it.each(questions)('%s', async (_name, text, kind, expected) => {
