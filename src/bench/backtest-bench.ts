@@ -8,13 +8,10 @@
 // threads and the cache (bulk COPY per scan, engine on the event loop) for
 // comparison, in its own process. Loads 5,401 synthetic tickers
 // (BacktestBench's size) into datadesk_bench first if it has none.
-import { median, quantile } from './stats.js';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { median } from './stats.js';
 import os from 'node:os';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
@@ -28,62 +25,12 @@ import { ingestCsv } from '../ingest/csv-ingest.js';
 import { generateStocks } from '../ingest/generate/stocks.js';
 import { EXCHANGES, stockCsvSource, stockSpec, type Exchange } from '../ingest/stocks/stock-table.js';
 import { openBenchDatabase } from './bench-database.js';
+import { watchLoop } from './loop-watch.js';
 
 export const STRATEGY = 'buy: MA(5) crosses above MA(20) and RSI(14) < 60 sell: RSI(14) > 70 kpi: sharpe';
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-
-/** What the event loop went through while `work` ran: its delay, and a /healthz polled every 20 ms. */
-async function watchLoop<T>(
-  work: () => Promise<T>,
-): Promise<{ value: T; ms: number; loopP99: number; loopMax: number; healthP99: number; healthMax: number; polls: number }> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies: number[] = [];
-  let polling = true;
-  const poll = (async () => {
-    while (polling) {
-      const t = performance.now();
-      await new Promise<void>((resolve, reject) => {
-        http
-          .get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => {
-            res.resume();
-            res.on('end', () => resolve());
-          })
-          .on('error', reject);
-      });
-      latencies.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  const started = performance.now();
-  try {
-    const value = await work();
-    const ms = performance.now() - started;
-    // a stall that ends with the work is recorded at the histogram's next tick
-    await new Promise((r) => setTimeout(r, 30));
-    histogram.disable();
-    return {
-      value,
-      ms,
-      loopP99: histogram.percentile(99) / 1e6,
-      loopMax: histogram.max / 1e6,
-      healthP99: quantile(latencies, 0.99),
-      healthMax: Math.max(...latencies),
-      polls: latencies.length,
-    };
-  } finally {
-    polling = false;
-    await poll;
-    agent.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
-  }
-}
 
 function loopFigures(w: { loopP99: number; loopMax: number; healthP99: number; healthMax: number; polls: number }): string {
   return `event-loop delay p99 ${w.loopP99.toFixed(1)} ms (max ${w.loopMax.toFixed(0)} ms); /healthz p99 ${w.healthP99.toFixed(1)} ms (max ${w.healthMax.toFixed(0)} ms, ${w.polls} polls)`;

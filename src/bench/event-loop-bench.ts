@@ -5,10 +5,7 @@
 // polls' p99 and max, and whether the max stays under 100 ms. With --profile,
 // the main thread's CPU profile of each run (node:inspector), its heaviest
 // functions by self time (file:function:line, ms): what held the loop.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Session, type Profiler } from 'node:inspector/promises';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import { runBacktest } from '../agents/backtest/agent.js';
@@ -16,67 +13,12 @@ import { makeAnswer, type Cell } from '../core/answer.js';
 import { shownResult } from '../core/inert-text.js';
 import type { Candidate } from '../backtest/run-spec.js';
 import { destroyWorkerPool, poolSize } from '../backtest/threads/pool.js';
-import { quantile } from './stats.js';
+import { watchLoop } from './loop-watch.js';
 
 const COMMAND = 'compare all 2020..2025 buy: MACD_CROSS_UP sell: MACD_CROSS_DOWN kpi: sharpe';
 /** The issue's bound on the event loop's delay and on /healthz during the run. */
 const LIMIT_MS = 100;
 
-interface Watched {
-  ms: number;
-  loopP99: number;
-  loopMax: number;
-  healthP99: number;
-  healthMax: number;
-  polls: number;
-}
-
-/** Runs `work` while a /healthz on this process is polled every 20 ms and the event loop's delay is recorded. */
-async function watch(work: () => Promise<unknown>): Promise<Watched> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies: number[] = [];
-  let polling = true;
-  const poll = (async () => {
-    while (polling) {
-      const t = performance.now();
-      await new Promise<void>((resolve, reject) =>
-        http.get({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => res.resume().on('end', resolve)).on('error', reject),
-      );
-      latencies.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  const started = performance.now();
-  try {
-    await work();
-    const ms = performance.now() - started;
-    await new Promise((r) => setTimeout(r, 30)); // a stall that ends with the work shows at the next tick
-    histogram.disable();
-    return {
-      ms,
-      loopP99: histogram.percentile(99) / 1e6,
-      loopMax: histogram.max / 1e6,
-      healthP99: quantile(latencies, 0.99),
-      healthMax: Math.max(...latencies),
-      polls: latencies.length,
-    };
-  } finally {
-    polling = false;
-    await poll;
-    agent.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
-  }
-}
-
-/**
- * The answer's checks on a table of every candidate of the scan (code, name, each KPI): the inertness check of
- * each cell (shownResult) and the answer's validation (makeAnswer), each in one go on the event loop, ms.
- */
 function tableChecks(candidates: Candidate[]): string {
   const kpis = Object.keys(candidates[0]?.kpis ?? {});
   const rows: Cell[][] = candidates.map((c) => [
@@ -139,7 +81,7 @@ export async function eventLoopBench(pool: pg.Pool, logger: Logger, o: { runs: n
       let headline = '';
       let candidates: Candidate[] = [];
       await session?.post('Profiler.start');
-      const w = await watch(async () => {
+      const w = await watchLoop(async () => {
         const { answer, result } = await runBacktest(COMMAND, deps);
         headline = answer.kind === 'result' ? answer.headline : `${answer.kind}: ${JSON.stringify(answer).slice(0, 200)}`;
         candidates = result?.candidates ?? [];

@@ -6,7 +6,6 @@
 // /healthz p99 of both processes during the run, answers per second, and
 // whether every question got exactly one answer (duplicates, missing). The
 // Web API is a local stub that records what a thread would show.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
@@ -16,7 +15,6 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../core/logger.js';
-import { packageRoot } from '../core/paths.js';
 import { generateCrimes } from '../ingest/generate/crimes.js';
 import { ingestCsv } from '../ingest/csv-ingest.js';
 import { CRIMES_SPEC } from '../ingest/crimes/crime-table.js';
@@ -24,6 +22,7 @@ import { portalCsvSource } from '../ingest/crimes/portal-csv.js';
 import { openBenchDatabase } from './bench-database.js';
 import { loadStocksIfEmpty, STRATEGY } from './backtest-bench.js';
 import { quantile } from './stats.js';
+import { startServe, type Serve } from './serve-process.js';
 
 const SECRET = 'load-bench-secret';
 const QUESTIONS = [
@@ -120,34 +119,6 @@ async function startSlackStub(classic: boolean) {
   };
 }
 
-interface Bot {
-  url: string;
-  child: ChildProcess;
-}
-
-function startServe(env: Record<string, string>): Promise<Bot> {
-  const child = spawn(process.execPath, [path.join(packageRoot, 'dist', 'cli', 'main.js'), 'serve'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  return new Promise((resolve, reject) => {
-    const check = setInterval(() => {
-      const m = /running \(health: (http:\/\/[\d.:]+)\/healthz/.exec(log);
-      if (m) {
-        clearInterval(check);
-        resolve({ url: m[1], child });
-      }
-    }, 50);
-    child.once('exit', (code) => {
-      clearInterval(check);
-      reject(new Error(`serve exited with ${code}:\n${log}`));
-    });
-  });
-}
-
 const signed = (body: string) => {
   const ts = Math.floor(Date.now() / 1000);
   return {
@@ -204,7 +175,7 @@ export async function loadBench(
     // fairness is measured under the shipped per-channel cap; otherwise the cap is lifted to measure throughput
     ...(o.busy === undefined ? { ANSWERING_PER_CHANNEL: '100' } : {}),
   };
-  const bots: Bot[] = await Promise.all([startServe(env), startServe(env)]);
+  const bots: Serve[] = await Promise.all([startServe(env), startServe(env)]);
   const health: number[] = [];
   let polling = true;
   const pollers = [0, 1].map(async (i) => {

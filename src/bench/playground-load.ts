@@ -6,15 +6,14 @@
 // answer's time goes (core/answer-cost.ts): the agent's stages from each
 // answer's trace, and what is left of the end-to-end time outside the agent
 // (the queue, the job's bookkeeping, the delivery to the page).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { answerCost, COST_STAGES, type AnswerCost, type CostStage } from '../core/answer-cost.js';
 import type { Answer } from '../core/answer.js';
 import { quantile } from './stats.js';
+import { startServe } from './serve-process.js';
 import pg from 'pg';
 import { APP_SEARCH_PATH } from '../db/database.js';
 
@@ -29,35 +28,6 @@ const QUESTIONS = [
   'Which 10 community areas had the most battery reports?',
   'What share of narcotics cases ended in an arrest?',
 ];
-
-interface Serve {
-  url: string;
-  child: ChildProcess;
-}
-
-/** `serve` from the same build as this bench (dist/ or wherever it was compiled). */
-const SERVE_MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-
-function startServe(env: Record<string, string>, cpuProfileDir?: string): Promise<Serve> {
-  const args = [...(cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []), SERVE_MAIN, 'serve'];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  return new Promise((resolve, reject) => {
-    const check = setInterval(() => {
-      const m = /running \(health: (http:\/\/[\d.:]+)\/healthz/.exec(log);
-      if (m) {
-        clearInterval(check);
-        resolve({ url: m[1], child });
-      }
-    }, 50);
-    child.once('exit', (code) => {
-      clearInterval(check);
-      reject(new Error(`serve exited with ${code}:\n${log}`));
-    });
-  });
-}
 
 /** A process's CPU time so far (user + system), in ms, from /proc (Linux). */
 function cpuMsOf(pid: number): number {
