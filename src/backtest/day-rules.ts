@@ -18,6 +18,9 @@
 //   the rest of the order carries to the next day (a buy at its open, a signal
 //   sale at its close, an exit at its open) until filled or cancelled by the
 //   other side's signal.
+// - Position sizing: each entry buys for a fraction of the equity (the run is
+//   flat when it buys, so the cash on hand) or for a fixed amount of yuan
+//   (at most the cash), fees included, in whole lots; the rest stays cash.
 // Buys fill at the open, signal sales at the close, the last close liquidates.
 import type { CostModel, ExecutionReport } from './execution-model.js';
 import { chinaModel, emptyExecutionReport } from './execution-model.js';
@@ -44,6 +47,9 @@ export interface DayRules {
   volumeCap?: number;
 }
 
+/** What one entry buys for: a fraction of the equity, or a fixed amount of yuan (at most the cash); the rest stays cash. */
+export type PositionSize = { invest: number; amount?: undefined } | { amount: number; invest?: undefined };
+
 export interface RulesInput extends SimulationInput {
   days: ArrayLike<number>;
   high?: ArrayLike<number>;
@@ -56,6 +62,8 @@ export interface RulesInput extends SimulationInput {
   slippageBps: number;
   exits?: ExitRules;
   dayRules?: DayRules;
+  /** without it an entry spends all the cash (the protocol) */
+  positionSize?: PositionSize;
 }
 
 type ExitKind = 'stop' | 'take' | 'trail';
@@ -214,11 +222,14 @@ export function simulateWithRules(input: RulesInput): SimulationResult & { rules
         if (buyLeft === 0) buyLeft = -1;
       } else {
         const price = raw * (1 + slip);
+        // what this order may spend: all the cash, or the entry's size (sized when the order fills; a carried remainder keeps its count)
+        const size = input.positionSize;
+        const budget = !size || buyLeft > 0 ? cash : size.amount !== undefined ? Math.min(size.amount, cash) : cash * size.invest;
         let qty: number;
         if (sizing === 'shares' && !model) {
-          qty = Math.floor(cash / price);
+          qty = Math.floor(budget / price);
           if (qty < LOT) qty = 0;
-        } else qty = affordableLots(model, cash, price, days[t], lot) * lot;
+        } else qty = affordableLots(model, budget, price, days[t], lot) * lot;
         if (buyLeft > 0) qty = Math.min(qty, buyLeft);
         const fill = Math.min(qty, capOf(t));
         if (fill > 0) {

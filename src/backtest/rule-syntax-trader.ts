@@ -1,6 +1,7 @@
 // The rule syntax's trader sections: exits (stop:, take:, trail:, exit-fill:),
-// day rules (volume-cap:, limits:), a portfolio (rebalance:, drift:, weights:,
-// invest:, amount:, top:) and the tearsheet (tearsheet: on). Each is read
+// day rules (volume-cap:, limits:), position sizing (invest:, amount:), a
+// portfolio (rebalance:, drift:, weights:, top:, and its own invest:, amount:)
+// and the tearsheet (tearsheet: on). Each is read
 // exactly or refused with what it takes; short: / cover: are refused, as
 // A-share backtests here are long-only (BACKTEST_PROTOCOL.md).
 import { RuleSyntaxError } from './rule-syntax-error.js';
@@ -28,6 +29,8 @@ export interface TraderOptions {
   tearsheet?: Read<boolean>;
   /** costs: china was asked (its limits are then said by the execution line) */
   costsChina?: boolean;
+  /** sizing: shares was asked (an entry's size then buys any number of shares from 100) */
+  sizing?: 'lots' | 'shares';
 }
 
 type Section = { key: string; text: string; at: number };
@@ -98,13 +101,14 @@ export function readTraderSection(s: Section, input: string, into: TraderOptions
     }
     case 'invest': {
       const v =
-        fraction(s.text, 1.000001) ?? fail('the fraction of the equity invested at each rebalance, e.g. "50%" (the rest stays cash)');
+        fraction(s.text, 1.000001) ??
+        fail('the fraction of the equity invested (at each entry, or a portfolio\'s rebalance), e.g. "50%" (the rest stays cash)');
       into.invest = { value: v, at: s.at };
       return true;
     }
     case 'amount': {
       const v = Number(s.text.replace(/[,_]/g, '').replace(/\s*yuan$/i, ''));
-      if (!(v > 0)) fail('a fixed amount of yuan per member, e.g. "50,000"');
+      if (!(v > 0)) fail('a fixed amount of yuan per entry (a portfolio: per member), e.g. "100,000"');
       into.amount = { value: v, at: s.at };
       return true;
     }
@@ -137,8 +141,17 @@ export function traderSpec(
   tickers: string[],
   input: string,
   defaults: string[],
-): Partial<Pick<StrategySpec, 'exits' | 'dayRules' | 'portfolio' | 'tearsheet'>> {
-  const out: Partial<Pick<StrategySpec, 'exits' | 'dayRules' | 'portfolio' | 'tearsheet'>> = {};
+): Partial<Pick<StrategySpec, 'exits' | 'dayRules' | 'portfolio' | 'tearsheet' | 'positionSize'>> {
+  const out: Partial<Pick<StrategySpec, 'exits' | 'dayRules' | 'portfolio' | 'tearsheet' | 'positionSize'>> = {};
+  if (o.amount && o.invest)
+    throw new RuleSyntaxError(
+      `give either invest: (a fraction of equity) or amount: (yuan per ${portfolio ? 'member' : 'entry'})`,
+      o.amount.at,
+      input,
+    );
+  // a single run: each entry buys for that fraction of the equity, or that amount
+  if (!portfolio && o.invest) out.positionSize = { invest: o.invest.value };
+  if (!portfolio && o.amount) out.positionSize = { amount: o.amount.value };
   if (o.stop || o.take || o.trail) {
     out.exits = {
       ...(o.stop ? { stopLoss: o.stop.value } : {}),
@@ -159,8 +172,6 @@ export function traderSpec(
     if (every && !o.top) throw new RuleSyntaxError('a portfolio of "all" needs "top: N by FIELD" (e.g. "top: 20 by amount")', 1, input);
     if (o.weights && o.top)
       throw new RuleSyntaxError('weights: and top: do not go together: the top N are equally weighted', o.weights.at, input);
-    if (o.amount && o.invest)
-      throw new RuleSyntaxError('give either invest: (a fraction of equity) or amount: (yuan per member)', o.amount.at, input);
     out.portfolio = {
       ...(o.weights ? { weights: o.weights.value } : {}),
       rebalance: o.rebalance?.value ?? 'monthly',
@@ -173,6 +184,6 @@ export function traderSpec(
     if (!o.weights && !o.top) defaults.push('weights: equal');
   }
   if (o.tearsheet?.value ?? portfolio) out.tearsheet = true;
-  defaults.push(...rulesAssumptions({ ...out, costs: o.costsChina ? 'china' : 'none' }));
+  defaults.push(...rulesAssumptions({ ...out, costs: o.costsChina ? 'china' : 'none', sizing: o.sizing }));
   return out;
 }

@@ -6,6 +6,7 @@
 //   600519 2021 buy: RSI(6..24 step 2) < 20..40 step 5 sell: RSI(6..24 step 2) > 70   (a grid of two parameters)
 //   600519 2020..2022 strategy A buy: RSI_OVERSOLD sell: RSI_OVERBOUGHT strategy B buy: MACD_CROSS_UP kpi: calmar
 //   600519 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 stop: 8% trail: 12% exit-fill: intrabar volume-cap: 10% limits: on
+//   600519 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 invest: 50%      (or amount: 100,000: yuan per entry; the rest stays cash)
 //   portfolio 600519,000001,600036 2020..2025 weights: 50,30,20 rebalance: monthly invest: 80% costs: china tearsheet: on
 //   portfolio all 2020..2025 top: 20 by amount rebalance: quarterly drift: 5%          (no buy: every member is held)
 //
@@ -490,7 +491,8 @@ export function parseRuleSyntax(input: string): ParsedRequest {
   }
   if (slippage && costs !== 'china')
     throw new RuleSyntaxError('slippage applies to "costs: china" only; add it, or drop the slippage', slippage.at, input);
-  const portfolioSections = (['rebalance', 'drift', 'weights', 'invest', 'amount', 'top'] as const).filter((k) => trader[k]);
+  // invest: and amount: size a single run's entries too; these belong to a portfolio only
+  const portfolioSections = (['rebalance', 'drift', 'weights', 'top'] as const).filter((k) => trader[k]);
   if (!portfolio && portfolioSections.length)
     throw new RuleSyntaxError(
       `"${portfolioSections[0]}:" belongs to a portfolio; start the line with "portfolio", e.g. "portfolio 600519,000001 2021 rebalance: monthly"`,
@@ -540,7 +542,7 @@ export function parseRuleSyntax(input: string): ParsedRequest {
       ...(walkForward !== undefined ? { walkForward } : {}),
       ...(axes[0] ? { parameter: axes[0] } : {}),
       ...(axes[1] ? { secondParameter: axes[1] } : {}),
-      ...traderSpec({ ...trader, costsChina: costs === 'china' }, portfolio, tickers, input, defaults),
+      ...traderSpec({ ...trader, costsChina: costs === 'china', sizing }, portfolio, tickers, input, defaults),
     },
     defaults,
   };

@@ -1,10 +1,13 @@
-// The exits, day rules and portfolio of a spec in words, one assumption line
+// The exits, day rules, position sizing and portfolio of a spec in words, one assumption line
 // each, so that an answer says every rule it applied and how it fills.
 import type { StrategySpec } from './spec.js';
 
 const pct = (f: number) => `${Number((f * 100).toFixed(4))}%`;
+const yuan = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: 2 });
 
-export function rulesAssumptions(spec: Pick<StrategySpec, 'exits' | 'dayRules' | 'portfolio' | 'costs'>): string[] {
+export function rulesAssumptions(
+  spec: Pick<StrategySpec, 'exits' | 'dayRules' | 'portfolio' | 'costs' | 'positionSize'> & Partial<Pick<StrategySpec, 'sizing'>>,
+): string[] {
   const out: string[] = [];
   const e = spec.exits;
   if (e) {
@@ -26,6 +29,12 @@ export function rulesAssumptions(spec: Pick<StrategySpec, 'exits' | 'dayRules' |
   if (spec.dayRules?.volumeCap)
     out.push(
       `volume cap: an order fills at most ${pct(spec.dayRules.volumeCap)} of the day's volume (whole lots); the rest carries to the next day`,
+    );
+  const size = spec.positionSize;
+  if (size?.invest !== undefined || size?.amount !== undefined)
+    out.push(
+      `position size: each entry buys for ${size.invest !== undefined ? `${pct(size.invest)} of the equity (all cash when flat)` : `${yuan(size.amount!)} yuan (at most the cash)`}` +
+        `${spec.costs === 'china' ? ', fees included' : ''}, ${spec.sizing === 'shares' && spec.costs !== 'china' ? 'in shares (at least 100)' : 'in whole lots of 100 shares'}; the rest stays cash and earns nothing; buy and hold beside it is sized the same way`,
     );
   const p = spec.portfolio;
   if (p) {

@@ -7,7 +7,7 @@ import { computeKpis, type Kpis, type KpiName } from './kpis.js';
 import { rankIndices } from './ranking.js';
 import { simulate, type SimulationResult } from './simulator.js';
 import { simulateWithCosts } from './simulate-costs.js';
-import { simulateWithRules } from './day-rules.js';
+import { simulateWithRules, type PositionSize } from './day-rules.js';
 import { chinaModel } from './execution-model.js';
 import { dayOfIso } from './days.js';
 import { axisName, settingOf, sideCodes, sideLabels, sweepAxes, type Strategy, type StrategySpec } from './spec.js';
@@ -79,7 +79,7 @@ export function dayNumbers(dates: readonly string[]): Int32Array {
 
 /** The protocol's execution, or the spec's execution model with costs, on these bars and signals. */
 function execute(
-  spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps' | 'exits' | 'dayRules'>,
+  spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps' | 'exits' | 'dayRules' | 'positionSize'>,
   ticker: EngineBars,
   buy: boolean[],
   sell: boolean[],
@@ -93,8 +93,9 @@ function execute(
     capital: spec.capital,
     sizing: spec.sizing,
   };
-  // exits and day rules only when asked: without them the protocol's engine (or the costs engine), untouched
-  if (spec.exits || spec.dayRules) {
+  // exits, day rules and sizing only when asked: without them the protocol's engine (or the costs engine), untouched
+  const size = positionSizeOf(spec.positionSize);
+  if (spec.exits || spec.dayRules || size) {
     const model = spec.costs === 'china' ? chinaModel() : undefined;
     return simulateWithRules({
       ...input,
@@ -103,11 +104,13 @@ function execute(
       low: ticker.bars.LOW,
       volume: ticker.bars.VOLUME,
       code: ticker.code ?? '',
-      name: ticker.name ?? '',
+      // the price-limit rules read ST from the exchange's short name
+      name: ticker.shortName ?? ticker.name ?? '',
       model,
       slippageBps: spec.slippageBps ?? model?.defaultSlippageBps ?? 0,
       exits: spec.exits,
       dayRules: spec.dayRules,
+      ...(size ? { positionSize: size } : {}),
     });
   }
   if (spec.costs !== 'china') return simulate(input);
@@ -120,6 +123,13 @@ function execute(
     name: ticker.shortName ?? ticker.name ?? '',
     slippageBps: spec.slippageBps ?? model.defaultSlippageBps,
   });
+}
+
+/** The spec's sizing as the engine takes it (one of invest or amount; checkSpec refuses both). */
+function positionSizeOf(size: StrategySpec['positionSize']): PositionSize | undefined {
+  if (size?.amount !== undefined) return { amount: size.amount };
+  if (size?.invest !== undefined) return { invest: size.invest };
+  return undefined;
 }
 
 function signal(codes: string[], t: EngineBars, n: number, memo: Memo): boolean[] {
@@ -268,12 +278,15 @@ export function runSpec(spec: StrategySpec, tickers: TickerBars[]): SpecResult {
 // buy and hold is asked for by the narration, the chart and the market table of one answer: run once per ticker and settings
 const holds = new WeakMap<TickerBars, Map<string, number[]>>();
 
-/** Equity of buying at the first open (the first allowed, with costs) with the same sizing and model, held to the last close. */
+/** Equity of buying at the first open (the first allowed, with costs) with the same sizing, position size and model, held to the last close. */
 export function buyAndHold(
   ticker: TickerBars,
-  spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'> & Partial<Pick<StrategySpec, 'exits' | 'dayRules'>>,
+  spec: Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'> &
+    Partial<Pick<StrategySpec, 'exits' | 'dayRules' | 'positionSize'>>,
 ): number[] {
-  const key = `${spec.capital}/${spec.sizing}/${spec.costs}/${spec.slippageBps ?? ''}`;
+  // the same position size as the run (half the capital held, the rest cash): a like-for-like comparison
+  const size = spec.positionSize;
+  const key = `${spec.capital}/${spec.sizing}/${spec.costs}/${spec.slippageBps ?? ''}/${size?.invest ?? ''}/${size?.amount ?? ''}`;
   let byKey = holds.get(ticker);
   if (!byKey) holds.set(ticker, (byKey = new Map()));
   let equity = byKey.get(key);

@@ -108,7 +108,7 @@ export function specToSyntax(spec: StrategySpec): string {
 
 const percent = (f: number) => `${Number((f * 100).toFixed(4))}%`;
 
-/** The exits, day rules, portfolio and tearsheet sections of a spec (rule-syntax-trader.ts reads them back). */
+/** The exits, day rules, position sizing, portfolio and tearsheet sections of a spec (rule-syntax-trader.ts reads them back). */
 function traderSyntax(spec: StrategySpec): string[] {
   const out: string[] = [];
   const { exits, dayRules, portfolio: p } = spec;
@@ -118,6 +118,8 @@ function traderSyntax(spec: StrategySpec): string[] {
   if (exits) out.push(`exit-fill: ${exits.fill.replace('_', '-')}`);
   if (dayRules?.limits) out.push('limits: on');
   if (dayRules?.volumeCap) out.push(`volume-cap: ${percent(dayRules.volumeCap)}`);
+  if (spec.positionSize?.invest !== undefined) out.push(`invest: ${percent(spec.positionSize.invest)}`);
+  else if (spec.positionSize?.amount !== undefined) out.push(`amount: ${spec.positionSize.amount}`);
   if (p) {
     if (p.top) out.push(`top: ${p.top.n} by ${p.top.order === 'lowest' ? 'lowest ' : ''}${p.top.by.toLowerCase()}`);
     if (p.weights) out.push(`weights: ${p.weights.join(',')}`);

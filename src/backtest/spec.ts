@@ -109,6 +109,14 @@ export const strategySpecSchema = z.object({
       volumeCap: z.number().gt(0).max(1).optional().describe("at most this share of a day's volume fills; the rest carries"),
     })
     .optional(),
+  /** a single-ticker run's position sizing (day-rules.ts); without it each entry spends all the cash (the protocol) */
+  positionSize: z
+    .object({
+      invest: z.number().gt(0).max(1).optional().describe('each entry buys for this fraction of the equity; the rest stays cash'),
+      amount: z.number().positive().optional().describe('each entry buys for this many yuan (at most the cash), fees included'),
+    })
+    .optional()
+    .describe('one of invest or amount; whole lots of 100 shares; not for a portfolio (it has its own invest and amount)'),
   /** several tickers held together with weights and rebalancing (portfolio.ts) */
   portfolio: z
     .object({
@@ -179,6 +187,10 @@ export function checkSpec(spec: StrategySpec): string[] {
   if (task === 'ticker_selection' && tickers.length < 2 && !everyTicker)
     problems.push('ticker selection needs at least two tickers to compare');
   if (spec.portfolio) problems.push(...portfolioProblems(spec));
+  const size = spec.positionSize;
+  if (size && (size.invest === undefined) === (size.amount === undefined))
+    problems.push('position sizing is either a fraction of the equity (invest: 50%) or an amount of yuan (amount: 100000), one of them');
+  if (size && spec.portfolio) problems.push("a portfolio sizes its members with its own invest: or amount:; drop the single run's sizing");
   if (task !== 'ticker_selection' && tickers.length > 1 && !spec.portfolio)
     problems.push(`${task.replace('_', ' ')} runs on one ticker; ${tickers.length} were given`);
   if (task === 'strategy_selection' && strategies.length < 2) problems.push('strategy selection needs at least two strategies (A, B, ...)');

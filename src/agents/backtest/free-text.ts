@@ -38,7 +38,7 @@ function ruleCondition(rule: Rule): Condition {
   return { type: 'compare', left, op: rule.op, right: rule.threshold };
 }
 
-/** Exits, a volume cap, a portfolio's sizing and calendar, and the tearsheet, read from the words; the text without them. */
+/** Exits, a volume cap, position sizing, a portfolio's calendar, and the tearsheet, read from the words; the text without them. */
 function readTraderWords(text: string): { rest: string; found: TraderReading } {
   const found: TraderReading = {};
   let rest = text;
@@ -54,8 +54,26 @@ function readTraderWords(text: string): { rest: string; found: TraderReading } {
   take(new RegExp(String.raw`\bstop[- ]?loss` + PCT, 'i'), (m) => (found.stopLoss = Number(m[1]) / 100));
   take(new RegExp(String.raw`\btake[- ]?profits?` + PCT, 'i'), (m) => (found.takeProfit = Number(m[1]) / 100));
   take(/\b(\d+(?:\.\d+)?)\s*% of (?:the )?(?:day'?s |daily )?volume\b/i, (m) => (found.volumeCap = Number(m[1]) / 100));
-  take(/\bhalf (?:of )?(?:the |my |our )?(?:capital|money|cash|equity|account)\b/i, () => (found.invest = 0.5));
-  take(/\b(\d+(?:\.\d+)?)\s*% of (?:the |my |our )?(?:capital|money|cash|equity|account)\b/i, (m) => (found.invest = Number(m[1]) / 100));
+  // position sizing: a fraction of the equity ("half the capital", "30% of equity", "invest 30%", "position size 20%")
+  const HOLDINGS = String.raw`(?:the |my |our )?(?:capital|money|cash|equity|account)`;
+  take(
+    new RegExp(String.raw`\b(?:with |using |invest(?:ing)? )?half (?:of )?` + HOLDINGS + String.raw`\b`, 'i'),
+    () => (found.invest = 0.5),
+  );
+  take(
+    new RegExp(String.raw`\b(?:invest(?:ing)?\s+|using\s+)?(\d+(?:\.\d+)?)\s*% of ` + HOLDINGS + String.raw`\b`, 'i'),
+    (m) => (found.invest = Number(m[1]) / 100),
+  );
+  take(
+    /\b(?:invest(?:ing)?|position[- ]siz(?:e|ing)(?:\s+of)?|size each (?:trade|entry|position) at)\s*(\d+(?:\.\d+)?)\s*%/i,
+    (m) => (found.invest = Number(m[1]) / 100),
+  );
+  take(/\b(\d+(?:\.\d+)?)\s*% (?:per|a|each) (?:trade|entry|position|buy)\b/i, (m) => (found.invest = Number(m[1]) / 100));
+  // or a fixed amount a trade: "100,000 yuan per trade", "100k per entry", "invest 50000 yuan each trade"
+  take(
+    /\b(?:invest(?:ing)?\s+)?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m)?\s*(?:yuan|rmb|cny)?\s+(?:per|a|each|for each) (?:trade|entry|position|buy)\b/i,
+    (m) => (found.amount = Number(m[1].replace(/,/g, '')) * (m[2] ? (m[2].toLowerCase() === 'k' ? 1_000 : 1_000_000) : 1)),
+  );
   if (/\btear ?sheet\b|\bmonthly returns\b|\brolling sharpe\b|\bmonte carlo\b/i.test(rest)) found.tearsheet = true;
   rest = rest.replace(/\bmonthly returns\b|\brolling sharpe\b/gi, ' ');
   take(
@@ -74,12 +92,13 @@ interface TraderReading {
   trailingStop?: number;
   volumeCap?: number;
   invest?: number;
+  amount?: number;
   rebalance?: 'monthly' | 'quarterly';
   portfolio?: boolean;
   tearsheet?: boolean;
 }
 
-/** The spec's exits, day rules, portfolio and tearsheet from what readTraderWords found (a portfolio needs two tickers). */
+/** The spec's exits, day rules, sizing, portfolio and tearsheet from what readTraderWords found (a portfolio needs two tickers). */
 function traderFields(f: TraderReading, tickers: string[]): Partial<StrategySpec> {
   const out: Partial<StrategySpec> = {};
   if (f.stopLoss !== undefined || f.takeProfit !== undefined || f.trailingStop !== undefined)
@@ -90,7 +109,11 @@ function traderFields(f: TraderReading, tickers: string[]): Partial<StrategySpec
       fill: 'intrabar',
     };
   if (f.volumeCap !== undefined) out.dayRules = { volumeCap: f.volumeCap };
-  if (f.portfolio && tickers.length >= 2) out.portfolio = { rebalance: f.rebalance ?? 'monthly', invest: f.invest ?? 1 };
+  if (f.portfolio && tickers.length >= 2)
+    out.portfolio = { rebalance: f.rebalance ?? 'monthly', invest: f.invest ?? 1, ...(f.amount !== undefined ? { amount: f.amount } : {}) };
+  // one ticker: each entry's size (several tickers compared: each run's)
+  else if (f.amount !== undefined) out.positionSize = { amount: f.amount };
+  else if (f.invest !== undefined) out.positionSize = { invest: f.invest };
   if (f.tearsheet || out.portfolio) out.tearsheet = true;
   return out;
 }

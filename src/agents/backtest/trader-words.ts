@@ -27,7 +27,7 @@ const APPLIED: Record<string, (s: StrategySpec) => boolean> = {
   trailing_stop: (s) => s.exits?.trailingStop !== undefined,
   portfolio: (s) => !!s.portfolio,
   rebalance: (s) => !!s.portfolio && (s.portfolio.rebalance !== 'none' || s.portfolio.drift !== undefined),
-  sizing: (s) => !!s.portfolio && (s.portfolio.invest < 1 || s.portfolio.amount !== undefined),
+  sizing: (s) => !!s.positionSize || (!!s.portfolio && (s.portfolio.invest < 1 || s.portfolio.amount !== undefined)),
   weights: (s) => !!s.portfolio?.weights,
   volume_cap: (s) => s.dayRules?.volumeCap !== undefined,
   limits: (s) => s.costs === 'china' || !!s.dayRules?.limits,

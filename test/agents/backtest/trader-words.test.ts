@@ -21,12 +21,12 @@ describe('trader words in free text (no LLM)', () => {
     expect(r.ruleSyntax).toMatch(/stop: 8% trail: 12% exit-fill: intrabar/);
   });
 
-  it('names a trailing stop without a level and position sizing on a single run', () => {
+  it('names a trailing stop without a level, and applies half the capital on a single run', () => {
     const r = readOffline('buy 600519 in 2021 with half the capital when RSI below 30 and sell with a trailing stop');
-    expect(r.spec).toBeDefined();
+    expect(r.spec?.positionSize).toEqual({ invest: 0.5 });
     const line = r.assumptions.find((a) => a.startsWith('I did not use:'));
     expect(line).toMatch(/trailing stop \(give it as a percentage/);
-    expect(line).toMatch(/position sizing/);
+    expect(line).not.toMatch(/position sizing/);
   });
 
   it('reads "a portfolio of ... rebalanced monthly with half the capital" as a portfolio, not the best single ticker', () => {
