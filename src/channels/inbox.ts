@@ -68,7 +68,7 @@ function inLineText(ahead: number): string | undefined {
 /** What receiving needs: the queue that admits a job once per key, and the rows that tell its place in line. */
 export interface Reception {
   queue: Pick<AnswerQueue, 'enqueue'>;
-  deliveries: Pick<Deliveries, 'aheadOf' | 'get'>;
+  deliveries: Pick<Deliveries, 'placeInLine'>;
   logger: Logger;
 }
 
@@ -91,9 +91,9 @@ export async function receive(r: Reception, job: QueuedJob, show?: ShowWaiting, 
   }
   if (!show) return true;
   const placeholder = async () => {
-    const ahead = await r.deliveries.aheadOf(job.key);
-    if ((await r.deliveries.get(job.key))?.placeholder) return;
-    await show(inLineText(ahead));
+    const line = await r.deliveries.placeInLine(job.key);
+    if (line.placeholder) return;
+    await show(inLineText(line.ahead));
   };
   if (!o.background) await placeholder();
   else

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
-import { inTransaction } from '../db/transaction.js';
+import { bestEffort } from '../core/best-effort.js';
+import { JOB_EVENTS_CHANNEL } from './job-events.js';
 
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
@@ -108,17 +109,19 @@ export class Deliveries {
   }
 
   /**
-   * Questions ahead of this one in line: those admitted before it and still
-   * waiting, and the asker's own earlier questions being answered (one asker's
-   * questions are answered one after another, see take()).
+   * Where this question is in line, in one read: how many are ahead of it (those admitted before it and still
+   * waiting, and the asker's own earlier questions being answered: one asker's questions are answered one after
+   * another, see take()), and whether a placeholder is recorded for it already (a fast worker's).
    */
-  async aheadOf(key: string): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM deliveries d, (SELECT created_at, user_id FROM deliveries WHERE key = $1) me
-       WHERE d.created_at < me.created_at AND (d.status = 'queued' OR (d.status = 'answering' AND d.user_id = me.user_id))`,
+  async placeInLine(key: string): Promise<{ ahead: number; placeholder: boolean }> {
+    const { rows } = await this.pool.query<{ n: string; placeholder: boolean }>(
+      `SELECT (SELECT count(*) FROM deliveries d
+                WHERE d.created_at < me.created_at AND (d.status = 'queued' OR (d.status = 'answering' AND d.user_id = me.user_id))) AS n,
+              me.placeholder IS NOT NULL AS placeholder
+         FROM deliveries me WHERE me.key = $1`,
       [key],
     );
-    return Number(rows[0]?.n ?? 0);
+    return { ahead: Number(rows[0]?.n ?? 0), placeholder: rows[0]?.placeholder ?? false };
   }
 
   /**
@@ -166,33 +169,52 @@ export class Deliveries {
 
   /**
    * Starts answering the job's question, under one lock so that two workers
-   * never both pass the fairness limits or both take the same question.
+   * never both pass the fairness limits or both take the same question. Four
+   * round trips while the lock is held (every start waits for it): the
+   * transaction with the lock, the row with what the limits need, the update,
+   * the commit.
    */
   async take(key: string, jobId: string, worker: string, limits: AnsweringLimits): Promise<TakeVerdict> {
-    return inTransaction(this.pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1, $2)', START_LOCK);
-      const { rows } = await client.query<DeliveryRow>('SELECT * FROM deliveries WHERE key = $1 FOR UPDATE', [key]);
-      const d = rows[0];
-      if (!d) return { go: false, why: 'gone' };
-      if (d.job_id !== jobId) return { go: false, why: 'stale' };
-      if (d.status === 'answered' || d.status === 'failed') return { go: false, why: 'done' };
-      if (d.status === 'answering' && d.worker_id !== worker && (await isAlive(client, d.worker_id)))
-        return { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
-      const { rows: busy } = await client.query<{ by_user: string; by_channel: string }>(
-        `SELECT count(*) FILTER (WHERE user_id = $2) AS by_user, count(*) FILTER (WHERE channel = $3) AS by_channel
-         FROM deliveries WHERE status = 'answering' AND key <> $1`,
-        [key, d.user_id, d.channel],
-      );
-      if (d.user_id && Number(busy[0].by_user) >= limits.perUser)
-        return { go: false, why: 'wait', reason: 'the asker has a question being answered' };
-      if (d.channel && Number(busy[0].by_channel) >= limits.perChannel)
-        return { go: false, why: 'wait', reason: 'the channel is at its limit' };
-      const { rows: taken } = await client.query<DeliveryRow>(
-        `UPDATE deliveries SET status = 'answering', worker_id = $2, started_at = now(), attempts = attempts + 1 WHERE key = $1 RETURNING *`,
-        [key, worker],
-      );
-      return { go: true, delivery: taken[0] };
-    });
+    const client = await this.pool.connect();
+    try {
+      // a simple query of two statements: one round trip; the next statement's snapshot is taken once the lock is held
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${START_LOCK[0]}, ${START_LOCK[1]})`);
+      const verdict = await this.takeLocked(client, key, jobId, worker, limits);
+      await client.query('COMMIT');
+      return verdict;
+    } catch (error) {
+      await bestEffort(client.query('ROLLBACK'), 'ROLLBACK after a failed take');
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async takeLocked(client: Queryable, key: string, jobId: string, worker: string, limits: AnsweringLimits): Promise<TakeVerdict> {
+    // the row (locked), the questions being answered for its asker and its channel, and whether another worker that
+    // holds it is alive (see isAlive: its session holds its advisory lock)
+    const { rows } = await client.query<DeliveryRow & { by_user: string; by_channel: string; held_by_live_worker: boolean }>(
+      `SELECT d.*,
+              (SELECT count(*) FROM deliveries x WHERE x.status = 'answering' AND x.key <> d.key AND x.user_id = d.user_id) AS by_user,
+              (SELECT count(*) FROM deliveries x WHERE x.status = 'answering' AND x.key <> d.key AND x.channel = d.channel) AS by_channel,
+              CASE WHEN d.status = 'answering' AND d.worker_id IS NOT NULL AND d.worker_id <> $2
+                   THEN NOT pg_try_advisory_xact_lock($3, d.worker_id::int) ELSE false END AS held_by_live_worker
+         FROM deliveries d WHERE d.key = $1 FOR UPDATE OF d`,
+      [key, worker, WORKER_LOCK_CLASS],
+    );
+    const d = rows[0];
+    if (!d) return { go: false, why: 'gone' };
+    if (d.job_id !== jobId) return { go: false, why: 'stale' };
+    if (d.status === 'answered' || d.status === 'failed') return { go: false, why: 'done' };
+    if (d.held_by_live_worker) return { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
+    if (d.user_id && Number(d.by_user) >= limits.perUser)
+      return { go: false, why: 'wait', reason: 'the asker has a question being answered' };
+    if (d.channel && Number(d.by_channel) >= limits.perChannel) return { go: false, why: 'wait', reason: 'the channel is at its limit' };
+    const { rows: taken } = await client.query<DeliveryRow>(
+      `UPDATE deliveries SET status = 'answering', worker_id = $2, started_at = now(), attempts = attempts + 1 WHERE key = $1 RETURNING *`,
+      [key, worker],
+    );
+    return { go: true, delivery: taken[0] };
   }
 
   /** The answer, kept before it is posted: a retry posts the same answer rather than computing another. */
@@ -219,8 +241,13 @@ export class Deliveries {
     return rowCount === 1;
   }
 
+  /** Ends the question; a receiver waiting for it (the playground's, job-events.ts) is told in the same statement, at commit. */
   async finish(key: string, status: 'answered' | 'failed'): Promise<void> {
-    await this.pool.query('UPDATE deliveries SET status = $2, finished_at = now() WHERE key = $1', [key, status]);
+    await this.pool.query(
+      `WITH ended AS (UPDATE deliveries SET status = $2, finished_at = now() WHERE key = $1 RETURNING key)
+       SELECT pg_notify($3, json_build_object('key', key, 'done', true)::text) FROM ended`,
+      [key, status, JOB_EVENTS_CHANNEL],
+    );
   }
 
   /** Gives a question back to the queue after this worker's attempt failed (the job's retry takes it up). */

@@ -23,6 +23,7 @@ import {
 } from './answer-job.js';
 import { Deliveries, type Queryable } from './deliveries.js';
 import { dedicatedClient } from './dedicated-client.js';
+import { JobDispatcher } from './job-dispatcher.js';
 import { inTransaction } from '../db/transaction.js';
 
 const JOBS_SCHEMA = 'datadesk_jobs';
@@ -37,7 +38,8 @@ export interface QueueSettings {
 const asDb = (q: Queryable): PgBoss.Db => ({ executeSql: (text, values) => q.query(text, values) });
 
 export class AnswerQueue {
-  private localWorkers = new Map<ReplyPlatform, string[]>();
+  /** this process's dispatchers per queue: a job queued here wakes its queue's at once */
+  private dispatchers = new Map<string, JobDispatcher<QueuedJob>>();
 
   private constructor(
     readonly boss: PgBoss,
@@ -85,7 +87,7 @@ export class AnswerQueue {
     });
     if (!admitted) return false;
     // a worker in this process need not wait for its next poll
-    for (const id of this.localWorkers.get(data.reply.platform) ?? []) this.boss.notifyWorker(id);
+    this.dispatchers.get(answerQueue(data.reply.platform))?.notify();
     return true;
   }
 
@@ -99,7 +101,7 @@ export class AnswerQueue {
     const ended = await this.pool.query(`SELECT 1 FROM deliveries WHERE key = $1 AND status IN ('answered', 'failed')`, [data.key]);
     if (ended.rowCount) return false;
     await this.boss.send(answerQueue(data.platform), data, DIGEST_JOB_OPTIONS);
-    for (const id of this.localWorkers.get(data.platform) ?? []) this.boss.notifyWorker(id);
+    this.dispatchers.get(answerQueue(data.platform))?.notify();
     return true;
   }
 
@@ -133,31 +135,26 @@ export class AnswerQueue {
     for (const id of jobIds) await this.boss.fail(answerQueue(platform), id, { message: reason }, { db: asDb(tx) });
   }
 
-  /** Registers a handler; `concurrency` handlers poll independently (pg-boss 10's way to run several at once). */
+  /** Runs a platform's jobs, `concurrency` at a time (see job-dispatcher.ts). */
   async work(platform: ReplyPlatform, concurrency: number, handler: (job: PgBoss.Job<QueuedJob>) => Promise<void>): Promise<void> {
-    const ids = this.localWorkers.get(platform) ?? [];
-    for (let i = 0; i < concurrency; i++) {
-      let id = '';
-      id = await this.boss.work<QueuedJob>(answerQueue(platform), { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
-        try {
-          await handler(job);
-        } finally {
-          // pg-boss 10 waits out the polling interval even after a job; a busy queue should not wait
-          this.boss.notifyWorker(id);
-        }
-      });
-      ids.push(id);
-    }
-    this.localWorkers.set(platform, ids);
+    this.dispatch(answerQueue(platform), concurrency, 1_000, handler);
   }
 
-  /** Jobs whose every attempt failed: one handler tells the asker. */
+  /** Jobs whose every attempt failed: one at a time, the handler tells the asker. */
   async workFailed(platform: ReplyPlatform, handler: (job: PgBoss.Job<QueuedJob>) => Promise<void>): Promise<void> {
-    await this.boss.work<QueuedJob>(failedQueue(platform), { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => handler(job));
+    this.dispatch(failedQueue(platform), 1, 2_000, handler);
+  }
+
+  private dispatch(queue: string, slots: number, pollMs: number, handler: (job: PgBoss.Job<QueuedJob>) => Promise<void>): void {
+    if (this.dispatchers.has(queue)) throw new Error(`jobs: ${queue} is worked already in this process`);
+    const onError = (error: unknown) => this.logger.warn(`jobs: ${queue}: ${describeError(error)}`);
+    this.dispatchers.set(queue, new JobDispatcher(this.boss, queue, slots, handler, { pollMs, onError }));
   }
 
   /** Stops fetching; waits up to `timeoutMs` for answers in progress (their jobs are retried elsewhere if cut off). */
   async stop(timeoutMs = 20_000): Promise<void> {
+    await Promise.all([...this.dispatchers.values()].map((d) => d.stop(timeoutMs)));
+    this.dispatchers.clear();
     await this.boss
       .stop({ graceful: true, wait: true, close: false, timeout: timeoutMs })
       .catch((error) => this.logger.warn(`jobs: stopping: ${describeError(error)}`));

@@ -67,6 +67,8 @@ const PAGE_HEADERS = {
 /** How long the page waits before saying no worker has taken its question, and before it stops waiting. */
 const NO_WORKER_AFTER_MS = 20_000;
 const GIVE_UP_WAITING_MS = 10 * 60_000;
+/** While events arrive, the row is read when the answer's end is told, and this often anyway (a notification gone astray). */
+const LOOK_ANYWAY_MS = 5_000;
 /** 128 random bits from the page's crypto.getRandomValues: a thread cannot be guessed, so it cannot be read or continued by another. */
 const THREAD_ID = /^[0-9a-f]{32}$/;
 
@@ -270,23 +272,42 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
     res.end();
   };
 
-  /** Queues the question and waits for its answer, relaying progress; the row is looked at every second in case a notification was missed. */
+  /**
+   * Queues the question and waits for its answer, relaying progress. The row is read when the question's end is
+   * told (Deliveries.finish notifies at commit), or when events may have been missed (the LISTEN connection lost:
+   * then every second until it is back); otherwise only every LOOK_ANYWAY_MS, in case a notification went astray.
+   */
   const answerAsJob = async (
     message: InboundMessage,
     action: AnswerJob['action'],
     progress: (step: string) => void,
   ): Promise<{ answer: Answer; key: string }> => {
     const key = `web:${message.threadId.slice(4)}:${randomUUID()}`;
+    let look = false;
     let wake = () => {};
-    const unsubscribe = await deps.events.subscribe(key, (event) => ('step' in event ? progress(event.step) : wake()));
+    const unsubscribe = await deps.events.subscribe(key, (event) => {
+      if ('step' in event) return progress(event.step);
+      look = true;
+      wake();
+    });
     try {
       const started = action.type === 'choose' ? 'Applying your choice' : 'Starting';
       await receive(deps, { key, message, action, reply: { platform: 'web' } }, async (inLine) => progress(inLine ?? started));
       const since = Date.now();
       let toldNoWorker = false;
       for (;;) {
+        if (!look) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, deps.events.listening ? LOOK_ANYWAY_MS : 1_000);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+        look = false;
         const row = await deps.deliveries.get(key);
-        if (row?.answer && row.steps.includes('answer')) return { answer: row.answer, key };
+        if (row?.status === 'answered' && row.answer) return { answer: row.answer, key };
         if (row?.status === 'failed')
           return { answer: makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: GAVE_UP_MESSAGE }), key };
         // nobody has started it: say so (a `serve --no-worker` with no `datadesk worker` running); it stays queued for when one starts
@@ -307,13 +328,6 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
             key,
           };
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 1_000);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
       }
     } finally {
       unsubscribe();

@@ -1,27 +1,43 @@
 // The playground's outbox (see core/platform.ts): replies only, no digests.
 // The worker's side of a playground answer: the answer is already kept on
-// the delivery row (the worker saves it before delivering), so the sink only
-// tells the waiting receiver, in whatever process holds the page's stream,
-// how far the question got and that it is done (NOTIFY, see job-events.ts).
+// the delivery row (the worker saves it before delivering), and the statement
+// that ends the question tells the waiting receiver, in whatever process holds
+// the page's stream (Deliveries.finish, job-events.ts). So the sink only tells
+// how far the question got: a step is told once it has lasted a moment, so an
+// answer quicker than that sends no NOTIFY at all (each is a statement), and a
+// slower one at most one per PROGRESS_AFTER_MS, each step at most once.
 import type pg from 'pg';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
-import { notifyJobEvent } from '../../jobs/job-events.js';
+import { notifyJobStep } from '../../jobs/job-events.js';
 import type { JobOutbox } from '../../jobs/answer-worker.js';
+
+/** How long a step waits before it is told; a later step in the meantime replaces it. */
+export const PROGRESS_AFTER_MS = 150;
 
 export function webOutbox(pool: pg.Pool, logger: Logger): JobOutbox {
   const replies: JobOutbox['replies'] = async (job) => {
-    const tell = (event: Parameters<typeof notifyJobEvent>[1]) =>
-      notifyJobEvent(pool, event).catch((error) => logger.debug(`jobs: notify ${job.key}: ${describeError(error)}`));
+    let latest: string | undefined;
+    let told: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const tell = () => {
+      timer = undefined;
+      if (latest === undefined || latest === told) return;
+      told = latest;
+      notifyJobStep(pool, job.key, latest).catch((error) => logger.debug(`jobs: notify ${job.key}: ${describeError(error)}`));
+    };
+    const done = async () => {
+      clearTimeout(timer);
+      latest = undefined;
+    };
     return {
-      progress: (step) => void tell({ key: job.key, step }),
-      deliver: async (_answer, steps) => {
-        await steps.record('answer');
-        await tell({ key: job.key, done: true });
+      progress: (step) => {
+        latest = step;
+        timer ??= setTimeout(tell, PROGRESS_AFTER_MS);
       },
-      giveUp: async () => {
-        await tell({ key: job.key, done: true });
-      },
+      // the row is the reply: the worker kept the answer on it, and finishing it tells the receiver
+      deliver: done,
+      giveUp: done,
     };
   };
   return { replies };
