@@ -83,7 +83,7 @@ describe('a ranking headlines a winner with a record', () => {
     const r = winner.kpis.return_ratio!;
     expect(comparisons.hold.return).toBeCloseTo(r, 12);
     expect(parts.headline).toBe(
-      `Best ticker by Return: 600001 Company 600001 (${(r * 100).toFixed(2)}%); it did not beat its own buy and hold (${(r * 100).toFixed(2)}% against ${(r * 100).toFixed(2)}%)`,
+      `Best ticker by Return: 600001 Company 600001 (${(r * 100).toFixed(2)}%); it did not beat holding the stock (${(r * 100).toFixed(2)}% against ${(r * 100).toFixed(2)}%)`,
     );
     expect(parts.table.rows.map((row) => [row[0], row.at(-1)])).toEqual([
       ['600001 Company 600001', ''],

@@ -4,6 +4,7 @@ import type { Cell, ChartSpec, AnswerTable } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
 import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
 import { isMinimised, rankIndices, type HonestRanking } from '../../backtest/ranking.js';
+import type { HoldVerdict } from './ranking-options.js';
 import type { Candidate, SpecResult } from '../../backtest/run-spec.js';
 import type { Comparisons } from '../../backtest/comparisons.js';
 import { axisName, sweepAxes, type StrategySpec } from '../../backtest/spec.js';
@@ -54,6 +55,8 @@ export interface AnswerView {
   comparisons: Comparisons;
   /** the user named the KPI (else the headline says it is the default) */
   kpiGiven: boolean;
+  /** a comparison's winner against holding its own stock (ranking-options.ts) */
+  hold?: HoldVerdict;
 }
 
 /** The minimum of a ranking in words: "at least 60 trading days and 1 round trip". */
@@ -80,7 +83,29 @@ export function headline(spec: StrategySpec, result: SpecResult, view: AnswerVie
   const task = spec.secondParameter ? 'Best pair of parameters' : TASK_WORDS[spec.task];
   const r = view.ranking;
   const among = r && !r.ranked.length ? `; no candidate has ${minimumWords(r)}, so this is the best of all` : '';
-  return `${task} by ${kpi}${byDefault}${model}: ${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])})${among}${notAboveHold(best, view.comparisons.hold)}`;
+  const value = `${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])})`;
+  const v = view.hold;
+  if (!v) return `${task} by ${kpi}${byDefault}${model}: ${value}${among}${notAboveHold(best, view.comparisons.hold)}`;
+  // one ticker's candidates share its buy and hold; a comparison of tickers holds each its own
+  const tickers = spec.task === 'ticker_selection';
+  if (v.beat) {
+    const first = v.passedOver;
+    const firstKpi = first && result.candidates[first.index].kpis[spec.kpi];
+    const holding = tickers ? 'it' : 'the stock';
+    const passed = first
+      ? `; ${result.candidates[first.index].label} ranks first by ${kpiInText(spec.kpi)} (${fmtKpi(spec.kpi, firstKpi ?? null)}) but ` +
+        (spec.kpi === 'return_ratio'
+          ? `holding ${holding} returned ${fmtPercent(first.hold)}`
+          : `returned ${fmtPercent(first.return)} against ${fmtPercent(first.hold)} for holding ${holding}`)
+      : '';
+    return `${task} by ${kpi}${byDefault} that beat holding the stock${model}: ${value}${among}${passed}`;
+  }
+  const against = `${fmtPercent(best.kpis.return_ratio ?? 0)} against ${fmtPercent(view.comparisons.hold.return)}`;
+  const none =
+    v.ranked === 1
+      ? `it did not beat holding the stock (${against})`
+      : `none of the ${fmtInt(v.ranked)} ranked beat holding ${tickers ? 'its own stock' : 'the stock'} (this one returned ${against} for holding it)`;
+  return `${task} by ${kpi}${byDefault}${model}: ${value}${among}; ${none}`;
 }
 
 type RunSettings = Pick<StrategySpec, 'capital' | 'sizing' | 'costs' | 'slippageBps'>;

@@ -1,8 +1,9 @@
 // A ranking's minimum as the user sets it (`min-days: 120`, `min-trades: 3`, anywhere in a request), and the
-// candidate an answer headlines under it. The protocol's own ranking (result.ranking, what BacktestBench scores)
-// is never changed: candidates below the minimum are only listed apart, and named as such.
+// candidate an answer headlines under it: the best with a record that also beat holding its own stock. The
+// protocol's own ranking (result.ranking, what BacktestBench scores) is never changed: candidates below the
+// minimum are only listed apart, and named as such.
 import { DEFAULT_MINIMUM, honestRanking, type HonestRanking, type RankingMinimum } from '../../backtest/ranking.js';
-import type { SpecResult } from '../../backtest/run-spec.js';
+import { buyAndHold, type SpecResult } from '../../backtest/run-spec.js';
 import type { StrategySpec } from '../../backtest/spec.js';
 import { dayCount } from '../../backtest/bar-cache.js';
 
@@ -29,17 +30,53 @@ export function readRankingOptions(text: string): RankingOptions {
   return { text: given.length ? rest.replace(/\s{2,}/g, ' ').trim() : text, minimum, given };
 }
 
-/** The candidate the answer headlines, and the ranking with its minimum (none for a single run). */
+/** A candidate's return against holding its own stock over the same days, with the same sizing and costs. */
+interface AgainstHold {
+  index: number;
+  return: number;
+  hold: number;
+}
+
+/** How the headlined winner stands against buy and hold (a comparison only). */
+export interface HoldVerdict {
+  /** the winner beat holding its stock; false: no ranked candidate did (the winner is then the best by the KPI) */
+  beat: boolean;
+  /** the candidates ranked */
+  ranked: number;
+  /** the best by the KPI, when it did not beat its own buy and hold and another candidate heads the answer */
+  passedOver?: AgainstHold;
+}
+
+/**
+ * The candidate the answer headlines, and the ranking with its minimum (none for a single run): the best by the KPI
+ * among those with a record that also beat holding its own stock over the same days; when none did, the best by
+ * the KPI, and the verdict says so. The ranking itself stays in the KPI's order.
+ */
 export function rankForAnswer(
   spec: StrategySpec,
   result: SpecResult,
   minimum: RankingMinimum,
-): { winner: number; ranking?: HonestRanking } {
+): { winner: number; ranking?: HonestRanking; hold?: HoldVerdict } {
   if (spec.task === 'metrics') return { winner: result.ranking[0] };
   const ranking = honestRanking(
     result.ranking,
     (i) => ({ days: dayCount(result.candidates[i].ticker), trades: result.candidates[i].roundTrips }),
     minimum,
   );
-  return { winner: ranking.ranked[0] ?? result.ranking[0], ranking };
+  const pool = ranking.ranked.length ? ranking.ranked : result.ranking;
+  const against = (index: number): AgainstHold => {
+    const c = result.candidates[index];
+    const equity = buyAndHold(c.ticker, spec);
+    return { index, return: c.kpis.return_ratio ?? 0, hold: equity[equity.length - 1] / equity[0] - 1 };
+  };
+  // in the KPI's order, the first that beat its hold; a KPI that is undefined for a candidate ends the search
+  for (const index of pool) {
+    if (result.candidates[index].kpis[spec.kpi] === null) break;
+    const a = against(index);
+    if (a.return > a.hold) {
+      const first = index === pool[0] ? undefined : against(pool[0]);
+      return { winner: index, ranking, hold: { beat: true, ranked: pool.length, ...(first ? { passedOver: first } : {}) } };
+    }
+  }
+  return { winner: pool[0], ranking, hold: { beat: false, ranked: pool.length } };
 }
