@@ -154,9 +154,13 @@ function axis(d: Dimension, f: Filters, everyPlace = false): Axis {
     case 'month': {
       // within one calendar year the months are named alone ("March"), otherwise with their year ("March 2021")
       const oneYear = f.time && f.time.from.slice(0, 4) === addDays(f.time.to, -1).slice(0, 4);
+      const series = `generate_series(date_trunc('month', ${from}), ${to} - 1, interval '1 month')`;
       return {
         key: "date_trunc('month', date)::date",
-        members: `generate_series(date_trunc('month', ${from}), ${to} - 1, interval '1 month')::date`,
+        // only April asked ("thefts in April, by month"): the Aprils of the period, not every month as a 0
+        ...(f.months
+          ? { membersQuery: `SELECT m::date AS k1 FROM ${series} m WHERE extract(month FROM m) IN (${list(f.months)})` }
+          : { members: `${series}::date` }),
         label: (k) => `to_char(${k}, '${oneYear ? 'FMMonth' : 'FMMonth YYYY'}')`,
         name: 'month',
         ordered: true,
@@ -189,14 +193,23 @@ function axis(d: Dimension, f: Filters, everyPlace = false): Axis {
         ordered: true,
       };
     }
-    case 'date':
+    case 'date': {
+      const series = `generate_series(${from}, ${to} - 1, interval '1 day')`;
+      // only Mondays, only April: the days of the period that can have a row, not every day as a 0
+      const narrow = [
+        ...(f.months ? [`extract(month FROM d) IN (${list(f.months)})`] : []),
+        ...(f.weekdays ? [`extract(isodow FROM d) IN (${list(f.weekdays)})`] : []),
+      ];
       return {
         key: 'date::date',
-        members: `generate_series(${from}, ${to} - 1, interval '1 day')::date`,
+        ...(narrow.length
+          ? { membersQuery: `SELECT d::date AS k1 FROM ${series} d WHERE ${narrow.join(' AND ')}` }
+          : { members: `${series}::date` }),
         label: (k) => k,
         name: 'day',
         ordered: true,
       };
+    }
     case 'day_of_year':
       return { key: "to_char(date, 'MM-DD')", label: (k) => k, name: 'day_of_year', ordered: true };
     case 'community_area':
@@ -281,7 +294,7 @@ export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {
   const where = c.of(plan.filters);
   let sql: string;
   if (plan.compareWith) sql = compileComparison(plan, c, s);
-  else if (plan.measure.kind === 'average_gap') sql = compileGap(plan, plan.measure, where);
+  else if (plan.measure.kind === 'average_gap') sql = compileGap(plan, plan.measure, where, rollup);
   else if (plan.measure.kind === 'average_per' || plan.measure.kind === 'percentile_per')
     sql = compilePerGroup(plan, plan.measure, c, where, s);
   else if (plan.groupBy.length === 0) sql = compileTotal(plan, c, where, s);
@@ -411,13 +424,26 @@ function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>
  * The average time between consecutive incidents on the same block, over every such pair: a block's gaps add
  * up to its last incident minus its first, and it has one gap fewer than incidents, so one GROUP BY gives the
  * exact average of the window form (date - lag(date) OVER (PARTITION BY block ORDER BY date)) without sorting
- * every incident (8.5M rows: 0.88 s against 73 s). Always from crimes: it reads whole timestamps.
+ * every incident (8.5M rows: 0.88 s against 73 s). The timestamps are always crimes'; over every incident the
+ * blocks and their counts are a rollup's, and each block's first and last incident an index probe.
  */
-function compileGap(plan: QueryPlan, m: Extract<Measure, { kind: 'average_gap' }>, where: string[]): string {
+function compileGap(plan: QueryPlan, m: Extract<Measure, { kind: 'average_gap' }>, where: string[], rollup?: Rollup): string {
   if (plan.groupBy.length || plan.top) throw new PlanCompileError('an average gap between incidents cannot be grouped');
   const seconds = m.unit === 'day' ? 86_400 : 3_600;
-  return `SELECT round((sum(extract(epoch FROM last - first)) / ${seconds} / nullif(sum(n - 1), 0))::numeric, 2) AS ${measureName(m)},
-       sum(n - 1) AS gaps
+  const average = `SELECT round((sum(extract(epoch FROM last - first)) / ${seconds} / nullif(sum(n - 1), 0))::numeric, 2) AS ${measureName(m)},
+       sum(n - 1) AS gaps`;
+  // every incident (rollup-choice.ts gapRollup): each block and its count from the rollup, its first and last
+  // incident two probes of crimes' (block, date) index; the incidents with no block are one group, as GROUP BY has it
+  if (rollup)
+    return `${average}
+FROM (
+  SELECT b.n, s.first, s.last
+  FROM (SELECT block, sum(n) AS n FROM ${rollup.table} WHERE block IS NOT NULL GROUP BY block HAVING sum(n) > 1) b
+  CROSS JOIN LATERAL (SELECT min(date) AS first, max(date) AS last FROM crimes c WHERE c.block = b.block) s
+  UNION ALL
+  SELECT count(*), min(date), max(date) FROM crimes WHERE block IS NULL HAVING count(*) > 1
+) per_block`;
+  return `${average}
 FROM (
   SELECT min(date) AS first, max(date) AS last, count(*) AS n
   FROM crimes${whereClause(where).replace(/\n/g, '\n  ')}
@@ -439,94 +465,179 @@ export function periodLabel(t: TimeRange): string {
   return `${t.from} to ${last}`;
 }
 
-function compileComparison(plan: QueryPlan, c: Conditions, s: Source): string {
-  const current = plan.filters.time;
-  if (!current || plan.measure.kind !== 'count') throw new PlanCompileError('a comparison needs a count over a period');
-  if (plan.groupBy.length) return compileGroupedComparison(plan, current, plan.compareWith!, c, s);
-  const rest = c.of({ ...plan.filters, time: undefined });
-  const a = timeCondition(current);
-  const b = timeCondition(plan.compareWith!);
-  const [la, lb] = [periodLabel(current), periodLabel(plan.compareWith!)];
-  const [na, nb] = [s.matching(a), s.matching(b)];
-  return `SELECT ${quote(la)} AS period, ${na} AS incidents,\n       ${quote(lb)} AS compared_with, ${nb} AS compared_incidents,\n       round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct\nFROM ${s.table}\nWHERE ${[...rest, `(${a} OR ${b})`].join('\n  AND ')}`;
-}
-
-/** Whole years, months or days from a period's start to its end; undefined when the period is not made of them. */
-function stepsIn(t: TimeRange, unit: 'year' | 'month' | 'date'): number | undefined {
-  const [fy, fm] = [Number(t.from.slice(0, 4)), Number(t.from.slice(5, 7))];
-  const [ty, tm] = [Number(t.to.slice(0, 4)), Number(t.to.slice(5, 7))];
-  if (unit === 'date') return Math.round((Date.parse(t.to) - Date.parse(t.from)) / 86_400_000);
-  if (unit === 'month') return t.from.endsWith('-01') && t.to.endsWith('-01') ? (ty - fy) * 12 + (tm - fm) : undefined;
-  return wholeYears(t) ? ty - fy : undefined;
+/** The column of a comparison's value in one period: "incidents_2019"; the two periods' columns never share a name. */
+function periodColumns(name: string, a: TimeRange, b: TimeRange): [string, string] {
+  const [ca, cb] = [a, b].map((t) => `${name}_${periodLabel(t).replace(/[^0-9A-Za-z]+/g, '_')}`);
+  return ca === cb ? [name, `compared_${name}`] : [ca, cb];
 }
 
 /**
- * A grouped comparison: per group, the measure in this period and in the other, and the change. A time
- * axis is lined up by position (the 1st month of 2020 against the 1st of 2018), and labelled by this
- * period; any other axis by its members (each district in both periods).
+ * The change from the other period to this one: in percent for counts and averages, in percentage points for a
+ * share (a share of 12% against 10% is +2 points, not +20%).
  */
-function compileGroupedComparison(plan: QueryPlan, a: TimeRange, b: TimeRange, c: Conditions, s: Source): string {
-  if (plan.groupBy.length > 1) throw new PlanCompileError('a comparison over two groupings');
-  const d = plan.groupBy[0];
-  const rest = c.of({ ...plan.filters, time: undefined });
-  const side = (t: TimeRange, key: string) =>
-    `SELECT ${key} AS k1, ${s.grouped} AS n\n  FROM ${s.table}${whereClause([...rest, timeCondition(t), ...(TIMELINE.has(d) ? [] : [`${axis(d, plan.filters).key} IS NOT NULL`])]).replace(/\n/g, '\n  ')}\n  GROUP BY 1`;
-  let keyA: string;
-  let keyB: string;
-  let members: string;
-  let label: string;
-  let ordered: boolean;
-  const name = d === 'date' ? 'day' : d;
-  if (d === 'year' || d === 'month' || d === 'date') {
-    const n = stepsIn(a, d);
-    if (n === undefined || n !== stepsIn(b, d))
-      throw new PlanCompileError(`a comparison by ${name} needs two periods of as many whole ${name}s`);
-    const offset = (t: TimeRange) =>
-      d === 'year'
-        ? `year - ${t.from.slice(0, 4)}`
-        : d === 'month'
-          ? `(extract(year FROM date)::int * 12 + extract(month FROM date)::int) - ${Number(t.from.slice(0, 4)) * 12 + Number(t.from.slice(5, 7))}`
-          : `date::date - ${quote(t.from)}::date`;
-    [keyA, keyB] = [offset(a), offset(b)];
-    members = `generate_series(0, ${n - 1})`;
-    const oneYear = a.from.slice(0, 4) === addDays(a.to, -1).slice(0, 4);
-    label =
-      d === 'year'
-        ? `${a.from.slice(0, 4)} + axis1.k1`
-        : d === 'month'
-          ? `to_char(${quote(a.from)}::date + axis1.k1 * interval '1 month', '${oneYear ? 'FMMonth' : 'FMMonth YYYY'}')`
-          : `${quote(a.from)}::date + axis1.k1`;
-    ordered = true;
-  } else {
-    const ax = axis(d, plan.filters);
-    keyA = keyB = ax.key;
-    members = ax.members ?? '';
-    label = ax.label('axis1.k1');
-    ordered = ax.ordered;
-  }
-  const axisCte = members ? `axis1 AS (SELECT ${members} AS k1)` : 'axis1 AS (SELECT k1 FROM a UNION SELECT k1 FROM b)';
-  const [na, nb] = ['coalesce(a.n, 0)', 'coalesce(b.n, 0)'];
-  // each period's column says its period ("incidents_2019", "incidents_2018"): a table without the headline still reads
-  const [ca, cb] = [a, b].map((t) => `incidents_${periodLabel(t).replace(/[^0-9A-Za-z]+/g, '_')}`);
-  const [colA, colB] = ca === cb ? ['incidents', 'compared_incidents'] : [ca, cb];
-  const columns = [
-    `${label} AS ${name}`,
-    `${na} AS ${colA}`,
-    `${nb} AS ${colB}`,
-    `round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct`,
-  ];
-  const body = `FROM axis1\nLEFT JOIN a ON a.k1 = axis1.k1\nLEFT JOIN b ON b.k1 = axis1.k1`;
-  const ctes = [`a AS (\n  ${side(a, keyA)}\n)`, `b AS (\n  ${side(b, keyB)}\n)`, axisCte];
-  const byAxis = ordered ? 'axis1.k1' : name;
-  if (plan.top) {
-    const rankOrder = `${na} ${plan.top.order.toUpperCase()}`;
-    const ranked = `ranked AS (\n  SELECT ${[...columns, `axis1.k1 AS o1`, `rank() OVER (ORDER BY ${rankOrder}) AS place`].join(',\n         ')}\n  ${body.replace(/\n/g, '\n  ')}\n)`;
-    return `WITH ${[...ctes, ranked].join(',\n')}\nSELECT ${name}, ${colA}, ${colB}, change_pct\nFROM ranked\nWHERE place <= ${plan.top.n}\nORDER BY place, ${ordered ? 'o1' : name}`;
-  }
-  const alongAxis = plan.order ? plan.order === 'axis' : ordered;
-  const order = alongAxis ? byAxis : `${na} DESC, ${byAxis}`;
-  return `WITH ${ctes.join(',\n')}\nSELECT ${columns.join(',\n       ')}\n${body}\nORDER BY ${order}`;
+function changeColumn(m: Measure, va: string, vb: string): string {
+  return m.kind === 'share'
+    ? `round((${va} - ${vb})::numeric, 2) AS change_points`
+    : `round((100.0 * (${va} - ${vb}) / nullif(${vb}, 0))::numeric, 1) AS change_pct`;
 }
 
-/** The axes a grouped comparison lines up by position in each period. */
-const TIMELINE = new Set<Dimension>(['year', 'month', 'date', 'month_of_year', 'weekday', 'hour', 'day_of_year']);
+function compileComparison(plan: QueryPlan, c: Conditions, s: Source): string {
+  const current = plan.filters.time;
+  if (!current) throw new PlanCompileError('a comparison needs the period it compares: this question names none');
+  if (plan.none) throw new PlanCompileError('a comparison of only the groups with none');
+  const m = plan.measure;
+  if (plan.groupBy.length) {
+    if (m.kind !== 'count' && m.kind !== 'distinct' && m.kind !== 'share')
+      throw new PlanCompileError('an average or percentile per group cannot be grouped again');
+    return compileGroupedComparison(plan, m, current, plan.compareWith!, c, s);
+  }
+  const [la, lb] = [periodLabel(current), periodLabel(plan.compareWith!)];
+  if (m.kind === 'count') {
+    const rest = c.of({ ...plan.filters, time: undefined });
+    const a = timeCondition(current);
+    const b = timeCondition(plan.compareWith!);
+    const [na, nb] = [s.matching(a), s.matching(b)];
+    return `SELECT ${quote(la)} AS period, ${na} AS incidents,\n       ${quote(lb)} AS compared_with, ${nb} AS compared_incidents,\n       round(100.0 * (${na} - ${nb}) / nullif(${nb}, 0), 1) AS change_pct\nFROM ${s.table}\nWHERE ${[...rest, `(${a} OR ${b})`].join('\n  AND ')}`;
+  }
+  // any other measure: the plan answered once per period, from the same source, side by side
+  const once = (t: TimeRange) => {
+    const p: QueryPlan = { ...plan, filters: { ...plan.filters, time: t }, compareWith: undefined };
+    const where = c.of(p.filters);
+    const sql =
+      m.kind === 'average_gap'
+        ? compileGap(p, m, where)
+        : m.kind === 'average_per' || m.kind === 'percentile_per'
+          ? compilePerGroup(p, m, c, where, s)
+          : compileTotal(p, c, where, s);
+    return `  ${sql.replace(/\n/g, '\n  ')}`;
+  };
+  const name = measureName(m);
+  return `WITH a AS (\n${once(current)}\n), b AS (\n${once(plan.compareWith!)}\n)\nSELECT ${quote(la)} AS period, a.${name} AS ${name},\n       ${quote(lb)} AS compared_with, b.${name} AS compared_${name},\n       ${changeColumn(m, `a.${name}`, `b.${name}`)}\nFROM a CROSS JOIN b`;
+}
+
+/**
+ * The calendar years, months or days a period touches, from its first day's to its last day's: April 2019 is
+ * one year and one month; a comparison by year or month lines up two periods that touch as many.
+ */
+function stepsIn(t: TimeRange, unit: 'year' | 'month' | 'date'): number {
+  const last = addDays(t.to, -1);
+  const [fy, fm] = [Number(t.from.slice(0, 4)), Number(t.from.slice(5, 7))];
+  const [ly, lm] = [Number(last.slice(0, 4)), Number(last.slice(5, 7))];
+  if (unit === 'date') return Math.round((Date.parse(t.to) - Date.parse(t.from)) / 86_400_000);
+  if (unit === 'month') return (ly - fy) * 12 + (lm - fm) + 1;
+  return ly - fy + 1;
+}
+
+/** One axis of a grouped comparison: its key in each period, its members, its label and column name. */
+interface ComparedAxis {
+  keyA: string;
+  keyB: string;
+  /** a query of the members (column k1), or undefined for the keys found in either period */
+  members?: string;
+  label: (k: string) => string;
+  name: string;
+  ordered: boolean;
+}
+
+/**
+ * A time axis (year, month, day) is lined up by position, the 1st month of 2020 against the 1st of 2018, and
+ * labelled by this period; any other axis by its members (each district, each month of the year in both periods).
+ */
+function comparedAxis(d: Dimension, f: Filters, a: TimeRange, b: TimeRange): ComparedAxis {
+  if (d !== 'year' && d !== 'month' && d !== 'date') {
+    const ax = axis(d, f);
+    return {
+      keyA: ax.key,
+      keyB: ax.key,
+      members: ax.membersQuery ?? (ax.members ? `SELECT ${ax.members} AS k1` : undefined),
+      label: ax.label,
+      name: ax.name,
+      ordered: ax.ordered,
+    };
+  }
+  const name = d === 'date' ? 'day' : d;
+  const n = stepsIn(a, d);
+  if (n !== stepsIn(b, d))
+    throw new PlanCompileError(
+      `a comparison by ${name} lines up two periods of as many ${name}s: ${periodLabel(a)} and ${periodLabel(b)} are not`,
+    );
+  const offset = (t: TimeRange) =>
+    d === 'year'
+      ? `year - ${t.from.slice(0, 4)}`
+      : d === 'month'
+        ? `(extract(year FROM date)::int * 12 + extract(month FROM date)::int) - ${Number(t.from.slice(0, 4)) * 12 + Number(t.from.slice(5, 7))}`
+        : `date::date - ${quote(t.from)}::date`;
+  const oneYear = a.from.slice(0, 4) === addDays(a.to, -1).slice(0, 4);
+  // only April asked: the positions of this period's Aprils, not every month as a 0
+  const at = (k: string) => `${quote(a.from)}::date + ${k} * interval '1 ${d === 'date' ? 'day' : d}'`;
+  const narrow = [
+    ...(f.months && d !== 'year' ? [`extract(month FROM ${at('o')}) IN (${list(f.months)})`] : []),
+    ...(f.weekdays && d === 'date' ? [`extract(isodow FROM ${at('o')}) IN (${list(f.weekdays)})`] : []),
+  ];
+  return {
+    keyA: offset(a),
+    keyB: offset(b),
+    members: `SELECT o AS k1 FROM generate_series(0, ${n - 1}) o${narrow.length ? ` WHERE ${narrow.join(' AND ')}` : ''}`,
+    label: (k) =>
+      d === 'year'
+        ? `${a.from.slice(0, 4)} + ${k}`
+        : d === 'month'
+          ? `to_char(${at(k)}, '${oneYear ? 'FMMonth' : 'FMMonth YYYY'}')`
+          : `${quote(a.from)}::date + ${k}`,
+    name,
+    ordered: true,
+  };
+}
+
+/**
+ * A grouped comparison: per group (one or two axes), the measure in this period and in the other, and the
+ * change. A top/bottom N is the N of this period (ties at the cut kept), with the same groups in the other.
+ */
+function compileGroupedComparison(
+  plan: QueryPlan,
+  m: Extract<Measure, { kind: 'count' | 'distinct' | 'share' }>,
+  a: TimeRange,
+  b: TimeRange,
+  c: Conditions,
+  s: Source,
+): string {
+  const rest = c.of({ ...plan.filters, time: undefined });
+  const axes = plan.groupBy.map((d) => comparedAxis(d, plan.filters, a, b));
+  const keys = axes.map((_, i) => `k${i + 1}`);
+  const values = aggregates(m, c, s, true);
+  const unknown = axes.filter((x) => !x.ordered).map((x) => `${x.keyA} IS NOT NULL`);
+  const nullable = axes.filter((x) => !x.ordered && x.keyA !== 'primary_type').map((x) => x.name.replace(/_/g, ' '));
+  if (nullable.length) c.note(`incidents with no recorded ${nullable.join(' or ')} are left out`);
+  const side = (t: TimeRange, key: (x: ComparedAxis) => string) =>
+    `SELECT ${axes.map((x, i) => `${key(x)} AS ${keys[i]}`).join(', ')},\n         ${values.join(',\n         ')}\n  FROM ${s.table}${whereClause([...rest, timeCondition(t), ...unknown]).replace(/\n/g, '\n  ')}\n  GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`;
+  const axisCtes = axes.map(
+    (x, i) =>
+      `axis${i + 1} AS (${x.members ? x.members.replace(/\bk1\b/g, keys[i]) : `SELECT ${keys[i]} FROM a UNION SELECT ${keys[i]} FROM b`})`,
+  );
+  const name = measureName(m);
+  const [va, vb] = m.kind === 'share' ? ['a.share_pct', 'b.share_pct'] : [`coalesce(a.${name}, 0)`, `coalesce(b.${name}, 0)`];
+  const [colA, colB] = periodColumns(name, a, b);
+  const columns = [
+    ...axes.map((x, i) => `${x.label(`axis${i + 1}.${keys[i]}`)} AS ${x.name}`),
+    `${va} AS ${colA}`,
+    `${vb} AS ${colB}`,
+    changeColumn(m, va, vb),
+  ];
+  const on = (t: string) => keys.map((k, i) => `${t}.${k} = axis${i + 1}.${k}`).join(' AND ');
+  const body = `FROM ${axes.map((_, i) => `axis${i + 1}`).join(' CROSS JOIN ')}\nLEFT JOIN a ON ${on('a')}\nLEFT JOIN b ON ${on('b')}`;
+  const ctes = [`a AS (\n  ${side(a, (x) => x.keyA)}\n)`, `b AS (\n  ${side(b, (x) => x.keyB)}\n)`, ...axisCtes];
+  const nullsLast = m.kind === 'share' ? ' NULLS LAST' : '';
+  if (plan.top) {
+    // ranked by this period; within a tie by the axis' order or the label. Columns by position: two axes may share a name
+    const aliases = columns.map((_, i) => `c${i + 1}`);
+    const names = columns.map((col) => col.slice(col.lastIndexOf(' AS ') + 4));
+    const exprs = columns.map((col) => col.slice(0, col.lastIndexOf(' AS ')));
+    const along = axes.map((x, i) => `${x.ordered ? `axis${i + 1}.${keys[i]}` : exprs[i]} AS o${i + 1}`);
+    const ranked = `ranked AS (\n  SELECT ${[...exprs.map((e, i) => `${e} AS ${aliases[i]}`), ...along, `rank() OVER (ORDER BY ${va} ${plan.top.order.toUpperCase()}${nullsLast}) AS place`].join(',\n         ')}\n  ${body.replace(/\n/g, '\n  ')}\n)`;
+    return `WITH ${[...ctes, ranked].join(',\n')}\nSELECT ${aliases.map((al, i) => `${al} AS ${names[i]}`).join(', ')}\nFROM ranked\nWHERE place <= ${plan.top.n}\nORDER BY ${['place', ...axes.map((_, i) => `o${i + 1}`)].join(', ')}`;
+  }
+  const byAxis = axes.map((x, i) => (x.ordered ? `axis${i + 1}.${keys[i]}` : x.label(`axis${i + 1}.${keys[i]}`)));
+  const alongAxis = plan.order ? plan.order === 'axis' : axes[0].ordered || m.kind === 'share';
+  const order = alongAxis ? byAxis : [`${va} DESC${nullsLast}`, ...byAxis];
+  return `WITH ${ctes.join(',\n')}\nSELECT ${columns.join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}`;
+}

@@ -141,9 +141,31 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
   return parts;
 }
 
-/** "Thefts in 2019, all of Chicago" */
+/** The groups of a grouping in words: "crime types", "combinations of crime type and district". */
+function groupsNoun(plan: QueryPlan): { one: string; many: string } {
+  if (plan.groupBy.length === 1) return { one: DIMENSION_WORDS[plan.groupBy[0]].one, many: DIMENSION_WORDS[plan.groupBy[0]].many };
+  const both = plan.groupBy.map((d) => DIMENSION_WORDS[d].one).join(' and ');
+  return { one: `combination of ${both}`, many: `combinations of ${both}` };
+}
+
+/** A plan's cut in a headline: "top 5 crime types", "bottom 3 districts", "the ward with the most". */
+function topPhrase(plan: QueryPlan): string {
+  const top = plan.top!;
+  const noun = groupsNoun(plan);
+  const share = plan.measure.kind === 'share';
+  if (top.n === 1)
+    return `the ${noun.one} with the ${top.order === 'desc' ? (share ? 'highest share' : 'most') : share ? 'lowest share' : 'fewest'}`;
+  return `${top.order === 'desc' ? 'top' : 'bottom'} ${top.n} ${noun.many}`;
+}
+
+/**
+ * "Thefts in 2019, all of Chicago"; a ranking says its cut ("Crimes in 2019, all of Chicago: top 5 crime types"),
+ * so an answer after any edit restates the whole plan: what, when, where, grouping and N.
+ */
 function title(plan: QueryPlan, ctx: NarrationContext): string {
   const w = when(plan, ctx);
+  if (plan.top && plan.groupBy.length)
+    return `${capital(measurePhrase(plan, ctx))}${w ? ` ${w}` : ''}, ${where(plan, ctx)}: ${topPhrase(plan)}`;
   const by = plan.groupBy.length ? ` by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}` : '';
   return `${capital(measurePhrase(plan, ctx))}${by}${w ? ` ${w}` : ''}, ${where(plan, ctx)}`;
 }
@@ -177,17 +199,19 @@ export function narratePlan(
     return { headline: `${head}, compared with ${periodLabel(plan.compareWith)}`, narration: describeComparison(plan, result, ctx) };
   if (plan.compareWith) {
     const [, a, , b, change] = result.rows[0];
+    const other = periodLabel(plan.compareWith);
+    // a share moves in percentage points; a count or an average in percent of the other period's
     const dir =
       change === null
         ? ''
-        : num(change) > 0
-          ? `${fmtNumber(num(change), 1)}% more than`
-          : num(change) < 0
-            ? `${fmtNumber(-num(change), 1)}% fewer than`
-            : 'the same as';
+        : num(change) === 0
+          ? 'the same as'
+          : pct
+            ? `${fmtNumber(Math.abs(num(change)), 2)} points ${num(change) > 0 ? 'higher' : 'lower'} than`
+            : `${fmtNumber(Math.abs(num(change)), 1)}% ${num(change) > 0 ? 'more' : 'fewer'} than`;
     // the narration goes on from the headline in a sentence of its own (renderers show the headline above it)
-    const text = `${head}: ${show(a)}. ${dir ? `That is ${dir} in ${periodLabel(plan.compareWith)} (${show(b)})` : `${periodLabel(plan.compareWith)} had ${show(b)}`}.`;
-    return { headline: `${head}: ${show(a)}`, narration: text };
+    const text = `${head}: ${show(a, pct)}. ${dir ? `That is ${dir} in ${other} (${show(b, pct)})` : `${other} had ${show(b, pct)}`}.`;
+    return { headline: `${head}: ${show(a, pct)}, compared with ${other}: ${show(b, pct)}`, narration: text };
   }
   if (!plan.groupBy.length) {
     const value = result.rows[0]?.[0] ?? null;
@@ -295,7 +319,11 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   const ascending = plan.top?.order === 'asc';
   // the headline is said above the narration: the narration goes on from it
   const sentences = plan.top ? [] : [`${capital(many(facts.groups))}${pct ? '' : `, ${show(facts.total)} in all`}.`];
-  if (ascending) sentences.push(`${say('Fewest', facts.lowest)}.`);
+  if (plan.top && plan.top.n > 1) {
+    // a top/bottom N names every group asked for, with its value, ties as ties
+    sentences.push(`${ranked(r.rows, valueAt, listLabel(plan), pct)}.`);
+    if (facts.groups > r.rows.length) sentences.push(`Out of ${many(facts.groups)}${pct ? '' : `, ${show(facts.total)} in all`}.`);
+  } else if (ascending) sentences.push(`${say('Fewest', facts.lowest)}.`);
   else sentences.push(`${say(ranking ? 'Most' : 'Highest', facts.highest)}.`);
   // a district or ward axis lists the places found: the listed ones with none are the true lowest
   const missing = ranking || pct ? [] : missingPlaces(plan, r);
@@ -332,27 +360,95 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   return sentences.join(' ');
 }
 
-/** A grouped comparison: the totals of both periods, and the groups that rose and fell the most. */
+/** The most groups a ranking names one by one; the table lists the rest. */
+const RANKED_NAMES = 10;
+
+/**
+ * The rows of a ranking in order with their places and values, ties said as ties (one place, "tied at"):
+ * "1. THEFT, 3,470; 2. BATTERY, 2,948; 3. ASSAULT and ROBBERY, tied at 1,838". `value`: what is said of a row
+ * (a comparison says both periods: rows tied in this period are then each said, at the same place).
+ */
+function ranked(rows: Cell[][], valueAt: number, label: (row: Cell[]) => string, pct: boolean, value?: (row: Cell[]) => string): string {
+  const runs: { place: number; rows: Cell[][] }[] = [];
+  for (const [i, row] of rows.entries()) {
+    const last = runs.at(-1);
+    if (last && row[valueAt] !== null && last.rows[0][valueAt] !== null && num(last.rows[0][valueAt]) === num(row[valueAt]))
+      last.rows.push(row);
+    else runs.push({ place: i + 1, rows: [row] });
+  }
+  const said: string[] = [];
+  let named = 0;
+  for (const run of runs) {
+    if (named >= RANKED_NAMES) break;
+    const who = run.rows.map(label);
+    if (value) said.push(...run.rows.map((row) => `${run.place}. ${label(row)}${run.rows.length > 1 ? ' (tied)' : ''}, ${value(row)}`));
+    else
+      said.push(
+        run.rows.length > 1
+          ? `${run.place}. ${joinWords(who)}, tied at ${show(run.rows[0][valueAt], pct)}`
+          : `${run.place}. ${who[0]}, ${show(run.rows[0][valueAt], pct)}`,
+      );
+    named += run.rows.length;
+  }
+  const rest = rows.length - named;
+  return `${said.join('; ')}${rest > 0 ? `; and ${fmtInt(rest)} more in the table` : ''}`;
+}
+
+/** A group of two axes in a list, where commas part the groups: "April / THEFT". */
+const listLabel = (plan: QueryPlan) => (row: Cell[]) =>
+  row
+    .slice(0, plan.groupBy.length)
+    .map((v, i) => labelOf(plan.groupBy[i], v))
+    .join(' / ');
+
+/**
+ * A grouped comparison. Without a cut: the totals of both periods (when every group is in the rows) and the
+ * groups that rose and fell the most. With a top/bottom N: the rule (the N of this period, with the same
+ * groups in the other) and every group with both values and the change.
+ */
 function describeComparison(plan: QueryPlan, r: PlanRows, ctx: NarrationContext): string {
-  const d = plan.groupBy[0];
-  const rows = r.rows.map((row) => ({ label: labelOf(d, row[0]), a: num(row[1]), b: num(row[2]) }));
-  if (!rows.length) return `No ${subject(plan, ctx)} are recorded in either period, ${where(plan, ctx)}.`;
-  const [ta, tb] = [rows.reduce((x, y) => x + y.a, 0), rows.reduce((x, y) => x + y.b, 0)];
+  const labels = plan.groupBy.length;
+  const pct = plan.measure.kind === 'share';
+  const label = (row: Cell[]) =>
+    row
+      .slice(0, labels)
+      .map((v, i) => labelOf(plan.groupBy[i], v))
+      .join(', ');
   const [pa, pb] = [periodLabel(plan.filters.time!), periodLabel(plan.compareWith!)];
-  const change = (a: number, b: number) => (b === 0 ? '' : ` (${a >= b ? '+' : ''}${fmtNumber(((a - b) / b) * 100, 1)}%)`);
-  const sentences = [`${pa}: ${show(ta)} in all; ${pb}: ${show(tb)}${change(ta, tb)}.`];
-  const moves = rows.map((x) => ({ ...x, delta: x.a - x.b }));
+  if (!r.rows.length) return `No ${subject(plan, ctx)} are recorded in either period, ${where(plan, ctx)}.`;
+  // the change as the database computed it: percent for counts, percentage points for a share
+  const change = (row: Cell[]) => {
+    const c = row[labels + 2];
+    if (c === null) return '';
+    const v = num(c);
+    return pct ? ` (${v >= 0 ? '+' : ''}${fmtNumber(v, 2)} points)` : ` (${v >= 0 ? '+' : ''}${fmtNumber(v, 1)}%)`;
+  };
+  const noun = groupsNoun(plan);
+  if (plan.top) {
+    const rule = `${capital(topPhrase(plan))} of ${pa}, ranked in ${pa}, with the same ${noun.many} in ${pb}`;
+    const both = (row: Cell[]) => `${show(row[labels], pct)} in ${pa} against ${show(row[labels + 1], pct)} in ${pb}${change(row)}`;
+    const tied = r.rows.length > plan.top.n ? ` (${fmtInt(r.rows.length)} rows: a tie at place ${plan.top.n})` : '';
+    return `${rule}${tied}: ${ranked(r.rows, labels, listLabel(plan), pct, both)}.`;
+  }
+  const sentences: string[] = [];
+  const complete = r.rows.length === r.rowCount;
+  if (plan.measure.kind === 'count' && complete) {
+    const [ta, tb] = [0, 1].map((k) => r.rows.reduce((x, row) => x + num(row[labels + k]), 0));
+    const total = tb === 0 ? '' : ` (${ta >= tb ? '+' : ''}${fmtNumber(((ta - tb) / tb) * 100, 1)}%)`;
+    sentences.push(`${pa}: ${show(ta)} in all; ${pb}: ${show(tb)}${total}.`);
+  } else sentences.push(`${capital(many(noun, r.rowCount))}, each in ${pa} and in ${pb}.`);
+  const valued = r.rows.filter((row) => row[labels] !== null && row[labels + 1] !== null);
+  const moves = valued.map((row) => ({ row, delta: num(row[labels]) - num(row[labels + 1]) }));
+  if (!moves.length) return sentences.join(' ');
   const up = moves.reduce((m, x) => (x.delta > m.delta ? x : m), moves[0]);
   const down = moves.reduce((m, x) => (x.delta < m.delta ? x : m), moves[0]);
   const tied = (v: number) => moves.filter((x) => x.delta === v).length;
-  if (up.delta > 0)
-    sentences.push(
-      `The largest rise: ${up.label}, ${show(up.b)} to ${show(up.a)}${tied(up.delta) > 1 ? `, tied with ${fmtInt(tied(up.delta) - 1)} more` : ''}.`,
-    );
-  if (down.delta < 0)
-    sentences.push(
-      `The largest fall: ${down.label}, ${show(down.b)} to ${show(down.a)}${tied(down.delta) > 1 ? `, tied with ${fmtInt(tied(down.delta) - 1)} more` : ''}.`,
-    );
-  if (up.delta <= 0 && down.delta >= 0) sentences.push(`Every ${DIMENSION_WORDS[d].narrated} had the same in both.`);
+  const move = (word: string, x: (typeof moves)[number]) =>
+    `The largest ${word}${complete ? '' : ' in the rows shown'}: ${label(x.row)}, ${show(x.row[labels + 1], pct)} in ${pb} to ${show(x.row[labels], pct)} in ${pa}${tied(x.delta) > 1 ? `, tied with ${fmtInt(tied(x.delta) - 1)} more` : ''}.`;
+  if (up.delta > 0) sentences.push(move('rise', up));
+  if (down.delta < 0) sentences.push(move('fall', down));
+  if (up.delta <= 0 && down.delta >= 0) sentences.push(`Every ${noun.one} had the same in both.`);
   return sentences.join(' ');
 }
+
+const many = (noun: { one: string; many: string }, n: number) => `${fmtInt(n)} ${n === 1 ? noun.one : noun.many}`;

@@ -148,11 +148,20 @@ describe('the facts of a grouped answer are the facts of all its rows', () => {
       const ranking = Boolean(plan.top) || plan.order === 'measure';
       const end = ascending ? t.min : t.max;
       const endN = ascending ? t.minN : t.maxN;
-      // the end of the ranking, with its tie said as a tie
-      if (endN > 1 && !narration.includes(`${end.toLocaleString('en-US')}, tied between`))
-        wrong.push(`${label}: a tie of ${endN} at ${end} not said: ${narration}`);
-      if (endN > 5 && !narration.includes(`and ${(endN - 5).toLocaleString('en-US')} more`))
+      // the end of the ranking, with its tie said as a tie; a top/bottom N lists every group it kept, in order,
+      // a tie as one place ("1. ward 8 and ward 18, tied at 1")
+      const listed = plan.top && plan.top.n > 1;
+      const tieWords = listed ? `tied at ${end.toLocaleString('en-US')}` : `${end.toLocaleString('en-US')}, tied between`;
+      if (endN > 1 && !narration.includes(tieWords)) wrong.push(`${label}: a tie of ${endN} at ${end} not said: ${narration}`);
+      if (!listed && endN > 5 && !narration.includes(`and ${(endN - 5).toLocaleString('en-US')} more`))
         wrong.push(`${label}: ${endN - 5} more not counted: ${narration}`);
+      if (listed) {
+        const kept = result.rows.slice(0, 10).map((r) => String(r[0]));
+        const missing = kept.filter((k) => !narration.includes(plan.groupBy[0] === 'hour' ? `${k.padStart(2, '0')}:00` : k));
+        if (missing.length) wrong.push(`${label}: the ranking does not name ${missing.join(', ')}: ${narration}`);
+        if (t.values.length > result.rows.length && !narration.includes(`${t.total.toLocaleString('en-US')} in all`))
+          wrong.push(`${label}: the total over every group (${t.total}) is not said: ${narration}`);
+      }
       // a "most" does not narrate its bottom; a plain grouping does
       if (ranking && !ascending && /Lowest|Fewest/.test(narration)) wrong.push(`${label}: a ranking narrated its bottom: ${narration}`);
       if (!ranking && t.values.length > 1 && !narration.includes('Lowest')) wrong.push(`${label}: no lowest: ${narration}`);
