@@ -84,12 +84,13 @@ export class DataDesk {
     const started = performance.now();
     const text = message.text.trim();
     let routed: Route = message.kind === 'backtest' ? 'backtest' : message.plan ? 'sql' : await this.route(text);
-    if (routed === 'reject' && !refusedOutright(text)) {
+    if ((routed === 'reject' || routed === 'refuse_write') && !refusedOutright(text)) {
       // the one follow-up rule decides: a fragment that edits the thread's last answer ("and in 2020?", "only
-      // arrests") is about the data, and so is a question the reader reads whole, however it is spelled
+      // arrests") is about the data, and so is a question the reader reads whole, however it is spelled; a
+      // write word is a write unless the whole text reads as an edit of the last answer ("drop the year filter")
       const { history } = await this.deps.memory.get(message.threadId);
       const reading = readInThread(text, lastAnswerPlan(history), await this.sql.loadPlanContext());
-      if (reading.ok || (reading.edit && reading.edits.length)) routed = 'sql';
+      if (routed === 'refuse_write' ? reading.ok && reading.edit : reading.ok || (reading.edit && reading.edits.length)) routed = 'sql';
     }
     const gate = { node: 'relevance', ms: Math.round((performance.now() - started) * 1000) / 1000, note: routed };
     let answer: Answer;

@@ -9,6 +9,7 @@
 // relevance gate, the reader or the model, the compiler) in one thread, and
 // is judged on the rows a person sees, as `eval sql` judges one question.
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Answer } from '../core/answer.js';
@@ -38,13 +39,20 @@ export const EDIT_KINDS = [
   'period_set',
   'complete',
   'share',
+  // the held-out set (conversations-heldout.jsonl) names these finer edits
+  'remove_period',
+  'remove_filter',
+  'measure',
+  'comparison_series',
+  'comparison_ranking',
+  'comparison_grouped',
 ] as const;
 
 const turnSchema = z.object({
   say: z.string().min(1),
   edit: z.enum(EDIT_KINDS),
   sql: z.string().min(1),
-  /** the first question is ambiguous on this term: the bot should ask, and the user answers with this option */
+  /** the turn brings in an ambiguous term the thread has not settled: the bot should ask, and the user answers with this option */
   clarify: z.object({ term: z.string(), option: z.string() }).optional(),
 });
 
@@ -57,9 +65,16 @@ const conversationSchema = z.object({
 export type Conversation = z.infer<typeof conversationSchema>;
 type Turn = z.infer<typeof turnSchema>;
 
-const CONVERSATIONS_FILE = 'conversations.jsonl';
+/** The benchmark files under fixtures/benchmarks: the original set, and the held-out set written without looking at the reader. */
+export const CONVERSATION_FILES = ['conversations.jsonl', 'conversations-heldout.jsonl'] as const;
 
-export function loadConversations(file = fixturePath('benchmarks', CONVERSATIONS_FILE)): Conversation[] {
+/** A benchmark file by its name under fixtures/benchmarks, or by its path. */
+export function conversationFile(name: string): string {
+  return name.includes('/') ? name : fixturePath('benchmarks', name);
+}
+
+export function loadConversations(file = conversationFile(CONVERSATION_FILES[0])): Conversation[] {
+  const CONVERSATIONS_FILE = basename(file);
   const out: Conversation[] = [];
   const seen = new Set<string>();
   readFileSync(file, 'utf8')
@@ -76,7 +91,6 @@ export function loadConversations(file = fixturePath('benchmarks', CONVERSATIONS
       seen.add(c.id);
       c.turns.forEach((t, k) => {
         if ((k === 0) !== (t.edit === 'first')) throw new Error(`${c.id} turn ${k + 1}: only the first turn is "first"`);
-        if (t.clarify && k > 0) throw new Error(`${c.id} turn ${k + 1}: only the first turn asks for a clarification`);
         if (t.clarify && !option(t.clarify.term, t.clarify.option))
           throw new Error(`${c.id}: ${t.clarify.term}=${t.clarify.option} is not a glossary option`);
       });
@@ -215,6 +229,10 @@ function report(outcomes: TurnOutcome[], conversations: Conversation[], model: s
     tally(
       'first, ambiguous',
       outcomes.filter((o) => o.phase === 'first' && conversations.find((c) => c.id === o.conversation)?.turns[0].clarify),
+    ),
+    tally(
+      'follow-up, ambiguous',
+      outcomes.filter((o) => o.phase === 'follow-up' && conversations.find((c) => c.id === o.conversation)?.turns[o.turn - 1].clarify),
     ),
     tally(
       'follow-up',

@@ -1,54 +1,111 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { EDIT_KINDS, evaluateConversations, loadConversations } from '../../src/eval/conversation-eval.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { CONVERSATION_FILES, conversationFile, evaluateConversations, loadConversations } from '../../src/eval/conversation-eval.js';
 import type { Answer } from '../../src/core/answer.js';
 import { fixturePath } from '../../src/core/paths.js';
 import { checkSql } from '../../src/db/sql-guard.js';
 import { crimeDatabase } from '../helpers/crime-data.js';
 import { testDesk } from '../helpers/desk.js';
+import { tempDir } from '../helpers/files.js';
 
-/** The score the offline reader reached on this test's generated data, recorded: a change that answers fewer turns right fails. */
-const recorded = JSON.parse(readFileSync(fixturePath('benchmarks', 'conversations-score.json'), 'utf8')) as {
-  offline_turns_right_min: number;
-};
+/** The score the offline reader reached on this test's generated data, recorded per file: a change that answers fewer turns right fails. */
+const recorded = (file: string) =>
+  (
+    JSON.parse(readFileSync(fixturePath('benchmarks', file.replace('.jsonl', '-score.json')), 'utf8')) as {
+      offline_turns_right_min: number;
+    }
+  ).offline_turns_right_min;
 
-describe('the conversation benchmark file', () => {
-  const conversations = loadConversations();
-  const turns = conversations.flatMap((c) => c.turns);
-
-  it('has at least 60 conversations and 250 turns, every edit kind 8 times or more, 16+ ambiguous openings', () => {
+describe('the conversation benchmark files', () => {
+  it('the original set: at least 60 conversations and 250 turns, each of its edit kinds 8 times or more, 16+ ambiguous openings', () => {
+    const conversations = loadConversations(conversationFile('conversations.jsonl'));
+    const turns = conversations.flatMap((c) => c.turns);
     expect(conversations.length).toBeGreaterThanOrEqual(60);
     expect(turns.length).toBeGreaterThanOrEqual(250);
-    for (const kind of EDIT_KINDS) expect(turns.filter((t) => t.edit === kind).length, kind).toBeGreaterThanOrEqual(8);
+    for (const kind of new Set(turns.map((t) => t.edit)))
+      expect(turns.filter((t) => t.edit === kind).length, kind).toBeGreaterThanOrEqual(8);
     expect(conversations.filter((c) => c.turns[0].clarify).length).toBeGreaterThanOrEqual(16);
   });
 
-  it('has gold queries written against crimes that pass the SQL guard, never our compiler output', async () => {
-    for (const [i, t] of turns.entries()) {
-      expect(await checkSql(t.sql), `${i}: ${t.sql}`).toMatchObject({ ok: true });
-      // the compiler's own shapes (rollups, its CTE names) would make the gold our answer
-      expect(t.sql, t.say).not.toMatch(/crimes_by_|\baxis1\b|\bcounts AS\b/);
+  it('the held-out set: at least 40 conversations of 3 to 6 turns, comparisons after a count, a series, a ranking and a grouping', () => {
+    const conversations = loadConversations(conversationFile('conversations-heldout.jsonl'));
+    const turns = conversations.flatMap((c) => c.turns);
+    expect(conversations.length).toBeGreaterThanOrEqual(40);
+    for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
+    for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
+    for (const kind of [
+      'comparison',
+      'comparison_series',
+      'comparison_ranking',
+      'comparison_grouped',
+      'remove_period',
+      'remove_filter',
+      'share',
+      'fewest',
+    ])
+      expect(
+        turns.some((t) => t.edit === kind),
+        kind,
+      ).toBe(true);
+    // an ambiguous term brought in by a follow-up is asked about there
+    expect(conversations.some((c) => c.turns.slice(1).some((t) => t.clarify))).toBe(true);
+  });
+
+  it.each(CONVERSATION_FILES)(
+    '%s: gold queries written against crimes that pass the SQL guard, never our compiler output',
+    async (file) => {
+      for (const [i, t] of loadConversations(conversationFile(file))
+        .flatMap((c) => c.turns)
+        .entries()) {
+        expect(await checkSql(t.sql), `${i}: ${t.sql}`).toMatchObject({ ok: true });
+        // the compiler's own shapes (rollups, its CTE names) would make the gold our answer
+        expect(t.sql, t.say).not.toMatch(/crimes_by_|\baxis1\b|\bcounts AS\b/);
+      }
+    },
+  );
+
+  it('rejects a clarification on a term the glossary does not have, on any turn', () => {
+    const tmp = tempDir();
+    try {
+      const file = tmp.file('c.jsonl');
+      const turn = (say: string, edit: string, extra = {}) => ({ say, edit, sql: 'SELECT 1', ...extra });
+      writeFileSync(
+        file,
+        JSON.stringify({
+          id: 'x',
+          title: 'x',
+          turns: [turn('thefts in 2019', 'first'), turn('at night', 'flag', { clarify: { term: 'night', option: 'noon' } })],
+        }) + '\n',
+      );
+      expect(() => loadConversations(file)).toThrow(/night=noon is not a glossary option/);
+    } finally {
+      tmp.remove();
     }
   });
 });
 
-describe('the conversation benchmark, offline, on generated data', () => {
+describe('the conversation benchmarks, offline, on generated data', () => {
   const data = crimeDatabase(20_000);
 
-  it(`answers at least ${recorded.offline_turns_right_min} turns right, and every phase is reported`, async () => {
-    const { desk, memory } = testDesk(data.db);
-    try {
-      const report = await evaluateConversations({ desk, pool: data.db.pool, statementTimeoutMs: 10_000 }, loadConversations());
-      console.log(report.lines.join('\n'));
-      const all = report.byPhase.find((t) => t.name === 'all')!;
-      expect(all.turns).toBe(loadConversations().flatMap((c) => c.turns).length);
-      expect(all.right).toBeGreaterThanOrEqual(recorded.offline_turns_right_min);
-      expect(report.byPhase.map((t) => t.name)).toEqual(['first', 'first, ambiguous', 'follow-up', 'all']);
-      for (const t of [...report.byPhase, ...report.byEdit]) expect(t.turns).toBe(t.right + t.wrong + t.refused + t.asked + t.errors);
-    } finally {
-      await memory.close();
-    }
-  }, 300_000);
+  it.each(CONVERSATION_FILES)(
+    '%s: answers at least its recorded turns right, and every phase is reported',
+    async (file) => {
+      const { desk, memory } = testDesk(data.db);
+      try {
+        const conversations = loadConversations(conversationFile(file));
+        const report = await evaluateConversations({ desk, pool: data.db.pool, statementTimeoutMs: 10_000 }, conversations);
+        console.log(`${file}\n${report.lines.join('\n')}`);
+        const all = report.byPhase.find((t) => t.name === 'all')!;
+        expect(all.turns).toBe(conversations.flatMap((c) => c.turns).length);
+        expect(all.right).toBeGreaterThanOrEqual(recorded(file));
+        expect(report.byPhase.map((t) => t.name)).toEqual(['first', 'first, ambiguous', 'follow-up, ambiguous', 'follow-up', 'all']);
+        for (const t of [...report.byPhase, ...report.byEdit]) expect(t.turns).toBe(t.right + t.wrong + t.refused + t.asked + t.errors);
+      } finally {
+        await memory.close();
+      }
+    },
+    300_000,
+  );
 
   it('judges an answer that ignores the edit (the last answer again) as wrong', async () => {
     const { desk, memory } = testDesk(data.db);

@@ -3,7 +3,7 @@
 // datadesk eval backtest: accuracy of the backtest agent per task family.
 import type { Command } from 'commander';
 import { evaluateBacktests } from '../../eval/backtest-eval.js';
-import { evaluateConversations, loadConversations } from '../../eval/conversation-eval.js';
+import { CONVERSATION_FILES, conversationFile, evaluateConversations, loadConversations } from '../../eval/conversation-eval.js';
 import { BENCHMARK_FILES, evaluateSql, loadBenchmarks } from '../../eval/sql-eval.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { llmFromConfig } from '../../llm/from-config.js';
@@ -46,13 +46,18 @@ export function registerEval(program: Command): void {
         'each turn judged against a hand-written gold SQL; right per phase and per edit kind, and every turn not right',
     )
     .option('--limit <n>', 'only the first n conversations', positiveInt)
-    .action(async (opts: { limit?: number }) => {
+    .option(
+      '--file <name>',
+      `the conversations file: a name under fixtures/benchmarks (${CONVERSATION_FILES.join(', ')}) or a path`,
+      CONVERSATION_FILES[0],
+    )
+    .action(async (opts: { limit?: number; file: string }) => {
       const ctx = commandContext();
       const llm = llmFromConfig(ctx.config);
       const report = await withDatabase(ctx, async (db) => {
         const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
         try {
-          const conversations = loadConversations().slice(0, opts.limit);
+          const conversations = loadConversations(conversationFile(opts.file)).slice(0, opts.limit);
           return await evaluateConversations(
             { desk, pool: db.read, statementTimeoutMs: ctx.config.statementTimeoutMs },
             conversations,

@@ -34,6 +34,10 @@ export interface Assembled {
 
 export function assemble(work: Work): Assembled {
   const terms = new Set<string>();
+  // "drop the year filter", "the whole year", "same months": edits of an earlier answer, not a question
+  for (const p of work.live())
+    if (p.kind === 'remove' || p.kind === 'wholeYear' || p.kind === 'samePeriod')
+      work.drop(p, `"${p.text}" edits an earlier answer: ask a whole question`);
   const measure = readMeasure(work);
   let groups = readGroups(work, measure);
   const top = readRanking(work, groups);

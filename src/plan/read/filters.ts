@@ -101,21 +101,25 @@ const INTRO = new Set([
  * with an arrest", "domestic share of batteries").
  */
 export function sharePartPieces(cue: Piece, live: Piece[], work: Work, isSubject: (p: Piece) => boolean): Piece[] {
-  const subject = live.find((p) => isSubject(p) && p.start >= cue.end);
+  let subject = live.find((p) => isSubject(p) && p.start >= cue.end);
+  // "what percent were thefts": the introducing word comes before any subject, which is then the part
+  if (subject && introAt(work, live, cue.end, subject.start) !== undefined) subject = undefined;
   const base = subject?.end ?? cue.end;
-  let intro: number | undefined;
-  for (let k = base; k < work.scan.tokens.length; k++) {
-    const w = work.word(k)!;
-    if (!INTRO.has(w)) continue;
-    const covering = live.filter((p) => p.start <= k && k < p.end);
-    if (covering.length === 0 || covering.every((p) => p.kind === 'flag' && p.start === k)) {
-      intro = k;
-      break;
-    }
-  }
-  let part = intro === undefined ? [] : live.filter((p) => PART_KINDS.has(p.kind) && p.start >= intro!);
+  const intro = introAt(work, live, base, work.scan.tokens.length);
+  let part = intro === undefined ? [] : live.filter((p) => PART_KINDS.has(p.kind) && p.start >= intro);
   if (!part.length) {
     part = live.filter((p) => p.kind === 'flag' && !live.some((q) => isSubject(q) && q.kind !== 'flag' && q.start === p.end));
   }
   return part;
+}
+
+/** The first introducing word in [from, to) that no piece takes (or that starts a flag: "with an arrest"). */
+function introAt(work: Work, live: Piece[], from: number, to: number): number | undefined {
+  for (let k = from; k < to; k++) {
+    const w = work.word(k)!;
+    if (!INTRO.has(w)) continue;
+    const covering = live.filter((p) => p.start <= k && k < p.end);
+    if (covering.length === 0 || covering.every((p) => p.kind === 'flag' && p.start === k)) return k;
+  }
+  return undefined;
 }

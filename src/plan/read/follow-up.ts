@@ -9,17 +9,21 @@
 //     ("by year" after 2012: every year), and a pin this fragment sets on the
 //     grouped dimension narrows it away ("what about Austin?" after a top 5 of
 //     areas: Austin's number);
-//   - "in all of Chicago", "all years", "all types" remove their slot;
+//   - "in all of Chicago", "all years", "all types" remove their slot, and so do
+//     "drop the year filter", "without the arrest filter", "drop the district";
+//     "exclude domestic" negates the flag;
+//   - "as a percentage" of a count of one kind: that kind's share of everything
+//     in the thread's scope ("thefts in 2019" -> thefts as a share of all crimes);
 //   - "top 10 instead" sets the ranking; "compare with 2018" the comparison.
 // Every widening and every step is said in the answer's notes.
 import { periodLabel } from '../compile.js';
 import { QueryPlan, type Dimension, type Filters, type TimeRange } from '../query-plan.js';
 import { DISTINCT_OF, PER_OF, termsOf } from './assemble.js';
 import type { ReadContext } from './context.js';
-import { monthOf, monthRange, yearOf, yearRange } from './dates.js';
+import { addDays, monthOf, monthRange, yearOf, yearRange } from './dates.js';
 import { mergeFilters, sharePartPieces } from './filters.js';
 import { isOneDay, isOneMonth, isOneYear, joinPeriods, lastDay, monthsBetween, monthsOfYear, stepPeriod, yearWithin } from './periods.js';
-import { isSubject, type Piece } from './pieces.js';
+import { isSubject, type Piece, type RemovableSlot } from './pieces.js';
 import type { Work } from './work.js';
 
 /** A verb right after the measure, with no subject between: "how many were ...", "what percentage was ...". */
@@ -46,6 +50,8 @@ export function isFragment(work: Work): boolean {
   const live = work.live();
   if (!live.length) return false;
   if (live.some((p) => p.kind === 'followUp' && (p.start === 0 || EDIT_ANYWHERE.has(p.text.toLowerCase())))) return true;
+  // "drop the year filter", "the whole year", "same months in 2020": only said of a thread's last answer
+  if (live.some((p) => p.kind === 'remove' || p.kind === 'wholeYear' || p.kind === 'samePeriod')) return true;
   // "how many were arrests?", "what share was domestic?": the measure points back at the last answer's subject
   if (live.some((p) => p.kind === 'measure' && BACK_VERBS.has(work.word(p.end) ?? ''))) return true;
   // a subject: what is counted ("thefts", "crimes", "arrests"), crime types as the grouping, an arrest rate
@@ -91,7 +97,9 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   if (share) {
     part = share.arrestRate ? [] : sharePartPieces(share, live, work, isSubject);
     const f = mergeFilters(part, work, share.arrestRate ? { arrest: true } : {});
+    const kind = !Object.keys(f).length && !share.arrestRate ? kindAsShare(plan, notes) : undefined;
     if (Object.keys(f).length) plan.measure = { kind: 'share', part: f };
+    else if (kind) plan.measure = { kind: 'share', part: kind };
     else work.drop(share, 'a share of what?');
   } else if (pending) {
     const perPiece = dims.find((d) => d.per && PER_OF[d.dim]) ?? dims.find((d) => PER_OF[d.dim] && !d.by);
@@ -155,7 +163,8 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   replace(['weekend', 'weekdays'], ['weekend', 'weekdays']);
   for (const r of removals) removeSlot(r.dim, f, plan);
 
-  const periodSet = editPeriod(work, last, plan, notes);
+  const periodSet = editPeriod(work, last, plan, notes, ctx);
+  for (const r of work.of('remove')) takeAway(r.slot, plan, notes);
   const months = said(['months']).filter((p) => !periodSet.monthsTaken.includes(p));
   if (months.length) {
     delete f.months;
@@ -187,9 +196,7 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     if (numbers.length) plan.top = { n: numbers[0].n, order };
     else if (singular)
       plan.top = { n: 1, order }; // "which location type was the most common?" after a top 3
-    else if (plan.top)
-      plan.top = { ...plan.top, order }; // "and the fewest?" after a top 3: the bottom 3
-    else if (plural && order === 'desc') plan.order = 'measure';
+    else if (plural && order === 'desc' && !plan.top) plan.order = 'measure';
     else plan.top = { n: 1, order };
   } else if (plan.groupBy.join() !== before) {
     delete plan.top;
@@ -242,6 +249,48 @@ function withoutFlags(f: Filters, flags: Piece[]): Filters {
   return f;
 }
 
+const TIME_GROUPS = new Set<Dimension>(['year', 'month', 'month_of_year', 'weekday', 'hour', 'date', 'day_of_year']);
+
+/** The filters each removable slot holds. */
+const SLOT_KEYS: Record<RemovableSlot, (keyof Filters)[]> = {
+  time: ['time', 'months'],
+  place: [...PLACE_KEYS],
+  type: ['types', 'category', 'descriptions'],
+  arrest: ['arrest'],
+  domestic: ['domestic'],
+  night: ['night', 'hours'],
+  weekend: ['weekend', 'weekdays'],
+  location: ['locations'],
+};
+
+/** "drop the year filter", "without the arrest filter", "drop the district": the slot taken away (said when it was not there). */
+function takeAway(slot: RemovableSlot, plan: QueryPlan, notes: string[]): void {
+  const f = plan.filters;
+  const keys = SLOT_KEYS[slot];
+  if (!keys.some((k) => f[k] !== undefined)) notes.push(`the last answer had no ${slot === 'time' ? 'period' : slot} filter to drop`);
+  for (const k of keys) delete f[k];
+  if (slot === 'time') delete plan.compareWith;
+}
+
+/**
+ * "as a percentage" with no part said, of a count of one kind (thefts, property crimes): that kind as a
+ * share of every incident in the thread's scope, the kind taken out of the filters. Undefined when the
+ * last answer counts no kind or is grouped by one (the share of each group in the total is not a plan).
+ */
+function kindAsShare(plan: QueryPlan, notes: string[]): Filters | undefined {
+  const f = plan.filters;
+  // grouped by places or kinds, "as a percentage" is each group's part of the total: not this
+  if (plan.measure.kind !== 'count' || !(f.types || f.category) || plan.groupBy.some((d) => !TIME_GROUPS.has(d))) return undefined;
+  const part: Filters = {};
+  for (const k of ['types', 'category', 'descriptions'] as const) {
+    if (f[k] === undefined) continue;
+    Object.assign(part, { [k]: f[k] });
+    delete f[k];
+  }
+  notes.push('as a percentage: of every crime in the same place and period');
+  return part;
+}
+
 const REMOVABLE = new Set<Dimension>(['type', 'location', 'community_area', 'district', 'ward', 'beat', 'block', 'year']);
 
 /** "all types", "all wards", "all years": that slot of the plan removed. */
@@ -263,24 +312,49 @@ function removeSlot(d: Dimension, f: Filters, plan: QueryPlan): void {
  * thread's year when the thread's period lies in one; a set of periods that run on is one stretch.
  * `set`: the fragment set the period; `monthsTaken`: the month pieces read as that period.
  */
-function editPeriod(work: Work, last: QueryPlan, plan: QueryPlan, notes: string[]): { set: boolean; monthsTaken: Piece[] } {
+function editPeriod(
+  work: Work,
+  last: QueryPlan,
+  plan: QueryPlan,
+  notes: string[],
+  ctx: ReadContext,
+): { set: boolean; monthsTaken: Piece[] } {
   const f = plan.filters;
   const ref = last.filters.time;
   const cmp = work.of('compare');
+  const same = work.of('samePeriod');
   const stated = work.of('time').filter((p) => !p.step);
   const steps = work.of('time').filter((p) => p.step);
-  const monthPieces = work.of('months').filter((p) => p.months.length && !SEASONS.has(p.label.toLowerCase()));
+  // a season that runs on within a year ("the summer") is a period of the thread's year, as a month is
+  const monthPieces = work
+    .of('months')
+    .filter((p) => p.months.length && (!SEASONS.has(p.label.toLowerCase()) || monthsOfYear(2000, p.months) !== undefined));
   const refYear = ref ? yearWithin(ref) : undefined;
-  const periods: { piece: Piece; range: TimeRange }[] = stated.map((p) => ({ piece: p, range: p.range }));
+  const periods: { piece: Piece; range: TimeRange }[] = stated.map((p) => {
+    // "same months in 2020" after January to March 2021: January to March 2020
+    const y = yearWithin(p.range);
+    if (same.length && ref && y !== undefined && isOneYear(p.range) && yearWithin(ref) !== undefined) {
+      const range = stepPeriod(ref, { unit: 'year', by: y - yearOf(ref.from) });
+      notes.push(`"${same[0].text}" ${p.text}: ${periodLabel(range)}, as the thread's ${periodLabel(ref)}`);
+      return { piece: p, range: { ...range, said: undefined } };
+    }
+    return { piece: p, range: p.range };
+  });
   const monthsTaken: Piece[] = [];
   if (!stated.length && refYear !== undefined) {
-    // "and April?" after March 2020 or after 2020: April 2020
+    // "and April?" after March 2020 or after 2020: April 2020; "the summer" after 2018: June to August 2018
     for (const p of monthPieces) {
       const range = monthsOfYear(refYear, p.months);
       if (!range) continue;
       periods.push({ piece: p, range: { ...range, said: `${p.text} ${refYear}` } });
       monthsTaken.push(p);
     }
+  }
+  const whole = work.of('wholeYear');
+  if (!stated.length && !monthsTaken.length && whole.length) {
+    // "the whole year" after January to March 2021: 2021
+    if (refYear !== undefined) periods.push({ piece: whole[0], range: { ...yearRange(refYear), said: String(refYear) } });
+    else for (const p of whole) work.drop(p, ref ? "the thread's period spans more than one year" : 'which year? ("in 2021")');
   }
   // a step counts from the period this fragment states ("2021 compared with the year before"), else the thread's
   const base = periods[0]?.range ?? ref;
@@ -304,6 +378,12 @@ function editPeriod(work: Work, last: QueryPlan, plan: QueryPlan, notes: string[
   }
   if (cmp.length && periods.length === 1) {
     plan.compareWith = periods[0].range;
+    if (!f.time) {
+      // "compare with 2018" after a ranking over every year: every year on record against 2018, said so
+      f.time = { from: yearRange(yearOf(ctx.earliestDate)).from, to: addDays(ctx.latestDate, 1), said: 'every year on record' };
+      notes.push(`compared: every year on record (${periodLabel(f.time)}) against ${periodLabel(plan.compareWith)}`);
+      return { set: true, monthsTaken };
+    }
     return { set: false, monthsTaken };
   }
   if (cmp.length && periods.length === 2) {

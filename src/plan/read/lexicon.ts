@@ -230,6 +230,8 @@ function build(): Lexicon {
   for (const w of m.grouping_fillers ?? []) add(w, [{ kind: 'grouping' }], 5);
   for (const w of m.places_all ?? []) add(w, [{ kind: 'allPlaces' }], 4);
   for (const w of m.time_all ?? []) add(w, [{ kind: 'allTime' }], 4);
+  for (const w of m.period_edits?.whole_year ?? []) add(w, [{ kind: 'wholeYear' }], 4);
+  for (const w of m.period_edits?.same_period ?? []) add(w, [{ kind: 'samePeriod' }], 4);
   const openers = new Set([
     'what about',
     'how about',

@@ -31,6 +31,7 @@ export interface SemanticModel {
   grouping_fillers?: string[];
   follow_up?: string[];
   filler_phrases?: string[];
+  period_edits?: { whole_year?: string[]; same_period?: string[] };
 }
 
 /** The model file (read once by ../semantic-model.ts), with the sections the reader uses typed. */

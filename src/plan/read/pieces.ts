@@ -3,6 +3,8 @@
 import type { Dimension, TimeRange } from '../query-plan.js';
 
 type Flag = 'arrest' | 'domestic';
+/** A slot of a plan a follow-up can take away ("drop the year filter", "without the arrest filter"). */
+export type RemovableSlot = 'time' | 'place' | 'type' | 'arrest' | 'domestic' | 'night' | 'weekend' | 'location';
 export type PlaceKind = 'areas' | 'districts' | 'wards' | 'beats' | 'blocks';
 /** A step of whole years or months from a reference period. */
 export interface PeriodStep {
@@ -48,6 +50,12 @@ export type Meaning =
   | { kind: 'none' }
   | { kind: 'allPlaces' }
   | { kind: 'allTime' }
+  /** "the whole year": the thread's period widened to its calendar year */
+  | { kind: 'wholeYear' }
+  /** "same months", "the same period": the thread's months and days, in the year said */
+  | { kind: 'samePeriod' }
+  /** "drop the year filter", "without the arrest filter": that slot of the last plan taken away */
+  | { kind: 'remove'; slot: RemovableSlot }
   /** what about, instead, also, only */
   | { kind: 'followUp'; also?: boolean; opener?: boolean }
   /** near, around, involving, except: the words that follow cannot be placed either */

@@ -7,6 +7,7 @@ import type { ReadContext } from './context.js';
 import { hourRules } from './hour-rules.js';
 import { areaLexicon, baseLexicon, type Entry } from './lexicon.js';
 import { numberRules, placeRules } from './number-rules.js';
+import { removeRule } from './remove-rules.js';
 import type { Meaning, Piece } from './pieces.js';
 import type { Rule, RuleInput } from './rule.js';
 import { timeRules } from './time-rules.js';
@@ -20,7 +21,7 @@ export interface Scan {
   unplaced: number[];
 }
 
-const RULES: Rule[] = [...timeRules, ...hourRules, ...placeRules];
+const RULES: Rule[] = [...timeRules, ...hourRules, ...placeRules, removeRule];
 
 export function scan(text: string, ctx: ReadContext): Scan {
   const words = tokenize(text);
