@@ -207,6 +207,64 @@ describe('compilePlan', () => {
     );
   });
 
+  it('compares grouped answers: a top 5 of this period with the same types in the other, by month, by month of the year and type, a share by district, an average per day', async () => {
+    const y2019 = { from: '2019-01-01', to: '2020-01-01' };
+    const y2018 = { from: '2018-01-01', to: '2019-01-01' };
+    const change = (a: string, b: string) => `round(100.0 * (${a} - ${b}) / nullif(${b}, 0), 1)`;
+    // the top 5 of 2019 (every type tied at the cut kept), each with its 2018 count
+    await expectSame(
+      { measure: { kind: 'count' }, filters: { time: y2019 }, groupBy: ['type'], top: { n: 5, order: 'desc' }, compareWith: y2018 },
+      `WITH a AS (SELECT primary_type AS t, count(*) AS n FROM crimes WHERE year = 2019 GROUP BY 1),
+            b AS (SELECT primary_type AS t, count(*) AS n FROM crimes WHERE year = 2018 GROUP BY 1),
+            r AS (SELECT a.t, a.n AS na, coalesce(b.n, 0) AS nb, rank() OVER (ORDER BY a.n DESC) AS place FROM a LEFT JOIN b USING (t))
+       SELECT t, na, nb, ${change('na', 'nb')} FROM r WHERE place <= 5 ORDER BY place, t`,
+    );
+    // each month of 2019 against the same month of 2018, empty months as 0
+    await expectSame(
+      { measure: { kind: 'count' }, filters: { types: ['HOMICIDE'], time: y2019 }, groupBy: ['month'], compareWith: y2018 },
+      `SELECT to_char(m, 'FMMonth'), a, b, ${change('a', 'b')} FROM (
+         SELECT m, (SELECT count(*) FROM crimes WHERE primary_type = 'HOMICIDE' AND date_trunc('month', date) = m) AS a,
+                   (SELECT count(*) FROM crimes WHERE primary_type = 'HOMICIDE' AND date_trunc('month', date) = m - interval '1 year') AS b
+         FROM generate_series('2019-01-01'::timestamp, '2019-12-01', interval '1 month') m) t ORDER BY m`,
+    );
+    // two groupings: month of the year and type, every combination
+    await expectSame(
+      {
+        measure: { kind: 'count' },
+        filters: { types: ['THEFT', 'BATTERY'], time: y2019 },
+        groupBy: ['month_of_year', 'type'],
+        compareWith: y2018,
+      },
+      `SELECT to_char(make_date(2000, mo, 1), 'FMMonth'), t, a, b, ${change('a', 'b')} FROM (
+         SELECT mo, t, (SELECT count(*) FROM crimes WHERE primary_type = t AND year = 2019 AND extract(month FROM date) = mo) AS a,
+                       (SELECT count(*) FROM crimes WHERE primary_type = t AND year = 2018 AND extract(month FROM date) = mo) AS b
+         FROM generate_series(1, 12) mo CROSS JOIN (VALUES ('BATTERY'), ('THEFT')) v(t)) x ORDER BY mo, t`,
+    );
+    // a share moves in percentage points
+    await expectSame(
+      {
+        measure: { kind: 'share', part: { arrest: true } },
+        filters: { types: ['THEFT'], time: y2019 },
+        groupBy: ['district'],
+        compareWith: y2018,
+      },
+      `WITH s AS (SELECT district, year, round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 2) AS pct FROM crimes
+                  WHERE primary_type = 'THEFT' AND year IN (2018, 2019) AND district IS NOT NULL GROUP BY 1, 2)
+       SELECT d.district, a.pct, b.pct, round(a.pct - b.pct, 2)
+       FROM (SELECT DISTINCT district FROM s) d LEFT JOIN s a ON a.district = d.district AND a.year = 2019
+       LEFT JOIN s b ON b.district = d.district AND b.year = 2018 ORDER BY d.district`,
+    );
+    // an average per day over every day of each year
+    await expectSame(
+      { measure: { kind: 'average_per', per: 'day' }, filters: { types: ['THEFT'], time: y2019 }, compareWith: y2018 },
+      `WITH per_day AS (SELECT d::date AS day, (SELECT count(*) FROM crimes WHERE primary_type = 'THEFT' AND date::date = d::date) AS n
+                        FROM generate_series('2018-01-01'::date, '2019-12-31', interval '1 day') d),
+            a AS (SELECT round(avg(n), 2) AS v FROM per_day WHERE day >= '2019-01-01'),
+            b AS (SELECT round(avg(n), 2) AS v FROM per_day WHERE day < '2019-01-01')
+       SELECT '2019', a.v, '2018', b.v, ${change('a.v', 'b.v')} FROM a, b`,
+    );
+  });
+
   it('distinct blocks and property crimes', async () => {
     await expectSame(
       { measure: { kind: 'distinct', of: 'block' }, filters: { category: 'property', time: { from: '2019-03-01', to: '2019-07-01' } } },
