@@ -7,13 +7,19 @@
 // rollup's groups:
 // - count(*) (with or without FILTER) becomes sum(n); count(DISTINCT c) and
 //   min/max of a kept column are the same over groups as over incidents;
+//   avg and sum of an integer (arrest::int, a CASE of whole numbers) weigh
+//   each group's value by its n: avg(x) is sum(x * n) / (the n where x is not
+//   NULL), the same numeric division avg does over incidents;
 // - other columns must be kept whole by the rollup;
 // - `date` only through what its grain keeps: extract / date_part / date_trunc
 //   of a kept facet, date::date at day grain, and `date >= L` / `date < L`
 //   with L a day the grain starts on (date <= L, date > L, date = L are not
 //   exact over truncated dates);
-// - no row-level output (a block without aggregates lists incidents), no
-//   window over count(*), no subquery inside the block, no join.
+// - no row-level output (a block without aggregates lists incidents, unless
+//   DISTINCT or GROUP BY keeps each row once: the values found), no
+//   window over count(*), no subquery inside the block; a join only to a
+//   lookup table on its key (community_areas USING (community_area)): each
+//   incident meets at most one row of it, whose columns are free to use.
 // Anything else is left on crimes. The SQL shown starts with a comment that
 // names the rollup; the differential test (test/db/aggregate-navigation.test.ts)
 // runs both forms of random SQL of the shapes models write.
@@ -21,6 +27,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'libpg-query';
 import { fixturePath } from '../core/paths.js';
 import { CRIME_COLUMNS } from './crime-columns.js';
+import { sqlAllowList } from './sql-allowlist.js';
 import { GRAIN_FACETS, ROLLUP_MEASURE, ROLLUPS, type Rollup, type RollupGrain, type TimeFacet } from './rollups.js';
 
 export interface Navigated {
@@ -47,13 +54,17 @@ const FIELD_FACET: Record<string, TimeFacet | undefined> = {
   month: 'month',
   week: 'day',
   day: 'day',
-  dow: 'day',
-  isodow: 'day',
+  dow: 'weekday',
+  isodow: 'weekday',
   doy: 'day',
   hour: 'hour',
 };
 /** date_trunc to an hour would keep the hour inside the grain's first day (month_hour): only whole units. */
 const TRUNC_FACET: Record<string, TimeFacet | undefined> = { year: 'year', quarter: 'month', month: 'month', week: 'day', day: 'day' };
+/** Lookup tables a block may join crimes to, by their key (each incident meets at most one of their rows). */
+const LOOKUP_KEYS: Record<string, string> = { community_areas: 'community_area' };
+/** The types whose avg is numeric_div(sum, count) and whose sum over int4 is int8, as the rewrite computes them. */
+const INTEGER_TYPES = new Set(['int', 'integer', 'int4', 'int2', 'smallint']);
 /** The functions whose value over groups is their value over incidents (each group is distinct values). */
 const SAME_OVER_GROUPS = new Set(['min', 'max']);
 /** The aggregates model SQL may call (the guard's allow-list, its aggregate group). */
@@ -93,6 +104,30 @@ function alignedFacet(text: string): TimeFacet | undefined {
   return m[3] === '01' ? 'month' : 'day';
 }
 
+/** The names a relation is read by in its block: its alias, or its name (and schema.name). */
+function qualifiersOf(relation: Node): Set<string> {
+  const alias = (relation.alias as { aliasname?: string } | undefined)?.aliasname;
+  const name = relation.relname as string;
+  return new Set(alias ? [alias] : [name, ...(relation.schemaname ? [`${relation.schemaname as string}.${name}`] : [])]);
+}
+
+/** A block's crimes relation, and the lookup table it is joined to on the lookup's key, if any. */
+interface CrimesFrom {
+  crimes: Node;
+  /** the lookup's names in the block, its columns, and the crimes column it is joined on (which the rollup must keep) */
+  lookup?: { qualifiers: Set<string>; columns: Set<string>; key: string };
+}
+
+/** avg or sum of an integer over incidents: the call's text is replaced by its weighted form over groups. */
+interface Weighted {
+  fname: 'avg' | 'sum';
+  at: number;
+  end: number;
+  arg: string;
+  /** the call is an output of its own (avg(x), not round(avg(x), 2)): the rewrite keeps its name */
+  bare: boolean;
+}
+
 /** One block reading crimes alone: what it needs of a rollup, and how its text changes. */
 class Block {
   readonly columns = new Set<string>();
@@ -100,6 +135,7 @@ class Block {
   /** at day grain only: date::date reads whole days, which only a day grain keeps as such */
   dayValue = false;
   readonly counts: { at: number; end: number; wrap: boolean; filterEnd?: number }[] = [];
+  readonly weighted: Weighted[] = [];
   aggregates = 0;
   /** the names the block reads its table by (alias or relation name) */
   readonly qualifiers: Set<string>;
@@ -110,10 +146,10 @@ class Block {
     private readonly text: Buffer,
     readonly select: Node,
     readonly outputs: Set<string>,
-    relation: Node,
+    readonly from: CrimesFrom,
   ) {
-    const alias = (relation.alias as { aliasname?: string } | undefined)?.aliasname;
-    this.qualifiers = new Set(alias ? [alias] : ['crimes', ...(relation.schemaname ? [`${relation.schemaname}.crimes`] : [])]);
+    this.qualifiers = qualifiersOf(from.crimes);
+    if (from.lookup) this.columns.add(from.lookup.key);
   }
 
   column(ref: Node): void {
@@ -121,12 +157,17 @@ class Block {
     const name = fields.at(-1)!;
     const qualifier = fields.slice(0, -1).join('.');
     if (name === '*') no('a row-level *');
+    const lookup = this.from.lookup;
+    if (qualifier && lookup?.qualifiers.has(qualifier)) {
+      if (!lookup.columns.has(name)) no(`an unknown column ${qualifier}.${name}`);
+      return; // the lookup row an incident meets: its columns are the same for the incident's group
+    }
     if (qualifier && !this.qualifiers.has(qualifier)) no(`a column of another relation (${qualifier})`);
     if (qualifier && qualifier.endsWith('crimes')) this.qualifiedByName = true;
     if (name === 'date') no('date itself (its grain is truncated)');
     if (KEPT_WHOLE.has(name)) this.columns.add(name);
-    else if (!qualifier && this.outputs.has(name))
-      return; // ORDER BY an output's name
+    else if (!qualifier && (this.outputs.has(name) || lookup?.columns.has(name)))
+      return; // ORDER BY an output's name, or a column only the lookup has
     else no(`an unknown column ${name}`);
   }
 
@@ -233,6 +274,10 @@ class Block {
       if (fname === 'count' && f.agg_star) return this.countStar(f);
       if (fname === 'count' && f.agg_distinct) return this.expression(args, true);
       if (SAME_OVER_GROUPS.has(fname) && !f.agg_distinct) return this.expression(args, true);
+      if ((fname === 'avg' || fname === 'sum') && !f.agg_distinct && !f.agg_filter && args.length === 1 && isInteger(args[0])) {
+        this.expression(args, true);
+        return this.weigh(fname, f);
+      }
       return no(`${fname}() over incidents`);
     }
     // date parts
@@ -248,12 +293,27 @@ class Block {
       // only calendar parts; hours and minutes are not kept by a truncated date
       if (!/^(?:FM|YYYY|YY|MM|Month|month|MONTH|Mon|mon|MON|DD|Day|day|DAY|Dy|dy|DY|ID|Q|[\s\-/.,:])*$/.test(format))
         no(`to_char(date, '${format}')`);
-      const facet: TimeFacet = /DD|Day|day|DAY|Dy|dy|DY|ID/.test(format) ? 'day' : /MM|Mon|mon|MON|Q/.test(format) ? 'month' : 'year';
-      this.facets.add(facet);
+      // each part it shows: a day of the month, a weekday's name or number, a month, the year
+      const parts = format.replace(/Day|day|DAY|Dy|dy|DY|ID/g, (p) => (this.facets.add('weekday'), ' '.repeat(p.length)));
+      if (/DD/.test(parts)) this.facets.add('day');
+      if (/MM|Mon|mon|MON|Q/.test(parts)) this.facets.add('month');
+      this.facets.add('year'); // a rollup with a date (every grain but all time) keeps its year
       return;
     }
     for (const a of args) if (this.isDate(a)) no(`${fname} of date`);
     this.expression(args, inAggregate);
+  }
+
+  private weigh(fname: 'avg' | 'sum', f: Node): void {
+    const at = f.location as number;
+    const open = /^(?:avg|sum)\s*\(/i.exec(this.text.subarray(at, at + 20).toString('latin1'));
+    if (!open) no(`a ${fname}() written unusually`);
+    const end = closingParen(this.text, at + open![0].length - 1);
+    const arg = this.text.subarray(at + open![0].length, end - 1).toString('utf8');
+    const bare = (this.select.targetList as Node[]).some(
+      (t) => !(t.ResTarget as Node).name && ((t.ResTarget as Node).val as Node).FuncCall === f,
+    );
+    this.weighted.push({ fname, at, end, arg, bare });
   }
 
   /**
@@ -274,6 +334,17 @@ class Block {
     }
     this.counts.push({ at, end, wrap, filterEnd });
   }
+}
+
+/** An integer for avg and sum: a cast to a 2- or 4-byte integer (arrest::int), or a CASE whose results are whole numbers. */
+function isInteger(n: unknown): boolean {
+  const cast = (n as { TypeCast?: Node }).TypeCast;
+  if (cast) return INTEGER_TYPES.has(names((cast.typeName as Node).names).at(-1) ?? '');
+  const c = (n as { CaseExpr?: Node }).CaseExpr;
+  if (!c) return false;
+  const isWhole = (x: unknown) =>
+    x === undefined || Boolean((x as { A_Const?: Node }).A_Const && 'ival' in (x as { A_Const: Node }).A_Const);
+  return ((c.args as Node[]) ?? []).every((w) => isWhole((w.CaseWhen as Node).result)) && isWhole(c.defresult);
 }
 
 /** The byte after the ")" that closes the "(" at `open`, past strings, quoted names and comments. */
@@ -317,28 +388,72 @@ function* selects(n: unknown): Generator<Node> {
   }
 }
 
-/** The block's single relation when it reads crimes alone. */
-function crimesAlone(s: Node): Node | undefined {
-  const from = s.fromClause as Node[] | undefined;
-  if (!from || from.length !== 1) return undefined;
-  const rv = from[0].RangeVar as Node | undefined;
-  if (!rv || rv.relname !== 'crimes' || (rv.schemaname && rv.schemaname !== 'public')) return undefined;
-  return rv;
+const isTable = (n: unknown, name?: string): n is { RangeVar: Node } => {
+  const rv = (n as { RangeVar?: Node } | undefined)?.RangeVar;
+  return Boolean(rv && (!rv.schemaname || rv.schemaname === 'public') && (name === undefined || rv.relname === name));
+};
+
+/** A join of crimes to a lookup table on the lookup's key, USING (key) or ON one equality of the two keys. */
+function lookupJoin(j: Node): CrimesFrom | undefined {
+  if (j.isNatural || j.alias || (j.jointype !== 'JOIN_INNER' && j.jointype !== 'JOIN_LEFT')) return undefined;
+  // a LEFT join keeps every incident only with crimes on its left
+  const sides =
+    j.jointype === 'JOIN_LEFT'
+      ? [[j.larg, j.rarg]]
+      : [
+          [j.larg, j.rarg],
+          [j.rarg, j.larg],
+        ];
+  for (const [c, l] of sides) {
+    if (!isTable(c, 'crimes') || !isTable(l)) continue;
+    const table = l.RangeVar.relname as string;
+    const key = LOOKUP_KEYS[table];
+    const columns = sqlAllowList().relations.get(table);
+    if (!key || !columns) return undefined;
+    const [crimesQ, lookupQ] = [qualifiersOf(c.RangeVar), qualifiersOf(l.RangeVar)];
+    const using = names(j.usingClause);
+    const keyRef = (n: unknown, q: Set<string>) => {
+      const fields = names((n as { ColumnRef?: Node }).ColumnRef?.fields);
+      return fields.length === 2 && fields[1] === key && q.has(fields[0]);
+    };
+    const on = (j.quals as { A_Expr?: Node } | undefined)?.A_Expr;
+    const onKeys =
+      on?.kind === 'AEXPR_OP' &&
+      names(on.name).join() === '=' &&
+      ((keyRef(on.lexpr, crimesQ) && keyRef(on.rexpr, lookupQ)) || (keyRef(on.lexpr, lookupQ) && keyRef(on.rexpr, crimesQ)));
+    if ((using.length === 1 && using[0] === key && !j.quals) || (!using.length && onKeys))
+      return { crimes: c.RangeVar, lookup: { qualifiers: lookupQ, columns, key } };
+    return undefined;
+  }
+  return undefined;
 }
 
-function navigateBlock(text: Buffer, s: Node, relation: Node): { rollup: Rollup; edits: Edit[] } | undefined {
+/** The block's crimes relation when it reads crimes alone, or crimes joined to a lookup table on its key. */
+function crimesFrom(s: Node): CrimesFrom | undefined {
+  const from = s.fromClause as Node[] | undefined;
+  if (!from || from.length !== 1) return undefined;
+  if (isTable(from[0], 'crimes')) return { crimes: from[0].RangeVar };
+  const join = from[0].JoinExpr as Node | undefined;
+  return join ? lookupJoin(join) : undefined;
+}
+
+function navigateBlock(text: Buffer, s: Node, from: CrimesFrom): { rollup: Rollup; edits: Edit[] } | undefined {
   const outputs = new Set((s.targetList as Node[]).map((t) => (t.ResTarget as Node).name as string).filter(Boolean));
-  const b = new Block(text, s, outputs, relation);
+  const b = new Block(text, s, outputs, from);
   try {
-    if (s.distinctClause || s.windowClause || s.intoClause || s.lockingClause) no('DISTINCT, WINDOW, INTO or locking');
+    // DISTINCT over whole output rows is the same over groups as over incidents; DISTINCT ON picks a row
+    const distinct = s.distinctClause as Node[] | undefined;
+    const wholeDistinct = distinct?.length === 1 && Object.keys(distinct[0]).length === 0;
+    if ((distinct && !wholeDistinct) || s.windowClause || s.intoClause || s.lockingClause) no('DISTINCT ON, WINDOW, INTO or locking');
     b.expression(s.targetList);
     b.expression(s.whereClause);
     b.expression(s.groupClause);
     if (s.havingClause) b.expression(s.havingClause);
     b.expression(s.sortClause);
     // groupings of ordinal positions and output names are read through the targets above
-    if (b.aggregates === 0) no('a row-level query: its rows are incidents');
-    if (b.counts.length === 0 && b.columns.size === 0 && b.facets.size === 0) return undefined;
+    // without aggregates a block lists incidents, unless it keeps each distinct row once (DISTINCT, GROUP BY)
+    if (b.aggregates === 0 && !wholeDistinct && !s.groupClause) no('a row-level query: its rows are incidents');
+    if (b.counts.length === 0 && b.weighted.length === 0 && b.columns.size === 0 && b.facets.size === 0) return undefined;
   } catch (error) {
     if (error instanceof NotNavigable) return undefined;
     throw error;
@@ -346,9 +461,22 @@ function navigateBlock(text: Buffer, s: Node, relation: Node): { rollup: Rollup;
   const rollup = smallestHolding(b);
   if (!rollup) return undefined;
   const edits: Edit[] = [];
+  const relation = from.crimes;
   const at = relation.location as number;
-  edits.push({ at, end: relationName(text, at), text: b.qualifiedByName ? `${rollup.table} AS crimes` : rollup.table });
-  const sum = `sum(${ROLLUP_MEASURE.column})`;
+  // beside a lookup table, the measure is read by the rollup's name in the block: its alias, or crimes
+  const alias = (relation.alias as { aliasname?: string } | undefined)?.aliasname;
+  const asCrimes = b.qualifiedByName || (Boolean(from.lookup) && !alias);
+  edits.push({ at, end: relationName(text, at), text: asCrimes ? `${rollup.table} AS crimes` : rollup.table });
+  const n = from.lookup ? `${alias ?? 'crimes'}.${ROLLUP_MEASURE.column}` : ROLLUP_MEASURE.column;
+  const sum = `sum(${n})`;
+  for (const w of b.weighted) {
+    const weighed =
+      w.fname === 'avg'
+        ? `(sum((${w.arg})::numeric * ${n}) / nullif(sum(${n}) FILTER (WHERE (${w.arg}) IS NOT NULL), 0)::numeric)`
+        : `sum((${w.arg}) * ${n}::int8)::int8`;
+    edits.push({ at: w.at, end: w.end, text: weighed });
+    if (w.bare && w.fname === 'avg') edits.push({ at: w.end, end: w.end, text: ' AS avg' });
+  }
   for (const c of b.counts) {
     if (!c.wrap) edits.push({ at: c.at, end: c.end, text: sum });
     else if (c.filterEnd === undefined) edits.push({ at: c.at, end: c.end, text: `coalesce(${sum}, 0)` });
@@ -387,9 +515,9 @@ export async function navigateAggregates(sql: string): Promise<Navigated | undef
   const edits: Edit[] = [];
   const used: string[] = [];
   for (const s of selects(tree)) {
-    const relation = crimesAlone(s);
-    if (!relation) continue;
-    const moved = navigateBlock(text, s, relation);
+    const from = crimesFrom(s);
+    if (!from) continue;
+    const moved = navigateBlock(text, s, from);
     if (!moved) continue;
     edits.push(...moved.edits);
     used.push(moved.rollup.table);

@@ -1,4 +1,4 @@
-// The crime rollups (migrations 027, 036 and 037): pre-aggregated counts the plan
+// The crime rollups (migrations 027, 036, 037 and 041): pre-aggregated counts the plan
 // compiler answers from when a question fits inside one (src/plan/rollup-choice.ts),
 // and model-written SQL is moved onto (src/db/aggregate-navigation.ts).
 // This list is the one place they are defined: it mirrors the database's
@@ -12,19 +12,23 @@ import type pg from 'pg';
 /**
  * How a rollup's `date` is truncated. Each keeps some of the time facets a question can use: year
  * (the date's year, as a per-year average reads it), month (the month of year, a month-aligned
- * period), day (weekday, day, day of year, any period of whole days) and hour (hour of day, night).
- * month_hour and year_hour keep the hour of day inside the month's or year's first day. An `all`
- * rollup has no date: it counts all time.
+ * period), weekday (the day of the week: weekdays, weekends), day (day, day of year, any period of
+ * whole days; a day keeps its weekday too) and hour (hour of day, night). month_hour and year_hour
+ * keep the hour of day inside the month's or year's first day; year_weekday_hour keeps the weekday
+ * and the hour inside the year's first seven days (the first day of the year with the incident's
+ * weekday, at its hour: the year, the weekday and the hour read from it as from crimes, the month
+ * does not). An `all` rollup has no date: it counts all time.
  */
-export type RollupGrain = 'day' | 'month' | 'month_hour' | 'year' | 'year_hour' | 'all';
-export type TimeFacet = 'year' | 'month' | 'day' | 'hour';
+export type RollupGrain = 'day' | 'month' | 'month_hour' | 'year' | 'year_hour' | 'year_weekday_hour' | 'all';
+export type TimeFacet = 'year' | 'month' | 'weekday' | 'day' | 'hour';
 
 export const GRAIN_FACETS: Record<RollupGrain, readonly TimeFacet[]> = {
-  day: ['year', 'month', 'day'],
+  day: ['year', 'month', 'weekday', 'day'],
   month: ['year', 'month'],
   month_hour: ['year', 'month', 'hour'],
   year: ['year'],
   year_hour: ['year', 'hour'],
+  year_weekday_hour: ['year', 'weekday', 'hour'],
   all: [],
 };
 
@@ -54,6 +58,7 @@ export const ROLLUPS: readonly Rollup[] = [
   { table: 'crimes_by_year_beat', grain: 'year', columns: [...COMMON, 'beat', 'district'] }, // 407K
   { table: 'crimes_by_year_place', grain: 'year', columns: [...COMMON, 'community_area', 'district', 'ward'] }, // 410K
   { table: 'crimes_by_month_hour', grain: 'month_hour', columns: COMMON }, // 437K
+  { table: 'crimes_by_year_weekday_hour', grain: 'year_weekday_hour', columns: COMMON }, // (041)
   { table: 'crimes_by_day', grain: 'day', columns: COMMON }, // 532K
   { table: 'crimes_by_year_hour_place', grain: 'year_hour', columns: ['year', 'primary_type', 'community_area', 'district'] }, // 1.0M
 ];

@@ -1,6 +1,6 @@
 // Which rollup (src/db/rollups.ts) can answer a plan exactly: the first, smallest
 // first, that keeps every column the plan filters, groups or counts by, and
-// every time facet it reads (month, day, hour). Anything else is answered from
+// every time facet it reads (month, weekday, day, hour). Anything else is answered from
 // crimes. The plan says all it uses, so this is a walk over the plan, not over SQL.
 import type { Dimension, Filters, Measure, QueryPlan, TimeRange } from './query-plan.js';
 import { option } from '../knowledge/glossary.js';
@@ -17,7 +17,7 @@ const DIMENSION_NEEDS: Record<Dimension, { column?: string; facet?: TimeFacet }>
   year: { column: 'year' },
   month: { facet: 'month' },
   month_of_year: { facet: 'month' },
-  weekday: { facet: 'day' },
+  weekday: { facet: 'weekday' },
   hour: { facet: 'hour' },
   date: { facet: 'day' },
   day_of_year: { facet: 'day' },
@@ -66,7 +66,8 @@ class Needs implements PlanNeeds {
     const code = sql.replace(/'[^']*'/g, "''");
     for (const c of CRIME_COLUMNS) if (c !== 'date' && new RegExp(`\\b${c}\\b`).test(code)) this.column(c);
     if (/extract\(\s*hour\b/i.test(code)) this.facet('hour');
-    if (/extract\(\s*(isodow|dow|day)\b|::date|to_char/i.test(code)) this.facet('day');
+    if (/extract\(\s*(isodow|dow)\b/i.test(code)) this.facet('weekday');
+    if (/extract\(\s*(day|doy)\b|::date|to_char/i.test(code)) this.facet('day');
     if (/extract\(\s*month\b/i.test(code)) this.facet('month');
   }
 
@@ -77,7 +78,7 @@ class Needs implements PlanNeeds {
     if (f.locations) this.column('location_description');
     if (f.time) this.period(f.time);
     if (f.months) this.facet('month');
-    if (f.weekdays) this.facet('day');
+    if (f.weekdays) this.facet('weekday');
     if (f.weekend) this.glossary('weekend', choices);
     if (f.hours) this.facet('hour');
     if (f.night) this.glossary('night', choices);
@@ -119,8 +120,20 @@ function planNeeds(plan: QueryPlan, choices: Record<string, string>): PlanNeeds 
 const rollupHolds = (r: Rollup, needs: PlanNeeds): boolean =>
   [...needs.columns].every((c) => r.columns.includes(c)) && [...needs.facets].every((f) => GRAIN_FACETS[r.grain].includes(f));
 
+/**
+ * The average gap between consecutive incidents on a block, over every incident: the rollup that keeps the
+ * blocks of all time gives each block and its count, and crimes' (block, date) index (migration 042) its first
+ * and last incident in two probes, instead of grouping every incident by block. A gap over some incidents
+ * (filtered) reads whole timestamps of those: crimes.
+ */
+function gapRollup(plan: QueryPlan): Rollup | undefined {
+  const everyIncident = Object.values(plan.filters).every((v) => v === undefined) && !plan.groupBy.length && !plan.compareWith;
+  return everyIncident ? ROLLUPS.find((r) => r.grain === 'all' && r.columns.includes('block')) : undefined;
+}
+
 /** The smallest rollup that answers the plan exactly, or undefined: then crimes. */
 export function chooseRollup(plan: QueryPlan, choices: Record<string, string>): Rollup | undefined {
+  if (plan.measure.kind === 'average_gap') return gapRollup(plan);
   const needs = planNeeds(plan, choices);
   return ROLLUPS.find((r) => rollupHolds(r, needs));
 }

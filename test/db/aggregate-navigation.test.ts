@@ -44,14 +44,53 @@ describe('which SQL moves onto a rollup', () => {
     ["SELECT date::date AS day, count(*) FROM crimes WHERE date >= '2020-03-05' AND date < '2020-04-01' GROUP BY 1", 'crimes_by_day'],
     ["SELECT block, count(*) FROM crimes WHERE primary_type = 'BURGLARY' GROUP BY block ORDER BY 2 DESC LIMIT 10", 'crimes_by_block'],
     ['SELECT count(DISTINCT beat) FROM crimes WHERE year = 2019', 'crimes_by_year_beat'],
+    // the weekday and the hour together (a weekend that starts on Friday evening)
+    [
+      "SELECT extract(hour FROM date)::int AS hour, count(*) FROM crimes WHERE primary_type = 'ROBBERY' AND (extract(isodow FROM date) IN (6, 7) OR (extract(isodow FROM date) = 5 AND extract(hour FROM date) >= 18)) GROUP BY 1",
+      'crimes_by_year_weekday_hour',
+    ],
+    ["SELECT to_char(date, 'FMDay') AS weekday, count(*) FROM crimes WHERE year = 2020 GROUP BY 1", 'crimes_by_year_weekday_hour'],
+    ['SELECT extract(dow FROM date) AS d, count(*) FROM crimes WHERE arrest GROUP BY 1', 'crimes_by_year_weekday_hour'],
+    // a weekday with a month, or a day of the month, needs days
+    [
+      "SELECT extract(isodow FROM date) AS d, count(*) FROM crimes WHERE date >= '2020-03-01' AND date < '2020-05-01' GROUP BY 1",
+      'crimes_by_day',
+    ],
+    ["SELECT to_char(date, 'Dy DD') AS d, count(*) FROM crimes WHERE year = 2020 GROUP BY 1", 'crimes_by_day'],
+    // a rate over incidents: avg and sum of an integer, weighed by each group's count
+    [
+      "SELECT round(100.0 * avg(arrest::int), 2) AS arrest_pct, count(*) FROM crimes WHERE primary_type = 'NARCOTICS' AND year = 2015",
+      'crimes_by_year_type',
+    ],
+    [
+      'SELECT year, avg(CASE WHEN domestic THEN 1 ELSE 0 END), sum(arrest::int) AS arrests FROM crimes GROUP BY year',
+      'crimes_by_year_type',
+    ],
+    ['SELECT avg(extract(hour FROM date)) FROM crimes', undefined], // not an integer: a float's sum depends on its order
+    ['SELECT avg(beat) FILTER (WHERE arrest) FROM crimes', undefined],
+    // a lookup table joined on its key: each incident meets at most one community area
+    [
+      'SELECT a.name, count(*) AS n FROM crimes c JOIN community_areas a USING (community_area) WHERE c.year = 2020 GROUP BY a.name ORDER BY n DESC',
+      'crimes_by_year_area',
+    ],
+    [
+      'SELECT name, count(*) FROM crimes LEFT JOIN community_areas ON crimes.community_area = community_areas.community_area GROUP BY 1',
+      'crimes_by_year_area',
+    ],
+    ['SELECT a.name, count(*) FROM crimes c JOIN community_areas a ON a.community_area = c.ward GROUP BY 1', undefined],
+    ['SELECT a.name, count(*) FROM community_areas a LEFT JOIN crimes c USING (community_area) GROUP BY 1', undefined],
+    // the values found: DISTINCT and GROUP BY without aggregates keep each once
+    ['SELECT DISTINCT district FROM crimes WHERE district IS NOT NULL', 'crimes_by_year_district'],
+    ["SELECT block FROM crimes WHERE primary_type = 'THEFT' GROUP BY block", 'crimes_by_block'],
+    ['SELECT DISTINCT ON (district) district, beat FROM crimes ORDER BY district, beat', undefined],
     // not exact over truncated dates, or not counts over crimes alone
     ["SELECT count(*) FROM crimes WHERE date <= '2020-01-01'", undefined],
     ["SELECT count(*) FROM crimes WHERE date > '2020-01-01'", undefined],
-    ['SELECT avg(beat) FROM crimes', undefined],
+    ['SELECT avg(beat::float8) FROM crimes', undefined],
     ["SELECT block, date FROM crimes WHERE primary_type = 'HOMICIDE'", undefined],
     ['SELECT count(*) OVER () FROM crimes', undefined],
     ["SELECT count(*) FROM crimes WHERE description ILIKE '%RETAIL%'", undefined],
-    ['SELECT a.name, count(*) FROM crimes c JOIN community_areas a USING (community_area) GROUP BY 1', undefined],
+    ['SELECT a.name, count(*) FROM crimes c CROSS JOIN community_areas a GROUP BY 1', undefined],
     ['WITH crimes AS (SELECT 1 AS year) SELECT count(*) FROM crimes', undefined],
     ['SELECT count(*) FROM crimes WHERE district IN (SELECT district FROM crimes WHERE year = 2019)', undefined],
   ];
@@ -93,6 +132,7 @@ const KEYS = [
   'extract(hour FROM date)::int',
   "date_trunc('month', date)::date",
   'extract(isodow FROM date)::int',
+  "to_char(date, 'FMDay')",
   'block',
 ];
 
@@ -128,6 +168,7 @@ function randomModelSql(r: Random, years: [number, number]): { sql: string; orde
   if (r.chance(0.1)) where.push(`ward = ${pick([2, 24, 27, 42])}`);
   if (r.chance(0.1)) where.push("location_description = 'STREET'");
   if (r.chance(0.1)) where.push('extract(hour FROM date) >= 22');
+  if (r.chance(0.1)) where.push('extract(isodow FROM date) IN (6, 7)');
   if (r.chance(0.05)) where.push("date <= '2019-06-30'"); // never moves: a day's later hours
   const measure = pick([
     'count(*) AS incidents',
@@ -137,9 +178,16 @@ function randomModelSql(r: Random, years: [number, number]): { sql: string; orde
     'round(100.0 * count(*) FILTER (WHERE arrest) / nullif(count(*), 0), 2) AS arrest_pct',
     'count(DISTINCT beat) AS beats',
     'min(year) AS first_year',
+    'round(100.0 * avg(arrest::int), 2) AS arrest_pct',
+    'avg(CASE WHEN domestic THEN 1 WHEN arrest THEN 0 END)',
+    'sum(domestic::int) AS domestic',
   ]);
+  // now and then the community area's name, from the lookup table joined on its key
+  const named = r.chance(0.15);
+  if (named) keys.unshift('name');
   const select = [...keys, measure].join(', ');
-  let sql = `SELECT ${select} FROM crimes${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  const from = named ? `crimes ${r.chance(0.5) ? 'JOIN' : 'LEFT JOIN'} community_areas USING (community_area)` : 'crimes';
+  let sql = `SELECT ${select} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
   if (!keys.length) return { sql, ordered: true };
   sql += ` GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`;
   if (r.chance(0.2)) sql += ' HAVING count(*) > 5';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readPlanContext } from '../../src/agents/sql/agent.js';
 import { benchmarkPlans } from '../../src/eval/benchmark-plans.js';
 import { compilePlan, PlanCompileError } from '../../src/plan/compile.js';
-import type { QueryPlan } from '../../src/plan/query-plan.js';
+import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
 import { crimeDatabase } from '../helpers/crime-data.js';
 import { randomPlans } from '../../src/plan/random-plans.js';
 
@@ -46,6 +46,19 @@ describe('rollups answer exactly as crimes', () => {
     expect(fromRollups / plans.length).toBeGreaterThan(0.6);
   });
 
+  it("the seed paper's gap between crimes on a block, over every incident: from the block rollup and crimes' index", async () => {
+    // a block with no incident recorded is one group, as GROUP BY block has it
+    await data.db.pool.query('UPDATE crimes SET block = NULL WHERE id % 97 = 0');
+    for (const unit of ['day', 'hour'] as const) {
+      const got = await bothWays(parsePlan({ measure: { kind: 'average_gap', unit } }), {});
+      expect(got?.rollup).toBe('crimes_by_block');
+      expect(got!.fast).toEqual(got!.raw);
+      expect(Number(got!.fast.rows[0][1])).toBeGreaterThan(20_000); // gaps: nearly every incident follows another on its block
+    }
+    // a gap over some incidents reads their timestamps: crimes
+    expect(compilePlan(parsePlan({ measure: { kind: 'average_gap', unit: 'day' }, filters: { types: ['THEFT'] } })).rollup).toBeUndefined();
+  });
+
   it('2,000 generated plans over the whole plan language', async () => {
     const { rows } = await data.db.pool.query<{ lo: number; hi: number }>('SELECT min(year) AS lo, max(year) AS hi FROM crimes');
     const plans = randomPlans(2_000, 22, [rows[0].lo, rows[0].hi]);
@@ -72,6 +85,7 @@ describe('rollups answer exactly as crimes', () => {
       'crimes_by_year_place',
       'crimes_by_year_type',
       'crimes_by_year_ward',
+      'crimes_by_year_weekday_hour',
     ]);
     for (const [, n] of used) expect(n).toBeGreaterThan(10);
   }, 300_000); // 4,000 queries: under a minute on a quiet machine, more on a busy one
