@@ -216,7 +216,7 @@ function axis(d: Dimension, f: Filters, everyPlace = false): Axis {
       // for the fewest: every area, those with no incident as 0, unless another place filter narrows the question
       return {
         key: 'community_area',
-        label: (k) => `(SELECT name FROM community_areas a WHERE a.community_area = ${k})`,
+        label: (k) => `(SELECT name FROM community_areas ca WHERE ca.community_area = ${k})`,
         name: 'community_area',
         ordered: false,
         ...(wholePlaces ? { membersQuery: 'SELECT community_area AS k1 FROM community_areas' } : {}),
