@@ -4,7 +4,8 @@
 // candidate so that the answer, the run id and `rerun` treat it as any run.
 import type { Bars } from './expr/compile.js';
 import { chinaModel } from './execution-model.js';
-import { computeKpis } from './kpis.js';
+import type { Kpis } from './kpis.js';
+import type { VersusMarket } from './benchmark.js';
 import { simulatePortfolio, type PortfolioResult } from './portfolio.js';
 import { candidateRules, dayNumbers, signalsOf, type Candidate, type SpecResult, type TickerBars } from './run-spec.js';
 import { holdsAlways, type StrategySpec } from './spec.js';
@@ -14,9 +15,10 @@ export interface PortfolioRun extends SpecResult {
   members: TickerBars[];
   /** how the members were chosen, for the answer */
   chosen: string;
+  /** the portfolio against the market index over its days (benchmark.ts), when the run had one */
+  market?: VersusMarket & { members: number };
 }
 
-/** The members: the tickers as listed, or the top n by a field's value on the window's first day. */
 /** The rankable fields (spec.ts RANKABLE_FIELDS) as a trader says them. */
 const FIELD_WORDS: Record<string, string> = {
   CLOSE: 'close',
@@ -26,7 +28,8 @@ const FIELD_WORDS: Record<string, string> = {
   PERCENTAGE_CHANGE: 'percentage change',
 };
 
-function portfolioMembers(spec: StrategySpec, tickers: TickerBars[]): { members: TickerBars[]; chosen: string } {
+/** The members: the tickers as listed, or the top n by a field's value on the window's first day. */
+export function portfolioMembers(spec: StrategySpec, tickers: TickerBars[]): { members: TickerBars[]; chosen: string } {
   const top = spec.portfolio?.top;
   if (!top) return { members: tickers, chosen: `${tickers.length} tickers as listed` };
   const field = top.by.toUpperCase() as keyof Bars;
@@ -42,18 +45,18 @@ function portfolioMembers(spec: StrategySpec, tickers: TickerBars[]): { members:
   };
 }
 
-export function runPortfolio(spec: StrategySpec, tickers: TickerBars[]): PortfolioRun {
+/** The portfolio engine's run of the spec over these members (the weights as given, or equal for a top n). */
+export function simulatePortfolioSpec(spec: StrategySpec, members: TickerBars[]): PortfolioResult {
   const p = spec.portfolio!;
-  const { members, chosen } = portfolioMembers(spec, tickers);
-  if (!members.length) throw new Error('runPortfolio: no member has a bar on the first day');
   const strategy = spec.strategies[0];
   const always = holdsAlways(strategy);
   const model = spec.costs === 'china' ? chinaModel() : undefined;
   const weights = p.top || !p.weights ? members.map(() => 1) : p.weights;
-  const portfolio = simulatePortfolio({
+  return simulatePortfolio({
     members: members.map((t) => ({
       code: t.code,
-      name: t.name,
+      // the price-limit rules read ST from the exchange's short name
+      name: t.shortName ?? t.name,
       days: dayNumbers(t.dates),
       open: t.bars.OPEN,
       close: t.bars.CLOSE,
@@ -73,20 +76,38 @@ export function runPortfolio(spec: StrategySpec, tickers: TickerBars[]): Portfol
     exits: spec.exits,
     dayRules: spec.dayRules,
   });
+}
+
+/** The run as a SpecResult of one candidate, from the engine's result, its KPIs and the market beside it. */
+export function portfolioRun(
+  spec: StrategySpec,
+  chosen: { members: TickerBars[]; chosen: string },
+  run: { portfolio: PortfolioResult; kpis: Kpis; market?: PortfolioRun['market'] },
+): PortfolioRun {
+  const { members } = chosen;
+  const strategy = spec.strategies[0];
   const ticker: TickerBars = {
     code: 'portfolio',
     name: `of ${members.length} tickers`,
-    dates: portfolio.dates,
+    dates: run.portfolio.dates,
     bars: {} as Bars,
   };
   const candidate: Candidate = {
     label: `portfolio of ${members.length}`,
     ticker,
     strategy,
-    simulation: portfolio,
-    kpis: computeKpis(portfolio),
-    roundTrips: portfolio.trades.length,
-    ...(always ? { buyRules: ['always held'], sellRules: [] } : candidateRules(spec, strategy)),
+    simulation: run.portfolio,
+    kpis: run.kpis,
+    roundTrips: run.portfolio.trades.length,
+    ...(holdsAlways(strategy) ? { buyRules: ['always held'], sellRules: [] } : candidateRules(spec, strategy)),
   };
-  return { candidates: [candidate], ranking: [0], kpi: spec.kpi, portfolio, members, chosen };
+  return {
+    candidates: [candidate],
+    ranking: [0],
+    kpi: spec.kpi,
+    portfolio: run.portfolio,
+    members,
+    chosen: chosen.chosen,
+    ...(run.market ? { market: run.market } : {}),
+  };
 }

@@ -7,6 +7,11 @@
 // KPIs and trade count; the full runs (equity, trades) of the candidates an
 // answer shows are then computed on the threads too, and any other candidate's
 // run is made on first read (on this thread, one ticker: about a millisecond).
+//
+// Small work runs on this thread, with the same code (threads/tasks.ts): one
+// ticker's run and what is set beside it take a few milliseconds, and a cold
+// process would wait a second or more for its first thread to start and load
+// the engine. The pool starts only for work worth it.
 import { KPI_NAMES, type Kpis } from './kpis.js';
 import { rankIndices } from './ranking.js';
 import { sharedLocation, type MarketTable } from './bar-cache.js';
@@ -26,16 +31,27 @@ import type { MarketIndex } from './benchmark.js';
 import type { Comparisons } from './comparisons.js';
 import { poolSize, runTask } from './threads/pool.js';
 import {
+  compareJobs,
+  evaluateJobs,
   JOB_STRIDE,
+  portfolioJob,
   SWEEP_STRIDE,
   type EvaluateInput,
   type EvaluateOutput,
   type InlineTicker,
+  type PortfolioInput,
   type SharedTableRef,
-} from './threads/worker.js';
+} from './threads/tasks.js';
+import { portfolioMembers, portfolioRun, type PortfolioRun } from './run-portfolio.js';
 
 /** Candidates whose full runs come back with the KPIs: what an answer's table shows (kpiTable's 50 rows). */
 export const FULL_RUNS = 50;
+
+/**
+ * Bars simulated below which the work stays on the calling thread: 10,000 bars (seven tickers of 2020-2025) are
+ * a few milliseconds of the event loop, with costs and exits (test/backtest/threads.test.ts times them).
+ */
+export const INLINE_BARS = 10_000;
 
 /** Jobs per task: enough tasks to keep every thread busy to the end, few enough to cost nothing. */
 function chunkSize(jobs: number): number {
@@ -73,8 +89,17 @@ function sourceOf(tickers: TickerBars[]): Source {
 /** The name the price-limit rules read (ST is marked in the short name). */
 const ruleName = (t: TickerBars) => t.shortName ?? t.name;
 
+/** The bars the plans simulate, counted up to `limit`. */
+function barsOfPlans(source: Source, plans: readonly CandidatePlan[], limit: number): number {
+  let bars = 0;
+  for (let i = 0; i < plans.length && bars <= limit; i++) bars += source.all[plans[i].ticker].dates.length;
+  return bars;
+}
+
 async function evaluatePlans(spec: StrategySpec, source: Source, plans: CandidatePlan[], full: boolean): Promise<EvaluateOutput[]> {
-  const size = chunkSize(plans.length);
+  // one candidate, or a few short ones: on this thread, as one task
+  const inline = plans.length === 1 || barsOfPlans(source, plans, INLINE_BARS) <= INLINE_BARS;
+  const size = inline ? plans.length : chunkSize(plans.length);
   const tasks: Promise<EvaluateOutput>[] = [];
   for (let at = 0; at < plans.length; at += size) {
     const chunk = plans.slice(at, at + size);
@@ -105,7 +130,7 @@ async function evaluatePlans(spec: StrategySpec, source: Source, plans: Candidat
       if (p.values) params.set(p.values, i * SWEEP_STRIDE);
     });
     const input: EvaluateInput = { spec, jobs, params, full, ...(source.tables ? { tables: source.tables, tickerOfJob } : { tickers }) };
-    tasks.push(runTask('evaluate', input));
+    tasks.push(inline ? Promise.resolve(evaluateJobs(input)) : runTask('evaluate', input));
   }
   return Promise.all(tasks);
 }
@@ -193,6 +218,19 @@ export async function compareThreaded(
   market: MarketIndex | undefined,
 ): Promise<Comparisons> {
   const t = winner.ticker;
+  const plans = spec.walkForward !== undefined ? planCandidates(spec, tickers) : undefined;
+  // the winner's buy and hold, its run without costs and with the market, and a walk-forward's in-sample runs
+  const bars = t.dates.length * (3 + (plans?.length ?? 0));
+  if (bars <= INLINE_BARS) {
+    return compareJobs({
+      spec,
+      ticker: t,
+      strategy: spec.strategies.indexOf(winner.strategy),
+      ...(winner.values ? { values: winner.values } : {}),
+      ...(market ? { market } : {}),
+      ...(plans ? { plans } : {}),
+    });
+  }
   const ticker: TickerBars = {
     code: t.code,
     name: t.name,
@@ -206,6 +244,31 @@ export async function compareThreaded(
     strategy: spec.strategies.indexOf(winner.strategy),
     ...(winner.values ? { values: winner.values } : {}),
     ...(market ? { market } : {}),
-    ...(spec.walkForward !== undefined ? { plans: planCandidates(spec, tickers) } : {}),
+    ...(plans ? { plans } : {}),
   });
+}
+
+/**
+ * A portfolio spec's run (run-portfolio.ts) with the market beside it: its members chosen here, the run on a worker
+ * thread unless its members' bars are few (then here, with the same code).
+ */
+export async function runPortfolioThreaded(
+  spec: StrategySpec,
+  tickers: TickerBars[],
+  market: MarketIndex | undefined,
+): Promise<PortfolioRun> {
+  const chosen = portfolioMembers(spec, tickers);
+  if (!chosen.members.length) throw new Error('runPortfolio: no member has a bar on the first day');
+  const bars = chosen.members.reduce((n, t) => n + t.dates.length, 0);
+  const input: PortfolioInput = { spec, members: chosen.members, ...(market ? { market } : {}) };
+  if (bars <= INLINE_BARS) return portfolioRun(spec, chosen, portfolioJob(input));
+  // the members as plain tickers: a cached one's columns stay views of the shared memory
+  const members = chosen.members.map((t) => ({
+    code: t.code,
+    name: t.name,
+    ...(t.shortName ? { shortName: t.shortName } : {}),
+    dates: t.dates,
+    bars: t.bars,
+  }));
+  return portfolioRun(spec, chosen, await runTask('portfolio', { ...input, members }));
 }

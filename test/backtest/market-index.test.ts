@@ -98,4 +98,49 @@ describe('the market index kept daily', () => {
     const { rows } = await db.pool.query('SELECT current FROM market_index_state');
     expect(rows[0].current).toBe(true);
   });
+
+  it('counts the tickers trading in a window as the index from the bars does, over a long suspension and short windows', async () => {
+    await db.pool.query(`TRUNCATE ${Object.values(EXCHANGES).join(', ')}`);
+    // A trades every weekday of March-April 2023; B trades the first week of March, is suspended, and comes back on
+    // 2023-04-17 (a gap of 40 days: kept); C lists on 2023-04-26, near the end
+    const weekdays = (from: string, to: string) => {
+      const out: string[] = [];
+      for (let d = new Date(`${from}T00:00:00Z`); d <= new Date(`${to}T00:00:00Z`); d.setUTCDate(d.getUTCDate() + 1))
+        if (d.getUTCDay() % 6 !== 0) out.push(d.toISOString().slice(0, 10));
+      return out;
+    };
+    const rows: [string, string, number][] = [
+      ...weekdays('2023-03-01', '2023-04-28').map((d, i): [string, string, number] => ['600001', d, 10 + (i % 7) * 0.1]),
+      ...[...weekdays('2023-03-01', '2023-03-07'), ...weekdays('2023-04-17', '2023-04-28')].map((d, i): [string, string, number] => [
+        '600002',
+        d,
+        20 + (i % 5) * 0.2,
+      ]),
+      ...weekdays('2023-04-26', '2023-04-28').map((d, i): [string, string, number] => ['600003', d, 5 + i * 0.1]),
+    ];
+    await insert(rows);
+    await db.pool.query('SELECT market_index_refresh()');
+    const gaps = await db.pool.query('SELECT stock_code, before_date::text AS b, after_date::text AS a FROM market_index_gaps');
+    expect(gaps.rows).toEqual([{ stock_code: '600002', b: '2023-03-07', a: '2023-04-17' }]);
+    const count = (first: string, last: string) => inTransaction(async (c) => (await keptMarketIndex(c, first, last))!.members);
+    // by hand: inside B's suspension only A trades; C's first bar is no return of it
+    expect(await count('2023-03-08', '2023-04-14')).toBe(1);
+    expect(await count('2023-03-08', '2023-04-17')).toBe(2);
+    expect(await count('2023-03-01', '2023-04-26')).toBe(2);
+    expect(await count('2023-04-26', '2023-04-26')).toBe(2);
+    expect(await count('2023-04-26', '2023-04-27')).toBe(3);
+    expect(await count('2023-03-11', '2023-03-12')).toBe(0);
+    // every window of these two months, long and short, against the index computed from the bars
+    const days = weekdays('2023-03-01', '2023-04-30');
+    const fromBars = await inTransaction(async (c) => [await marketTable(c, 'shanghai_stock_exchange', ['CLOSE'])]);
+    for (let i = 0; i < days.length; i += 3) {
+      for (let j = i; j < days.length; j += 4) {
+        expect([days[i], days[j], await count(days[i], days[j])]).toEqual([
+          days[i],
+          days[j],
+          equalWeightIndex(fromBars, days[i], days[j]).members,
+        ]);
+      }
+    }
+  });
 });

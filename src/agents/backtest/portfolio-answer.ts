@@ -6,12 +6,13 @@ import type { Answer, AnswerTable, Cell, TraceStep } from '../../core/answer.js'
 import { makeAnswer, timed } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
 import { KPI_NAMES } from '../../backtest/kpis.js';
-import { dataVersion, engineVersion, runId, runLink } from '../../backtest/run-id.js';
-import { runPortfolio, type PortfolioRun } from '../../backtest/run-portfolio.js';
+import { dataVersion, engineVersion, runId, runLink, withMarket } from '../../backtest/run-id.js';
+import type { PortfolioRun } from '../../backtest/run-portfolio.js';
+import { runPortfolioThreaded } from '../../backtest/run-threaded.js';
 import type { StrategySpec } from '../../backtest/spec.js';
 import type { BacktestDeps, BacktestOutcome } from './backtest-deps.js';
 import { keepRun } from './keep-run.js';
-import { executionLine, fmtKpi, KPI_LABELS } from './narrate.js';
+import { executionLine, fmtKpi, KPI_LABELS, marketSentence } from './narrate.js';
 import type { RetrievedData } from './retrieval.js';
 import { tearsheetChart, tearsheetPart } from './tearsheet-part.js';
 
@@ -69,6 +70,20 @@ function membersTable(spec: StrategySpec, run: PortfolioRun): AnswerTable {
   return { columns: ['Code', 'Name', 'Weight', 'Shares after the first rebalance'], rows, rowCount: rows.length, truncated: false };
 }
 
+/** The portfolio and the market index over the same days, with the relative measures (docs/backtest-definitions.md). */
+function marketTable(run: PortfolioRun, vs: NonNullable<PortfolioRun['market']>): AnswerTable {
+  const num = (v: number | null) => (v === null ? 'n/a' : fmtNumber(v));
+  const rows: Cell[][] = [
+    ['Return: portfolio', fmtKpi('return_ratio', run.candidates[0].kpis.return_ratio)],
+    [`Return: market (equal weight, ${fmtInt(vs.members)} tickers)`, fmtPercent(vs.marketReturn)],
+    ['Excess return over the market', fmtPercent(vs.excessReturn)],
+    ['Beta', num(vs.beta)],
+    ['Alpha (a year)', vs.alpha === null ? 'n/a' : fmtPercent(vs.alpha)],
+    ['Information ratio', num(vs.informationRatio)],
+  ];
+  return { columns: ['Measure', 'Value'], rows, rowCount: rows.length, truncated: false };
+}
+
 function rebalanceTable(run: PortfolioRun): AnswerTable {
   const all = run.portfolio.rebalances;
   const rows: Cell[][] = all
@@ -90,7 +105,8 @@ export async function answerPortfolio(
   deps: BacktestDeps,
   trace: TraceStep[],
 ): Promise<BacktestOutcome> {
-  const run = await timed(trace, 'simulate', () => runPortfolio(spec, data.tickers), 'portfolio');
+  // off the event loop unless small, with the market beside it over the portfolio's days
+  const run = await timed(trace, 'simulate', () => runPortfolioThreaded(spec, data.tickers, data.market), 'portfolio');
   const c = run.candidates[0];
   const part = tearsheetPart(c.label, {
     dates: run.portfolio.dates,
@@ -101,17 +117,21 @@ export async function answerPortfolio(
   });
   const answer = {
     headline: headline(spec, run),
-    narration: [narration(spec, run), part.sentence].filter(Boolean).join(' '),
+    narration: [narration(spec, run), run.market ? marketSentence(run.market, run.market.members) : '', part.sentence]
+      .filter(Boolean)
+      .join(' '),
     table: kpiTable(run),
     extraTables: [
       { title: 'Members', table: membersTable(spec, run) },
+      ...(run.market ? [{ title: `${c.label} against the market`, table: marketTable(run, run.market) }] : []),
       { title: 'Rebalances', table: rebalanceTable(run) },
       ...part.tables,
     ],
     chart: tearsheetChart(`${c.label}: equity and drawdown`, run.portfolio.dates, run.portfolio.equity),
   };
   const engine = engineVersion(spec);
-  const version = dataVersion(data.tickers);
+  // every bar that fed the answer: the members' and the market index's beside them
+  const version = withMarket(dataVersion(data.tickers), data.market);
   const id = runId(spec, engine, version.digest);
   await keepRun(deps, {
     id,

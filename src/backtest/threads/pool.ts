@@ -1,9 +1,11 @@
 // The worker-thread pool for CPU-bound work (piscina): the backtest engine and
 // its factor evaluation, whole-market scans and chart PNGs run here, so the
 // event loop that acknowledges Slack and answers /healthz is never held for
-// long. Created on first use, one thread per available core (at least one);
-// idle threads do not keep the process alive, and destroyWorkerPool() stops
-// them for a clean exit.
+// long. Created on first use with one thread; more start, up to one per
+// available core, only when tasks wait for one (a whole-market scan), and once
+// started they stay: idle threads do not keep the process alive, and
+// destroyWorkerPool() stops them for a clean exit. A cold process that draws
+// one chart starts one thread, not one per core.
 //
 // The threads run compiled JavaScript: from dist/ the script is this file's
 // sibling worker.js; from the TypeScript sources (vitest) it is the same file
@@ -39,10 +41,10 @@ function thePool(): Piscina {
     const size = poolSize();
     pool = new Piscina({
       filename: pathToFileURL(workerScript()).href,
-      minThreads: size,
+      minThreads: 1,
       maxThreads: size,
-      // threads stay warm between questions (their modules loaded, their code optimised)
-      idleTimeout: 60_000,
+      // threads stay warm between questions (their modules loaded, their code optimised): never reaped once started
+      idleTimeout: Infinity,
     });
   }
   return pool;
@@ -58,6 +60,11 @@ export async function runTask<N extends TaskName>(name: N, input: TaskInput<N>):
   const out = (await thePool().run(input, { name })) as TaskOutput<N> | WorkerUserError;
   if (out && typeof out === 'object' && 'userError' in out) throw new UserError(out.userError);
   return out as TaskOutput<N>;
+}
+
+/** Worker threads started so far (none until work worth a thread: run-threaded.ts runs small work here). */
+export function workerThreads(): number {
+  return pool?.threads.length ?? 0;
 }
 
 /** Stops the threads (pending tasks fail); the next task starts a new pool. */
