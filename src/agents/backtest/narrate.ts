@@ -96,7 +96,8 @@ export function headline(spec: StrategySpec, result: SpecResult, view: AnswerVie
       ? `; ${result.candidates[first.index].label} ranks first by ${kpiInText(spec.kpi)} (${fmtKpi(spec.kpi, firstKpi ?? null)}) but ` +
         (spec.kpi === 'return_ratio'
           ? `holding ${holding} returned ${fmtPercent(first.hold)}`
-          : `returned ${fmtPercent(first.return)} against ${fmtPercent(first.hold)} for holding ${holding}`)
+          : `returned ${fmtPercent(first.return)} against ${fmtPercent(first.hold)} for holding ${holding}`) +
+        (v.above && v.above > 1 ? ` (${fmtInt(v.above - 1)} more above the winner did not beat ${tickers ? 'theirs' : 'it'} either)` : '')
       : '';
     return `${task} by ${kpi}${byDefault} that beat holding the stock${model}: ${value}${among}${passed}`;
   }

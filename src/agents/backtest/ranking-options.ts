@@ -45,6 +45,8 @@ export interface HoldVerdict {
   ranked: number;
   /** the best by the KPI, when it did not beat its own buy and hold and another candidate heads the answer */
   passedOver?: AgainstHold;
+  /** how many ranked above the winner (each lost to its hold) */
+  above?: number;
 }
 
 /**
@@ -70,12 +72,13 @@ export function rankForAnswer(
     return { index, return: c.kpis.return_ratio ?? 0, hold: equity[equity.length - 1] / equity[0] - 1 };
   };
   // in the KPI's order, the first that beat its hold; a KPI that is undefined for a candidate ends the search
-  for (const index of pool) {
+  for (let k = 0; k < pool.length; k++) {
+    const index = pool[k];
     if (result.candidates[index].kpis[spec.kpi] === null) break;
     const a = against(index);
     if (a.return > a.hold) {
-      const first = index === pool[0] ? undefined : against(pool[0]);
-      return { winner: index, ranking, hold: { beat: true, ranked: pool.length, ...(first ? { passedOver: first } : {}) } };
+      const passed = k > 0 ? { passedOver: against(pool[0]), above: k } : {};
+      return { winner: index, ranking, hold: { beat: true, ranked: pool.length, ...passed } };
     }
   }
   return { winner: pool[0], ranking, hold: { beat: false, ranked: pool.length } };

@@ -57,7 +57,7 @@ describe('the headline winner beat holding its stock', () => {
     expect(second.kpis.return_ratio).toBeCloseTo(0.2786, 9);
     expect(first.kpis.sharpe_ratio!).toBeGreaterThan(second.kpis.sharpe_ratio!);
     expect(result.candidates[ranked.winner].ticker.code).toBe('600002');
-    expect(ranked.hold).toMatchObject({ beat: true, ranked: 2, passedOver: { return: first.kpis.return_ratio } });
+    expect(ranked.hold).toMatchObject({ beat: true, ranked: 2, passedOver: { return: first.kpis.return_ratio }, above: 1 });
     expect(ranked.hold?.passedOver?.hold).toBeCloseTo(0.495, 12);
     const sharpe = (x: number | null) => x!.toFixed(2);
     // 48.755% as a double is a hair below it: shown as the engine's value, to two places
@@ -70,6 +70,16 @@ describe('the headline winner beat holding its stock', () => {
     expect(parts.table.rows.map((r) => r[0])).toEqual(['600001 Company 600001', '600002 Company 600002']);
     // the narration tells the winner's run
     expect(parts.narration).toContain('the strategy on 600002 Company 600002 returned 27.86% (buy and hold: 9.50%)');
+  });
+
+  it('counts the others above the winner that lost to their holds', async () => {
+    const { result, ranked, parts } = await answer(`compare 600001,600002,600003 2023 ${RULES}`, [rising, peaked, slower]);
+    // by Sharpe: 600003, 600001 (both lost to their holds, above), then 600002
+    expect(result.ranking.map((i) => result.candidates[i].ticker.code)).toEqual(['600003', '600001', '600002']);
+    expect(result.candidates[ranked.winner].ticker.code).toBe('600002');
+    expect(parts.headline).toMatch(
+      /^Best ticker by Sharpe that beat holding the stock: 600002 Company 600002 \([\d.]+\); 600003 Company 600003 ranks first by Sharpe \([\d.]+\) but returned 39\.04% against 39\.60% for holding it \(1 more above the winner did not beat theirs either\)$/,
+    );
   });
 
   it('says plainly when no candidate beat holding its stock', async () => {
