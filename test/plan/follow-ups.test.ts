@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { crimeDatabase } from '../helpers/crime-data.js';
 import { testDesk } from '../helpers/desk.js';
+import { suggestFollowUps } from '../../src/plan/follow-ups.js';
+import { parsePlan, type QueryPlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
 
 const data = crimeDatabase(6_000);
 
@@ -43,5 +45,46 @@ describe('suggested follow-ups', () => {
       }
     }
     expect(offered).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe('the follow-ups offered fit the answer they sit under', () => {
+  const ctx = { latestDate: '2025-12-31', earliestDate: '2001-01-01', areas: new Map<string, number>() };
+  const y = (n: number) => ({ from: `${n}-01-01`, to: `${n + 1}-01-01` });
+  /** the buttons' labels, and each one's plan as the answer's plan with the one slot it names changed */
+  const offered = (input: QueryPlanInput) => {
+    const plan = parsePlan(input);
+    const strip = (p: QueryPlan) => JSON.parse(JSON.stringify(p, (k, v) => (k === 'said' ? undefined : v))) as QueryPlan;
+    return Object.fromEntries(suggestFollowUps(plan, ctx).map((f) => [f.label, strip(f.plan)]));
+  };
+  const thefts2019 = { measure: { kind: 'count' }, filters: { types: ['THEFT'], time: y(2019) } } as const;
+
+  it('after a by-month answer: the year before, month by month; never "by month" again', () => {
+    const byMonth = parsePlan({ ...thefts2019, groupBy: ['month'] });
+    const got = offered(byMonth);
+    expect(Object.keys(got)).toContain('compare with 2018');
+    expect(Object.keys(got)).not.toContain('by month');
+    expect(got['compare with 2018']).toEqual({ ...byMonth, compareWith: y(2018) });
+  });
+
+  it('after a top 5: the same top 5 against the year before, and the other end', () => {
+    const top5 = parsePlan({ measure: { kind: 'count' }, filters: { time: y(2019) }, groupBy: ['type'], top: { n: 5, order: 'desc' } });
+    const got = offered(top5);
+    expect(got['compare with 2018']).toEqual({ ...top5, compareWith: y(2018) });
+    expect(got['bottom 5']).toEqual({ ...top5, top: { n: 5, order: 'asc' } });
+    expect(Object.keys(got)).not.toContain('top 10');
+  });
+
+  it('after a comparison: month by month, or only arrests, both still compared; never a second comparison', () => {
+    const compared = parsePlan({ ...thefts2019, compareWith: y(2018) });
+    const got = offered(compared);
+    expect(got['by month']).toEqual({ ...compared, groupBy: ['month'] });
+    expect(got['only arrests']).toEqual({ ...compared, filters: { ...compared.filters, arrest: true } });
+    expect(Object.keys(got).some((l) => l.startsWith('compare'))).toBe(false);
+  });
+
+  it('after a month: the same month a year before', () => {
+    const april = parsePlan({ ...thefts2019, filters: { types: ['THEFT'], time: { from: '2019-04-01', to: '2019-05-01' } } });
+    expect(offered(april)['compare with April 2018']).toEqual({ ...april, compareWith: { from: '2018-04-01', to: '2018-05-01' } });
   });
 });
