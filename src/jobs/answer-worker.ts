@@ -20,8 +20,12 @@ import { Deliveries, isAlive, type AnsweringLimits, type DeliveryRow } from './d
 import type { AnswerQueue } from './queue.js';
 import type { WorkerIdentity } from './worker-identity.js';
 
-/** A platform's outbox as the workers use it: replies to answer jobs (and, for chat platforms, digest posts). */
-export type JobOutbox = Outbox<AnswerJob, DeliveryRow>;
+/**
+ * A platform's outbox as the workers use it: replies to answer jobs (and, for chat platforms, digest posts).
+ * `replyIsTheRow`: the reply is the answer kept on the delivery row (the playground reads it there), so it is kept
+ * by the statement that finishes the delivery rather than by one of its own before the sink delivers.
+ */
+export type JobOutbox = Outbox<AnswerJob, DeliveryRow> & { replyIsTheRow?: boolean };
 
 /**
  * Produces a digest job's answer and posts it through the platform's outbox (src/digest builds it: workers never
@@ -87,7 +91,7 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
       let answer = verdict.delivery.answer;
       if (!answer) {
         answer = await produce(deps.desk, data, (step) => sink.progress(step));
-        await deliveries.saveAnswer(data.key, answer);
+        if (!outbox.replyIsTheRow) await deliveries.saveAnswer(data.key, answer);
       }
       const done = new Set(verdict.delivery.steps);
       await sink.deliver(answer, {
@@ -97,7 +101,7 @@ export async function startAnswerWorkers(deps: AnswerWorkerDeps): Promise<Answer
           await deliveries.recordStep(data.key, step);
         },
       });
-      await deliveries.finish(data.key, 'answered');
+      await deliveries.finish(data.key, 'answered', outbox.replyIsTheRow ? answer : undefined);
     } catch (error) {
       // the channel cannot be reached with this token (not found, not a member, another workspace's): final, not retried
       if (error instanceof ChannelGoneError) {

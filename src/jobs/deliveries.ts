@@ -169,52 +169,36 @@ export class Deliveries {
 
   /**
    * Starts answering the job's question, under one lock so that two workers
-   * never both pass the fairness limits or both take the same question. Four
-   * round trips while the lock is held (every start waits for it): the
-   * transaction with the lock, the row with what the limits need, the update,
-   * the commit.
+   * never both pass the fairness limits or both take the same question. Every
+   * start waits for that lock, so it is held for one round trip: the lock and
+   * the row with what the limits need go in one simple query (each statement
+   * of it has its own snapshot, taken once the lock is held; the key is a
+   * quoted literal, as simple queries take no parameters), and the update with
+   * the commit in another.
    */
   async take(key: string, jobId: string, worker: string, limits: AnsweringLimits): Promise<TakeVerdict> {
     const client = await this.pool.connect();
     try {
-      // a simple query of two statements: one round trip; the next statement's snapshot is taken once the lock is held
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${START_LOCK[0]}, ${START_LOCK[1]})`);
-      const verdict = await this.takeLocked(client, key, jobId, worker, limits);
-      await client.query('COMMIT');
-      return verdict;
+      const quotedKey = client.escapeLiteral(key);
+      const [, , found] = (await client.query(
+        `BEGIN; SELECT pg_advisory_xact_lock(${START_LOCK[0]}, ${START_LOCK[1]}); ${rowToTake(quotedKey, client.escapeLiteral(worker))}`,
+      )) as unknown as pg.QueryResult<RowToTake>[];
+      const verdict = verdictOn(found.rows[0], jobId, limits);
+      if (!verdict.go) {
+        await client.query('COMMIT');
+        return verdict;
+      }
+      const [taken] = (await client.query(
+        `UPDATE deliveries SET status = 'answering', worker_id = ${client.escapeLiteral(worker)}::bigint, started_at = now(),
+                attempts = attempts + 1 WHERE key = ${quotedKey} RETURNING *; COMMIT`,
+      )) as unknown as pg.QueryResult<DeliveryRow>[];
+      return { go: true, delivery: taken.rows[0] };
     } catch (error) {
       await bestEffort(client.query('ROLLBACK'), 'ROLLBACK after a failed take');
       throw error;
     } finally {
       client.release();
     }
-  }
-
-  private async takeLocked(client: Queryable, key: string, jobId: string, worker: string, limits: AnsweringLimits): Promise<TakeVerdict> {
-    // the row (locked), the questions being answered for its asker and its channel, and whether another worker that
-    // holds it is alive (see isAlive: its session holds its advisory lock)
-    const { rows } = await client.query<DeliveryRow & { by_user: string; by_channel: string; held_by_live_worker: boolean }>(
-      `SELECT d.*,
-              (SELECT count(*) FROM deliveries x WHERE x.status = 'answering' AND x.key <> d.key AND x.user_id = d.user_id) AS by_user,
-              (SELECT count(*) FROM deliveries x WHERE x.status = 'answering' AND x.key <> d.key AND x.channel = d.channel) AS by_channel,
-              CASE WHEN d.status = 'answering' AND d.worker_id IS NOT NULL AND d.worker_id <> $2
-                   THEN NOT pg_try_advisory_xact_lock($3, d.worker_id::int) ELSE false END AS held_by_live_worker
-         FROM deliveries d WHERE d.key = $1 FOR UPDATE OF d`,
-      [key, worker, WORKER_LOCK_CLASS],
-    );
-    const d = rows[0];
-    if (!d) return { go: false, why: 'gone' };
-    if (d.job_id !== jobId) return { go: false, why: 'stale' };
-    if (d.status === 'answered' || d.status === 'failed') return { go: false, why: 'done' };
-    if (d.held_by_live_worker) return { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
-    if (d.user_id && Number(d.by_user) >= limits.perUser)
-      return { go: false, why: 'wait', reason: 'the asker has a question being answered' };
-    if (d.channel && Number(d.by_channel) >= limits.perChannel) return { go: false, why: 'wait', reason: 'the channel is at its limit' };
-    const { rows: taken } = await client.query<DeliveryRow>(
-      `UPDATE deliveries SET status = 'answering', worker_id = $2, started_at = now(), attempts = attempts + 1 WHERE key = $1 RETURNING *`,
-      [key, worker],
-    );
-    return { go: true, delivery: taken[0] };
   }
 
   /** The answer, kept before it is posted: a retry posts the same answer rather than computing another. */
@@ -241,12 +225,15 @@ export class Deliveries {
     return rowCount === 1;
   }
 
-  /** Ends the question; a receiver waiting for it (the playground's, job-events.ts) is told in the same statement, at commit. */
-  async finish(key: string, status: 'answered' | 'failed'): Promise<void> {
+  /**
+   * Ends the question (keeping `answer` on the row too, when given); a receiver waiting for it (the playground's,
+   * job-events.ts) is told in the same statement, at commit.
+   */
+  async finish(key: string, status: 'answered' | 'failed', answer?: Answer): Promise<void> {
     await this.pool.query(
-      `WITH ended AS (UPDATE deliveries SET status = $2, finished_at = now() WHERE key = $1 RETURNING key)
+      `WITH ended AS (UPDATE deliveries SET status = $2, finished_at = now(), answer = coalesce($4::jsonb, answer) WHERE key = $1 RETURNING key)
        SELECT pg_notify($3, json_build_object('key', key, 'done', true)::text) FROM ended`,
-      [key, status, JOB_EVENTS_CHANNEL],
+      [key, status, JOB_EVENTS_CHANNEL, answer === undefined ? null : JSON.stringify(answer)],
     );
   }
 
@@ -280,6 +267,31 @@ export class Deliveries {
     );
     return rowCount ?? 0;
   }
+}
+
+type RowToTake = DeliveryRow & { by_user: string; by_channel: string; held_by_live_worker: boolean };
+
+/**
+ * The row to take (locked), the questions being answered for its asker and in its channel, and whether another
+ * worker that holds it is alive (see isAlive: a live worker's session holds its advisory lock).
+ */
+const rowToTake = (quotedKey: string, quotedWorker: string) => `
+  SELECT d.*,
+         (SELECT count(*) FROM deliveries x WHERE x.status = 'answering' AND x.key <> d.key AND x.user_id = d.user_id) AS by_user,
+         (SELECT count(*) FROM deliveries x WHERE x.status = 'answering' AND x.key <> d.key AND x.channel = d.channel) AS by_channel,
+         CASE WHEN d.status = 'answering' AND d.worker_id IS NOT NULL AND d.worker_id <> ${quotedWorker}::bigint
+              THEN NOT pg_try_advisory_xact_lock(${WORKER_LOCK_CLASS}, d.worker_id::int) ELSE false END AS held_by_live_worker
+    FROM deliveries d WHERE d.key = ${quotedKey} FOR UPDATE OF d`;
+
+function verdictOn(d: RowToTake | undefined, jobId: string, limits: AnsweringLimits): TakeVerdict | { go: true } {
+  if (!d) return { go: false, why: 'gone' };
+  if (d.job_id !== jobId) return { go: false, why: 'stale' };
+  if (d.status === 'answered' || d.status === 'failed') return { go: false, why: 'done' };
+  if (d.held_by_live_worker) return { go: false, why: 'wait', reason: `worker ${d.worker_id} is answering it` };
+  if (d.user_id && Number(d.by_user) >= limits.perUser)
+    return { go: false, why: 'wait', reason: 'the asker has a question being answered' };
+  if (d.channel && Number(d.by_channel) >= limits.perChannel) return { go: false, why: 'wait', reason: 'the channel is at its limit' };
+  return { go: true };
 }
 
 /** A worker is alive while its session holds its advisory lock; a crashed worker's lock went with its connection. */

@@ -1,11 +1,12 @@
 // The playground's outbox (see core/platform.ts): replies only, no digests.
-// The worker's side of a playground answer: the answer is already kept on
-// the delivery row (the worker saves it before delivering), and the statement
-// that ends the question tells the waiting receiver, in whatever process holds
-// the page's stream (Deliveries.finish, job-events.ts). So the sink only tells
-// how far the question got: a step is told once it has lasted a moment, so an
-// answer quicker than that sends no NOTIFY at all (each is a statement), and a
-// slower one at most one per PROGRESS_AFTER_MS, each step at most once.
+// The worker's side of a playground answer: the reply is the answer on the
+// delivery row (replyIsTheRow: the worker keeps it there with the statement
+// that ends the question), and that statement tells the waiting receiver, in
+// whatever process holds the page's stream (Deliveries.finish, job-events.ts).
+// So the sink only tells how far the question got: a step is told once it has
+// lasted a moment, so an answer quicker than that sends no NOTIFY at all (each
+// is a statement), and a slower one at most one per PROGRESS_AFTER_MS, each
+// step at most once.
 import type pg from 'pg';
 import type { Logger } from '../../core/logger.js';
 import { describeError } from '../../core/errors.js';
@@ -40,5 +41,5 @@ export function webOutbox(pool: pg.Pool, logger: Logger): JobOutbox {
       giveUp: done,
     };
   };
-  return { replies };
+  return { replies, replyIsTheRow: true };
 }
