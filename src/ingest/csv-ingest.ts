@@ -9,7 +9,7 @@ import type pg from 'pg';
 import type { TableSpec } from './table-spec.js';
 import { BatchUpserter, addCounts, zeroCounts, type BatchCounts } from './upsert-batch.js';
 import { RejectFile } from './rejects.js';
-import { readCsvRecords } from './csv-records.js';
+import { readCsvChunks } from './csv-records.js';
 import { recordRun } from './run-log.js';
 import { addRefusedRejects, mergeStaged, stageRows, type RefusedRow } from './refused-rows.js';
 import path from 'node:path';
@@ -31,6 +31,12 @@ export interface CsvSource {
 export interface CsvFileReader {
   /** Converts the fields of one data row; must not throw. */
   parseRow(fields: string[]): RowResult;
+  /**
+   * Whether a data line (one whole record, no CR) is in a form PostgreSQL reads as CSV into the
+   * spec's columns to the same values parseRow gives, so that it is staged as it is, its fields
+   * never split here. A line it declines goes through parseRow. Must not throw.
+   */
+  copiesAsIs?(line: string): boolean;
   /** What the loaded rows were written in, for the summary (e.g. "read as the spreadsheet dialect (...)"). */
   dialect(): string | undefined;
 }
@@ -84,7 +90,8 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
   const progress = { bytesRead: 0 };
   try {
     await upserter.prepare();
-    let batch: string[] = [];
+    let batch: string[] = []; // COPY text lines from parseRow
+    let asIs: string[] = []; // data lines taken as they are (copiesAsIs), as CSV
     let headerSeen = false;
     // Lines are staged a batch at a time; the staged rows are merged in one transaction every
     // mergeRows rows, doubling from one batch up to MAX_MERGE_ROWS: the first rows land soon,
@@ -93,11 +100,14 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
     let mergeRows = batchSize;
     const flush = async (last: boolean) => {
       const lines = batch;
+      const csvLines = asIs;
       batch = [];
+      asIs = [];
       await inFlight;
       const bytes = progress.bytesRead;
       inFlight = (async () => {
         await stageRows(upserter, lines, refused);
+        await stageRows(upserter, csvLines, refused, 'csv');
         if (upserter.stagedRows > 0 && (last || upserter.stagedRows >= mergeRows)) {
           counts = addCounts(counts, await mergeStaged(upserter, refused));
           mergeRows = Math.max(batchSize, Math.min(mergeRows * 2, MAX_MERGE_ROWS));
@@ -108,25 +118,37 @@ async function ingestCsvFile(options: CsvIngestOptions): Promise<IngestSummary> 
       inFlight.catch(() => undefined);
     };
 
-    for await (const record of readCsvRecords(file, { progress })) {
-      if (!headerSeen) {
-        if (record.error !== undefined) throw new UserError(`${file}: the header line is not valid CSV (${record.error})`);
-        headerSeen = true;
-        checkHeader(record.fields, source.header, file);
-        continue;
-      }
+    // the first line offered is the header's (or what stands in its place): always read as a record
+    let firstOffered = false;
+    const take = (text: string, line: number): boolean => {
+      if (!firstOffered) return !(firstOffered = true);
+      if (!reader.copiesAsIs?.(text)) return false;
       rowsRead++;
-      if (record.error !== undefined) {
-        await rejects.add({ where: record.line, reason: record.error, raw: record.raw });
-        continue;
+      asIs.push(`${text},${line}`);
+      return true;
+    };
+    for await (const records of readCsvChunks(file, { progress, take: reader.copiesAsIs ? take : undefined })) {
+      for (const record of records) {
+        if (!headerSeen) {
+          if (record.error !== undefined) throw new UserError(`${file}: the header line is not valid CSV (${record.error})`);
+          headerSeen = true;
+          checkHeader(record.fields, source.header, file);
+          continue;
+        }
+        rowsRead++;
+        if (record.error !== undefined) {
+          await rejects.add({ where: record.line, reason: record.error, raw: record.raw });
+          continue;
+        }
+        const result = reader.parseRow(record.fields);
+        if ('reason' in result) {
+          await rejects.add({ where: record.line, reason: result.reason, raw: record.raw });
+          continue;
+        }
+        batch.push(`${result.values}\t${record.line}`);
+        if (batch.length + asIs.length >= batchSize) await flush(false);
       }
-      const result = reader.parseRow(record.fields);
-      if ('reason' in result) {
-        await rejects.add({ where: record.line, reason: result.reason, raw: record.raw });
-        continue;
-      }
-      batch.push(`${result.values}\t${record.line}`);
-      if (batch.length >= batchSize) await flush(false);
+      if (batch.length + asIs.length >= batchSize) await flush(false);
     }
     if (!headerSeen) throw new UserError(`${file} is empty: expected a header line ${source.header.join(',')}`);
     await flush(true);

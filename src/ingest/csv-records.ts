@@ -32,6 +32,12 @@ interface CsvReadProgress {
 export interface CsvReadOptions {
   /** updated with the bytes read so far */
   progress?: CsvReadProgress;
+  /**
+   * Offered each undamaged line that starts a record (without its CR); a line it takes (returns
+   * true for) is not read as a record. A line with a quote left open is offered too: the taker
+   * must take only a whole record.
+   */
+  take?: (text: string, line: number) => boolean;
 }
 
 /** Splits one complete record's text (no trailing line end) into fields; null when a quoted field is not closed. */
@@ -109,6 +115,8 @@ interface Part {
 
 /** Turns physical lines into records. */
 class RecordAssembler {
+  constructor(private readonly taker?: (text: string, line: number) => boolean) {}
+
   private out: CsvRecord[] = [];
   private open: Part[] = []; // the lines of a record whose quoted field is not closed yet
   private openColumn = 0;
@@ -142,6 +150,7 @@ class RecordAssembler {
   private first(text: string, line: number, damage: string | undefined): void {
     const raw = stripCr(text);
     if (raw === '') return; // blank line
+    if (damage === undefined && this.taker?.(raw, line)) return;
     const fields = splitRecord(raw);
     if (fields === null) {
       this.open = [{ text, line, damage }];
@@ -184,16 +193,21 @@ class RecordAssembler {
   }
 }
 
-export async function* readCsvRecords(file: string, options: CsvReadOptions = {}): AsyncGenerator<CsvRecord> {
-  const records = new RecordAssembler();
+/** The records of each read chunk of the file (about 1 MiB), maybe none: a reader can act between chunks even when `take` took every line. */
+export async function* readCsvChunks(file: string, options: CsvReadOptions = {}): AsyncGenerator<CsvRecord[]> {
+  const records = new RecordAssembler(options.take);
   const lines = new LineSplitter((text, line, damage) => records.line(text, line, damage));
   const stream = createReadStream(file, { highWaterMark: 1 << 20 });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (options.progress) options.progress.bytesRead = stream.bytesRead;
     lines.push(chunk);
-    for (const record of records.take()) yield record;
+    yield records.take();
   }
   lines.end();
   records.end();
-  for (const record of records.take()) yield record;
+  yield records.take();
+}
+
+export async function* readCsvRecords(file: string, options: CsvReadOptions = {}): AsyncGenerator<CsvRecord> {
+  for await (const records of readCsvChunks(file, options)) yield* records;
 }

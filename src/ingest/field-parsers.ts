@@ -16,7 +16,7 @@ export const emptyToNull = (s: string | undefined): string | null => {
  * B-tree entry: a longer value in an indexed column (primary_type, a stock's
  * name) would fail its whole batch instead of being one rejected row.
  */
-const MAX_TEXT_CHARS = 500;
+export const MAX_TEXT_CHARS = 500;
 
 /** Text as stored: trimmed, empty as NULL, at most MAX_TEXT_CHARS, no NUL (PostgreSQL text cannot hold one). */
 export function textField(name: string, raw: string | undefined): string | null {

@@ -24,20 +24,25 @@ function isDataError(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('22') || code === '23502' || code === '23514' || code === '54000');
 }
 
-/** Stages COPY lines whose last value is the source line number; refused rows are added to `refused`. */
-export async function stageRows(upserter: BatchUpserter, lines: readonly string[], refused: RefusedRow[]): Promise<void> {
+/** Stages COPY lines (text or CSV) whose last value is the source line number; refused rows are added to `refused`. */
+export async function stageRows(
+  upserter: BatchUpserter,
+  lines: readonly string[],
+  refused: RefusedRow[],
+  format: 'text' | 'csv' = 'text',
+): Promise<void> {
   try {
-    await upserter.stage(lines);
+    await upserter.stage(lines, format);
   } catch (error) {
     if (!isDataError(error) || lines.length === 0) throw error;
     if (lines.length === 1) {
-      const line = Number(lines[0].slice(lines[0].lastIndexOf('\t') + 1));
+      const line = Number(lines[0].slice(lines[0].lastIndexOf(format === 'csv' ? ',' : '\t') + 1));
       refused.push({ line, reason: `refused by PostgreSQL: ${(error as Error).message}` });
       return;
     }
     const half = lines.length >> 1;
-    await stageRows(upserter, lines.slice(0, half), refused);
-    await stageRows(upserter, lines.slice(half), refused);
+    await stageRows(upserter, lines.slice(0, half), refused, format);
+    await stageRows(upserter, lines.slice(half), refused, format);
   }
 }
 

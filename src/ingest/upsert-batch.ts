@@ -80,22 +80,31 @@ export class BatchUpserter {
   }
 
   /**
-   * COPYs text lines (the spec's columns, then the source line number) into the staging table,
+   * COPYs lines (the spec's columns, then the source line number) into the staging table,
    * outside any transaction: a refused COPY leaves nothing, and staged rows stay until merged.
+   * `text` lines are COPY text format; `csv` lines are CSV records in the columns' order whose
+   * leading key fields are not quoted, and whose dates are month first (the portal's
+   * 03/18/2015 07:44:00 PM).
    */
-  async stage(lines: readonly string[]): Promise<void> {
+  async stage(lines: readonly string[], format: 'text' | 'csv' = 'text'): Promise<void> {
     if (!lines.length) return;
     const cols = [...this.spec.columns.map(ident), '_line'].join(', ');
-    const copy = this.client.query(copyFrom(`COPY ${this.stageTable} (${cols}) FROM STDIN`));
-    await pipeline(Readable.from(chunked(lines)), copy);
+    if (format === 'csv') await this.client.query(`SET DateStyle = 'ISO, MDY'`);
+    try {
+      const copy = this.client.query(copyFrom(`COPY ${this.stageTable} (${cols}) FROM STDIN${format === 'csv' ? ' (FORMAT csv)' : ''}`));
+      await pipeline(Readable.from(chunked(lines)), copy);
+    } finally {
+      if (format === 'csv') await this.client.query('RESET DateStyle');
+    }
     this.staged += lines.length;
     if (this.duplicates) return;
     if (this.keyFields === 0) {
       this.duplicates = true;
       return;
     }
+    const separator = format === 'csv' ? ',' : '\t';
     for (const line of lines) {
-      const key = leadingFields(line, this.keyFields);
+      const key = leadingFields(line, this.keyFields, separator);
       if (this.keysSeen.has(key)) {
         this.duplicates = true;
         this.keysSeen.clear();
@@ -134,6 +143,10 @@ export class BatchUpserter {
     try {
       // the batch's aggregates and the staged rows' sort fit in memory instead of spilling to disk
       await c.query(`SET LOCAL work_mem = '64MB'`);
+      // Other writers wait for this transaction (SHARE ROW EXCLUSIVE: readers go on, reading the
+      // last committed rows): the keys the merge finds stored stay stored, the new ones new, and
+      // the rows it replaces are the ones it read.
+      await c.query(`LOCK TABLE ${ident(this.spec.table)} IN SHARE ROW EXCLUSIVE MODE`);
       if (derived) await this.bypassTriggers();
       const { rows } = await c.query<{ staged: number; inserted: number; updated: number }>(
         this.upsertSql(range === undefined && !this.duplicates, range),
@@ -168,14 +181,11 @@ export class BatchUpserter {
   }
 
   /**
-   * Other writers wait for this transaction (SHARE ROW EXCLUSIVE: readers go on, reading the
-   * last committed rows and rollups), so the rows the merge replaces are the ones it read; the
-   * triggers are off for this transaction only (DDL is transactional: no one else sees them
-   * off, and a cut or a rollback turns them back on).
+   * The triggers are off for this transaction only (DDL is transactional: no one else sees them
+   * off, and a cut or a rollback turns them back on); readers see the last committed rollups.
    */
   private async bypassTriggers(): Promise<void> {
     const table = ident(this.spec.table);
-    await this.client.query(`LOCK TABLE ${table} IN SHARE ROW EXCLUSIVE MODE`);
     if (this.triggers.length) await this.client.query(`ALTER TABLE ${table} ${this.triggerAction('DISABLE')}`);
     await this.client.query(`TRUNCATE ${this.deltaTable}`);
   }
@@ -194,9 +204,11 @@ export class BatchUpserter {
       .map((c) => `${ident(c)} = excluded.${ident(c)}`)
       .join(', ');
     const where = range ? 'WHERE _line BETWEEN $1 AND $2' : '';
+    // a unique batch is read from the staging table by each of the two inserts; a collapsed one is sorted once
     const batch = unique
-      ? `SELECT ${cols} FROM ${this.stageTable} ${where}`
-      : `SELECT DISTINCT ON (${key}) ${cols} FROM ${this.stageTable} ${where} ORDER BY ${key}, ${spec.latestFirst}, _line DESC`;
+      ? `batch AS NOT MATERIALIZED (SELECT ${cols} FROM ${this.stageTable} ${where})`
+      : `batch AS (SELECT DISTINCT ON (${key}) ${cols} FROM ${this.stageTable} ${where} ORDER BY ${key}, ${spec.latestFirst}, _line DESC)`;
+    const stored = `EXISTS (SELECT 1 FROM ${target} s WHERE ${spec.key.map((k) => `s.${ident(k)} = b.${ident(k)}`).join(' AND ')})`;
     const derived = spec.derived;
     const counted = derived ? derived.columns.map(ident).join(', ') : '';
     // with derived tables: the new versions (+1) and the rows they replaced (-1, read in the
@@ -206,27 +218,33 @@ export class BatchUpserter {
           SELECT ${counted} FROM ${target} WHERE (${key}) IN (SELECT ${key} FROM up WHERE NOT inserted)
         ), delta AS (
           INSERT INTO ${this.deltaTable} (sign, ${counted})
-          SELECT 1, ${counted} FROM up UNION ALL SELECT -1, ${counted} FROM old
+          SELECT 1, ${counted} FROM fresh UNION ALL SELECT 1, ${counted} FROM up UNION ALL SELECT -1, ${counted} FROM old
         )`
       : '';
+    // Keys not stored yet go in with a plain INSERT (no speculative insertion and conflict check
+    // per row, which cost a third more); stored ones through the upsert. Both see the statement's
+    // snapshot, so the two sets are disjoint, and the merge's lock keeps other writers out.
     return `
-      WITH batch AS (${batch}), up AS (
-        INSERT INTO ${target} AS t (${cols}) SELECT ${cols} FROM batch
+      WITH ${batch}, fresh AS (
+        INSERT INTO ${target} (${cols}) SELECT ${cols} FROM batch b WHERE NOT ${stored}
+        RETURNING ${derived ? counted : '1'}
+      ), up AS (
+        INSERT INTO ${target} AS t (${cols}) SELECT ${cols} FROM batch b WHERE ${stored}
         ON CONFLICT (${key}) DO UPDATE SET ${sets} WHERE ${spec.replaceWhen}
         RETURNING (xmax = 0) AS inserted${derived ? `, ${[...new Set([...spec.key, ...derived.columns])].map(ident).join(', ')}` : ''}
       )${delta}
       SELECT ${range ? `(SELECT count(*) FROM ${this.stageTable} ${where})::int` : this.staged} AS staged,
-             (count(*) FILTER (WHERE inserted))::int AS inserted,
+             ((SELECT count(*) FROM fresh) + count(*) FILTER (WHERE inserted))::int AS inserted,
              (count(*) FILTER (WHERE NOT inserted))::int AS updated
       FROM up`;
   }
 }
 
-/** The first `n` tab-separated values of a COPY line, as one string. */
-function leadingFields(line: string, n: number): string {
+/** The first `n` values of a line, as one string. */
+function leadingFields(line: string, n: number, separator: string): string {
   let end = -1;
   for (let i = 0; i < n; i++) {
-    end = line.indexOf('\t', end + 1);
+    end = line.indexOf(separator, end + 1);
     if (end < 0) return line;
   }
   return line.slice(0, end);

@@ -21,6 +21,7 @@ import {
   type TimestampForm,
 } from '../field-parsers.js';
 import { PORTAL_CSV_HEADER } from './crime-table.js';
+import { isPortalLine } from './portal-line.js';
 
 /** What one row showed of the spreadsheet dialect. */
 interface RowForms {
@@ -134,6 +135,11 @@ class PortalDialect {
   private upperBooleans = 0;
   private readonly padded = zeroPadded();
 
+  /** A row taken as it is (isPortalLine): all in the portal's format. */
+  addPortalRow(): void {
+    this.portalRows++;
+  }
+
   add(forms: RowForms): void {
     const p = forms.padded;
     const spreadsheet = forms.upperBooleans > 0 || p.beat + p.district + p.iucr + p.fbi > 0 || forms.timestamps.some((t) => t !== 'portal');
@@ -184,6 +190,11 @@ function fileReader(): CsvFileReader {
       const result = parseRow(f, forms);
       if ('values' in result) dialect.add(forms);
       return result;
+    },
+    copiesAsIs(line) {
+      if (!isPortalLine(line)) return false;
+      dialect.addPortalRow();
+      return true;
     },
     dialect: () => dialect.describe(),
   };
