@@ -1,0 +1,42 @@
+// Which rollup a plan is answered from: the smallest that keeps every column and
+// time facet it reads (the differential tests check the rows are the same).
+import { describe, expect, it } from 'vitest';
+import { chooseRollup } from '../../src/plan/rollup-choice.js';
+import { parsePlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
+
+const choose = (plan: QueryPlanInput, choices: Record<string, string> = {}) => chooseRollup(parsePlan(plan), choices)?.table;
+
+describe('the rollup a plan is answered from', () => {
+  it('the weekday and the hour together: the weekday-hour rollup, inside whole years', () => {
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['hour'], filters: { types: ['ROBBERY'], weekdays: [6, 7] } })).toBe(
+      'crimes_by_year_weekday_hour',
+    );
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['weekday'], filters: { night: true } }, { night: '22-06' })).toBe(
+      'crimes_by_year_weekday_hour',
+    );
+    // the weekend that starts on Friday evening reads the hour too
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['type'], filters: { weekend: true } }, { weekend: 'fri_evening' })).toBe(
+      'crimes_by_year_weekday_hour',
+    );
+    expect(
+      choose({ measure: { kind: 'count' }, groupBy: ['hour', 'weekday'], filters: { time: { from: '2019-01-01', to: '2021-01-01' } } }),
+    ).toBe('crimes_by_year_weekday_hour');
+  });
+
+  it('a weekday in some months, or in a run of days, needs whole days', () => {
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['weekday'], filters: { time: { from: '2019-03-01', to: '2019-06-01' } } })).toBe(
+      'crimes_by_day',
+    );
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['weekday'], filters: { months: [7, 8] } })).toBe('crimes_by_day');
+    // a weekday with an hour in some months: no rollup keeps all three
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['hour'], filters: { weekdays: [1], months: [7] } })).toBeUndefined();
+  });
+
+  it('the gap between crimes on a block: over every incident from the block rollup, over some from crimes', () => {
+    expect(choose({ measure: { kind: 'average_gap', unit: 'day' } })).toBe('crimes_by_block');
+    expect(choose({ measure: { kind: 'average_gap', unit: 'hour' }, filters: { types: ['BURGLARY'] } })).toBeUndefined();
+    expect(
+      choose({ measure: { kind: 'average_gap', unit: 'day' }, filters: { time: { from: '2019-01-01', to: '2020-01-01' } } }),
+    ).toBeUndefined();
+  });
+});
