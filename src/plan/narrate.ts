@@ -210,7 +210,7 @@ export function narratePlan(
             ? `${fmtNumber(Math.abs(num(change)), 2)} points ${num(change) > 0 ? 'higher' : 'lower'} than`
             : `${fmtNumber(Math.abs(num(change)), 1)}% ${num(change) > 0 ? 'more' : 'fewer'} than`;
     // the narration goes on from the headline in a sentence of its own (renderers show the headline above it)
-    const text = `${head}: ${show(a, pct)}. ${dir ? `That is ${dir} in ${other} (${show(b, pct)})` : `${other} had ${show(b, pct)}`}.`;
+    const text = `${head}: ${show(a, pct)}. ${dir ? `That is ${dir} in ${other} (${show(b, pct)})` : `${other} had ${show(b, pct)}`}.${unequalPeriods(plan)}`;
     return { headline: `${head}: ${show(a, pct)}, compared with ${other}: ${show(b, pct)}`, narration: text };
   }
   if (!plan.groupBy.length) {
@@ -425,10 +425,10 @@ function describeComparison(plan: QueryPlan, r: PlanRows, ctx: NarrationContext)
   };
   const noun = groupsNoun(plan);
   if (plan.top) {
-    const rule = `${capital(topPhrase(plan))} of ${pa}, ranked in ${pa}, with the same ${noun.many} in ${pb}`;
+    const rule = `${capital(topPhrase(plan))} of ${pa} (ranked by ${pa}), each beside the same ${plan.top.n === 1 ? noun.one : noun.many} in ${pb}`;
     const both = (row: Cell[]) => `${show(row[labels], pct)} in ${pa} against ${show(row[labels + 1], pct)} in ${pb}${change(row)}`;
     const tied = r.rows.length > plan.top.n ? ` (${fmtInt(r.rows.length)} rows: a tie at place ${plan.top.n})` : '';
-    return `${rule}${tied}: ${ranked(r.rows, labels, listLabel(plan), pct, both)}.`;
+    return `${rule}${tied}: ${ranked(r.rows, labels, listLabel(plan), pct, both)}.${unequalPeriods(plan)}`;
   }
   const sentences: string[] = [];
   const complete = r.rows.length === r.rowCount;
@@ -448,7 +448,20 @@ function describeComparison(plan: QueryPlan, r: PlanRows, ctx: NarrationContext)
   if (up.delta > 0) sentences.push(move('rise', up));
   if (down.delta < 0) sentences.push(move('fall', down));
   if (up.delta <= 0 && down.delta >= 0) sentences.push(`Every ${noun.one} had the same in both.`);
-  return sentences.join(' ');
+  return `${sentences.join(' ')}${unequalPeriods(plan)}`;
+}
+
+/**
+ * Totals of two periods of different lengths (every year on record against 2018, a year against a month) are
+ * not alike: said, so a change of +2,600% is read as what it is. A share or an average is a rate: no note.
+ */
+function unequalPeriods(plan: QueryPlan): string {
+  if (plan.measure.kind !== 'count' && plan.measure.kind !== 'distinct') return '';
+  const days = (t: { from: string; to: string }) => (Date.parse(t.to) - Date.parse(t.from)) / 86_400_000;
+  const [a, b] = [plan.filters.time!, plan.compareWith!];
+  if (Math.abs(days(a) - days(b)) <= 3) return '';
+  const [la, lb] = [periodLabel(a), periodLabel(b)];
+  return ` ${la} is ${days(a) > days(b) ? 'longer' : 'shorter'} than ${lb}: the change compares totals of periods of different lengths, not rates.`;
 }
 
 const many = (noun: { one: string; many: string }, n: number) => `${fmtInt(n)} ${n === 1 ? noun.one : noun.many}`;

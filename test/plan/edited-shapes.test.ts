@@ -476,7 +476,7 @@ function wordProblems(plan: QueryPlan, told: { headline: string; narration: stri
   if (plan.compareWith) {
     for (const p of [plan.filters.time!, plan.compareWith])
       if (!text.includes(periodLabel(p))) problems.push(`the narration does not name ${periodLabel(p)}: ${text}`);
-    if (labels && plan.top && !/ranked in/.test(text)) problems.push(`the rule of a compared top N is not said: ${text}`);
+    if (labels && plan.top && !/ranked by/.test(text)) problems.push(`the rule of a compared top N is not said: ${text}`);
     if (labels && plan.measure.kind === 'count' && !plan.top) {
       const [ta, tb] = [0, 1].map((k) => got.reduce((s, r) => s + Number(r[labels + k]), 0));
       if (!text.includes(`${fmt(ta)} in all`) || !text.includes(fmt(tb))) problems.push(`the totals ${ta} and ${tb} are not said: ${text}`);

@@ -85,4 +85,74 @@ describe('narratePlan', () => {
       'Thefts in 2019, all of Chicago: 2,239. That is 4.1% more than in 2018 (2,150).',
     );
   });
+
+  it('a top 5 names all five with their counts, ties as one place, and the total over every group; the headline says the cut', () => {
+    const p = plan({ measure: { kind: 'count' }, filters: { time: y2019 }, groupBy: ['type'], top: { n: 5, order: 'desc' } });
+    const rows = [
+      ['THEFT', 149],
+      ['BATTERY', 139],
+      ['ASSAULT', 52],
+      ['ROBBERY', 52],
+      ['OTHER OFFENSE', 44],
+    ];
+    const facts = {
+      groups: 18,
+      valued: 18,
+      total: 617,
+      highest: { value: 149, labels: [['THEFT']], count: 1 },
+      lowest: { value: 1, labels: [['STALKING']], count: 1 },
+      zeros: 0,
+      atCut: 1,
+    };
+    const told = narratePlan(p, { columns: ['primary_type', 'incidents'], rows, rowCount: 5 }, ctx, facts);
+    expect(told.headline).toBe('Crimes in 2019, all of Chicago: top 5 crime types');
+    expect(told.narration).toBe(
+      '1. THEFT, 149; 2. BATTERY, 139; 3. ASSAULT and ROBBERY, tied at 52; 5. OTHER OFFENSE, 44. Out of 18 crime types, 617 in all.',
+    );
+  });
+
+  it('a compared top N says its rule (the N of the asked period, the same groups in the other) and both values of each', () => {
+    const p = plan({
+      measure: { kind: 'count' },
+      filters: { time: y2019 },
+      groupBy: ['type'],
+      top: { n: 2, order: 'desc' },
+      compareWith: { from: '2018-01-01', to: '2019-01-01' },
+    });
+    const told = narratePlan(
+      p,
+      {
+        columns: [],
+        rows: [
+          ['THEFT', 149, 148, 0.7],
+          ['BATTERY', 139, 115, 20.9],
+        ],
+        rowCount: 2,
+      },
+      ctx,
+    );
+    expect(told.headline).toBe('Crimes in 2019, all of Chicago: top 2 crime types, compared with 2018');
+    expect(told.narration).toBe(
+      'Top 2 crime types of 2019 (ranked by 2019), each beside the same crime types in 2018: 1. THEFT, 149 in 2019 against 148 in 2018 (+0.7%); 2. BATTERY, 139 in 2019 against 115 in 2018 (+20.9%).',
+    );
+  });
+
+  it('a share compared moves in points; totals of periods of different lengths are said to be so', () => {
+    const share = plan({
+      measure: { kind: 'share', part: { arrest: true } },
+      filters: { types: ['THEFT'], time: y2019 },
+      compareWith: { from: '2018-01-01', to: '2019-01-01' },
+    });
+    expect(narratePlan(share, { columns: [], rows: [['2019', 4.7, '2018', 8.78, -4.08]], rowCount: 1 }, ctx).narration).toBe(
+      'Share of thefts with an arrest in 2019, all of Chicago: 4.70%. That is 4.08 points lower than in 2018 (8.78%).',
+    );
+    const longer = plan({
+      measure: { kind: 'count' },
+      filters: { types: ['THEFT'], time: { from: '2001-01-01', to: '2026-01-01' } },
+      compareWith: { from: '2018-01-01', to: '2019-01-01' },
+    });
+    expect(narratePlan(longer, { columns: [], rows: [['2001-2025', 3470, '2018', 128, 2610.9]], rowCount: 1 }, ctx).narration).toContain(
+      '2001-2025 is longer than 2018: the change compares totals of periods of different lengths, not rates.',
+    );
+  });
 });
