@@ -21,30 +21,36 @@ function monteCarloSentence(mc: MonteCarlo): string {
     // the reshuffled path moves only at sales, so it cannot see a fall while positions are held: said, lest a trader
     // read it against the daily equity's drawdown
     `a drawdown between sales worse than ${fmtPercent(mc.threshold, 0)} happened ${fmtPercent(mc.worseThanThreshold, 1)} of the time; ` +
-    `the median drawdown was ${fmtPercent(mc.medianDrawdown, 1)}, 1 in 20 was worse than ${fmtPercent(mc.drawdown95, 1)}, ` +
-    `and ${fmtPercent(mc.lossShare, 1)} ended below the capital (the path moves only when a trade closes, so it misses falls while holding, which the max drawdown counts).`
+    // not the share that ended below the capital: the trades compound to the same end in every order, so it is 0% or
+    // 100% whatever the luck (and a portfolio's end also holds shares no sale has closed)
+    `the median drawdown was ${fmtPercent(mc.medianDrawdown, 1)} and 1 in 20 was worse than ${fmtPercent(mc.drawdown95, 1)} ` +
+    `(the path moves only when a trade closes, so it misses falls while holding, which the max drawdown counts).`
   );
 }
 
+/** The Monte Carlo in a table cell (the sentence is in the narration): "worse than 30% in 12.3% of 1,000". */
+const monteCarloCell = (mc: MonteCarlo) =>
+  `worse than ${fmtPercent(mc.threshold, 0)} in ${fmtPercent(mc.worseThanThreshold, 1)} of ${fmtInt(mc.runs)}`;
+
+/** The summary's cells stay short (a chat table cuts a cell at 40 characters); the details are in the other tables. */
 function summaryTable(t: Tearsheet): AnswerTable {
   const sharpes = t.rollingSharpe.filter((v): v is number => v !== null);
+  const worst = t.drawdowns[0];
   const rows: Cell[][] = [
-    ['Exposure', `${fmtPercent(t.exposure, 1)} of the equity invested at the close, on average`],
-    ['Turnover', `${fmtNumber(t.turnover, 2)}× the mean equity traded a year`],
+    ['Exposure (mean, at the close)', `${fmtPercent(t.exposure, 1)} of the equity invested`],
+    ['Turnover (a year)', `${fmtNumber(t.turnover, 2)}× the mean equity`],
     [
       `Rolling Sharpe (${ROLLING_SHARPE_DAYS} days)`,
       sharpes.length
-        ? `last ${fmtNumber(sharpes.at(-1)!)}, lowest ${fmtNumber(Math.min(...sharpes))}, highest ${fmtNumber(Math.max(...sharpes))}`
-        : `the window is shorter than ${ROLLING_SHARPE_DAYS} days`,
+        ? `last ${fmtNumber(sharpes.at(-1)!)}, low ${fmtNumber(Math.min(...sharpes))}, high ${fmtNumber(Math.max(...sharpes))}`
+        : `window under ${ROLLING_SHARPE_DAYS} days`,
     ],
-    ['Worst drawdown', t.drawdowns.length ? periodText(t.drawdowns[0]) : 'none: the equity never fell below a previous high'],
-    ['Monte Carlo', t.monteCarlo ? monteCarloSentence(t.monteCarlo) : 'fewer than 2 trades: nothing to reshuffle'],
+    ['Worst drawdown', worst ? `${fmtPercent(worst.depth, 2)}, ${worst.start} to ${worst.trough}` : 'none: never below a high'],
+    ...(worst ? [['Recovered from it', worst.recovery ?? 'not by the end'] as Cell[]] : []),
+    [`Monte Carlo drawdown (between sales)`, t.monteCarlo ? monteCarloCell(t.monteCarlo) : 'under 2 trades: none'],
   ];
   return { columns: ['Measure', 'Value'], rows, rowCount: rows.length, truncated: false };
 }
-
-const periodText = (p: Tearsheet['drawdowns'][number]) =>
-  `${fmtPercent(p.depth, 2)} from ${p.start} to ${p.trough}, ${p.recovery ? `recovered ${p.recovery}` : 'not recovered by the end'}`;
 
 function monthlyTable(t: Tearsheet): AnswerTable {
   const years = [...new Set(t.monthly.map((m) => m.month.slice(0, 4)))];
@@ -99,8 +105,12 @@ export interface TearsheetPart {
   tables: { title: string; table: AnswerTable }[];
 }
 
-export function tearsheetPart(label: string, input: TearsheetInput): TearsheetPart {
-  const t = tearsheet(input);
+function tearsheetPart(label: string, input: TearsheetInput): TearsheetPart {
+  return tearsheetTables(label, tearsheet(input));
+}
+
+/** The same from a tearsheet already computed (a portfolio's, on its worker thread with the run). */
+export function tearsheetTables(label: string, t: Tearsheet): TearsheetPart {
   return {
     sentence: t.monteCarlo ? monteCarloSentence(t.monteCarlo) : '',
     tables: [
