@@ -89,11 +89,9 @@ export interface PortfolioResult extends SimulationResult {
 }
 
 const LOT = 100;
-const monthOf = (day: number) => isoDay(day).slice(0, 7);
-const quarterOf = (day: number) => {
-  const iso = isoDay(day);
-  return `${iso.slice(0, 4)}Q${Math.floor((Number(iso.slice(5, 7)) - 1) / 3)}`;
-};
+/** The calendar period of an ISO date: its month, or its quarter ("2024Q0" for January to March). */
+const monthOf = (iso: string) => iso.slice(0, 7);
+const quarterOf = (iso: string) => `${iso.slice(0, 4)}Q${Math.floor((Number(iso.slice(5, 7)) - 1) / 3)}`;
 
 export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
   const { members, model, exits } = input;
@@ -109,6 +107,11 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
   const allDays = [...new Set(members.flatMap((m) => Array.from(m.days)))].sort((a, b) => a - b);
   const n = allDays.length;
   const at = new Array<number>(k).fill(-1); // each member's index of its bar today (or its last bar)
+  const has = new Array<boolean>(k).fill(false); // the member has a bar today
+  // today's limit prices of a member, worked out when an order or an exit needs them (limitDay: the day they are for)
+  const limitUp = new Float64Array(k);
+  const limitDown = new Float64Array(k);
+  const limitDay = new Int32Array(k).fill(-1);
   const lastClose = new Array<number>(k).fill(NaN);
   const shares = new Array<number>(k).fill(0);
   const boughtToday = new Array<number>(k).fill(0);
@@ -170,25 +173,44 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
     boughtToday[i] += qty;
   };
   const capOf = (i: number) => (cap ? Math.floor((cap * members[i].volume![at[i]]) / lot) * lot : Infinity);
-  const valueAt = (price: (i: number) => number) => shares.reduce((s, q, i) => s + (q ? q * price(i) : 0), 0);
+  // the holdings at today's open (the last close if suspended) and at the close, summed in the members' order
+  const valueAtOpen = () => {
+    let v = 0;
+    for (let i = 0; i < k; i++) if (shares[i]) v += shares[i] * (has[i] ? members[i].open[at[i]] : lastClose[i]);
+    return v;
+  };
+  const valueAtClose = () => {
+    let v = 0;
+    for (let i = 0; i < k; i++) if (shares[i]) v += shares[i] * lastClose[i];
+    return v;
+  };
+  /** Today's limit-down (sale) or limit-up (buy) price of a member with a bar today: none without limit rules, or on its first bar. */
+  const limit = (i: number, t: number, side: 'up' | 'down') => {
+    if (limitDay[i] !== t) {
+      limitDay[i] = t;
+      const l = rules[i] && at[i] > 0 ? limitPrices(rules[i]!.limitOn(allDays[t]), members[i].close[at[i] - 1]) : { up: Infinity, down: 0 };
+      limitUp[i] = l.up;
+      limitDown[i] = l.down;
+    }
+    return side === 'up' ? limitUp[i] : limitDown[i];
+  };
+  const changed: number[] = [];
 
   let prevPeriod = '';
   for (let t = 0; t < n; t++) {
     const day = allDays[t];
-    const has = new Array<boolean>(k).fill(false);
-    const limits: { up: number; down: number }[] = [];
     for (let i = 0; i < k; i++) {
       const m = members[i];
       boughtToday[i] = 0;
+      has[i] = false;
       if (at[i] + 1 < m.days.length && m.days[at[i] + 1] === day) {
         at[i]++;
         has[i] = true;
       }
-      limits[i] = has[i] && rules[i] && at[i] > 0 ? limitPrices(rules[i]!.limitOn(day), m.close[at[i] - 1]) : { up: Infinity, down: 0 };
     }
     const openOf = (i: number) => (has[i] ? members[i].open[at[i]] : lastClose[i]);
     // a rebalance day: the first, the first of a new month or quarter, or a weight drifted (at the last close)
-    const period = input.rebalance === 'monthly' ? monthOf(day) : input.rebalance === 'quarterly' ? quarterOf(day) : '';
+    const period = input.rebalance === 'monthly' ? monthOf(dates[t]) : input.rebalance === 'quarterly' ? quarterOf(dates[t]) : '';
     let reason: Rebalance['reason'] | undefined = t === 0 ? 'start' : undefined;
     if (!reason && period !== prevPeriod && input.rebalance !== 'none') reason = 'calendar';
     if (!reason && input.drift !== undefined && t > 0) {
@@ -214,7 +236,7 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
         stoppedOut[i] = true;
         if (m.buy) wanted[i] = false;
         target[i] = 0;
-        if (saleBlocked(hit.price, limits[i].down)) {
+        if (saleBlocked(hit.price, limit(i, t, 'down'))) {
           counts.blockedByLimit++;
           continue;
         }
@@ -224,7 +246,7 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
       }
     }
     // 2. the strategies' wishes
-    const changed: number[] = [];
+    changed.length = 0;
     for (let i = 0; i < k; i++) {
       const m = members[i];
       if (!has[i] || !m.buy || stoppedOut[i]) continue;
@@ -234,7 +256,7 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
       if (wanted[i] !== before) changed.push(i);
     }
     // 3. the targets, from the equity at the open (after the exits' sales)
-    const equityAtOpen = cash + valueAt(openOf);
+    const equityAtOpen = cash + valueAtOpen();
     const goalShares = (i: number) => {
       if (!wanted[i] || stoppedOut[i]) return 0;
       const price = openOf(i);
@@ -253,7 +275,7 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
           continue;
         }
         const raw = members[i].open[at[i]];
-        if (saleBlocked(raw, limits[i].down)) {
+        if (saleBlocked(raw, limit(i, t, 'down'))) {
           counts.blockedByLimit++;
           continue;
         }
@@ -265,7 +287,7 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
       for (let i = 0; i < k; i++) {
         if (!has[i] || shares[i] >= target[i]) continue;
         const raw = members[i].open[at[i]];
-        if (buyBlocked(raw, limits[i].up)) {
+        if (buyBlocked(raw, limit(i, t, 'up'))) {
           counts.blockedByLimit++;
           continue;
         }
@@ -283,7 +305,7 @@ export function simulatePortfolio(input: PortfolioInput): PortfolioResult {
     for (let i = 0; i < k; i++) if (has[i]) lastClose[i] = members[i].close[at[i]];
     if (t === n - 1) for (let i = 0; i < k; i++) if (shares[i] > 0) sell(i, t, lastClose[i], shares[i], true, 'end');
     for (let i = 0; i < k; i++) if (shares[i] > 0) peak[i] = Math.max(peak[i], lastClose[i]);
-    const invested = valueAt((i) => lastClose[i]);
+    const invested = valueAtClose();
     equity.push(cash + invested);
     exposure.push(invested / (cash + invested));
   }

@@ -6,6 +6,7 @@ import type { Bars } from './expr/compile.js';
 import { chinaModel } from './execution-model.js';
 import type { Kpis } from './kpis.js';
 import type { VersusMarket } from './benchmark.js';
+import type { Tearsheet } from './tearsheet.js';
 import { simulatePortfolio, type PortfolioResult } from './portfolio.js';
 import { candidateRules, dayNumbers, signalsOf, type Candidate, type SpecResult, type TickerBars } from './run-spec.js';
 import { holdsAlways, type StrategySpec } from './spec.js';
@@ -17,6 +18,8 @@ export interface PortfolioRun extends SpecResult {
   chosen: string;
   /** the portfolio against the market index over its days (benchmark.ts), when the run had one */
   market?: VersusMarket & { members: number };
+  /** its tearsheet, computed with the run */
+  tearsheet: Tearsheet;
 }
 
 /** The rankable fields (spec.ts RANKABLE_FIELDS) as a trader says them. */
@@ -82,7 +85,7 @@ export function simulatePortfolioSpec(spec: StrategySpec, members: TickerBars[])
 export function portfolioRun(
   spec: StrategySpec,
   chosen: { members: TickerBars[]; chosen: string },
-  run: { portfolio: PortfolioResult; kpis: Kpis; market?: PortfolioRun['market'] },
+  run: { portfolio: PortfolioResult; kpis: Kpis; market?: PortfolioRun['market']; tearsheet: Tearsheet },
 ): PortfolioRun {
   const { members } = chosen;
   const strategy = spec.strategies[0];
@@ -108,6 +111,7 @@ export function portfolioRun(
     portfolio: run.portfolio,
     members,
     chosen: chosen.chosen,
+    tearsheet: run.tearsheet,
     ...(run.market ? { market: run.market } : {}),
   };
 }

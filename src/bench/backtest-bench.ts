@@ -62,10 +62,14 @@ export async function loadStocksIfEmpty(pool: pg.Pool, tickers: number): Promise
   console.log(`loaded ${tickers} tickers of synthetic bars in ${seconds(performance.now() - t)}`);
 }
 
-export async function backtestBench(config: Config, logger: Logger, tickers: number, legacy = false): Promise<void> {
+export async function backtestBench(config: Config, logger: Logger, tickers: number, legacy = false, traderOnly = false): Promise<void> {
   const db = await openBenchDatabase(config, logger, false);
   try {
     await loadStocksIfEmpty(db.pool, tickers);
+    if (traderOnly) {
+      await traderRuns(db.pool, logger);
+      return;
+    }
 
     // 1. the engine alone on 1,395 days (on this thread)
     const { spec } = parseRuleSyntax(`600519 ${STRATEGY}`);
@@ -171,29 +175,29 @@ async function agentRuns(pool: pg.Pool, logger: Logger): Promise<void> {
   }
 }
 
+/** Rounds of the trader runs: each round runs both of a pair, in alternating order. */
+const TRADER_ROUNDS = 7;
+
 /**
- * Issue 37's trader runs, each against the same run without its extras (median of 3, after one warm-up that
- * loads any new column into the cache): a 20-ticker portfolio rebalanced monthly over 2020-2025, with and without
- * costs, stops and a volume cap; and the whole-market scan with costs and stops against the plain scan.
+ * Issue 37's trader runs, each against the same run without its extras: a 20-ticker portfolio rebalanced monthly over
+ * 2020-2025, with and without costs, stops and a volume cap; and the whole-market scan with costs and stops against
+ * the plain scan. After one warm-up of each (it loads any new column into the cache), TRADER_ROUNDS rounds run both,
+ * the plain one first in even rounds and last in odd ones, so that a busy spell on the shared machine falls on both
+ * alike; the figures are the medians, their ratio, and the range of the rounds' own ratios.
  */
-async function traderRuns(pool: pg.Pool, logger: Logger): Promise<void> {
+async function traderRuns(pool: pg.Pool, logger: Logger, rounds = TRADER_ROUNDS): Promise<void> {
   const deps = { pool, statementTimeoutMs: 120_000, logger };
   const { rows } = await pool.query(
     `SELECT stock_code FROM shanghai_stock_exchange WHERE trade_date = (SELECT min(trade_date) FROM shanghai_stock_exchange)
      ORDER BY stock_code LIMIT 20`,
   );
   const codes = rows.map((r) => r.stock_code as string).join(',');
-  const timed3 = async (text: string) => {
-    await runBacktest(text, deps);
-    const ms: number[] = [];
-    let last: BacktestOutcome | undefined;
-    for (let i = 0; i < 3; i++) {
-      const t = performance.now();
-      last = await runBacktest(text, deps);
-      ms.push(performance.now() - t);
-      if (last.answer.kind !== 'result') throw new Error(`${text}: ${JSON.stringify(last.answer)}`);
-    }
-    return { ms: median(ms), headline: last!.answer.kind === 'result' ? last!.answer.headline : '' };
+  const once = async (text: string) => {
+    const t = performance.now();
+    const outcome = await runBacktest(text, deps);
+    const ms = performance.now() - t;
+    if (outcome.answer.kind !== 'result') throw new Error(`${text}: ${JSON.stringify(outcome.answer)}`);
+    return { ms, outcome };
   };
   const pairs = [
     {
@@ -207,14 +211,30 @@ async function traderRuns(pool: pg.Pool, logger: Logger): Promise<void> {
       extras: `compare all 2020..2025 ${STRATEGY} costs: china stop: 8% trail: 15%`,
     },
   ];
-  console.log('trader runs (issue 37): each with costs: china, stops (8% stop-loss, 15% trailing) [and a 10% volume cap] against without:');
+  console.log(
+    `trader runs (issue 37): each with costs: china, stops (8% stop-loss, 15% trailing) [and a 10% volume cap] against without, ` +
+      `${rounds} alternating rounds after a warm-up:`,
+  );
   for (const p of pairs) {
-    const plain = await timed3(p.plain);
-    const extras = await timed3(p.extras);
-    const ratio = extras.ms / plain.ms;
+    await once(p.plain);
+    await once(p.extras);
+    const plain: number[] = [];
+    const extras: number[] = [];
+    let headline = '';
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? (['plain', 'extras'] as const) : (['extras', 'plain'] as const);
+      for (const which of order) {
+        const run = await once(p[which]);
+        (which === 'plain' ? plain : extras).push(run.ms);
+        if (which === 'extras' && run.outcome.answer.kind === 'result') headline = run.outcome.answer.headline;
+      }
+    }
+    const ratio = median(extras) / median(plain);
+    const ratios = extras.map((e, i) => e / plain[i]).sort((a, b) => a - b);
     console.log(
-      `  ${p.name}: ${seconds(extras.ms)} with them, ${seconds(plain.ms)} without: ${ratio.toFixed(2)}x ` +
-        `(${ratio <= 1.5 ? 'within' : 'OVER'} the 1.5x budget); ${extras.headline}`,
+      `  ${p.name}: median ${seconds(median(extras))} with them, ${seconds(median(plain))} without: ${ratio.toFixed(2)}x ` +
+        `(${ratio <= 1.5 ? 'within' : 'OVER'} the 1.5x budget; the rounds' ratios ${ratios[0].toFixed(2)}-${ratios.at(-1)!.toFixed(2)}, ` +
+        `median ${median(ratios).toFixed(2)}); ${headline}`,
     );
   }
 }

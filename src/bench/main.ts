@@ -54,9 +54,10 @@ program
   )
   .option('--tickers <n>', 'tickers to load into the benchmark database when it has none', positiveInt, 5_401)
   .option('--legacy', 'the whole-market runs as before the worker threads and the bar cache, for comparison')
-  .action(async (opts: { tickers: number; legacy?: boolean }) => {
+  .option('--trader', "only issue 37's trader runs: a portfolio and a whole-market scan, each with and without costs and stops")
+  .action(async (opts: { tickers: number; legacy?: boolean; trader?: boolean }) => {
     const config = loadConfigFromProcess();
-    await backtestBench(config, createLogger(config.logLevel), opts.tickers, opts.legacy ?? false);
+    await backtestBench(config, createLogger(config.logLevel), opts.tickers, opts.legacy ?? false, opts.trader ?? false);
   });
 
 program

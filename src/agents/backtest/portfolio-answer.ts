@@ -14,7 +14,7 @@ import type { BacktestDeps, BacktestOutcome } from './backtest-deps.js';
 import { keepRun } from './keep-run.js';
 import { executionLine, fmtKpi, KPI_LABELS, marketSentence } from './narrate.js';
 import type { RetrievedData } from './retrieval.js';
-import { tearsheetChart, tearsheetPart } from './tearsheet-part.js';
+import { tearsheetChart, tearsheetTables } from './tearsheet-part.js';
 
 const REBALANCE_ROWS = 24;
 
@@ -108,13 +108,7 @@ export async function answerPortfolio(
   // off the event loop unless small, with the market beside it over the portfolio's days
   const run = await timed(trace, 'simulate', () => runPortfolioThreaded(spec, data.tickers, data.market), 'portfolio');
   const c = run.candidates[0];
-  const part = tearsheetPart(c.label, {
-    dates: run.portfolio.dates,
-    equity: run.portfolio.equity,
-    trades: run.portfolio.trades,
-    exposure: run.portfolio.exposure,
-    traded: run.portfolio.traded,
-  });
+  const part = tearsheetTables(c.label, run.tearsheet);
   const answer = {
     headline: headline(spec, run),
     narration: [narration(spec, run), run.market ? marketSentence(run.market, run.market.members) : '', part.sentence]

@@ -259,7 +259,8 @@ export async function retrieve(
     if (everyTicker) await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const listings = await resolveTickers(client, wanted);
     let tickers: TickerBars[] = [];
-    if (listings.length > 20 || everyTicker) {
+    // several tickers (a portfolio, a list): one COPY per exchange, not a query and a round trip per ticker
+    if (listings.length > 1 || everyTicker) {
       tickers = everyTicker
         ? await cachedManyBars(client, listings, needed, start, end)
         : await fetchManyBars(client, listings, needed, start, end, false);

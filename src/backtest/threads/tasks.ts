@@ -13,6 +13,7 @@ import { dayText } from '../days.js';
 import { compareWinner, type ComparisonInput, type Comparisons } from '../comparisons.js';
 import { versusMarket, type MarketIndex, type VersusMarket } from '../benchmark.js';
 import { simulatePortfolioSpec } from '../run-portfolio.js';
+import { tearsheet, type Tearsheet } from '../tearsheet.js';
 import type { PortfolioResult } from '../portfolio.js';
 
 /** A cached exchange table as a worker reads it: views of the shared memory. */
@@ -124,9 +125,11 @@ export interface PortfolioOutput {
   kpis: Kpis;
   /** the portfolio against the market over its days (benchmark.ts), when there is a market */
   market?: VersusMarket & { members: number };
+  /** its tearsheet (tearsheet.ts), the Monte Carlo of its trades included */
+  tearsheet: Tearsheet;
 }
 
-/** One portfolio run, its KPIs and the market beside it. */
+/** One portfolio run, its KPIs, the market beside it and its tearsheet. */
 export function portfolioJob(input: PortfolioInput): PortfolioOutput {
   const portfolio = simulatePortfolioSpec(input.spec, input.members);
   const kpis = computeKpis(portfolio);
@@ -134,6 +137,13 @@ export function portfolioJob(input: PortfolioInput): PortfolioOutput {
   return {
     portfolio,
     kpis,
+    tearsheet: tearsheet({
+      dates: portfolio.dates,
+      equity: portfolio.equity,
+      trades: portfolio.trades,
+      exposure: portfolio.exposure,
+      traded: portfolio.traded,
+    }),
     ...(m && m.members > 0 ? { market: { ...versusMarket(portfolio.equity, portfolio.dates, m), members: m.members } } : {}),
   };
 }
