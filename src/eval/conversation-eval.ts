@@ -20,7 +20,7 @@ import { option } from '../knowledge/glossary.js';
 import { scoreResult } from './sql-eval.js';
 
 /** What a turn does to the thread's last question. */
-export const EDIT_KINDS = [
+const EDIT_KINDS = [
   'first',
   'period',
   'month',

@@ -100,6 +100,8 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     const kind = !Object.keys(f).length && !share.arrestRate ? kindAsShare(plan, notes) : undefined;
     if (Object.keys(f).length) plan.measure = { kind: 'share', part: f };
     else if (kind) plan.measure = { kind: 'share', part: kind };
+    else if (!share.arrestRate && plan.groupBy.some((d) => !TIME_GROUPS.has(d)))
+      work.drop(share, 'each group as a percentage of the total is not something I can work out offline yet');
     else work.drop(share, 'a share of what?');
   } else if (pending) {
     const perPiece = dims.find((d) => d.per && PER_OF[d.dim]) ?? dims.find((d) => PER_OF[d.dim] && !d.by);
@@ -142,7 +144,18 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     for (const k of keys) delete f[k];
     mergeFilters(ps, work, f);
   };
-  replace(['type', 'category'], ['types', 'category', 'descriptions']);
+  // "also robberies", "add robberies" after thefts: both; a type said otherwise replaces the types
+  const addedTypes = said(['type']);
+  if (
+    also &&
+    addedTypes.length &&
+    !said(['category']).length &&
+    f.types &&
+    !f.descriptions &&
+    !addedTypes.some((p) => p.kind === 'type' && p.descriptions)
+  )
+    mergeFilters(addedTypes, work, f);
+  else replace(['type', 'category'], ['types', 'category', 'descriptions']);
   if (!said(['type', 'category']).length && said(['all']).length && !said(['flag']).some((p) => p.kind === 'flag' && p.noun)) {
     delete f.types;
     delete f.category;
@@ -173,7 +186,10 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
 
   // groupings: a new one replaces the last ("also" adds it); one this fragment pins to a value narrows away
   const before = plan.groupBy.join();
-  const fresh = [...new Set(dims.map((d) => d.dim))] as Dimension[];
+  // "the busiest month", "top 3 months" of a by-month answer: months of that series, not months of the year
+  const fresh = [
+    ...new Set(dims.map((d) => (d.dim === 'month_of_year' && last.groupBy.includes('month') ? 'month' : d.dim))),
+  ] as Dimension[];
   if (fresh.length) plan.groupBy = (also ? [...new Set([...plan.groupBy, ...fresh])] : fresh).slice(0, 3);
   if (plan.groupBy.length > 2) {
     for (const d of dims) work.drop(d, 'more than two groupings');

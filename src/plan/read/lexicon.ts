@@ -3,7 +3,7 @@
 // context and get a table of their own per area map.
 import type { Dimension } from '../query-plan.js';
 import { entries, semanticModel } from './model.js';
-import type { Meaning } from './pieces.js';
+import type { Meaning, RemovableSlot } from './pieces.js';
 import { phraseKey } from './tokens.js';
 
 /** Whether an entry may be read at [start, end) of the words t (ambiguous words need company). */
@@ -243,8 +243,10 @@ function build(): Lexicon {
     'the same for',
     'and',
   ]);
-  for (const w of m.follow_up ?? [])
-    add(w, [{ kind: 'followUp', also: ['also', 'as well', 'too'].includes(w), opener: openers.has(w) }], 6);
+  const adding = new Set(m.follow_up_adding ?? ['also', 'as well', 'too']);
+  for (const w of m.follow_up ?? []) add(w, [{ kind: 'followUp', also: adding.has(w), opener: openers.has(w) }], 6);
+  for (const [slot, words] of Object.entries(m.removals?.phrases ?? {}) as [RemovableSlot, string[]][])
+    for (const w of words) add(w, [{ kind: 'remove', slot }], 4);
   for (const w of m.filler_phrases ?? []) add(w, [], 7);
   for (const w of RELATIONS) add(w, [{ kind: 'relation' }], 8);
   for (const w of ['none', 'had none', 'have none', 'with none']) add(w, [{ kind: 'none' }], 5);

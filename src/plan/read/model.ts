@@ -1,6 +1,7 @@
 // The semantic model (fixtures/knowledge/semantic-model.json) as the reader
 // sees it: every section it reads, typed (the file may hold more).
 import { semanticModel as loadModel } from '../semantic-model.js';
+import type { RemovableSlot } from './pieces.js';
 
 interface Named {
   label: string;
@@ -32,6 +33,9 @@ export interface SemanticModel {
   follow_up?: string[];
   filler_phrases?: string[];
   period_edits?: { whole_year?: string[]; same_period?: string[] };
+  /** follow-up words that add to the last answer's slot rather than replace it ("also robberies") */
+  follow_up_adding?: string[];
+  removals?: { phrases?: Partial<Record<RemovableSlot, string[]>> };
 }
 
 /** The model file (read once by ../semantic-model.ts), with the sections the reader uses typed. */

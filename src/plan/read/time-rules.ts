@@ -371,11 +371,18 @@ function seasonYearAt(x: RuleInput, i: number): RuleMatch | undefined {
 /** Words before a step that make it a change along a series ("how did it change from the year before"), not a period. */
 const ALONG_SERIES = new Set(['from', 'than', 'to', 'vs', 'versus', 'over']);
 
+/** "compare to the year before", "vs the year before": the step is the period compared with, not a change along a series. */
+function comparedWith(t: readonly string[], i: number): boolean {
+  const words = new Set((semanticModel().compare_words ?? []).map((w) => w.split(' ')[0]));
+  return words.has(t[i - 1] ?? '') || (['to', 'with'].includes(t[i - 1] ?? '') && words.has(t[i - 2] ?? ''));
+}
+
 /** A single period: "2019", "march 2021", "2019-07-04", "last year". */
 function periodRule(x: RuleInput, i: number): RuleMatch | undefined {
   const p = periodAt(x, i);
   if (!isFull(p)) return undefined;
-  if (p.step && x.t[i] !== 'last' && x.t[i] !== 'previous' && x.t[i] !== 'prior' && ALONG_SERIES.has(x.t[i - 1] ?? '')) return undefined;
+  const along = ALONG_SERIES.has(x.t[i - 1] ?? '') && !comparedWith(x.t, i);
+  if (p.step && x.t[i] !== 'last' && x.t[i] !== 'previous' && x.t[i] !== 'prior' && along) return undefined;
   const range = { from: p.from, to: p.to, said: x.said(i, p.len) };
   return { len: p.len, meanings: [{ kind: 'time', range, ...(p.step ? { step: p.step } : {}) }] };
 }
