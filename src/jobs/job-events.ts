@@ -9,13 +9,14 @@
 import { bestEffort } from '../core/best-effort.js';
 import type pg from 'pg';
 import { dedicatedClient } from './dedicated-client.js';
+import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
 import type { Queryable } from './deliveries.js';
 
 export const JOB_EVENTS_CHANNEL = 'datadesk_jobs';
 
-/** a step, the end, or (from this process only) 'events may have been missed: read the row' */
-export type JobEvent = { key: string; step: string } | { key: string; done: true } | { key: string; look: true };
+/** a step, the end (with the answer when it fitted: see Deliveries.finish), or (from this process only) 'events may have been missed: read the row' */
+export type JobEvent = { key: string; step: string } | { key: string; done: true; answer?: Answer } | { key: string; look: true };
 
 /** Tells every listening process the step a question is at (a few hundred bytes; NOTIFY allows 8,000). */
 export async function notifyJobStep(db: Queryable, key: string, step: string): Promise<void> {

@@ -4,6 +4,7 @@
 // is told to look at the row itself; the place in line and a recorded
 // placeholder come in one read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAnswer } from '../../src/core/answer.js';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { Deliveries } from '../../src/jobs/deliveries.js';
 import { JobEvents, type JobEvent } from '../../src/jobs/job-events.js';
@@ -36,6 +37,28 @@ describe('job events', () => {
     expect(heard).toEqual([{ key: 'web:a:1', done: true }]);
     expect((await deliveries.get('web:a:1'))?.status).toBe('failed');
     stop();
+    await events.close();
+  });
+
+  it('an answer kept by the finishing statement comes with the notice when it fits in one (8,000 bytes), and is on the row either way', async () => {
+    const events = new JobEvents(db.pool, createMemoryLogger());
+    const deliveries = new Deliveries(db.pool);
+    const small = makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: 'x'.repeat(2_000) });
+    const big = makeAnswer({ kind: 'error', route: 'sql', trace: [], retryable: true, message: 'y'.repeat(9_000) });
+    const heard: JobEvent[] = [];
+    for (const key of ['web:d:1', 'web:d:2']) {
+      await admit(key);
+      await events.subscribe(key, (e) => heard.push(e));
+    }
+    await deliveries.finish('web:d:1', 'answered', small);
+    await deliveries.finish('web:d:2', 'answered', big);
+    await pollUntil(async () => heard.length === 2 || undefined, 5_000);
+    expect(heard).toEqual([
+      { key: 'web:d:1', done: true, answer: small },
+      { key: 'web:d:2', done: true },
+    ]);
+    expect((await deliveries.get('web:d:2'))?.answer).toEqual(big);
+    expect((await deliveries.get('web:d:1'))?.status).toBe('answered');
     await events.close();
   });
 

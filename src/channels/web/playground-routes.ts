@@ -273,8 +273,9 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   };
 
   /**
-   * Queues the question and waits for its answer, relaying progress. The row is read when the question's end is
-   * told (Deliveries.finish notifies at commit), or when events may have been missed (the LISTEN connection lost:
+   * Queues the question and waits for its answer, relaying progress. The answer usually comes with the notice of
+   * the question's end (Deliveries.finish notifies at commit); the row is read when it did not fit there, when the
+   * end is failed, or when events may have been missed (the LISTEN connection lost:
    * then every second until it is back); otherwise only every LOOK_ANYWAY_MS, in case a notification went astray.
    */
   const answerAsJob = async (
@@ -284,9 +285,11 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
   ): Promise<{ answer: Answer; key: string }> => {
     const key = `web:${message.threadId.slice(4)}:${randomUUID()}`;
     let look = false;
+    let told: Answer | undefined;
     let wake = () => {};
     const unsubscribe = await deps.events.subscribe(key, (event) => {
       if ('step' in event) return progress(event.step);
+      if ('answer' in event) told = event.answer;
       look = true;
       wake();
     });
@@ -305,6 +308,8 @@ export function playgroundRoutes(deps: PlaygroundDeps): PlaygroundRoute {
             };
           });
         }
+        // the answer came with the notice of its end: nothing to read
+        if (told) return { answer: told, key };
         look = false;
         const row = await deps.deliveries.get(key);
         if (row?.status === 'answered' && row.answer) return { answer: row.answer, key };
