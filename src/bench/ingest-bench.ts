@@ -57,8 +57,9 @@ export async function ingestBench(config: Config, logger: Logger, rows: number, 
           `${timing(first.seconds, rows)}; peak RSS of this process ${(peakRss / 2 ** 20).toFixed(0)} MiB; rollups exact: ${(await rollupsExact(db.pool)) ? 'yes' : 'NO'}`,
       );
       console.log(
-        `ingest ratios (${fmt(rows)} rows, paired in this run): with rollups / without ${(first.seconds / without.seconds).toFixed(2)}x (goal 1.3x), ` +
-          `with rollups / plain COPY ${(first.seconds / floor).toFixed(2)}x (goal 1.5x); command: npm run bench -- ingest --rows ${rows}`,
+        `ingest ratios (${fmt(rows)} rows, ${ROLLUPS.length} rollups, paired in this run): with rollups / without ${(first.seconds / without.seconds).toFixed(2)}x (goal 1.3x), ` +
+          `with rollups / plain COPY ${(first.seconds / floor).toFixed(2)}x (goal 1.5x), without / plain COPY ${(without.seconds / floor).toFixed(2)}x; ` +
+          `command: npm run bench -- ingest --rows ${rows}`,
       );
     }
     t = performance.now();
@@ -96,7 +97,9 @@ export async function ingestBench(config: Config, logger: Logger, rows: number, 
   }
 }
 
-const timing = (seconds: number, rows: number) => `${seconds.toFixed(1)} s (${fmt(rows / seconds)} rows/s)`;
+/** The time, the rate, and the machine's 1-minute load average when it ended (the figures move with it on a shared machine). */
+const timing = (seconds: number, rows: number) =>
+  `${seconds.toFixed(1)} s (${fmt(rows / seconds)} rows/s; load ${os.loadavg()[0].toFixed(1)})`;
 
 /** The floor: the file as it is, COPYed (as psql's \\copy does) into the empty table with all its indexes, no rollup triggers. */
 async function plainCopy(pool: pg.Pool, file: string): Promise<number> {

@@ -1,6 +1,8 @@
 // Streams a CSV file into a table: parse, validate each row (a bad row goes to
 // the reject file with its line number and the reason), load in batches
-// through COPY and an upsert. Bad data never stops the file: damaged lines are
+// through COPY and an upsert. A line the source says PostgreSQL reads as it is
+// (copiesAsIs: the portal's own form) is staged as CSV without being split
+// here. Bad data never stops the file: damaged lines are
 // rejected by the reader, bad values by the source's row check, and a row
 // PostgreSQL still refuses by refused-rows.ts. Re-running the same file
 // changes nothing.

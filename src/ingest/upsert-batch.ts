@@ -1,8 +1,9 @@
 // Loads rows in two steps: COPY into a session-local staging table (stage(),
 // as many times as the caller likes), then one set-based merge of everything
-// staged into the target (merge()), in one transaction: an INSERT ... ON
-// CONFLICT into the target and, when the target has derived tables (crimes'
-// rollups), one aggregate merge into each. Duplicates of a key among the
+// staged into the target (merge()), in one transaction: a plain INSERT of the
+// keys not stored yet and an INSERT ... ON CONFLICT of the stored ones into the
+// target and, when the target has derived tables (crimes' rollups), one
+// aggregate merge into each. Duplicates of a key among the
 // staged rows are collapsed first (the latest wins), since a single INSERT may
 // not touch the same row twice.
 import { bestEffort } from '../core/best-effort.js';
@@ -148,9 +149,10 @@ export class BatchUpserter {
       // the rows it replaces are the ones it read.
       await c.query(`LOCK TABLE ${ident(this.spec.table)} IN SHARE ROW EXCLUSIVE MODE`);
       if (derived) await this.bypassTriggers();
+      const params = range ? [range.from, range.to] : [];
       const { rows } = await c.query<{ staged: number; inserted: number; updated: number }>(
-        this.upsertSql(range === undefined && !this.duplicates, range),
-        range ? [range.from, range.to] : [],
+        this.upsertSql(range === undefined && !this.duplicates, range, await this.allNew(range, params)),
+        params,
       );
       if (derived) {
         for (const { table, sql } of derived.merges(this.deltaTable)) {
@@ -194,7 +196,24 @@ export class BatchUpserter {
     return this.triggers.map((t) => `${action} TRIGGER ${ident(t)}`).join(', ');
   }
 
-  private upsertSql(unique: boolean, range: LineRange | undefined): string {
+  /**
+   * Whether no stored key lies between the smallest and the largest staged one (a first load, or
+   * rows appended past the stored ones): then every staged key is new, and the merge inserts
+   * without looking each one up. Only for a one-column key.
+   */
+  private async allNew(range: LineRange | undefined, params: number[]): Promise<boolean> {
+    if (this.spec.key.length !== 1) return false;
+    const key = ident(this.spec.key[0]);
+    const where = range ? 'WHERE _line BETWEEN $1 AND $2' : '';
+    const { rows } = await this.client.query<{ stored: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${ident(this.spec.table)} WHERE ${key} BETWEEN b.low AND b.high) AS stored
+       FROM (SELECT min(${key}) AS low, max(${key}) AS high FROM ${this.stageTable} ${where}) b`,
+      params,
+    );
+    return !rows[0].stored;
+  }
+
+  private upsertSql(unique: boolean, range: LineRange | undefined, allNew: boolean): string {
     const { spec } = this;
     const target = ident(spec.table);
     const cols = spec.columns.map(ident).join(', ');
@@ -226,10 +245,10 @@ export class BatchUpserter {
     // snapshot, so the two sets are disjoint, and the merge's lock keeps other writers out.
     return `
       WITH ${batch}, fresh AS (
-        INSERT INTO ${target} (${cols}) SELECT ${cols} FROM batch b WHERE NOT ${stored}
+        INSERT INTO ${target} (${cols}) SELECT ${cols} FROM batch b ${allNew ? '' : `WHERE NOT ${stored}`}
         RETURNING ${derived ? counted : '1'}
       ), up AS (
-        INSERT INTO ${target} AS t (${cols}) SELECT ${cols} FROM batch b WHERE ${stored}
+        INSERT INTO ${target} AS t (${cols}) SELECT ${cols} FROM batch b WHERE ${allNew ? 'false' : stored}
         ON CONFLICT (${key}) DO UPDATE SET ${sets} WHERE ${spec.replaceWhen}
         RETURNING (xmax = 0) AS inserted${derived ? `, ${[...new Set([...spec.key, ...derived.columns])].map(ident).join(', ')}` : ''}
       )${delta}
