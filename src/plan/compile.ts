@@ -383,7 +383,7 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
 
 /** Averages and percentiles of per-group counts, over every member of the group in scope (empty ones count as 0). */
 function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>, c: Conditions, where: string[], s: Source): string {
-  if (plan.groupBy.length) throw new PlanCompileError('an average or percentile per group cannot be grouped again');
+  if (plan.groupBy.length) return compilePerGroupAlongTime(plan, m, where, s);
   const f = plan.filters;
   const [from, to] = bounds(f.time);
   const agg = (x: string) => (m.kind === 'average_per' ? `round(avg(${x}), 2)` : `percentile_cont(${m.p}) WITHIN GROUP (ORDER BY ${x})`);
@@ -418,6 +418,56 @@ function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>
     default:
       return `WITH counts AS (\n  SELECT ${m.per}, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY ${m.per}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT ${m.per} FROM ${s.table} WHERE ${m.per} IS NOT NULL) members\nLEFT JOIN counts USING (${m.per})`;
   }
+}
+
+/** The coarser time axes an average or percentile per day (per month) can be grouped by, with each one's key of a day. */
+const PER_PERIOD_AXES: Partial<Record<PerGroup, Partial<Record<Dimension, (day: string) => string>>>> = {
+  day: {
+    year: (x) => `extract(year FROM ${x})::int`,
+    month: (x) => `date_trunc('month', ${x})::date`,
+    month_of_year: (x) => `extract(month FROM ${x})::int`,
+    weekday: (x) => `extract(isodow FROM ${x})::int`,
+  },
+  month: { year: (x) => `extract(year FROM ${x})::int`, month_of_year: (x) => `extract(month FROM ${x})::int` },
+};
+
+/**
+ * An average or percentile per day (per month) in each year, month, month of the year or weekday ("average thefts
+ * per day, by month"): every day of the period is a member of its group, days without incidents as 0, so each
+ * group's value is the plan's measure over its own days.
+ */
+function compilePerGroupAlongTime(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>, where: string[], s: Source): string {
+  const d = plan.groupBy[0];
+  const keyOf = PER_PERIOD_AXES[m.per]?.[d];
+  if (plan.groupBy.length > 1 || !keyOf)
+    throw new PlanCompileError(
+      `an average or percentile per ${m.per.replace(/_/g, ' ')} can be grouped only by a longer time (year, month, month of the year, weekday), not by ${plan.groupBy.join(' and ').replace(/_/g, ' ')}`,
+    );
+  const f = plan.filters;
+  const [from, to] = bounds(f.time);
+  const unit = m.per;
+  const agg = (x: string) => (m.kind === 'average_per' ? `round(avg(${x}), 2)` : `percentile_cont(${m.p}) WITHIN GROUP (ORDER BY ${x})`);
+  const name = measureName(m);
+  const narrow: string[] = [];
+  if (f.weekdays && unit === 'day') narrow.push(`extract(isodow FROM periods.p) IN (${list(f.weekdays)})`);
+  if (f.months) narrow.push(`extract(month FROM periods.p) IN (${list(f.months)})`);
+  const ax = axis(d, f);
+  const value = `${agg('n')}`;
+  const per = `per AS (\n  SELECT ${keyOf('periods.p')} AS k1, coalesce(counts.n, 0) AS n\n  FROM periods\n  LEFT JOIN counts USING (p)${narrow.length ? `\n  WHERE ${narrow.join(' AND ')}` : ''}\n)`;
+  const ctes = [
+    `periods AS (\n  SELECT generate_series(date_trunc('${unit}', ${from}), ${to} - 1, interval '1 ${unit}')::date AS p\n)`,
+    `counts AS (\n  SELECT date_trunc('${unit}', date)::date AS p, ${s.grouped} AS n\n  FROM ${s.table}${whereClause(where).replace(/\n/g, '\n  ')}\n  GROUP BY 1\n)`,
+    per,
+  ];
+  const select = `SELECT ${ax.label('k1')} AS ${ax.name}, ${value} AS ${name}\nFROM per\nGROUP BY k1`;
+  if (plan.top) {
+    // as any ranking: the first n by the measure, ties at the cut broken along the axis; the first comes with every group tied with it
+    const ranked = `ranked AS (\n  SELECT k1, ${value} AS v, rank() OVER (ORDER BY ${value} ${plan.top.order.toUpperCase()}) AS place\n  FROM per\n  GROUP BY k1\n)`;
+    const cut = plan.top.n === 1 ? '\nWHERE place = 1\nORDER BY k1' : `\nORDER BY place, k1\nLIMIT ${plan.top.n}`;
+    return `WITH ${[...ctes, ranked].join(',\n')}\nSELECT ${ax.label('k1')} AS ${ax.name}, v AS ${name}\nFROM ranked${cut}`;
+  }
+  const order = plan.order === 'measure' ? `${value} DESC, k1` : 'k1';
+  return `WITH ${ctes.join(',\n')}\n${select}\nORDER BY ${order}`;
 }
 
 /**

@@ -318,11 +318,13 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   const ranking = Boolean(plan.top) || plan.order === 'measure';
   const ascending = plan.top?.order === 'asc';
   // the headline is said above the narration: the narration goes on from it
-  const sentences = plan.top ? [] : [`${capital(many(facts.groups))}${pct ? '' : `, ${show(facts.total)} in all`}.`];
+  // a total only of counts: shares, averages and distinct counts of the groups do not add up to the whole
+  const additive = plan.measure.kind === 'count';
+  const sentences = plan.top ? [] : [`${capital(many(facts.groups))}${additive ? `, ${show(facts.total)} in all` : ''}.`];
   if (plan.top && plan.top.n > 1) {
     // a top/bottom N names every group asked for, with its value, ties as ties
     sentences.push(`${ranked(r.rows, valueAt, listLabel(plan), pct)}.`);
-    if (facts.groups > r.rows.length) sentences.push(`Out of ${many(facts.groups)}${pct ? '' : `, ${show(facts.total)} in all`}.`);
+    if (facts.groups > r.rows.length) sentences.push(`Out of ${many(facts.groups)}${additive ? `, ${show(facts.total)} in all` : ''}.`);
   } else if (ascending) sentences.push(`${say('Fewest', facts.lowest)}.`);
   else sentences.push(`${say(ranking ? 'Most' : 'Highest', facts.highest)}.`);
   // a district or ward axis lists the places found: the listed ones with none are the true lowest

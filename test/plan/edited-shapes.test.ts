@@ -121,7 +121,9 @@ const EDITS: Record<string, Edit> = {
 
 /** What a compiler may refuse, and why a person would not mean it as asked. */
 const REFUSALS = [
-  // the average of daily counts by month is an average of averages the plan language cannot say: it is refused, and said
+  // an average per day by crime type or district (each group's days) is not in the plan language yet: refused, and said
+  /can be grouped only by a longer time/,
+  // nor is an average per day compared group by group
   /an average or percentile per group cannot be grouped again/,
 ];
 
@@ -234,6 +236,16 @@ function keyOf(c: Crime, d: Dimension): string {
   }
 }
 
+/** The key of a day on a time axis, as keyOf gives it for a crime on that day. */
+function dayKey(d: Dimension, day: string): string {
+  const [y, m] = [Number(day.slice(0, 4)), Number(day.slice(5, 7))];
+  if (d === 'year') return String(y);
+  if (d === 'month') return `${y}-${m}`;
+  if (d === 'month_of_year') return String(m);
+  if (d === 'weekday') return String(((new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7) + 1);
+  throw new Error(`no day key on ${d}`);
+}
+
 interface Group {
   labels: string[];
   value: number | null;
@@ -249,9 +261,15 @@ function groups(plan: QueryPlan, f: QueryPlan['filters'], fewest: boolean): Grou
     const k = plan.groupBy.map((d) => keyOf(c, d)).join('|');
     byKey.set(k, [...(byKey.get(k) ?? []), c]);
   }
+  // an average per day: each group over its own days of the period
+  const days = plan.measure.kind === 'average_per' ? daysOf(f) : [];
   return combos.map((ms) => ({
     labels: ms.map((m) => m.label),
-    value: value(plan.measure, byKey.get(ms.map((m) => m.key).join('|')) ?? [], []),
+    value: value(
+      plan.measure,
+      byKey.get(ms.map((m) => m.key).join('|')) ?? [],
+      days.filter((day) => plan.groupBy.every((d, i) => dayKey(d, day) === ms[i].key)),
+    ),
   }));
 }
 
@@ -543,6 +561,13 @@ describe('every edited shape compiles to the right rows and is told right', () =
       refused.every((n) => /average per day|average crimes per day/.test(n)),
       refused.join('\n'),
     ).toBe(true);
+    // an average per day by month, by month of the year or by year is answered: each group over its own days
+    for (const answered of [
+      'thefts in 2019 by month -> average per day',
+      'average crimes per day in 2019 -> by month of the year',
+      'average crimes per day in 2019 -> and by year too',
+    ])
+      expect(refused).not.toContain(answered);
     expect(checked).toBeGreaterThan(250);
   }, 300_000);
 });
