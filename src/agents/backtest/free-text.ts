@@ -8,7 +8,7 @@ import { loadLibrary, resolveParams, type Rule } from '../../backtest/library.js
 import type { Condition, StrategySpec } from '../../backtest/spec.js';
 import { conditionSyntax, specToSyntax } from '../../backtest/spec-to-syntax.js';
 import { rulesAssumptions } from '../../backtest/rules-words.js';
-import { HOLD_ALWAYS } from '../../backtest/spec.js';
+import { ALL_TICKERS, HOLD_ALWAYS } from '../../backtest/spec.js';
 import { asksForShort, notUsedLine, SHORT_REFUSAL } from './trader-words.js';
 
 export interface OfflineReading {
@@ -74,27 +74,64 @@ function readTraderWords(text: string): { rest: string; found: TraderReading } {
     /\b(?:invest(?:ing)?\s+)?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|m)?\s*(?:yuan|rmb|cny)?\s+(?:per|a|each|for each) (?:trade|entry|position|buy)\b/i,
     (m) => (found.amount = Number(m[1].replace(/,/g, '')) * (m[2] ? (m[2].toLowerCase() === 'k' ? 1_000 : 1_000_000) : 1)),
   );
+  // the exchange's price limits, on request without costs too
+  if (/\bprice limits?\b|\blimit[- ]?(up|down)\b/i.test(rest)) found.limits = true;
+  rest = rest.replace(/\b(price limits?|limit[- ]?(up|down))( rules?)?\b/gi, ' ');
+  // what is not available is named (trader-words.ts); its numbers are taken out, so that the rest of the request runs
+  rest = rest.replace(/\b(?:with |using |at )?(?:\d+(?:\.\d+)?\s*x\s+leverage|leverage (?:of )?\d+(?:\.\d+)?\s*x?)\b/gi, ' leverage ');
+  rest = rest.replace(
+    /\bhold(?:ing)? (?:it |them |positions? )?(?:for )?(?:at most|no more than|up to|max(?:imum)?|for) \d+ (?:trading )?(?:days?|weeks?|bars?)\b|\b(?:exit|sell) after \d+ (?:trading )?(?:days?|weeks?|bars?)\b/gi,
+    ' ',
+  );
+  rest = rest.replace(
+    /\b(?:dollar[- ]cost\w*(?: averag\w*)?|DCA|pyramid\w*|scal(?:e|ing) (?:in|out|into)|add(?:ing)? to (?:the |a |my )?position|averag(?:e|ing) down|on margin)\b/gi,
+    ' ',
+  );
   if (/\btear ?sheet\b|\bmonthly returns\b|\brolling sharpe\b|\bmonte carlo\b/i.test(rest)) found.tearsheet = true;
   rest = rest.replace(/\bmonthly returns\b|\brolling sharpe\b/gi, ' ');
   take(
     /\b(?:rebalanc\w*\s+)?(monthly|quarterly)(?:\s+rebalanc\w*)?\b/i,
     (m) => (found.rebalance = m[1].toLowerCase() as 'monthly' | 'quarterly'),
   );
-  if (/\bportfolio\b|\bbasket\b/i.test(rest)) found.portfolio = true;
+  // "the 20 stocks with the highest amount", "top 10 by volume": a portfolio of the whole market's top N on the first day
+  take(
+    /\b(?:the\s+)?(?:top\s+)?(\d{1,4})\s+(?:stocks?|tickers?|shares|names|companies)?\s*(?:with\s+the\s+|by\s+)(?:(highest|largest|biggest|most|lowest|smallest)\s+)?(amount traded|amount|turnover|volume|closing price|close|price|open)\b/i,
+    (m) =>
+      (found.top = {
+        n: Number(m[1]),
+        by: TOP_FIELDS[m[3].toLowerCase()],
+        order: /lowest|smallest/i.test(m[2] ?? '') ? 'lowest' : 'highest',
+      }),
+  );
+  if (found.top || /\bportfolio\b|\bbasket\b/i.test(rest)) found.portfolio = true;
   // the words themselves are not indicators: left in, they would split the text into a sell side
   rest = rest.replace(/\b(trailing[- ]stop|stop[- ]?loss|take[- ]?profits?|portfolio|basket|rebalanc\w*|tear ?sheet|monte carlo)\b/gi, ' ');
   return { rest, found };
 }
+
+/** The fields a portfolio's top N is ranked by, as a trader names them. */
+const TOP_FIELDS: Record<string, string> = {
+  'amount traded': 'AMOUNT',
+  amount: 'AMOUNT',
+  turnover: 'AMOUNT',
+  volume: 'VOLUME',
+  'closing price': 'CLOSE',
+  close: 'CLOSE',
+  price: 'CLOSE',
+  open: 'OPEN',
+};
 
 interface TraderReading {
   stopLoss?: number;
   takeProfit?: number;
   trailingStop?: number;
   volumeCap?: number;
+  limits?: boolean;
   invest?: number;
   amount?: number;
   rebalance?: 'monthly' | 'quarterly';
   portfolio?: boolean;
+  top?: { n: number; by: string; order: 'highest' | 'lowest' };
   tearsheet?: boolean;
 }
 
@@ -108,9 +145,15 @@ function traderFields(f: TraderReading, tickers: string[]): Partial<StrategySpec
       ...(f.trailingStop !== undefined ? { trailingStop: f.trailingStop } : {}),
       fill: 'intrabar',
     };
-  if (f.volumeCap !== undefined) out.dayRules = { volumeCap: f.volumeCap };
-  if (f.portfolio && tickers.length >= 2)
-    out.portfolio = { rebalance: f.rebalance ?? 'monthly', invest: f.invest ?? 1, ...(f.amount !== undefined ? { amount: f.amount } : {}) };
+  if (f.volumeCap !== undefined || f.limits)
+    out.dayRules = { ...(f.limits ? { limits: true } : {}), ...(f.volumeCap !== undefined ? { volumeCap: f.volumeCap } : {}) };
+  if (f.portfolio && (tickers.length >= 2 || f.top))
+    out.portfolio = {
+      rebalance: f.rebalance ?? 'monthly',
+      invest: f.invest ?? 1,
+      ...(f.amount !== undefined ? { amount: f.amount } : {}),
+      ...(f.top ? { top: f.top } : {}),
+    };
   // one ticker: each entry's size (several tickers compared: each run's)
   else if (f.amount !== undefined) out.positionSize = { amount: f.amount };
   else if (f.invest !== undefined) out.positionSize = { invest: f.invest };
@@ -146,7 +189,9 @@ export function readOffline(text: string): OfflineReading {
   }
   const trader = readTraderWords(text);
   text = trader.rest;
-  const tickers = [...new Set(text.match(/\b\d{6}\b/g) ?? [])];
+  const codes = [...new Set(text.match(/\b\d{6}\b/g) ?? [])];
+  // the top N of the whole market, unless the members are named
+  const tickers = trader.found.top && !codes.length ? [ALL_TICKERS] : codes;
   let rest = text.replace(/\b\d{6}\b/g, ' ');
 
   let start: string | undefined;
@@ -220,7 +265,11 @@ export function readOffline(text: string): OfflineReading {
         : `${start}..${end}`
       : '';
   const ruleSyntax = [
-    extra.portfolio ? `portfolio ${tickers.join(',')}` : tickers.length > 1 ? `compare ${tickers.join(',')}` : (tickers[0] ?? 'CODE'),
+    extra.portfolio
+      ? `portfolio ${tickers[0] === ALL_TICKERS ? 'all' : tickers.join(',')}`
+      : tickers.length > 1
+        ? `compare ${tickers.join(',')}`
+        : (tickers[0] ?? 'CODE'),
     window,
     holdAll ? '' : `buy: ${buy.length ? buy.map((c) => conditionSyntax(c)).join(' and ') : '...'}`,
     sell.length ? `sell: ${sell.map((c) => conditionSyntax(c)).join(' and ')}` : '',

@@ -99,7 +99,12 @@ export function headline(spec: StrategySpec, result: SpecResult, view: AnswerVie
           : `returned ${fmtPercent(first.return)} against ${fmtPercent(first.hold)} for holding ${holding}`) +
         (v.above && v.above > 1 ? ` (${fmtInt(v.above - 1)} more above the winner did not beat ${tickers ? 'theirs' : 'it'} either)` : '')
       : '';
-    return `${task} by ${kpi}${byDefault} that beat holding the stock${model}: ${value}${among}${passed}`;
+    // by how much: a winner with a negative Sharpe may still have lost less than the stock
+    const ret = fmtPercent(best.kpis.return_ratio ?? 0);
+    const versus = `${ret} against ${fmtPercent(view.comparisons.hold.return)} held`;
+    const shown =
+      spec.kpi === 'return_ratio' ? `${best.label} (${versus})` : `${best.label} (${fmtKpi(spec.kpi, best.kpis[spec.kpi])}; ${versus})`;
+    return `${task} by ${kpi}${byDefault} that beat holding the stock${model}: ${shown}${among}${passed}`;
   }
   const against = `${fmtPercent(best.kpis.return_ratio ?? 0)} against ${fmtPercent(view.comparisons.hold.return)}`;
   const none =

@@ -32,6 +32,10 @@ const APPLIED: Record<string, (s: StrategySpec) => boolean> = {
   volume_cap: (s) => s.dayRules?.volumeCap !== undefined,
   limits: (s) => s.costs === 'china' || !!s.dayRules?.limits,
   tearsheet: (s) => !!s.tearsheet,
+  // not available: always named when said
+  leverage: () => false,
+  time_stop: () => false,
+  scaling: () => false,
   short: () => false,
 };
 

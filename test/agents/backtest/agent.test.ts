@@ -141,11 +141,14 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     expect([...returns].sort((x, y) => y - x)).toEqual(returns);
     // the headline's winner is the best by return that beat holding its own stock (the market table's row); the
     // best by return that did not is named beside it; the table stays in the KPI's order
-    const m = /^Best ticker by Return( that beat holding the stock)?: (.+?) \((-?[\d.]+%)\)/.exec(a.headline)!;
+    const m = /^Best ticker by Return( that beat holding the stock)?: (.+?) \((-?[\d.]+%)(?: against (-?[\d.]+%) held)?\)/.exec(
+      a.headline,
+    )!;
     const at = a.table!.rows.findIndex((r) => r[0] === m[2]);
     expect(a.table!.rows[at][1]).toBe(m[3]);
     const hold = String(a.extraTables.find((t) => t.title.endsWith('against the market'))!.table.rows[1][1]);
     if (m[1]) {
+      expect(m[4]).toBe(hold);
       expect(parseFloat(m[3])).toBeGreaterThan(parseFloat(hold));
       if (at > 0)
         expect(a.headline).toContain(`; ${a.table!.rows[0][0]} ranks first by return (${a.table!.rows[0][1]}) but holding it returned `);
@@ -193,7 +196,7 @@ describe('backtest agent, rule syntax against PostgreSQL', () => {
     );
     expect(a.table!.rowCount).toBe(12);
     expect(a.headline).toMatch(
-      /^Best pair of parameters by Sharpe( that beat holding the stock)?: RSI\.n = (6|12|18|24), buy threshold = (20|30|40) \(-?\d+\.\d\d\)(; none of the 12 ranked beat holding the stock \(.+\)|; RSI.n = .+ ranks first by Sharpe .+)?$/,
+      /^Best pair of parameters by Sharpe( that beat holding the stock)?: RSI\.n = (6|12|18|24), buy threshold = (20|30|40) \(-?\d+\.\d\d(; -?[\d.]+% against -?[\d.]+% held)?\)(; none of the 12 ranked beat holding the stock \(.+\)|; RSI.n = .+ ranks first by Sharpe .+)?$/,
     );
     expect(a.chart).toMatchObject({
       kind: 'heatmap',

@@ -63,7 +63,7 @@ describe('the headline winner beat holding its stock', () => {
     // 48.755% as a double is a hair below it: shown as the engine's value, to two places
     const pct = (x: number | null) => `${(x! * 100).toFixed(2)}%`;
     expect(parts.headline).toBe(
-      `Best ticker by Sharpe that beat holding the stock: 600002 Company 600002 (${sharpe(second.kpis.sharpe_ratio)}); ` +
+      `Best ticker by Sharpe that beat holding the stock: 600002 Company 600002 (${sharpe(second.kpis.sharpe_ratio)}; 27.86% against 9.50% held); ` +
         `600001 Company 600001 ranks first by Sharpe (${sharpe(first.kpis.sharpe_ratio)}) but returned ${pct(first.kpis.return_ratio)} against 49.50% for holding it`,
     );
     // the ranking itself is the KPI's
@@ -78,7 +78,7 @@ describe('the headline winner beat holding its stock', () => {
     expect(result.ranking.map((i) => result.candidates[i].ticker.code)).toEqual(['600003', '600001', '600002']);
     expect(result.candidates[ranked.winner].ticker.code).toBe('600002');
     expect(parts.headline).toMatch(
-      /^Best ticker by Sharpe that beat holding the stock: 600002 Company 600002 \([\d.]+\); 600003 Company 600003 ranks first by Sharpe \([\d.]+\) but returned 39\.04% against 39\.60% for holding it \(1 more above the winner did not beat theirs either\)$/,
+      /^Best ticker by Sharpe that beat holding the stock: 600002 Company 600002 \([\d.]+; 27\.86% against 9\.50% held\); 600003 Company 600003 ranks first by Sharpe \([\d.]+\) but returned 39\.04% against 39\.60% for holding it \(1 more above the winner did not beat theirs either\)$/,
     );
   });
 
@@ -104,6 +104,8 @@ describe('the headline winner beat holding its stock', () => {
     // on the peaked stock, bought near 10 and sold on the way down (the average is back below 11 only after the end): beats holding it
     const peakedRun = await answer('600002 2023 buy: MA(2|3) < 11 sell: {DELAY(CLOSE,1) < DELAY(CLOSE,2)} kpi: return', [peaked]);
     expect(peakedRun.ranked.hold?.beat).toBe(true);
-    expect(peakedRun.parts.headline).toMatch(/^Best parameter by Return that beat holding the stock: MA\.n = \d \([\d.]+%\)$/);
+    expect(peakedRun.parts.headline).toMatch(
+      /^Best parameter by Return that beat holding the stock: MA\.n = \d \([\d.]+% against 9\.50% held\)$/,
+    );
   });
 });

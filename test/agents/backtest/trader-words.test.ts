@@ -41,4 +41,40 @@ describe('trader words in free text (no LLM)', () => {
     expect(r.assumptions.join('\n')).not.toMatch(/I did not use/);
     expect(r.ruleSyntax).toMatch(/^portfolio 600519,000001,600036 2021\.\.2023 .*rebalance: monthly invest: 50%/);
   });
+
+  it('reads "the 20 stocks with the highest amount ... rebalance quarterly" as the whole market\'s top 20, held', () => {
+    const r = readOffline('buy the 20 stocks with the highest amount in 2021 and rebalance quarterly');
+    expect(r.problems).toEqual([]);
+    expect(r.spec).toMatchObject({
+      task: 'metrics',
+      tickers: ['*'],
+      portfolio: { rebalance: 'quarterly', top: { n: 20, by: 'AMOUNT', order: 'highest' } },
+    });
+    expect(r.ruleSyntax).toMatch(/^portfolio all 2021 kpi: sharpe top: 20 by amount rebalance: quarterly/);
+  });
+
+  it('applies the limit-up and limit-down rules asked for in words, without reading them as a sell rule', () => {
+    const r = readOffline('600519 2021 buy when RSI below 30 sell when RSI above 70 with the limit up and limit down rules');
+    expect(r.problems).toEqual([]);
+    expect(r.spec?.dayRules).toEqual({ limits: true });
+    expect(r.ruleSyntax).toMatch(/sell: RSI\(14\) > 70 .*limits: on/);
+    expect(r.assumptions.join('\n')).toMatch(/price limits bind by direction/);
+  });
+
+  it('runs the rest and names what is not available: leverage, a time stop, adding to a position', () => {
+    for (const [text, label] of [
+      ['600519 2021 buy when RSI below 30 sell when RSI above 70 with 2x leverage', 'leverage'],
+      ['600519 2021 buy when RSI below 30 sell when RSI above 70 on margin', 'leverage'],
+      ['600519 2021 buy when RSI below 30 sell when RSI above 70, hold at most 10 days', 'time stop'],
+      ['600519 2021 buy when RSI below 30 sell when RSI above 70 and average down', 'adding to a position'],
+    ]) {
+      const r = readOffline(text);
+      expect(r.problems, text).toEqual([]);
+      expect(r.ruleSyntax, text).toBe('600519 2021 buy: RSI(14) < 30 sell: RSI(14) > 70 kpi: sharpe');
+      expect(
+        r.assumptions.find((a) => a.startsWith('I did not use:')),
+        text,
+      ).toMatch(new RegExp(`^I did not use: ${label} \\(`));
+    }
+  });
 });
