@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cell } from '../../src/core/answer.js';
 import { checkSql } from '../../src/db/sql-guard.js';
+import { shownResult } from '../../src/core/inert-text.js';
 import { compilePlan, periodLabel } from '../../src/plan/compile.js';
 import { parsePlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -263,6 +264,20 @@ describe('compilePlan', () => {
             b AS (SELECT round(avg(n), 2) AS v FROM per_day WHERE day < '2019-01-01')
        SELECT '2019', a.v, '2018', b.v, ${change('a.v', 'b.v')} FROM a, b`,
     );
+  });
+
+  it("a compared period's column says its period in words every column name passes (no 'column 2')", () => {
+    const columns = (time: { from: string; to: string }, compareWith: { from: string; to: string }) => {
+      const sql = compilePlan(parsePlan({ measure: { kind: 'count' }, filters: { time }, groupBy: ['type'], compareWith })).sql;
+      return [...sql.matchAll(/ AS (incidents_\w+)/g)].map((m) => m[1]);
+    };
+    const shown = (names: string[]) => shownResult({ columns: names, rows: [] }).columns;
+    const years = columns({ from: '2001-01-01', to: '2026-01-01' }, { from: '2018-01-01', to: '2019-01-01' });
+    expect(years).toEqual(['incidents_2001_to_2025', 'incidents_2018']);
+    expect(shown(years)).toEqual(years);
+    const days = columns({ from: '2019-04-02', to: '2019-07-01' }, { from: '2018-04-02', to: '2018-07-01' });
+    expect(days).toEqual(['incidents_20190402_to_20190630', 'incidents_20180402_to_20180630']);
+    expect(shown(days)).toEqual(days);
   });
 
   it('distinct blocks and property crimes', async () => {
