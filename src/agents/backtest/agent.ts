@@ -122,6 +122,16 @@ async function readRequest(request: string, deps: BacktestDeps, trace: TraceStep
     return read(filled.spec, filled.assumptions);
   }
   const reading = await timed(trace, 'parse', () => readOffline(text), 'offline: patterns and BM25 over the rule library');
+  if (reading.refused) {
+    // not something more words would fix: said as such, with the long-only form to write instead
+    return makeAnswer({
+      kind: 'refusal',
+      route,
+      trace,
+      reason: `${reading.problems.map((p) => p[0].toUpperCase() + p.slice(1)).join('; ')}.`,
+      alternatives: [`Write the long side instead: /backtest ${reading.ruleSyntax}`],
+    });
+  }
   if (!reading.spec) {
     return makeAnswer({
       kind: 'refusal',

@@ -17,6 +17,8 @@ export interface OfflineReading {
   ruleSyntax: string;
   /** what the text lacks or what could not be read exactly */
   problems: string[];
+  /** the request cannot be run as asked whatever is added (short selling): the problems say why */
+  refused?: boolean;
   assumptions: string[];
 }
 
@@ -185,7 +187,7 @@ export function readOffline(text: string): OfflineReading {
     // a line to fill with a long strategy, never the short one read as long
     const codes = [...new Set(text.match(/\b\d{6}\b/g) ?? [])];
     const ruleSyntax = `${codes.length > 1 ? `compare ${codes.join(',')}` : (codes[0] ?? 'CODE')} buy: ... sell: ...`;
-    return { ruleSyntax, problems: [`a long-only reading: ${SHORT_REFUSAL}`], assumptions };
+    return { ruleSyntax, problems: [SHORT_REFUSAL], assumptions, refused: true };
   }
   const trader = readTraderWords(text);
   text = trader.rest;

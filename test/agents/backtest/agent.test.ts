@@ -304,4 +304,13 @@ describe('backtest agent, words without an LLM', () => {
     const b = await answerBacktest('600519 with a momentum strategy, sell when it looks weak', deps);
     expect(b.kind === 'refusal' && b.reason).toContain('I am missing the sell condition: I could not match it to an indicator');
   });
+
+  it('refuses short selling plainly, never as a long rule, and offers the long form to write', async () => {
+    const a = await answerBacktest('short 600519 when RSI above 70 and cover when RSI below 30 in 2021', deps);
+    expect(a.kind).toBe('refusal');
+    if (a.kind !== 'refusal') return;
+    expect(a.reason).toMatch(/^Short selling is not backtested: A-share runs here are long-only/);
+    expect(a.reason).not.toMatch(/I am missing/);
+    expect(a.alternatives).toEqual(['Write the long side instead: /backtest 600519 buy: ... sell: ...']);
+  });
 });

@@ -10,6 +10,7 @@ describe('trader words in free text (no LLM)', () => {
     const r = readOffline('short 600519 in 2021 when RSI above 70 and cover when RSI below 30');
     expect(r.spec).toBeUndefined();
     expect(r.problems.join(' ')).toMatch(/long-only/);
+    expect(r.refused).toBe(true);
   });
 
   it('applies a stop-loss and a trailing stop given with their percentages, and says so', () => {
