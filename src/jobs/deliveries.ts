@@ -8,10 +8,7 @@ import type pg from 'pg';
 import type { Answer } from '../core/answer.js';
 import { bestEffort } from '../core/best-effort.js';
 import { JOB_EVENTS_CHANNEL } from './job-events.js';
-
-export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-}
+import type { Queryable } from './queryable.js';
 
 export interface NewDelivery {
   key: string;

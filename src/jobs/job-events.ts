@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { dedicatedClient } from './dedicated-client.js';
 import type { Answer } from '../core/answer.js';
 import type { Logger } from '../core/logger.js';
-import type { Queryable } from './deliveries.js';
+import type { Queryable } from './queryable.js';
 
 export const JOB_EVENTS_CHANNEL = 'datadesk_jobs';
 

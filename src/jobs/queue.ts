@@ -21,7 +21,8 @@ import {
   type DigestJob,
   type QueuedJob,
 } from './answer-job.js';
-import { Deliveries, type Queryable } from './deliveries.js';
+import { Deliveries } from './deliveries.js';
+import type { Queryable } from './queryable.js';
 import { dedicatedClient } from './dedicated-client.js';
 import { JobDispatcher } from './job-dispatcher.js';
 import { inTransaction } from '../db/transaction.js';
