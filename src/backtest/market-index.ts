@@ -2,7 +2,7 @@
 // every ticker's close-to-close return, refreshed after each stock load and marked stale by any
 // other write to the bars. A run reads the days of its window (a few thousand rows) and counts the
 // tickers trading in it from each ticker's first and last bar and the gaps in its bars (migration
-// 042), instead of reading every close of every ticker; when the kept index is stale or cannot be read, the caller
+// 045), instead of reading every close of every ticker; when the kept index is stale or cannot be read, the caller
 // computes it from the bars (benchmark.ts equalWeightIndex), which gives the same doubles.
 import type pg from 'pg';
 import { EXCHANGES } from '../ingest/stocks/stock-table.js';
@@ -28,7 +28,7 @@ export async function keptMarketIndex(client: pg.PoolClient, first: string, last
 }
 
 /**
- * Gaps between a ticker's consecutive bars of at least this many calendar days are kept (migration 042): a window
+ * Gaps between a ticker's consecutive bars of at least this many calendar days are kept (migration 045): a window
  * of GAP_DAYS - 2 days or more falls inside a gap only if that gap is kept.
  */
 const GAP_DAYS = 15;

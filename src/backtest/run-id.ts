@@ -16,7 +16,8 @@ import { strategySpecSchema, type StrategySpec } from './spec.js';
 
 /** Bump when the engine's numbers change for the same spec and bars (a rule, a KPI, rounding). */
 // .2: alpha over the risk-free rate, the market compounded over suspensions, ST from the short name
-export const ENGINE_VERSION = 'engine-2026.12.2';
+// .3: the day-rules (stops, limits) and portfolio engines read ST from the short name too
+export const ENGINE_VERSION = 'engine-2026.12.3';
 
 let chinaFixture: string | undefined;
 /** The engine version of a spec: with costs, also which rates (the fixture's digest). */
