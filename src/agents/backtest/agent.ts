@@ -6,16 +6,7 @@ import type { Answer, TraceStep } from '../../core/answer.js';
 import { makeAnswer, timed } from '../../core/answer.js';
 import { UserError, describeError } from '../../core/errors.js';
 import type { Candidate } from '../../backtest/run-spec.js';
-import {
-  dataChanges,
-  dataVersion,
-  engineVersion,
-  runId,
-  runLink,
-  withMarket,
-  type StoredRun,
-  type TickerSummary,
-} from '../../backtest/run-id.js';
+import { dataChanges, runLink, type StoredRun, type TickerSummary } from '../../backtest/run-id.js';
 import { KPI_NAMES, type KpiName, type Kpis } from '../../backtest/kpis.js';
 import { compareThreaded, runSpecThreaded } from '../../backtest/run-threaded.js';
 import type { RankingMinimum } from '../../backtest/ranking.js';
@@ -194,20 +185,13 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
     const answer = await timed(trace, 'narrate', () => answerParts(spec, result, view));
     if (spec.task === 'metrics') addTraderParts(answer, spec, result.candidates[result.ranking[0]]);
     // the run's id: the spec, the engine and the bars it read; kept so that `rerun ID` repeats it
-    const engine = engineVersion(spec);
-    // every bar that fed the answer: the run's tickers and the market index beside it
-    const version = withMarket(dataVersion(data.tickers), data.market);
-    const id = runId(spec, engine, version.digest);
-    await keepRun(deps, {
-      id,
+    const kept = await keepRun(deps, data, {
       request: reading.rerun?.request ?? text,
       spec,
-      engine,
-      data_digest: version.digest,
-      data_summary: version.summary,
       headline: answer.headline,
       best: { label: best.label, kpis: best.kpis },
     });
+    const id = kept.id;
     const final = makeAnswer({
       kind: 'result',
       route,
@@ -227,7 +211,7 @@ export async function runBacktest(text: string, deps: BacktestDeps, progress?: P
             ]),
         ...(spec.task === 'ticker_selection' ? [unevenWindows(data.tickers)].filter(Boolean) : []),
         ...(data.skipped ? [`${data.skipped} tickers left out: fewer than 2 trading days in the window.`] : []),
-        ...(reading.rerun ? [rerunNote(reading.rerun, { id, engine, summary: version.summary, kpi: spec.kpi, best })] : []),
+        ...(reading.rerun ? [rerunNote(reading.rerun, { id, engine: kept.engine, summary: kept.summary, kpi: spec.kpi, best })] : []),
         deps.runs
           ? `Run id ${id}: /backtest rerun ${id} (or datadesk backtest run --id ${id}) repeats it and says if the data changed.${deps.publicBaseUrl ? ` Its parameters: ${runLink(deps.publicBaseUrl, id)}` : ''}`
           : `Run id ${id} (runs are not kept here, so it cannot be rerun by its id).`,

@@ -6,7 +6,7 @@ import type { Answer, AnswerTable, Cell, TraceStep } from '../../core/answer.js'
 import { makeAnswer, timed } from '../../core/answer.js';
 import { fmtInt, fmtNumber, fmtPercent } from '../../core/format.js';
 import { KPI_NAMES } from '../../backtest/kpis.js';
-import { dataVersion, engineVersion, runId, runLink, withMarket } from '../../backtest/run-id.js';
+import { runLink } from '../../backtest/run-id.js';
 import type { PortfolioRun } from '../../backtest/run-portfolio.js';
 import { runPortfolioThreaded } from '../../backtest/run-threaded.js';
 import type { StrategySpec } from '../../backtest/spec.js';
@@ -123,17 +123,9 @@ export async function answerPortfolio(
     ],
     chart: tearsheetChart(`${c.label}: equity and drawdown`, run.portfolio.dates, run.portfolio.equity),
   };
-  const engine = engineVersion(spec);
-  // every bar that fed the answer: the members' and the market index's beside them
-  const version = withMarket(dataVersion(data.tickers), data.market);
-  const id = runId(spec, engine, version.digest);
-  await keepRun(deps, {
-    id,
+  const { id } = await keepRun(deps, data, {
     request: reading.rerun?.request ?? text,
     spec,
-    engine,
-    data_digest: version.digest,
-    data_summary: version.summary,
     headline: answer.headline,
     best: { label: c.label, kpis: c.kpis },
   });
