@@ -4,7 +4,6 @@ import { loadConfigFromProcess } from '../config/load.js';
 import type { Config } from '../config/env.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { openDatabase, type Database } from '../db/database.js';
-import { ensureDemoData } from '../ingest/demo-data.js';
 
 export interface CommandContext {
   config: Config;
@@ -25,6 +24,8 @@ export async function withDatabase<T>(
   try {
     // on the embedded defaults, commands that answer questions need something to answer from
     if (options.demoData && db.embedded && ctx.config.demoData === 'auto') {
+      // the demo data's loader (the generators, the ingest) loads only on the embedded defaults
+      const { ensureDemoData } = await import('../ingest/demo-data.js');
       const loaded = await ensureDemoData(db.write, ctx.config, ctx.logger);
       if (loaded.length) ctx.logger.info(`Demo data loaded: ${loaded.join(' and ')}`);
     }

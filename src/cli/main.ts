@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The `datadesk` command. Each command lives in its own file under commands/;
 // this file only wires them and turns errors into one clear line on stderr.
+// A command's file holds only its definition (names, options, help) and
+// imports what it does when it runs: loading every command's code up front
+// cost `datadesk --help`, and every command, most of a second.
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/env.js';
 import { UserError } from '../core/errors.js';
-import { isDatabaseUnavailable } from '../db/errors.js';
 import { registerAsk } from './commands/ask.js';
 import { registerBacktest } from './commands/backtest.js';
 import { registerChat } from './commands/chat.js';
@@ -65,6 +66,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode; // commander already printed it
+    // what the errors are told by loads only when there is one (the config's schema, the driver's codes)
+    const [{ ConfigError }, { isDatabaseUnavailable }] = await Promise.all([import('../config/env.js'), import('../db/errors.js')]);
     if (error instanceof UserError || error instanceof ConfigError) {
       process.stderr.write(`datadesk: ${error.message}\n`);
       return 1;

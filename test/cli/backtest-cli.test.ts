@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { EXECUTION_MODELS } from '../../src/backtest/execution-model.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/files.js';
 
@@ -71,6 +72,11 @@ describe('datadesk backtest simulate', () => {
     const wrong = await runCli(['backtest', 'simulate', '--bars', bars, '--signals', signals, '--costs', 'usa']);
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toContain("option '--costs <model>' argument 'usa' is invalid. expected none or china");
+  });
+
+  it("--costs takes exactly the engine's execution models (the CLI names them itself, to start without loading the engine)", async () => {
+    const wrong = await runCli(['backtest', 'simulate', '--bars', 'x.csv', '--signals', 'y.csv', '--costs', 'usa']);
+    expect(wrong.stderr).toContain(`expected ${EXECUTION_MODELS.join(' or ')}`);
   });
 
   it('names the file and line of bad input', async () => {

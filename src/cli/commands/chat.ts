@@ -1,9 +1,7 @@
-// datadesk chat: a terminal conversation with the bot.
+// datadesk chat: a terminal conversation with the bot. The desk, the chat
+// loop and the database load when it runs, not for every command.
 import path from 'node:path';
 import type { Command } from 'commander';
-import { createDesk } from '../../agents/create-desk.js';
-import { runChat } from '../../channels/cli/chat.js';
-import { commandContext, withDatabase } from '../context.js';
 
 export function registerChat(program: Command): void {
   program
@@ -11,6 +9,11 @@ export function registerChat(program: Command): void {
     .description('chat with the bot in the terminal (charts are saved as PNG files)')
     .option('--thread <id>', 'continue a thread', `chat-${Date.now().toString(36)}`)
     .action(async (opts: { thread: string }) => {
+      const [{ createDesk }, { runChat }, { commandContext, withDatabase }] = await Promise.all([
+        import('../../agents/create-desk.js'),
+        import('../../channels/cli/chat.js'),
+        import('../context.js'),
+      ]);
       const ctx = commandContext();
       await withDatabase(
         ctx,

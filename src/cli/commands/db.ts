@@ -1,15 +1,14 @@
-// datadesk db migrate|status: the schema and what data there is.
-import { hardenDatabase } from '../../db/harden.js';
+// datadesk db migrate|status: the schema and what data there is. What each
+// does loads when it runs, not for every command.
 import { UserError } from '../../core/errors.js';
 import type { Command } from 'commander';
-import { dataFreshness } from '../../db/freshness.js';
-import { commandContext, withDatabase } from '../context.js';
 
 export function registerDb(program: Command): void {
   const db = program.command('db').description('database schema and status');
   db.command('migrate')
     .description('apply pending migrations (also done at every start)')
     .action(async () => {
+      const { commandContext, withDatabase } = await import('../context.js');
       const ctx = commandContext();
       await withDatabase(ctx, async () => undefined);
       process.stdout.write('Migrations are up to date.\n');
@@ -23,6 +22,7 @@ export function registerDb(program: Command): void {
       'a superuser login on the same server, e.g. postgres://postgres@db.internal/datadesk (used once, never kept)',
     )
     .action(async (opts: { adminUrl: string }) => {
+      const [{ hardenDatabase }, { commandContext }] = await Promise.all([import('../../db/harden.js'), import('../context.js')]);
       const ctx = commandContext();
       if (!ctx.config.databaseUrl)
         throw new UserError(
@@ -37,6 +37,10 @@ export function registerDb(program: Command): void {
   db.command('status')
     .description('row counts and the latest dates of the data tables, as JSON')
     .action(async () => {
+      const [{ dataFreshness }, { commandContext, withDatabase }] = await Promise.all([
+        import('../../db/freshness.js'),
+        import('../context.js'),
+      ]);
       const ctx = commandContext();
       const freshness = await withDatabase(ctx, (d) => dataFreshness(d.read));
       process.stdout.write(JSON.stringify(freshness, null, 2) + '\n');

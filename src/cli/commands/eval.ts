@@ -1,25 +1,36 @@
 // datadesk eval sql: the crime benchmarks through the SQL agent (src/eval/sql-eval.ts);
 // datadesk eval conversations: the multi-turn benchmark (src/eval/conversation-eval.ts);
 // datadesk eval backtest: accuracy of the backtest agent per task family.
+// The benchmarks, the agents and the database load when a command runs, not
+// for every command; so the help names the benchmark files itself
+// (test/cli/cli.test.ts holds it to the files the benchmarks read).
 import type { Command } from 'commander';
-import { evaluateBacktests } from '../../eval/backtest-eval.js';
-import { CONVERSATION_FILES, conversationFile, evaluateConversations, loadConversations } from '../../eval/conversation-eval.js';
-import { BENCHMARK_FILES, evaluateSql, loadBenchmarks } from '../../eval/sql-eval.js';
-import { createDesk } from '../../agents/create-desk.js';
-import { llmFromConfig } from '../../llm/from-config.js';
-import { commandContext, withDatabase } from '../context.js';
 import { nonNegativeInt, positiveInt } from '../options.js';
+
+/** What every eval command needs, loaded when one runs. */
+async function evalModules() {
+  const [{ llmFromConfig }, { commandContext, withDatabase }] = await Promise.all([
+    import('../../llm/from-config.js'),
+    import('../context.js'),
+  ]);
+  return { llmFromConfig, commandContext, withDatabase };
+}
 
 export function registerEval(program: Command): void {
   const evaluate = program.command('eval').description('benchmarks of the agents, with whatever LLM is configured');
   evaluate
     .command('sql')
     .description(
-      `the crime benchmarks (${BENCHMARK_FILES.join(', ')}; 3 tiers), each item's clarifications applied to its thread: ` +
+      `the crime benchmarks (crime-100.jsonl, crime-chat-40.jsonl; 3 tiers), each item's clarifications applied to its thread: ` +
         'valid SQL, execution accuracy strict/relaxed, synthesis, and per file and tier questions/answered/right/wrong/refused/asked/errors, failure reasons',
     )
     .option('--limit <n>', 'only the first n questions of each file', positiveInt)
     .action(async (opts: { limit?: number }) => {
+      const [{ llmFromConfig, commandContext, withDatabase }, { createDesk }, { evaluateSql, loadBenchmarks }] = await Promise.all([
+        evalModules(),
+        import('../../agents/create-desk.js'),
+        import('../../eval/sql-eval.js'),
+      ]);
       const ctx = commandContext();
       const report = await withDatabase(ctx, async (db) => {
         const { desk, memory } = createDesk(ctx.config, db, ctx.logger);
@@ -48,10 +59,15 @@ export function registerEval(program: Command): void {
     .option('--limit <n>', 'only the first n conversations', positiveInt)
     .option(
       '--file <name>',
-      `the conversations file: a name under fixtures/benchmarks (${CONVERSATION_FILES.join(', ')}) or a path`,
-      CONVERSATION_FILES[0],
+      'the conversations file: a name under fixtures/benchmarks (conversations.jsonl, conversations-heldout.jsonl) or a path',
+      'conversations.jsonl',
     )
     .action(async (opts: { limit?: number; file: string }) => {
+      const [
+        { llmFromConfig, commandContext, withDatabase },
+        { createDesk },
+        { conversationFile, evaluateConversations, loadConversations },
+      ] = await Promise.all([evalModules(), import('../../agents/create-desk.js'), import('../../eval/conversation-eval.js')]);
       const ctx = commandContext();
       const llm = llmFromConfig(ctx.config);
       const report = await withDatabase(ctx, async (db) => {
@@ -75,6 +91,10 @@ export function registerEval(program: Command): void {
     .option('--per-family <n>', 'tasks per family', positiveInt, 10)
     .option('--seed <s>', 'random seed of the task generator', nonNegativeInt, 1)
     .action(async (opts: { perFamily: number; seed: number }) => {
+      const [{ llmFromConfig, commandContext, withDatabase }, { evaluateBacktests }] = await Promise.all([
+        evalModules(),
+        import('../../eval/backtest-eval.js'),
+      ]);
       const ctx = commandContext();
       const report = await withDatabase(ctx, (db) =>
         evaluateBacktests(

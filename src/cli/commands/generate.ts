@@ -1,12 +1,10 @@
-// datadesk generate crimes|stocks: realistic synthetic data in the real formats.
+// datadesk generate crimes|stocks: realistic synthetic data in the real
+// formats. The generators load when one runs, not for every command.
 import path from 'node:path';
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
-import { generateCrimes } from '../../ingest/generate/crimes.js';
-import { generateStocks } from '../../ingest/generate/stocks.js';
-import { EXCHANGES, type Exchange } from '../../ingest/stocks/stock-table.js';
+import type { Exchange } from '../../ingest/stocks/stock-table.js';
 import { isoDate, nonNegativeInt, positiveInt, year } from '../options.js';
-import { progressBar } from '../progress.js';
 
 export function registerGenerate(program: Command): void {
   const generate = program.command('generate').description('write realistic synthetic data files (same seed, same file)');
@@ -21,6 +19,10 @@ export function registerGenerate(program: Command): void {
     .option('--to-year <y>', 'last year', year, 2025)
     .action(async (opts: { rows: number; out: string; seed: number; fromYear: number; toYear: number }) => {
       if (opts.fromYear > opts.toYear) throw new UserError(`--from-year ${opts.fromYear} is after --to-year ${opts.toYear}`);
+      const [{ generateCrimes }, { progressBar }] = await Promise.all([
+        import('../../ingest/generate/crimes.js'),
+        import('../progress.js'),
+      ]);
       const bar = progressBar('Generating crimes', 'rows');
       const started = performance.now();
       try {
@@ -43,6 +45,11 @@ export function registerGenerate(program: Command): void {
     .option('--out <dir>', 'output folder', path.join('.datadesk', 'generated'))
     .action(async (opts: { tickers: number; from: string; to: string; seed: number; out: string }) => {
       if (opts.from > opts.to) throw new UserError(`--from ${opts.from} is after --to ${opts.to}`);
+      const [{ generateStocks }, { EXCHANGES }, { progressBar }] = await Promise.all([
+        import('../../ingest/generate/stocks.js'),
+        import('../../ingest/stocks/stock-table.js'),
+        import('../progress.js'),
+      ]);
       const bar = progressBar('Generating stocks', 'tickers');
       const started = performance.now();
       let result;

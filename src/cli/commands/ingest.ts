@@ -1,62 +1,8 @@
 // datadesk ingest crimes|stocks: load files or the portal's API into PostgreSQL.
-import path from 'node:path';
+// Only the commands' definitions live here: what they do (ingest-run.ts) loads when one runs.
 import type { Command } from 'commander';
-import { UserError } from '../../core/errors.js';
-import { ingestCsv, type CsvSource, type IngestSummary } from '../../ingest/csv-ingest.js';
-import { CRIMES_SPEC } from '../../ingest/crimes/crime-table.js';
-import { portalCsvSource } from '../../ingest/crimes/portal-csv.js';
-import { syncSocrata } from '../../ingest/crimes/socrata-sync.js';
-import { markInterruptedRuns } from '../../ingest/run-log.js';
-import { parseExchange, stockCsvSource, stockSpec } from '../../ingest/stocks/stock-table.js';
-import type { TableSpec } from '../../ingest/table-spec.js';
-import { commandContext, withDatabase, type CommandContext } from '../context.js';
-import type { Database } from '../../db/database.js';
-import { progressBar } from '../progress.js';
 import { positiveInt } from '../options.js';
-import { tablesChangedByLoad } from '../../db/rollups.js';
-
-const n = (x: number) => x.toLocaleString('en-US');
-
-function printSummary(what: string, s: IngestSummary): void {
-  process.stdout.write(
-    `${what}: ${n(s.rowsRead)} rows read; ${n(s.inserted)} loaded, ${n(s.updated)} updated, ` +
-      `${n(s.unchanged)} unchanged, ${n(s.rejected)} rejected in ${s.seconds.toFixed(1)} s ` +
-      `(${n(Math.round(s.rowsRead / Math.max(s.seconds, 1e-3)))} rows/s)\n`,
-  );
-  if (s.dialect) process.stdout.write(`${s.dialect[0].toUpperCase()}${s.dialect.slice(1)}\n`);
-  if (s.rejectsPath) process.stdout.write(`Rejected rows, with line numbers and reasons: ${s.rejectsPath}\n`);
-}
-
-/** Runs left `running` by a process that was killed are marked failed before a new load starts. */
-async function closeInterruptedRuns(ctx: CommandContext, db: Database): Promise<void> {
-  const marked = await markInterruptedRuns(db.write);
-  if (marked) ctx.logger.warn(`marked ${marked} interrupted ingest run${marked === 1 ? '' : 's'} as failed (see ingest_runs)`);
-}
-
-async function loadCsv(file: string, spec: TableSpec, source: CsvSource, rejects: string | undefined, what: string) {
-  const ctx = commandContext();
-  const summary = await withDatabase(ctx, async (db) => {
-    await closeInterruptedRuns(ctx, db);
-    const bar = progressBar(`Loading ${path.basename(file)}`, 'bytes');
-    try {
-      const s = await ingestCsv({
-        pool: db.write,
-        file,
-        spec,
-        source,
-        rejectsPath: rejects ?? `${file}.rejects.csv`,
-        onProgress: (done, total) => bar.update(done, total),
-      });
-      // the planner's statistics, and the visibility map: without it an index-only scan visits the heap anyway
-      // (a count of one year of 8.5M crimes read every row); autovacuum gets to a fresh bulk load too late
-      await db.write.query(`VACUUM (ANALYZE) ${tablesChangedByLoad(spec.table).join(', ')}`);
-      return s;
-    } finally {
-      bar.stop();
-    }
-  });
-  printSummary(what, summary);
-}
+import type { CrimesOptions, StocksOptions } from './ingest-run.js';
 
 export function registerIngest(program: Command): void {
   const ingest = program.command('ingest').description('load data into PostgreSQL (idempotent: re-running changes nothing)');
@@ -68,30 +14,7 @@ export function registerIngest(program: Command): void {
     .option('--socrata [url]', 'incremental sync from the SODA API (default: SOCRATA_URL)')
     .option('--rejects <file>', 'where rejected rows go (default: <file>.rejects.csv)')
     .option('--max-pages <n>', 'with --socrata: stop after n pages (resumable)', positiveInt)
-    .action(async (opts: { csv?: string; socrata?: string | boolean; rejects?: string; maxPages?: number }) => {
-      if (Boolean(opts.csv) === Boolean(opts.socrata)) throw new UserError('Give exactly one of --csv FILE or --socrata [URL]');
-      if (opts.csv) return loadCsv(opts.csv, CRIMES_SPEC, portalCsvSource, opts.rejects, 'Crimes');
-      const ctx = commandContext();
-      const url = typeof opts.socrata === 'string' ? opts.socrata : ctx.config.socrata.url;
-      const s = await withDatabase(ctx, async (db) => {
-        await closeInterruptedRuns(ctx, db);
-        return syncSocrata({
-          pool: db.write,
-          url,
-          appToken: ctx.config.socrata.appToken,
-          pageSize: ctx.config.socrata.pageSize,
-          rejectsPath: opts.rejects ?? path.resolve(ctx.config.home, 'socrata.rejects.csv'),
-          logger: ctx.logger,
-          maxPages: opts.maxPages,
-        });
-      });
-      process.stdout.write(
-        `Portal sync: ${n(s.fetched)} records in ${s.pages} pages; ${n(s.inserted)} loaded, ${n(s.updated)} updated, ` +
-          `${n(s.unchanged)} unchanged, ${n(s.rejected)} rejected; ${s.complete ? 'up to date' : 'stopped early, resumable'}` +
-          `${s.cursor ? ` (through updated_on ${s.cursor.updatedOn}, id ${s.cursor.id})` : ''}\n`,
-      );
-      if (s.rejectsPath) process.stdout.write(`Rejected records, with positions and reasons: ${s.rejectsPath}\n`);
-    });
+    .action(async (opts: CrimesOptions) => (await import('./ingest-run.js')).runIngestCrimes(opts));
 
   ingest
     .command('stocks')
@@ -99,8 +22,5 @@ export function registerIngest(program: Command): void {
     .requiredOption('--csv <file>', 'CSV with header ' + 'stock_code,name,short_name,trade_date,opening_price,...')
     .requiredOption('--exchange <name>', 'shanghai (SSE), shenzhen (SZSE) or beijing (BSE)')
     .option('--rejects <file>', 'where rejected rows go (default: <file>.rejects.csv)')
-    .action(async (opts: { csv: string; exchange: string; rejects?: string }) => {
-      const exchange = parseExchange(opts.exchange);
-      await loadCsv(opts.csv, stockSpec(exchange), stockCsvSource, opts.rejects, `Stocks (${exchange})`);
-    });
+    .action(async (opts: StocksOptions) => (await import('./ingest-run.js')).runIngestStocks(opts));
 }

@@ -2,15 +2,19 @@
 // "Add to Slack" (SLACK_CLIENT_ID), and re-sealing their tokens after a key
 // rotation (put the new key first in SLACK_TOKEN_KEYS, run rekey, then drop
 // the old key).
+// The store and the database load when a command runs, not for every command.
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
-import { PgInstallationStore } from '../../channels/slack/installation-store.js';
+import type { PgInstallationStore } from '../../channels/slack/installation-store.js';
 import type { SealingKey } from '../../core/sealing.js';
-import { slackTokenKeys } from '../../channels/slack/token-seal.js';
-import { commandContext, withDatabase } from '../context.js';
 
 /** Runs `run` with the installation store of this configuration (its keys), or says installs are off. */
 async function withInstallations<T>(run: (store: PgInstallationStore, keys: SealingKey[]) => Promise<T>): Promise<T> {
+  const [{ PgInstallationStore }, { slackTokenKeys }, { commandContext, withDatabase }] = await Promise.all([
+    import('../../channels/slack/installation-store.js'),
+    import('../../channels/slack/token-seal.js'),
+    import('../context.js'),
+  ]);
   const ctx = commandContext();
   const oauth = ctx.config.slack?.oauth;
   if (!oauth) {

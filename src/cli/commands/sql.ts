@@ -1,6 +1,6 @@
 // datadesk sql check "SQL": the guard's verdict as JSON (exit 1 when refused).
+// The guard (the SQL parser) loads when it runs, not for every command.
 import type { Command } from 'commander';
-import { checkSql } from '../../db/sql-guard.js';
 import { writeOut } from '../output.js';
 
 export function registerSql(program: Command): void {
@@ -11,6 +11,7 @@ export function registerSql(program: Command): void {
     .argument('<sql...>', 'the query')
     .addHelpText('after', '\nExit codes: 0 the guard accepts the query, 1 it refuses it (the JSON says why), 2 unexpected internal error')
     .action(async (words: string[]) => {
+      const { checkSql } = await import('../../db/sql-guard.js');
       const verdict = await checkSql(words.join(' '));
       await writeOut(JSON.stringify(verdict) + '\n');
       if (!verdict.ok) process.exitCode = 1;

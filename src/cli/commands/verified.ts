@@ -1,12 +1,23 @@
 // datadesk verified list|add|remove|export, and datadesk feedback: the
 // verified question/SQL pairs (see src/verified/verified-store.ts) and the
 // answers people marked wrong.
+// What each does loads when it runs, not for every command.
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
-import { checkSql } from '../../db/sql-guard.js';
-import { downVotes } from '../../feedback/feedback.js';
-import { VerifiedStore } from '../../verified/verified-store.js';
-import { commandContext, withDatabase } from '../context.js';
+import type { Database } from '../../db/database.js';
+import type { VerifiedStore } from '../../verified/verified-store.js';
+
+/** Runs `run` on a database opened for the command. */
+async function withDb<T>(run: (db: Database) => Promise<T>): Promise<T> {
+  const { commandContext, withDatabase } = await import('../context.js');
+  return withDatabase(commandContext(), run);
+}
+
+/** Runs `run` with the verified pairs' store. */
+async function withVerified<T>(run: (store: VerifiedStore) => Promise<T>): Promise<T> {
+  const { VerifiedStore } = await import('../../verified/verified-store.js');
+  return withDb((db) => run(new VerifiedStore(db.write)));
+}
 
 const oneLine = (s: string, max = 100) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -22,7 +33,7 @@ export function registerVerified(program: Command): void {
     .description('every pair: id, where it came from, the question and its SQL')
     .option('--json', 'as JSON')
     .action(async (opts: { json?: boolean }) => {
-      const pairs = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).list());
+      const pairs = await withVerified((store) => store.list());
       if (opts.json) process.stdout.write(JSON.stringify(pairs, null, 2) + '\n');
       else
         for (const p of pairs)
@@ -36,11 +47,12 @@ export function registerVerified(program: Command): void {
     .argument('<question>', 'the question, in the words people ask it')
     .argument('<sql>', 'one SELECT that answers it')
     .action(async (question: string, sql: string) => {
+      const { checkSql } = await import('../../db/sql-guard.js');
       const verdict = await checkSql(sql);
       if (!verdict.ok) throw new UserError(`The SQL does not pass the guard: ${verdict.message}`);
       // an operator may replace a pair (a thumbs-up never does); who and when is kept on the row
-      const { id, added } = await withDatabase(commandContext(), (db) =>
-        new VerifiedStore(db.write).add({ question, sql, source: 'cli', addedBy: `cli:${process.env.USER ?? 'unknown'}`, replace: true }),
+      const { id, added } = await withVerified((store) =>
+        store.add({ question, sql, source: 'cli', addedBy: `cli:${process.env.USER ?? 'unknown'}`, replace: true }),
       );
       process.stdout.write(`#${id}: "${question}" is verified${added ? '' : ' (the pair for these words was replaced)'}.\n`);
     });
@@ -51,7 +63,7 @@ export function registerVerified(program: Command): void {
     .action(async (id: string) => {
       if (!/^\d+$/.test(id))
         throw new UserError(`"${id}" is not a pair id: use the number verified list shows, e.g. datadesk verified remove 12`);
-      const removed = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).remove(id));
+      const removed = await withVerified((store) => store.remove(id));
       if (!removed) throw new UserError(`There is no verified pair #${id} (datadesk verified list shows them).`);
       process.stdout.write(`#${id} removed.\n`);
     });
@@ -59,7 +71,7 @@ export function registerVerified(program: Command): void {
     .command('export')
     .description('every pair as JSON lines (question, sql, source, added_by), for review or another deployment')
     .action(async () => {
-      const pairs = await withDatabase(commandContext(), (db) => new VerifiedStore(db.write).list());
+      const pairs = await withVerified((store) => store.list());
       for (const p of pairs)
         process.stdout.write(JSON.stringify({ question: p.question, sql: p.sql, source: p.source, added_by: p.added_by }) + '\n');
     });
@@ -70,7 +82,8 @@ export function registerVerified(program: Command): void {
     .option('--json', 'as JSON')
     .option('--limit <n>', 'how many', (v) => Number(v), 50)
     .action(async (opts: { json?: boolean; limit: number }) => {
-      const rows = await withDatabase(commandContext(), (db) => downVotes(db.write, opts.limit));
+      const { downVotes } = await import('../../feedback/feedback.js');
+      const rows = await withDb((db) => downVotes(db.write, opts.limit));
       if (opts.json) {
         process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
         return;

@@ -10,7 +10,7 @@ import Ajv04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import AdmZip from 'adm-zip';
 import { loadImage } from '@napi-rs/canvas';
-import { buildTeamsPackage, teamsManifest, teamsPackageInput } from '../../../src/cli/commands/teams.js';
+import { buildTeamsPackage, teamsManifest, teamsPackageInput } from '../../../src/cli/commands/teams-package.js';
 import { loadConfig } from '../../../src/config/env.js';
 
 const require = createRequire(import.meta.url);

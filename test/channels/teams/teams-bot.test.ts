@@ -684,7 +684,7 @@ describe('Teams bot (real HTTP, fake Bot Framework connector)', () => {
 
 describe('datadesk teams package', () => {
   it('zips the manifest with the app id and domain filled in, and the two icons', async () => {
-    const { buildTeamsPackage } = await import('../../../src/cli/commands/teams.js');
+    const { buildTeamsPackage } = await import('../../../src/cli/commands/teams-package.js');
     const AdmZip = (await import('adm-zip')).default;
     const zip = new AdmZip(
       buildTeamsPackage({

@@ -12,7 +12,7 @@ import { startFakeConnector, type ConnectorCall, type FakeConnector } from '../.
 import { tempDir } from '../../helpers/files.js';
 import { processEnv, spawnServe, spawnWorker } from '../../helpers/serve.js';
 import { loadConfig } from '../../../src/config/env.js';
-import { teamsPackageInput } from '../../../src/cli/commands/teams.js';
+import { teamsPackageInput } from '../../../src/cli/commands/teams-package.js';
 
 let db: TestDatabase;
 let connector: FakeConnector;
