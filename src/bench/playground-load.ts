@@ -2,18 +2,18 @@
 // browsers send them (each in its own thread), to one `serve` on the benchmark
 // database. First one at a time, then N at once. Printed: end-to-end p50/p99
 // (POST /api/ask to the answer event), answers per second, errors, the chart
-// fetch the page makes, serve's own CPU per answer (from /proc), and where an
-// answer's time goes (core/answer-cost.ts): the agent's stages from each
-// answer's trace, and what is left of the end-to-end time outside the agent
+// fetch the page makes, serve's own CPU and PostgreSQL's per answer (from /proc),
+// the load average, and where an answer's time goes (core/answer-cost.ts): the
+// agent's stages from each answer's trace, and what is left of the end-to-end time outside the agent
 // (the queue, the job's bookkeeping, the delivery to the page).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { answerCost, COST_STAGES, type AnswerCost, type CostStage } from '../core/answer-cost.js';
 import type { Answer } from '../core/answer.js';
 import { quantile } from './stats.js';
-import { startServe } from './serve-process.js';
+import { cpuMsOf, DatabaseCpu, startServe } from './serve-process.js';
 import pg from 'pg';
 import { APP_SEARCH_PATH } from '../db/database.js';
 
@@ -28,13 +28,6 @@ const QUESTIONS = [
   'Which 10 community areas had the most battery reports?',
   'What share of narcotics cases ended in an arrest?',
 ];
-
-/** A process's CPU time so far (user + system), in ms, from /proc (Linux). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 interface Asked {
   thread: string;
@@ -136,7 +129,16 @@ async function transactions(pool: pg.Pool): Promise<number> {
   return Number(rows[0].n);
 }
 
-function summary(label: string, asked: Asked[], seconds: number, serveCpuMs: number, xacts: number): void {
+interface Spent {
+  seconds: number;
+  serveCpuMs: number;
+  postgresCpuMs: number;
+  /** the 1-minute load average at the start and at the end */
+  load: [number, number];
+}
+
+function summary(label: string, asked: Asked[], spent: Spent, xacts: number): void {
+  const { seconds, serveCpuMs, postgresCpuMs, load } = spent;
   const ok = asked.filter((a) => !a.error);
   const ms = ok.map((a) => a.ms);
   const errors = new Map<string, number>();
@@ -150,9 +152,11 @@ function summary(label: string, asked: Asked[], seconds: number, serveCpuMs: num
   if (charts.length)
     console.log(`  chart fetched by the page: ${charts.length}, p50 ${f1(quantile(charts, 0.5))} ms, p99 ${f1(quantile(charts, 0.99))} ms`);
   console.log(
-    `  serve's CPU: ${f1(serveCpuMs / asked.length)} ms per question (its user + system time over the run); ` +
-      `database transactions: ${f1(xacts / asked.length)} per question (pg_stat_database, the bench's own reads included)`,
+    `  CPU per question: serve ${f1(serveCpuMs / asked.length)} ms, PostgreSQL ${f1(postgresCpuMs / asked.length)} ms ` +
+      `(user + system time over the run: serve's process; the database's backends, their parallel and autovacuum workers); ` +
+      `load average ${load[0].toFixed(1)} -> ${load[1].toFixed(1)}`,
   );
+  console.log(`  database transactions: ${f1(xacts / asked.length)} per question (pg_stat_database, the bench's own reads included)`);
   console.log("  mean cost per answer (CPU is the process's during each step: under load it counts the answers running alongside):");
   for (const line of costLines(asked)) console.log(line);
 }
@@ -189,23 +193,30 @@ export async function playgroundLoadBench(o: {
   try {
     // warm: the schema, the reader's context, the connections
     for (const q of QUESTIONS) await ask(serve.url, q);
-    let xacts = await transactions(pool);
-    let cpu = cpuMsOf(pid);
-    let started = performance.now();
-    const serial: Asked[] = [];
-    for (let i = 0; i < o.serial; i++) serial.push(await ask(serve.url, QUESTIONS[i % QUESTIONS.length]));
-    let seconds = (performance.now() - started) / 1000;
-    let cpuUsed = cpuMsOf(pid) - cpu;
-    await fillFromDeliveries(pool, serial);
-    summary(`one at a time`, serial, seconds, cpuUsed, (await transactions(pool)) - xacts - 1);
-    xacts = await transactions(pool);
-    cpu = cpuMsOf(pid);
-    started = performance.now();
-    const together = await Promise.all(Array.from({ length: o.questions }, (_, i) => ask(serve.url, QUESTIONS[i % QUESTIONS.length])));
-    seconds = (performance.now() - started) / 1000;
-    cpuUsed = cpuMsOf(pid) - cpu;
-    await fillFromDeliveries(pool, together);
-    summary(`${o.questions} at once`, together, seconds, cpuUsed, (await transactions(pool)) - xacts - 1);
+    const database = new DatabaseCpu(decodeURIComponent(new URL(o.databaseUrl).pathname.slice(1)));
+    /** Runs `ask` and measures it: wall time, serve's and PostgreSQL's CPU, the load, the transactions. */
+    const measured = async (label: string, asking: () => Promise<Asked[]>) => {
+      const xacts = await transactions(pool);
+      const load = os.loadavg()[0];
+      const cpu = cpuMsOf(pid);
+      database.start();
+      const started = performance.now();
+      const asked = await asking();
+      const seconds = (performance.now() - started) / 1000;
+      const serveCpuMs = cpuMsOf(pid) - cpu;
+      const postgresCpuMs = database.stop();
+      const spent: Spent = { seconds, serveCpuMs, postgresCpuMs, load: [load, os.loadavg()[0]] };
+      await fillFromDeliveries(pool, asked);
+      summary(label, asked, spent, (await transactions(pool)) - xacts - 1);
+    };
+    await measured('one at a time', async () => {
+      const serial: Asked[] = [];
+      for (let i = 0; i < o.serial; i++) serial.push(await ask(serve.url, QUESTIONS[i % QUESTIONS.length]));
+      return serial;
+    });
+    await measured(`${o.questions} at once`, () =>
+      Promise.all(Array.from({ length: o.questions }, (_, i) => ask(serve.url, QUESTIONS[i % QUESTIONS.length]))),
+    );
   } finally {
     await pool.end();
     serve.child.kill('SIGTERM');
