@@ -65,8 +65,11 @@ const conversationSchema = z.object({
 export type Conversation = z.infer<typeof conversationSchema>;
 type Turn = z.infer<typeof turnSchema>;
 
-/** The benchmark files under fixtures/benchmarks: the original set, and the held-out set written without looking at the reader. */
-export const CONVERSATION_FILES = ['conversations.jsonl', 'conversations-heldout.jsonl'] as const;
+/**
+ * The benchmark files under fixtures/benchmarks: the original set, and two held-out sets written without looking
+ * at the reader (the first has since been fitted; the second is the blind measure).
+ */
+export const CONVERSATION_FILES = ['conversations.jsonl', 'conversations-heldout.jsonl', 'conversations-heldout2.jsonl'] as const;
 
 /** A benchmark file by its name under fixtures/benchmarks, or by its path. */
 export function conversationFile(name: string): string {

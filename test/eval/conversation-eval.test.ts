@@ -51,6 +51,42 @@ describe('the conversation benchmark files', () => {
     expect(conversations.some((c) => c.turns.slice(1).some((t) => t.clarify))).toBe(true);
   });
 
+  it('the second held-out set: 45 conversations of 3 to 6 turns, 190+ turns, every kind of follow-up edit it was written to cover', () => {
+    const conversations = loadConversations(conversationFile('conversations-heldout2.jsonl'));
+    const turns = conversations.flatMap((c) => c.turns);
+    expect(conversations.length).toBe(45);
+    expect(turns.length).toBeGreaterThanOrEqual(190);
+    for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
+    for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
+    for (const kind of [
+      'period',
+      'month',
+      'relative_period',
+      'period_set',
+      'type',
+      'place',
+      'flag',
+      'grouping',
+      'widen',
+      'ranking',
+      'fewest',
+      'measure',
+      'share',
+      'remove_period',
+      'remove_filter',
+      'comparison',
+      'comparison_series',
+      'comparison_ranking',
+      'comparison_grouped',
+    ])
+      expect(
+        turns.some((t) => t.edit === kind),
+        kind,
+      ).toBe(true);
+    // relative periods are written against the data's last year, never a calendar date
+    expect(turns.some((t) => t.sql.includes('(SELECT max(year) FROM crimes)'))).toBe(true);
+  });
+
   it.each(CONVERSATION_FILES)(
     '%s: gold queries written against crimes that pass the SQL guard, never our compiler output',
     async (file) => {
