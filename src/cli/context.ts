@@ -18,9 +18,9 @@ export function commandContext(): CommandContext {
 export async function withDatabase<T>(
   ctx: CommandContext,
   run: (db: Database) => Promise<T>,
-  options: { demoData?: boolean } = {},
+  options: { demoData?: boolean; reader?: boolean } = {},
 ): Promise<T> {
-  const db = await openDatabase(ctx.config, ctx.logger);
+  const db = await openDatabase(ctx.config, ctx.logger, { reader: options.reader });
   try {
     // on the embedded defaults, commands that answer questions need something to answer from
     if (options.demoData && db.embedded && ctx.config.demoData === 'auto') {

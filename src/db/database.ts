@@ -74,6 +74,11 @@ async function checkReachable(pool: pg.Pool, url: string): Promise<void> {
 
 export interface OpenOptions {
   migrate?: boolean;
+  /**
+   * false: no reader pool, for a command that runs no model-written SQL (a backtest from the terminal). Setting up
+   * the reader login (its role, grants and limits, then a connection to check it) is most of an open's time.
+   */
+  reader?: boolean;
   /** refuse a superuser login unless ALLOW_SUPERUSER: the bot itself (serve, chat) */
   refuseSuperuser?: boolean;
 }
@@ -104,9 +109,12 @@ export async function openDatabase(config: Config, logger: Logger, options: Open
     const access =
       options.migrate === false
         ? { problem: 'the reader login is set up after the migrations, which this command does not run' }
-        : await openReader(config, logger, url, embedded?.adminUrl, rights.user);
+        : options.reader === false
+          ? { problem: 'this command runs no model-written SQL, so it does not set up the reader login' }
+          : await openReader(config, logger, url, embedded?.adminUrl, rights.user);
     reader = access.pool;
-    if (access.problem && options.migrate !== false) logger.warn(`PostgreSQL: model-written SQL is off: ${access.problem}`);
+    if (access.problem && options.migrate !== false && options.reader !== false)
+      logger.warn(`PostgreSQL: model-written SQL is off: ${access.problem}`);
     return {
       url,
       write,

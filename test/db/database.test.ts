@@ -10,6 +10,7 @@ import { createDesk } from '../../src/agents/create-desk.js';
 import { loadConfig } from '../../src/config/env.js';
 import { createMemoryLogger } from '../../src/core/logger.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
+import { readMigrations } from '../../src/db/migrate.js';
 import { runCli } from '../helpers/cli.js';
 import { loadCrimes } from '../helpers/crime-data.js';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
@@ -141,6 +142,23 @@ describe('openDatabase', () => {
       expect(verified).toMatchObject({ kind: 'result' });
     } finally {
       llm.script.length = 0;
+      await db.close();
+    }
+  });
+
+  it('reader: false (a command that runs no model-written SQL) opens without setting up the reader login, and warns nothing', async () => {
+    const url = await ownedDatabase('nr', 'CREATEROLE');
+    const logger = createMemoryLogger();
+    const db = await openDatabase(config({ DATABASE_URL: url }), logger, { reader: false });
+    try {
+      expect(db.reader).toBeUndefined();
+      expect(db.readerProblem).toMatch(/runs no model-written SQL/);
+      expect(logger.lines.join('\n')).not.toMatch(/model-written SQL is off/);
+      // migrated all the same, and no reader login was made
+      const roles = await db.write.query("SELECT 1 FROM pg_roles WHERE rolname LIKE 'datadesk_reader_dd_db_nr_%'");
+      expect(roles.rowCount).toBe(0);
+      expect((await db.write.query('SELECT count(*)::int AS n FROM public.schema_migrations')).rows[0].n).toBe(readMigrations().length);
+    } finally {
       await db.close();
     }
   });

@@ -108,7 +108,8 @@ export async function runBacktest(words: string[], opts: RunOptions): Promise<vo
         runs: new BacktestRuns(db.write),
         workspace: opts.workspace,
       }),
-    { demoData: true },
+    // the backtest agent reads bars with the app's own SQL: no model-written SQL, so no reader login to set up
+    { demoData: true, reader: false },
   );
   let chartPath: string | undefined;
   if (answer.kind === 'result' && answer.chart) {
