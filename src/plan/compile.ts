@@ -24,6 +24,8 @@ const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const list = (values: (string | number)[]) => values.map((v) => (typeof v === 'number' ? String(v) : quote(v))).join(', ');
 const inList = (column: string, values: (string | number)[]) =>
   values.length === 1 ? `${column} = ${list(values)}` : `${column} IN (${list(values)})`;
+const notInList = (column: string, values: (string | number)[]) =>
+  values.length === 1 ? `${column} <> ${list(values)}` : `${column} NOT IN (${list(values)})`;
 
 /** A whole number of calendar years, as the `year` column can say it. */
 function wholeYears(t: TimeRange): [number, number] | undefined {
@@ -69,7 +71,7 @@ class Conditions {
 
   of(f: Partial<Filters>): string[] {
     const where: string[] = [];
-    if (f.types) where.push(inList('primary_type', f.types));
+    if (f.types) where.push(f.exceptTypes ? notInList('primary_type', f.types) : inList('primary_type', f.types));
     if (f.category === 'property') where.push(inList('primary_type', typeCategory('property')));
     if (f.category === 'violent') where.push(this.glossary('violent_crime').sql);
     if (f.descriptions)
@@ -646,6 +648,36 @@ function comparedAxis(d: Dimension, f: Filters, a: TimeRange, b: TimeRange): Com
   };
 }
 
+/** A by-year series of several years compared with one year: each year beside that one. */
+export const isSeriesAgainstYear = (plan: QueryPlan): boolean =>
+  plan.groupBy.join() === 'year' &&
+  !plan.top &&
+  !!plan.filters.time &&
+  !!plan.compareWith &&
+  stepsIn(plan.compareWith, 'year') === 1 &&
+  stepsIn(plan.filters.time, 'year') > 1;
+
+/**
+ * A by-year series against one year ("April of each year" then "compare with 2018"): each year of the series
+ * beside that year's value, and the change from it; every year of the series listed (none as 0).
+ */
+function compileSeriesAgainstYear(
+  m: Extract<Measure, { kind: 'count' | 'distinct' | 'share' }>,
+  rest: string[],
+  a: TimeRange,
+  b: TimeRange,
+  c: Conditions,
+  s: Source,
+): string {
+  const name = measureName(m);
+  const [colA, colB] = periodColumns(name, a, b);
+  const [va, vb] = m.kind === 'share' ? ['a.share_pct', 'b.share_pct'] : [`coalesce(a.${name}, 0)`, `b.${name}`];
+  const [fy, ly] = [Number(a.from.slice(0, 4)), Number(addDays(a.to, -1).slice(0, 4))];
+  const series = `SELECT year AS k1, ${aggregates(m, c, s, true).join(', ')}\n  FROM ${s.table}${whereClause([...rest, timeCondition(a)]).replace(/\n/g, '\n  ')}\n  GROUP BY 1`;
+  const one = `SELECT ${aggregates(m, c, s, false).join(', ')}\n  FROM ${s.table}${whereClause([...rest, timeCondition(b)]).replace(/\n/g, '\n  ')}`;
+  return `WITH a AS (\n  ${series}\n), b AS (\n  ${one}\n)\nSELECT axis1.k1 AS year,\n       ${va} AS ${colA},\n       ${vb} AS ${colB},\n       ${changeColumn(m, va, vb)}\nFROM generate_series(${fy}, ${ly}) AS axis1(k1)\nLEFT JOIN a ON a.k1 = axis1.k1\nCROSS JOIN b\nORDER BY axis1.k1`;
+}
+
 /**
  * A grouped comparison: per group (one or two axes), the measure in this period and in the other, and the
  * change. A top/bottom N is the N of this period (ties at the cut kept), with the same groups in the other.
@@ -659,6 +691,7 @@ function compileGroupedComparison(
   s: Source,
 ): string {
   const rest = c.of({ ...plan.filters, time: undefined });
+  if (isSeriesAgainstYear(plan)) return compileSeriesAgainstYear(m, rest, a, b, c, s);
   const axes = plan.groupBy.map((d) => comparedAxis(d, plan.filters, a, b));
   const keys = axes.map((_, i) => `k${i + 1}`);
   const values = aggregates(m, c, s, true);

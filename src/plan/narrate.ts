@@ -6,7 +6,7 @@
 import type { Cell } from '../core/answer.js';
 import { fmtInt, fmtNumber } from '../core/format.js';
 import { glossary, option } from '../knowledge/glossary.js';
-import { periodLabel } from './compile.js';
+import { isSeriesAgainstYear, periodLabel } from './compile.js';
 import type { Dimension, QueryPlan } from './query-plan.js';
 import { placeAxis, semanticModel, typePlural } from './semantic-model.js';
 import { DIMENSION_WORDS, monthName, PER_WORDS, topWords, weekdaysName } from './words.js';
@@ -38,13 +38,15 @@ function choiceLabel(term: string, ctx: NarrationContext): string {
 function subject(plan: QueryPlan, ctx: NarrationContext): string {
   const f = plan.filters;
   const model = semanticModel();
-  let what = f.types
-    ? joinWords(f.types.map(typePlural))
-    : f.category === 'property'
+  const kind =
+    f.category === 'property'
       ? model.categories.property.label
       : f.category === 'violent'
         ? `violent crimes (${option('violent_crime', ctx.choices.violent_crime ?? '')?.label ?? 'as defined'})`
         : model.all_crimes.many;
+  // "crimes other than thefts": the types left out
+  let what = f.types && !f.exceptTypes ? joinWords(f.types.map(typePlural)) : kind;
+  if (f.types && f.exceptTypes) what += ` other than ${joinWords(f.types.map(typePlural), 'or')}`;
   if (f.descriptions)
     what += ` described as ${joinWords(
       f.descriptions.map((d) => `"${shownValue(d).toLowerCase()}"`),
@@ -69,12 +71,13 @@ function when(plan: QueryPlan, ctx: NarrationContext): string {
     const phrase = /^\d{4}-\d{2}-\d{2}$/.test(label) ? `on ${label}` : label.includes(' to ') ? `from ${label}` : `in ${label}`;
     parts.push(f.time.said && !f.time.said.includes(label) ? `${phrase} (${f.time.said})` : phrase);
   }
+  // with no period, the months of every year: "in April of each year", so "by year" reads as what it is
   if (f.months)
     parts.push(
       `in ${joinWords(
         f.months.map((m) => titleCase(monthName(m))),
         'or',
-      )}`,
+      )}${f.time ? '' : ' of each year'}`,
     );
   if (f.weekdays)
     parts.push(
@@ -426,6 +429,7 @@ function describeComparison(plan: QueryPlan, r: PlanRows, ctx: NarrationContext)
     return pct ? ` (${v >= 0 ? '+' : ''}${fmtNumber(v, 2)} points)` : ` (${v >= 0 ? '+' : ''}${fmtNumber(v, 1)}%)`;
   };
   const noun = groupsNoun(plan);
+  if (isSeriesAgainstYear(plan)) return describeSeriesAgainstYear(plan, r, pb, pct);
   if (plan.top) {
     const rule = `${capital(topPhrase(plan))} of ${pa} (ranked by ${pa}), each beside the same ${plan.top.n === 1 ? noun.one : noun.many} in ${pb}`;
     const both = (row: Cell[]) => `${show(row[labels], pct)} in ${pa} against ${show(row[labels + 1], pct)} in ${pb}${change(row)}`;
@@ -451,6 +455,25 @@ function describeComparison(plan: QueryPlan, r: PlanRows, ctx: NarrationContext)
   if (down.delta < 0) sentences.push(move('fall', down));
   if (up.delta <= 0 && down.delta >= 0) sentences.push(`Every ${noun.one} had the same in both.`);
   return `${sentences.join(' ')}${unequalPeriods(plan)}`;
+}
+
+/** Each year of a series beside one year ("April of each year" against April 2018): above, below, the extremes. */
+function describeSeriesAgainstYear(plan: QueryPlan, r: PlanRows, pb: string, pct: boolean): string {
+  const months = plan.filters.months
+    ? `${joinWords(
+        plan.filters.months.map((m) => titleCase(monthName(m))),
+        'or',
+      )} `
+    : '';
+  const base = r.rows[0][2];
+  const diffs = r.rows.filter((row) => row[0] !== null && row[1] !== null).map((row) => ({ year: row[0], d: num(row[1]) - num(base) }));
+  const above = diffs.filter((x) => x.d > 0).length;
+  const below = diffs.filter((x) => x.d < 0).length;
+  const best = diffs.reduce((m, x) => (x.d > m.d ? x : m), diffs[0]);
+  const worst = diffs.reduce((m, x) => (x.d < m.d ? x : m), diffs[0]);
+  const row = (y: Cell) => r.rows.find((x) => x[0] === y)!;
+  const say = (y: Cell) => `${String(y)} with ${show(row(y)[1], pct)}`;
+  return `Each year beside ${months}${pb}: ${show(base, pct)}. ${fmtInt(above)} ${above === 1 ? 'year' : 'years'} above it, ${fmtInt(below)} below. Highest: ${say(best.year)}; lowest: ${say(worst.year)}.`;
 }
 
 /**

@@ -44,6 +44,8 @@ export const Filters = z
   .object({
     /** exact primary_type values */
     types: z.array(z.string()).min(1).optional(),
+    /** the types are left out rather than kept: every other type ("excluding thefts", "not theft") */
+    exceptTypes: z.literal(true).optional(),
     /** a category of types: violent comes from the glossary choice, property is fixed */
     category: z.enum(['violent', 'property']).optional(),
     /** words the description contains (case-insensitive) */
@@ -76,6 +78,7 @@ export type Filters = z.infer<typeof Filters>;
 /** The part a share is taken of: "share of thefts that led to an arrest" = part {arrest: true}. */
 const SharePart = Filters.pick({
   types: true,
+  exceptTypes: true,
   category: true,
   locations: true,
   arrest: true,

@@ -73,7 +73,7 @@ export function assemble(work: Work): Assembled {
   groups = time.groups;
   if (!groups.length && !top.top) groups = listed(work);
 
-  if (groups.includes('type') && filters.types?.length === 1) {
+  if (groups.includes('type') && filters.types?.length === 1 && !filters.exceptTypes) {
     for (const d of work.of('dim'))
       if (d.dim === 'type')
         work.drop(d, `kinds of ${filters.types[0].toLowerCase()} (its descriptions) are not something the plan can group by`);
@@ -274,7 +274,7 @@ function readRanking(
   let dimPiece: Dim | undefined = work.of('dim').find((d) => d.dim === groups[0]);
   if (real.length && groups.length === 0) {
     const all = work.of('all')[0];
-    const typed = work.live().some((p) => p.kind === 'type' || p.kind === 'category');
+    const typed = work.live().some((p) => (p.kind === 'type' && !p.negated) || p.kind === 'category');
     if (real.some((r) => r.common) && !typed) {
       // "the most common crimes": ranked by crime type
       groups = ['type'];
@@ -317,7 +317,7 @@ function listed(work: Work): Dimension[] {
     }
     return false;
   };
-  const types = work.of('type').filter((p) => !p.descriptions);
+  const types = work.of('type').filter((p) => !p.descriptions && !p.negated);
   if (new Set(types.flatMap((p) => p.types)).size >= 2 && joined(types)) groups.push('type');
   for (const [kind, dim] of Object.entries(PLACE_DIMS)) {
     const places = work.of('place').filter((p) => p.place === kind);
@@ -342,7 +342,7 @@ function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; tim
   const cmp = work.of('compare');
   if (cmp.length) {
     const several =
-      new Set(work.of('type').flatMap((p) => p.types)).size >= 2 ||
+      new Set(work.of('type').flatMap((p) => (p.negated ? [] : p.types))).size >= 2 ||
       Object.keys(PLACE_DIMS).some((k) => work.of('place').filter((p) => p.place === k).length >= 2);
     if (times.length === 2 && several) {
       // "thefts in 2019 vs burglaries in 2018": two things compared at once
@@ -355,7 +355,7 @@ function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; tim
       const [t, w] = between ? [a, b] : a.range.from > b.range.from ? [a, b] : [b, a];
       return { groups, time: t.range, compareWith: w.range };
     }
-    const counts: [Dimension, number][] = [['type', new Set(work.of('type').flatMap((p) => p.types)).size]];
+    const counts: [Dimension, number][] = [['type', new Set(work.of('type').flatMap((p) => (p.negated ? [] : p.types))).size]];
     for (const [kind, dim] of Object.entries(PLACE_DIMS)) counts.push([dim, work.of('place').filter((p) => p.place === kind).length]);
     const multi = counts.find(([, c]) => c >= 2);
     if (multi && times.length <= 1) {

@@ -42,13 +42,14 @@ function saidWords(r: TimeRange): string {
   return r.from === addDays(r.to, -1) ? `on ${r.said}` : `in ${r.said}`;
 }
 
-function typeWords(f: Pick<Filters, 'types' | 'descriptions' | 'category'>): string | undefined {
+function typeWords(f: Pick<Filters, 'types' | 'exceptTypes' | 'descriptions' | 'category'>): string | undefined {
   const m = semanticModel();
   if (f.types?.length === 1 && f.descriptions?.length === 1) {
     const detail = entries(m.type_details).find(([, d]) => d.type === f.types![0] && d.description === f.descriptions![0]);
     if (detail) return detail[1].label;
   }
   const names = (f.types ?? []).map((t) => m.types[t]?.many ?? t.toLowerCase());
+  if (f.exceptTypes) return `${f.category ? m.categories[f.category].label : m.all_crimes.many} other than ${names.join(' or ')}`;
   if (f.category) names.push(m.categories[f.category].label);
   if (!names.length) return undefined;
   const described =
@@ -92,7 +93,8 @@ function filterPhrases(f: Filters, ctx: ReadContext): string[] {
   }
   if (f.months) {
     const season = Object.entries(semanticModel().seasons).find(([, s]) => s.months.join() === f.months!.join());
-    out.push(season ? `in the ${season[0]}` : `in ${f.months.map(monthName).join(' and ')}`);
+    const of = f.time ? '' : ' of each year';
+    out.push(season ? `in the ${season[0]}${of}` : `in ${f.months.map(monthName).join(' and ')}${of}`);
   }
   return out;
 }

@@ -22,6 +22,14 @@ export function mergeFilters(pieces: Piece[], work: Work, into: Filters = {}): F
           work.drop(p, `"${p.text}" is one kind of ${p.types[0].toLowerCase()}: it cannot be combined with other types`);
           break;
         }
+        if (p.negated) {
+          leaveOut(f, p.types);
+          break;
+        }
+        if (f.exceptTypes) {
+          work.drop(p, 'a type kept and types left out at once');
+          break;
+        }
         f.types = union(f.types, p.types);
         if (p.descriptions) f.descriptions = union(f.descriptions, p.descriptions);
         break;
@@ -65,6 +73,21 @@ export function mergeFilters(pieces: Piece[], work: Work, into: Filters = {}): F
     }
   }
   return f;
+}
+
+/**
+ * Types left out: taken from the types kept when some remain ("thefts and batteries" then "excluding thefts":
+ * batteries), else every type but these ("excluding thefts" after thefts, or after all crimes).
+ */
+function leaveOut(f: Filters, types: readonly string[]): void {
+  const kept = f.types && !f.exceptTypes ? f.types.filter((t) => !types.includes(t)) : [];
+  if (kept.length && !f.descriptions) {
+    f.types = kept;
+    return;
+  }
+  delete f.descriptions;
+  f.types = f.exceptTypes ? union(f.types, types) : [...types];
+  f.exceptTypes = true;
 }
 
 /** The words of a share's part: what follows "were/that/led to/happened" after the share's subject. */

@@ -117,7 +117,8 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
       plan.measure = { kind: 'distinct', of: of.dim as 'block' };
       dims = dims.filter((d) => d !== of);
     } else work.drop(distinct, 'different what?');
-  } else if (cues.some((c) => c.measure === 'count')) {
+  } else if (cues.some((c) => c.measure === 'count') || work.of('rank').some((r) => r.common && /common|frequent|often/i.test(r.text))) {
+    // "most common crime type" after a share: how often, a count
     plan.measure = { kind: 'count' };
   } else if ('per' in plan.measure) {
     // "per block instead" after an average
@@ -146,18 +147,23 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   };
   // "also robberies", "add robberies" after thefts: both; a type said otherwise replaces the types
   const addedTypes = said(['type']);
-  if (
+  const leftOut = addedTypes.filter((p) => p.kind === 'type' && p.negated);
+  // "excluding thefts": taken out of the types (or the category) in force, not a new subject
+  if (leftOut.length && leftOut.length === addedTypes.length && !said(['category']).length) mergeFilters(leftOut, work, f);
+  else if (
     also &&
     addedTypes.length &&
     !said(['category']).length &&
     f.types &&
     !f.descriptions &&
-    !addedTypes.some((p) => p.kind === 'type' && p.descriptions)
+    !f.exceptTypes &&
+    !addedTypes.some((p) => p.kind === 'type' && (p.descriptions || p.negated))
   )
     mergeFilters(addedTypes, work, f);
-  else replace(['type', 'category'], ['types', 'category', 'descriptions']);
+  else replace(['type', 'category'], ['types', 'exceptTypes', 'category', 'descriptions']);
   if (!said(['type', 'category']).length && said(['all']).length && !said(['flag']).some((p) => p.kind === 'flag' && p.noun)) {
     delete f.types;
+    delete f.exceptTypes;
     delete f.category;
     delete f.descriptions;
   }
@@ -209,7 +215,11 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     // fewest?": the first, with its ties
     const plural = dims.some((d) => !d.by && d.plural === true);
     const singular = dims.some((d) => !d.by && d.plural === false);
+    // "and the fewest?" after a top 5: the bottom 5 (the same N, the other end); "which had the fewest?": the one
+    const flipped = !!last.top && last.top.n > 1 && ranks.length > 0 && ranks[0].order !== last.top.order;
+    const asksWhich = work.scan.tokens.some((x) => x.t === 'which' || x.t === 'what');
     if (numbers.length) plan.top = { n: numbers[0].n, order };
+    else if (flipped && !singular && !asksWhich) plan.top = { n: last.top!.n, order };
     else if (singular)
       plan.top = { n: 1, order }; // "which location type was the most common?" after a top 3
     else if (plural && order === 'desc' && !plan.top) plan.order = 'measure';
@@ -271,7 +281,7 @@ const TIME_GROUPS = new Set<Dimension>(['year', 'month', 'month_of_year', 'weekd
 const SLOT_KEYS: Record<RemovableSlot, (keyof Filters)[]> = {
   time: ['time', 'months'],
   place: [...PLACE_KEYS],
-  type: ['types', 'category', 'descriptions'],
+  type: ['types', 'exceptTypes', 'category', 'descriptions'],
   arrest: ['arrest'],
   domestic: ['domestic'],
   night: ['night', 'hours'],
@@ -296,7 +306,8 @@ function takeAway(slot: RemovableSlot, plan: QueryPlan, notes: string[]): void {
 function kindAsShare(plan: QueryPlan, notes: string[]): Filters | undefined {
   const f = plan.filters;
   // grouped by places or kinds, "as a percentage" is each group's part of the total: not this
-  if (plan.measure.kind !== 'count' || !(f.types || f.category) || plan.groupBy.some((d) => !TIME_GROUPS.has(d))) return undefined;
+  if (plan.measure.kind !== 'count' || !(f.types || f.category) || f.exceptTypes || plan.groupBy.some((d) => !TIME_GROUPS.has(d)))
+    return undefined;
   const part: Filters = {};
   for (const k of ['types', 'category', 'descriptions'] as const) {
     if (f[k] === undefined) continue;
@@ -313,6 +324,7 @@ const REMOVABLE = new Set<Dimension>(['type', 'location', 'community_area', 'dis
 function removeSlot(d: Dimension, f: Filters, plan: QueryPlan): void {
   if (d === 'type') {
     delete f.types;
+    delete f.exceptTypes;
     delete f.category;
     delete f.descriptions;
   } else if (d === 'location') delete f.locations;
@@ -485,7 +497,7 @@ function widen(d: Dimension, plan: QueryPlan, notes: string[], ctx: ReadContext)
       }
       return;
     case 'type':
-      if (single(f.types) && !f.descriptions) {
+      if (single(f.types) && !f.descriptions && !f.exceptTypes) {
         notes.push(`by crime type: every type, not only ${f.types[0].toLowerCase()}`);
         delete f.types;
       }
@@ -534,7 +546,7 @@ function pinnedNow(plan: QueryPlan, said: (kinds: Piece['kind'][]) => Piece[], p
   const places = said(['place']);
   for (const [dim, key] of Object.entries(PLACE_OF) as [Dimension, (typeof PLACE_KEYS)[number]][])
     if (places.some((p) => p.kind === 'place' && p.place === key) && f[key]?.length === 1) out.add(dim);
-  if (said(['type']).length && f.types?.length === 1 && !f.category) out.add('type');
+  if (said(['type']).length && f.types?.length === 1 && !f.category && !f.exceptTypes) out.add('type');
   if (said(['location']).length && f.locations?.length === 1) out.add('location');
   if (said(['months']).length && f.months?.length === 1) out.add('month_of_year');
   if (said(['weekdays']).length && f.weekdays?.length === 1) out.add('weekday');

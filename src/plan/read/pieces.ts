@@ -15,7 +15,8 @@ type MeasureCue = 'count' | 'distinct' | 'share' | 'average' | 'median' | 'perce
 
 export type Meaning =
   /** a crime type (or a kind within one, with description words) */
-  | { kind: 'type'; types: string[]; descriptions?: string[]; label: string }
+  /** negated: said as left out ("excluding thefts", "not theft") */
+  | { kind: 'type'; types: string[]; descriptions?: string[]; label: string; negated?: boolean }
   | { kind: 'category'; category: 'violent' | 'property'; label: string }
   /** crimes, incidents: every type */
   | { kind: 'all' }
@@ -71,8 +72,9 @@ export type Piece = Meaning & {
   text: string;
 };
 
+/** What is counted; types left out ("excluding thefts") are a filter, not the subject. */
 export const isSubject = (p: Meaning): boolean =>
-  p.kind === 'type' ||
+  (p.kind === 'type' && !p.negated) ||
   p.kind === 'category' ||
   p.kind === 'all' ||
   (p.kind === 'flag' && p.noun === true) ||

@@ -18,8 +18,11 @@ export interface Words {
 }
 
 const WORD = /[\p{L}\p{N}]+(?:['\-/:.][\p{L}\p{N}]+)*|%/gu;
-const HYPHEN_RANGE =
-  /^(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)-(\d{4}|\d{1,2}(?::\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)$/;
+// an end of a hyphen range: a year, an hour, a weekday or a month ("jan-mar", "march-june")
+const RANGE_END =
+  '\\d{4}|\\d{1,2}(?::\\d{2})?(?:am|pm)?|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday|' +
+  'jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december';
+const HYPHEN_RANGE = new RegExp(`^(${RANGE_END})-(${RANGE_END})$`);
 
 function normaliseWord(raw: string): string {
   return raw.toLowerCase().replace(/'s$/, '').replace(/'/g, '').replace(/\.$/, '');

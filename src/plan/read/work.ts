@@ -7,6 +7,23 @@ import { spanText } from './tokens.js';
 /** The words before "no" that make "had no homicides" a question about groups with none. */
 const NONE_INTRO = new Set(['had', 'have', 'has', 'with', 'saw', 'see', 'recorded', 'reported', 'where', 'that', 'got', 'went']);
 
+/** The relation words that leave out the crime types after them. */
+const EXCLUDING = new Set([
+  'except',
+  'except for',
+  'excluding',
+  'exclude',
+  'not',
+  'other than',
+  'apart from',
+  'besides',
+  'but not',
+  'non',
+  'minus',
+]);
+/** Words between the types left out: "excluding thefts and batteries", "except for the thefts". */
+const LINKS = new Set(['for', 'the', 'any', 'all', 'and', 'or', ',', 'nor']);
+
 export class Work {
   readonly bad: Set<number>;
   readonly problems: string[] = [];
@@ -22,6 +39,7 @@ export class Work {
         this.scan.pieces.splice(this.scan.pieces.indexOf(p), 1, { kind: 'none', start: p.start, end: p.end, text: p.text });
         continue;
       }
+      if (p.kind === 'relation' && this.negatesTypes(p, pieces)) continue;
       if (p.kind === 'relation') {
         // "near schools", "not in Austin": what follows the relation cannot be placed either
         this.drop(p);
@@ -48,6 +66,27 @@ export class Work {
       const next = this.live().find((q) => q.start === p.end && (q.kind === 'rank' || (q.kind === 'dim' && !q.by)));
       if (!prev && !next) this.drop(p);
     }
+  }
+
+  /**
+   * "excluding thefts", "not theft", "other than thefts and batteries": the types that follow are left out
+   * (the relation word gives way to them). Only an exclusion word directly before crime types.
+   */
+  private negatesTypes(p: Piece, pieces: Piece[]): boolean {
+    if (!EXCLUDING.has(p.text.toLowerCase().replace(/\s+/g, ' '))) return false;
+    const negated: Piece[] = [];
+    let at = p.end;
+    for (;;) {
+      while (LINKS.has(this.scan.tokens[at]?.t ?? '')) at++;
+      const next = pieces.find((q) => q.start === at && q.kind === 'type' && !q.descriptions);
+      if (!next) break;
+      negated.push(next);
+      at = next.end;
+    }
+    if (!negated.length) return false;
+    for (const q of negated) if (q.kind === 'type') q.negated = true;
+    this.scan.pieces.splice(this.scan.pieces.indexOf(p), 1);
+    return true;
   }
 
   /** "had no X", "had zero X", "with no X", "without any X" after a grouping: the groups with none of X. */

@@ -1,0 +1,175 @@
+// The edits the lead listed as known misses, each read as a person means it, in several wordings, and
+// restated so the user sees which reading it was: "by year" after one month is that month of each year
+// (and "compare with 2018" then puts each year beside that month of 2018); "and the fewest?" after a top 5
+// is the bottom 5; a crime type left out ("excluding thefts"); a month range in the thread's year ("jan-mar");
+// a ranking by a rate. Pure tests of the reader, the compiler's SQL shape and the narration.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { migrationsDir } from '../../src/core/paths.js';
+import { compilePlan } from '../../src/plan/compile.js';
+import { narratePlan, understoodAs, type NarrationContext } from '../../src/plan/narrate.js';
+import { parsePlan, type QueryPlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
+import { readInThread, readQuestion, type ReadContext } from '../../src/plan/reader.js';
+
+const areas = new Map<string, number>();
+for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
+  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
+}
+const ctx: ReadContext = { latestDate: '2025-06-30', earliestDate: '2001-01-01', areas };
+const nctx: NarrationContext = { areaNames: new Map([[25, 'Austin']]), dataFrom: '2001-01-01', dataTo: '2025-06-30', choices: {} };
+
+function thread(...texts: string[]): QueryPlan {
+  let last: QueryPlan | undefined;
+  for (const text of texts) {
+    const r = readInThread(text, last, ctx);
+    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
+    last = parsePlan(r.plan);
+  }
+  return last!;
+}
+
+function bare(plan: QueryPlanInput): QueryPlan {
+  const p = parsePlan(structuredClone(plan));
+  if (p.filters.time) delete p.filters.time.said;
+  if (p.compareWith) delete p.compareWith.said;
+  return p;
+}
+
+function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput) {
+  const r = readInThread(text, last, ctx);
+  if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
+  expect(r.edit, text).toBe(true);
+  expect(bare(r.plan), text).toEqual(bare(expected));
+}
+
+const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
+const count = { kind: 'count' } as const;
+const everyYear = { from: '2001-01-01', to: '2025-07-01' };
+
+describe('"by year" after one month: that month of each year, said so', () => {
+  const aprilByYear: QueryPlanInput = { measure: count, filters: { types: ['THEFT'], months: [4] }, groupBy: ['year'] };
+
+  it('whether April came in the question or as "and April?"', () => {
+    for (const last of [thread('How many thefts in April 2019?'), thread('How many thefts in 2019?', 'and April?')])
+      for (const text of ['by year', 'break it down by year', 'per year', 'by year instead']) expectEdit(last, text, aprilByYear);
+  });
+
+  it('the restatement says "April of each year"', () => {
+    const p = thread('How many thefts in April 2019?', 'by year');
+    expect(understoodAs(p, nctx)).toContain('in April of each year');
+    const rows = [
+      [2018, 174],
+      [2019, 157],
+    ];
+    expect(narratePlan(p, { columns: ['year', 'incidents'], rows, rowCount: 2 }, nctx).headline).toMatch(/in April of each year/);
+  });
+
+  it('"compare with 2018" then puts each year\'s April beside April 2018, and says so', () => {
+    for (const text of ['compare with 2018', 'compared to 2018', 'vs 2018']) {
+      const p = thread('How many thefts in April 2019?', 'by year', text);
+      expect(bare(p)).toEqual(bare({ ...aprilByYear, filters: { ...aprilByYear.filters, time: everyYear }, compareWith: Y(2018) }));
+    }
+    const p = thread('How many thefts in April 2019?', 'by year', 'compare with 2018');
+    const { sql } = compilePlan(p, {}, { rollups: false });
+    // the one year is counted once, in April, and set beside every year of the series
+    expect(sql).toMatch(/CROSS JOIN b/);
+    expect(sql).toMatch(/generate_series\(2001, 2025\)/);
+    expect(sql).toMatch(/extract\(month FROM date\) IN \(4\)[\s\S]*year = 2018/);
+    const rows = [
+      [2017, 175, 174, 0.6],
+      [2018, 174, 174, 0],
+      [2019, 157, 174, -9.8],
+    ];
+    const n = narratePlan(p, { columns: ['year', 'a', 'b', 'change_pct'], rows, rowCount: 3 }, nctx);
+    expect(n.narration).toBe('Each year beside April 2018: 174. 1 year above it, 1 below. Highest: 2017 with 175; lowest: 2019 with 157.');
+  });
+});
+
+describe('"and the fewest?" after a top N: the bottom N', () => {
+  it('keeps the N of the ranking, in every wording of the other end', () => {
+    for (const [first, n] of [
+      ['top 5 crime types in 2019', 5],
+      ['top 3 districts for thefts in 2020', 3],
+    ] as const) {
+      const last = thread(first);
+      for (const text of ['and the fewest?', 'the fewest', 'and the least?', 'now the bottom', 'and the lowest?'])
+        expect(readInThread(text, last, ctx)).toMatchObject({ ok: true, plan: { top: { n, order: 'asc' } } });
+    }
+  });
+
+  it('and back: "and the most?" after a bottom 5 is the top 5; a number said wins', () => {
+    const bottom = thread('top 5 crime types in 2019', 'and the fewest?');
+    expect(readInThread('and the most?', bottom, ctx)).toMatchObject({ ok: true, plan: { top: { n: 5, order: 'desc' } } });
+    expect(readInThread('the 2 fewest', thread('top 5 crime types in 2019'), ctx)).toMatchObject({
+      ok: true,
+      plan: { top: { n: 2, order: 'asc' } },
+    });
+  });
+});
+
+describe('a crime type left out', () => {
+  const f2019 = { types: ['THEFT'], exceptTypes: true as const, time: Y(2019) };
+
+  it('"exclude theft", "excluding thefts", "not theft", "other than thefts", "except for theft" after a count', () => {
+    const last = thread('crimes in 2019');
+    for (const text of ['exclude theft', 'excluding thefts', 'not theft', 'other than thefts', 'except for theft', 'but not thefts'])
+      expectEdit(last, text, { measure: count, filters: f2019 });
+  });
+
+  it('after thefts: everything but thefts; after thefts and batteries: batteries', () => {
+    expectEdit(thread('thefts in 2019'), 'excluding thefts', { measure: count, filters: f2019 });
+    expectEdit(thread('thefts and batteries in 2019 by month'), 'excluding thefts', {
+      measure: count,
+      filters: { types: ['BATTERY'], time: Y(2019) },
+      groupBy: ['month'],
+    });
+  });
+
+  it('several types at once, and in a whole question', () => {
+    expectEdit(thread('top 5 crime types in 2019'), 'excluding thefts and batteries', {
+      measure: count,
+      filters: { types: ['THEFT', 'BATTERY'], exceptTypes: true, time: Y(2019) },
+      groupBy: ['type'],
+      top: { n: 5, order: 'desc' },
+    });
+    const r = readQuestion('how many crimes other than thefts in 2019?', ctx);
+    expect(r).toMatchObject({ ok: true, plan: { filters: { types: ['THEFT'], exceptTypes: true } } });
+  });
+
+  it('compiles to a NOT IN and is restated as "crimes other than thefts"', () => {
+    const p = thread('crimes in 2019', 'excluding thefts and batteries');
+    expect(compilePlan(p, {}, { rollups: false }).sql).toMatch(/primary_type NOT IN \('THEFT', 'BATTERY'\)/);
+    expect(compilePlan(thread('crimes in 2019', 'not theft'), {}, { rollups: false }).sql).toMatch(/primary_type <> 'THEFT'/);
+    expect(understoodAs(p, nctx)[0]).toBe('crimes other than thefts or batteries');
+    expect(narratePlan(p, { columns: ['incidents'], rows: [[5000]], rowCount: 1 }, nctx).headline).toBe(
+      'Crimes other than thefts or batteries in 2019, all of Chicago: 5,000',
+    );
+  });
+});
+
+describe("a month range in the thread's year", () => {
+  it('"jan-mar", "jan to mar", "january through march", "Jan-Mar" after 2019: January to March 2019', () => {
+    const last = thread('thefts in 2019');
+    for (const text of ['jan-mar', 'jan to mar', 'january through march', 'Jan-Mar', 'only jan-mar'])
+      expectEdit(last, text, { measure: count, filters: { types: ['THEFT'], time: { from: '2019-01-01', to: '2019-04-01' } } });
+  });
+
+  it('in a whole question with its year', () => {
+    for (const text of ['thefts jan-mar 2020', 'thefts from jan to mar 2020'])
+      expect(readQuestion(text, ctx)).toMatchObject({ ok: true, plan: { filters: { time: { from: '2020-01-01', to: '2020-04-01' } } } });
+  });
+});
+
+describe('a ranking by a rate', () => {
+  it('"which district has the highest arrest rate", "top 5 types by arrest rate" read as a ranking of the share', () => {
+    const last = thread('thefts in 2019');
+    expect(readInThread('which district has the highest arrest rate', last, ctx)).toMatchObject({
+      ok: true,
+      plan: { measure: { kind: 'share', part: { arrest: true } }, groupBy: ['district'], top: { n: 1, order: 'desc' } },
+    });
+    expect(readInThread('top 5 types by arrest rate', thread('crimes in 2019'), ctx)).toMatchObject({
+      ok: true,
+      plan: { measure: { kind: 'share', part: { arrest: true } }, groupBy: ['type'], top: { n: 5, order: 'desc' } },
+    });
+  });
+});
