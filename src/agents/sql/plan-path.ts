@@ -38,16 +38,7 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
   const reading = readInThread(state.question, lastAnswerPlan(state.thread.history), ctx);
   state.fragment = reading.edit;
   if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
-  let plan = parsePlan(reading.plan);
-  if (plan.measure.kind === 'share' && (plan.top || plan.order === 'measure')) {
-    // the highest rate is usually a group of three incidents: a ranking by rate needs a minimum size the question did not give
-    return {
-      kind: 'unread',
-      understood: reading.understood,
-      unplaced: ['a ranking by rate (it needs a minimum number of incidents per group)'],
-      suggestion: 'Ask for the rate in each group, e.g. "arrest rate of thefts by district in 2019", and read the table',
-    };
-  }
+  const plan = parsePlan(reading.plan);
   // what the edit did beyond its words (a widened filter, a step from the thread's period) is said in the notes
   for (const note of reading.notes ?? []) if (!state.assumptions.includes(note)) state.assumptions.push(note);
   return adoptPlan(state, plan, reading.terms, ctx);
