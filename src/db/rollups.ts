@@ -1,4 +1,4 @@
-// The crime rollups (migrations 027, 036, 037 and 041): pre-aggregated counts the plan
+// The crime rollups (migrations 027, 036, 037, 041 and 050): pre-aggregated counts the plan
 // compiler answers from when a question fits inside one (src/plan/rollup-choice.ts),
 // and model-written SQL is moved onto (src/db/aggregate-navigation.ts).
 // This list is the one place they are defined: it mirrors the database's
@@ -51,6 +51,8 @@ export const ROLLUPS: readonly Rollup[] = [
   { table: 'crimes_by_year_location', grain: 'year', columns: [...COMMON, 'location_description'] }, // 46K (036)
   { table: 'crimes_by_year_district', grain: 'year', columns: [...COMMON, 'district'] }, // 51K (036)
   { table: 'crimes_by_year_hour', grain: 'year_hour', columns: COMMON }, // 55K (037)
+  // the four kinds of place of all time with the type: a question over all time across places (050)
+  { table: 'crimes_by_place', grain: 'all', columns: ['primary_type', 'community_area', 'district', 'ward', 'beat'] }, // 81K
   { table: 'crimes_by_year_ward', grain: 'year', columns: [...COMMON, 'ward'] }, // 101K (036)
   { table: 'crimes_by_year_area', grain: 'year', columns: [...COMMON, 'community_area'] }, // 142K (036)
   { table: 'crimes_by_block', grain: 'all', columns: ['primary_type', 'block'] }, // 200K

@@ -75,7 +75,7 @@ describe('which SQL moves onto a rollup', () => {
     ],
     [
       'SELECT name, count(*) FROM crimes LEFT JOIN community_areas ON crimes.community_area = community_areas.community_area GROUP BY 1',
-      'crimes_by_year_area',
+      'crimes_by_place', // all time: the place rollup (050)
     ],
     ['SELECT a.name, count(*) FROM crimes c JOIN community_areas a ON a.community_area = c.ward GROUP BY 1', undefined],
     ['SELECT a.name, count(*) FROM community_areas a LEFT JOIN crimes c USING (community_area) GROUP BY 1', undefined],

@@ -76,6 +76,7 @@ describe('rollups answer exactly as crimes', () => {
       'crimes_by_month',
       'crimes_by_month_hour',
       'crimes_by_month_location',
+      'crimes_by_place',
       'crimes_by_year_area',
       'crimes_by_year_beat',
       'crimes_by_year_district',
