@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { RateLimiter, type RateLimits } from './rate-limiter.js';
 import { extractJson } from './extract-json.js';
 import { cappedFetch, ReplyTooBigError } from './capped-fetch.js';
+import { secretScrubber } from './secret-scrub.js';
 
 export interface LlmSettings {
   baseUrl?: string;
@@ -19,6 +20,8 @@ export interface LlmSettings {
   limits?: RateLimits;
   /** the most bytes one reply may have before it is parsed (default 256 KB) */
   maxReplyBytes?: number;
+  /** values no reply may carry into the app (besides apiKey): database passwords, tokens (secret-scrub.ts) */
+  secrets?: readonly (string | undefined)[];
 }
 
 interface LlmUsage {
@@ -66,6 +69,8 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
     fetch: cappedFetch(settings.maxReplyBytes ?? 262_144),
   });
   const limiter = new RateLimiter(settings.limits ?? { requestsPerMinute: 60, tokensPerMinute: 200_000 });
+  // the endpoint sees the key in every request: a hostile one may send it back
+  const scrub = secretScrubber([settings.apiKey, ...(settings.secrets ?? [])]);
 
   async function complete(messages: OpenAI.ChatCompletionMessageParam[], json: boolean, signal?: AbortSignal) {
     const record = await limiter.acquire(estimateTokens(messages.map((m) => String(m.content)).join('\n')));
@@ -90,7 +95,7 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
         completionTokens: response.usage?.completion_tokens ?? 0,
       };
       record(usage.promptTokens + usage.completionTokens);
-      return { text: response.choices[0]?.message?.content ?? '', usage };
+      return { text: scrub(response.choices[0]?.message?.content ?? ''), usage };
     } catch (error) {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new LlmError('the call to the LLM was cancelled', true);
       if (error instanceof ReplyTooBigError || (error as { cause?: unknown }).cause instanceof ReplyTooBigError) {
