@@ -54,6 +54,8 @@ export interface SqlState extends GraphState {
   /** the plan the question was read into, and its parts in words ("Understood as") */
   plan?: QueryPlan;
   understood?: string[];
+  /** what a model's plan changed of the reader's reading of a fragment, said as a note (model-reading.ts) */
+  modelChanged?: string;
   /** what the reader made of a question it could not read whole (said if nothing else answers) */
   unread?: Extract<PlanOutcome, { kind: 'unread' }>;
   /** glossary choices in force, and the assumptions shown with the answer */

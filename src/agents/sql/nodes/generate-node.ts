@@ -11,10 +11,11 @@ import { isAmbiguous, termsIn } from '../../../knowledge/glossary.js';
 import { applyChoice, askAbout, chosenOption } from '../glossary-choices.js';
 import { generateWithLlm } from '../generate.js';
 import type { SqlNodeName, SqlState } from '../state.js';
-import { adoptPlan, planFromWords, planTerms, unreadRefusal } from '../plan-path.js';
+import { adoptPlan, lastAnswerPlan, narrationContext, planFromWords, planTerms, unreadRefusal } from '../plan-path.js';
 import { planKey } from '../../../plan/plan-key.js';
 import { narrationProblem } from '../inert-narration.js';
 import { checkPlan } from '../plan-check.js';
+import { modelChangeNote } from '../model-reading.js';
 
 /**
  * Settles every ambiguous term of the question; false when the user must be asked first. Asking is only
@@ -126,6 +127,9 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
     const outcome = await adoptPlan(state, checked.plan, planTerms(checked.plan), ctx);
     if (outcome.kind === 'unread') state.answer = unreadRefusal(state, outcome, 'The model read it into a query I cannot run that way.');
     if (outcome.kind !== 'compiled') return 'end';
+    // on a fragment, the slots the reader was sure of are the person's: a model that changed one is said so
+    const last = state.fragment ? lastAnswerPlan(state.thread.history) : undefined;
+    if (last) state.modelChanged = modelChangeNote(state.question, last, outcome.plan, ctx, narrationContext(ctx, state.choices));
     return usePlan(state, outcome.sql, `attempt ${state.attempt}: llm: query plan`);
   }
   // a fragment answered with the edited answer's own query is no edit: never shown as one

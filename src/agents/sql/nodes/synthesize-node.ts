@@ -150,6 +150,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     assumptions: state.assumptions,
     notes: [
       ...(note ? [note] : []),
+      ...(state.modelChanged ? [state.modelChanged] : []),
       ...(restatementNote ? [restatementNote] : []),
       ...((await syntheticData(state.deps.pool)).crimes ? [SYNTHETIC_CRIMES_NOTE] : []),
     ],
@@ -204,5 +205,6 @@ async function checkModelRestatement(state: SqlState, result: QueryResult, ctx: 
   }
   state.stepNote = `${state.stepNote ? `${state.stepNote}; ` : ''}restatement not used: ${check.why}`;
   state.resolvedQuestion = undefined;
-  return "The model's restatement of this follow-up did not match its query, so the question is kept in your words.";
+  // the why is ours (years, months and crime types as the data and the query write them), never the model's words
+  return `The model's restatement of this follow-up did not match its query (${check.why}), so the question is kept in your words.`;
 }
