@@ -1,3 +1,4 @@
+import type pg from 'pg';
 // How rows of one source land in one table: the columns, the key that makes a
 // row unique, and when an incoming row replaces the stored one.
 export interface TableSpec {
@@ -25,6 +26,18 @@ export interface DerivedTables {
   triggerFunction: string;
   /** the target's columns the derived tables are counted from */
   columns: readonly string[];
-  /** one statement per derived table adding `delta`'s counts; each returns `emptied`, the tids of groups it brought to 0 (tid[] as text, or null) */
-  merges(delta: string): { table: string; sql: string }[];
+  /**
+   * The statements that add `delta`'s counts to the derived tables, read in the merge's transaction
+   * through `client`. Each returns one row whose column `e<i>` holds the tids (tid[] as text, or
+   * null) of the groups of `tables[i]` it brought to 0.
+   */
+  merges(client: Queryable, delta: string): Promise<DerivedMerge[]>;
 }
+
+export interface DerivedMerge {
+  tables: string[];
+  sql: string;
+}
+
+/** What the merges read the database with: the merge's own connection. */
+export type Queryable = Pick<pg.ClientBase, 'query'>;

@@ -155,9 +155,12 @@ export class BatchUpserter {
         params,
       );
       if (derived) {
-        for (const { table, sql } of derived.merges(this.deltaTable)) {
-          const { rows: merged } = await c.query<{ emptied: string | null }>(sql);
-          if (merged[0].emptied) await c.query(`DELETE FROM public.${ident(table)} WHERE ctid = ANY($1::tid[])`, [merged[0].emptied]);
+        for (const { tables, sql } of await derived.merges(c, this.deltaTable)) {
+          const { rows: merged } = await c.query<Record<string, string | null>>(sql);
+          for (const [i, table] of tables.entries()) {
+            const emptied = merged[0][`e${i}`];
+            if (emptied) await c.query(`DELETE FROM public.${ident(table)} WHERE ctid = ANY($1::tid[])`, [emptied]);
+          }
         }
         if (this.triggers.length) await c.query(`ALTER TABLE ${ident(this.spec.table)} ${this.triggerAction('ENABLE')}`);
       }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLLUPS, type Rollup } from '../../../src/db/rollups.js';
 import { ingestCsv, type CsvSource } from '../../../src/ingest/csv-ingest.js';
 import { CRIMES_SPEC, PORTAL_CSV_HEADER } from '../../../src/ingest/crimes/crime-table.js';
+import { rollupSources } from '../../../src/ingest/crimes/rollup-upkeep.js';
 import { portalCsvSource } from '../../../src/ingest/crimes/portal-csv.js';
 import { generateCrimes } from '../../../src/ingest/generate/crimes.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
@@ -52,10 +53,28 @@ const load = (file: string, batchSize?: number, source: CsvSource = portalCsvSou
 const count = async (sql: string, params: unknown[] = []) => Number((await db.pool.query(sql, params)).rows[0].n);
 
 describe('a bulk load keeps the rollups exact', () => {
+  it('sums a rollup from a finer one only where the finer one keeps its columns and gives its dates', async () => {
+    const derived = [...rollupSources()].filter((pair): pair is [Rollup, Rollup] => pair[1] !== undefined);
+    expect(derived.length).toBeGreaterThan(0); // else the merges below would not be tested
+    // every hour of two years around a leap day and a year turning on each weekday, at odd minutes
+    const hours = `SELECT t + make_interval(mins => (extract(doy FROM t)::int * 7) % 60, secs => 13) AS t
+      FROM generate_series(timestamp '2019-12-20', timestamp '2021-01-12', interval '1 hour') AS t`;
+    for (const [coarse, fine] of derived) {
+      expect(coarse.columns.every((c) => fine.columns.includes(c))).toBe(true);
+      if (coarse.grain === 'all') continue; // no date
+      const wrong = await count(
+        `SELECT count(*)::int AS n FROM (${hours}) h
+         WHERE crime_rollup_date($1, crime_rollup_date($2, t)) IS DISTINCT FROM crime_rollup_date($1, t)`,
+        [coarse.grain, fine.grain],
+      );
+      expect({ rollup: coarse.table, from: fine.table, wrong }).toEqual({ rollup: coarse.table, from: fine.table, wrong: 0 });
+    }
+  });
+
   it('in a load merged in several transactions, and leaves the triggers on for other writers', async () => {
     const file = tmp.file('crimes.csv');
     await generateCrimes({ rows: 7_000, seed: 9, out: file });
-    // batches of 1,000: merges of 1,000, 2,000 and 4,000 rows
+    // batches of 1,000: a merge of the first 1,000 rows, then one of the other 6,000
     const summary = await load(file, 1_000);
     expect(summary).toMatchObject({ inserted: 7_000, updated: 0, rejected: 0 });
     expect(await drift()).toEqual(none());
