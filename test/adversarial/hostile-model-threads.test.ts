@@ -210,6 +210,36 @@ describe("the model's SQL at the second turn of a thread", () => {
   });
 });
 
+describe('column names that say what the numbers are not', () => {
+  const ask = () => conversation()('how many thefts in 2019 involved a getaway driver');
+  it('a count named as a percentage, and a count of 2019 named for 2018: sent back, and refused in our words if the model insists', async () => {
+    for (const [lie, problem] of [
+      ["SELECT count(*) AS theft_percent FROM crimes WHERE primary_type = 'THEFT' AND year = 2019", 'names a ratio, but it is a count'],
+      [
+        "SELECT count(*) AS thefts_2018 FROM crimes WHERE primary_type = 'THEFT' AND year = 2019",
+        'names 2018, but the query does not read 2018',
+      ],
+    ]) {
+      model.llm.requests.length = 0;
+      script(sql(lie), sql(lie), sql(lie));
+      const a = await ask();
+      expect(a.kind === 'error' && a.message, lie).toContain(problem);
+      expect(model.llm.requests[1].messages[1].content).toContain(problem);
+      expect(a.trace.map((s) => s.node)).not.toContain('run');
+    }
+  });
+
+  it('told, a model that names the count for what it is gets the answer', async () => {
+    script(
+      sql("SELECT count(*) AS theft_percent FROM crimes WHERE primary_type = 'THEFT' AND year = 2019"),
+      sql("SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND year = 2019"),
+    );
+    const a = result(await ask());
+    expect(a.table).toMatchObject({ columns: ['thefts'], rows: [[await count(`primary_type = 'THEFT' AND year = 2019`)]] });
+    expect(JSON.stringify(a)).not.toMatch(/percent/i);
+  });
+});
+
 describe('what a hostile model writes never reaches a person unchecked', () => {
   it('Slack markup, mentions, links, HTML and very long text in its restatement, column names and fact picks are not shown', async () => {
     const hostile = '<!channel> <@U123> <https://evil.example|click> <script>alert(1)</script>';

@@ -10,6 +10,7 @@ import { validateSql } from '../execute.js';
 import { DEFAULT_EXPLAIN_BUDGET } from '../../../db/explain-budget.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { isOwnSql, queryPool } from './query-pool.js';
+import { columnClaimProblem } from '../column-claims.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -32,10 +33,14 @@ function shownProblem(error: string): string {
 export const READS_NO_DATA =
   'The query must read the crime data: it reads no table, so its result would not come from the data (a constant such as SELECT 42 AS thefts is no answer). Select from crimes (or the other data tables) and compute the answer from their rows.';
 
-/** The model's query reads no data table: its answer would be made up. Undefined when it reads one, or the guard refuses it. */
-async function readsNoData(sql: string): Promise<string | undefined> {
+/**
+ * What the model's query claims falsely: an answer from no table (made up), or a column named for what it does
+ * not compute (column-claims.ts). Undefined when it claims nothing false, or the guard refuses it (its own words).
+ */
+async function falseClaim(sql: string): Promise<string | undefined> {
   const guard = await checkSql(sql);
-  return guard.ok && guard.tables.length === 0 ? READS_NO_DATA : undefined;
+  if (!guard.ok) return undefined;
+  return guard.tables.length === 0 ? READS_NO_DATA : columnClaimProblem(sql);
 }
 
 export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'> {
@@ -45,9 +50,9 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   const pool = queryPool(state);
   if (!pool) return 'end';
   // the model's SQL is judged by its plan's size too; ours (compiled from a plan, a verified pair) is known
-  const noData = isOwnSql(state) ? undefined : await readsNoData(candidate);
-  const verdict = noData
-    ? { ok: false as const, error: noData }
+  const claim = isOwnSql(state) ? undefined : await falseClaim(candidate);
+  const verdict = claim
+    ? { ok: false as const, error: claim }
     : await validateSql(pool, candidate, state.deps.statementTimeoutMs, isOwnSql(state) ? undefined : DEFAULT_EXPLAIN_BUDGET);
   if (verdict.ok) {
     state.sql = verdict.statement;

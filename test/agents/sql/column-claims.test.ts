@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { columnClaimProblem } from '../../../src/agents/sql/column-claims.js';
+
+describe('columnClaimProblem', () => {
+  it.each([
+    ["SELECT count(*) AS theft_percent FROM crimes WHERE primary_type = 'THEFT'", /"theft_percent" names a ratio, but it is a count/],
+    ['SELECT district, sum(n) AS share FROM crimes_by_year_district GROUP BY 1', /"share" names a ratio/],
+    ['SELECT count(id) AS "Arrest rate" FROM crimes', /"Arrest rate" names a ratio/],
+    [
+      "SELECT count(*) AS thefts_2018 FROM crimes WHERE primary_type = 'THEFT' AND year = 2019",
+      /"thefts_2018" names 2018, but the query does not read 2018/,
+    ],
+    ['SELECT count(*) AS a FROM crimes UNION ALL SELECT count(*) AS b FROM crimes WHERE year = 2019', undefined],
+    ['SELECT count(*) AS "2017" FROM crimes WHERE year = 2019 UNION ALL SELECT 1 FROM crimes', /"2017" names 2017/],
+  ])('%s', async (sql, problem) => {
+    const got = await columnClaimProblem(sql);
+    if (problem) expect(got).toMatch(problem);
+    else expect(got).toBeUndefined();
+  });
+
+  it.each([
+    'SELECT round(100.0 * count(*) FILTER (WHERE arrest) / count(*), 1) AS arrest_rate FROM crimes',
+    'SELECT primary_type, count(*) * 100.0 / sum(count(*)) OVER () AS pct FROM crimes GROUP BY 1',
+    'SELECT primary_type, count(*) OVER () AS share FROM crimes',
+    'SELECT count(*) FILTER (WHERE year = 2018) AS thefts_2018, count(*) FILTER (WHERE year = 2019) AS thefts_2019 FROM crimes',
+    "SELECT count(*) AS april_2019 FROM crimes WHERE date >= '2019-04-01' AND date < '2019-05-01'",
+    'SELECT count(*) AS incidents FROM crimes',
+    'not sql at all',
+  ])('names what it computes: %s', async (sql) => {
+    expect(await columnClaimProblem(sql)).toBeUndefined();
+  });
+});
