@@ -64,7 +64,7 @@ describe('the market beside a portfolio', () => {
     expect(vs.informationRatio).toBeCloseTo((mean(diff) / sd) * Math.sqrt(252), 12);
     expect(vs.informationRatio).toBeCloseTo(3.0703617967323, 10);
     // what the trader reads
-    const table = answer.extraTables.find((t) => t.title === 'portfolio of 2 against the market')!.table;
+    const table = answer.extraTables.find((t) => t.title === 'Portfolio of 2 against the market')!.table;
     expect(table.rows).toEqual([
       ['Return: portfolio', '10.00%'],
       ['Return: market (equal weight, 3 tickers)', '7.20%'],

@@ -109,6 +109,8 @@ export async function answerPortfolio(
   const run = await timed(trace, 'simulate', () => runPortfolioThreaded(spec, data.tickers, data.market), 'portfolio');
   const c = run.candidates[0];
   const part = tearsheetTables(c.label, run.tearsheet);
+  // "portfolio of 3" starts a title as the other titles start: with a capital
+  const titled = c.label[0].toUpperCase() + c.label.slice(1);
   const answer = {
     headline: headline(spec, run),
     narration: [narration(spec, run), run.market ? marketSentence(run.market, run.market.members) : '', part.sentence]
@@ -117,11 +119,11 @@ export async function answerPortfolio(
     table: kpiTable(run),
     extraTables: [
       { title: 'Members', table: membersTable(spec, run) },
-      ...(run.market ? [{ title: `${c.label} against the market`, table: marketTable(run, run.market) }] : []),
+      ...(run.market ? [{ title: `${titled} against the market`, table: marketTable(run, run.market) }] : []),
       { title: 'Rebalances', table: rebalanceTable(run) },
       ...part.tables,
     ],
-    chart: tearsheetChart(`${c.label}: equity and drawdown`, run.portfolio.dates, run.portfolio.equity),
+    chart: tearsheetChart(`${titled}: equity and drawdown`, run.portfolio.dates, run.portfolio.equity),
   };
   const { id } = await keepRun(deps, data, {
     request: reading.rerun?.request ?? text,

@@ -130,16 +130,16 @@ export function chartInBlocks(answer: Answer, options: RenderOptions = {}): bool
   return !options.classic && answer.kind === 'result' && answer.chart !== undefined && chartBlock(answer.chart) !== undefined;
 }
 
-/** The main table as a data_table (numbers that sort as numbers, paged by Slack), with what it leaves out. */
-function nativeTableBlocks(t: AnswerTable, caption: string): Block[] | undefined {
+/**
+ * The main table as a data_table (numbers that sort as numbers, paged by Slack), with what it leaves out. A query's
+ * result also says how many rows it has; a backtest's KPI table is no query result, and its rows are the KPIs.
+ */
+function nativeTableBlocks(t: AnswerTable, caption: string, queryResult: boolean): Block[] | undefined {
   const table = dataTableBlock(t, caption);
   if (!table) return undefined;
   const shown = (table.rows as unknown[]).length - 1;
-  const note =
-    shown < t.rowCount
-      ? `showing ${shown.toLocaleString('en-US')} of ${t.rowCount.toLocaleString('en-US')} rows`
-      : `${t.rowCount.toLocaleString('en-US')} row${t.rowCount === 1 ? '' : 's'}`;
-  return [table, context(note)];
+  if (shown < t.rowCount) return [table, context(`showing ${shown.toLocaleString('en-US')} of ${t.rowCount.toLocaleString('en-US')} rows`)];
+  return queryResult ? [table, context(`${t.rowCount.toLocaleString('en-US')} row${t.rowCount === 1 ? '' : 's'}`)] : [table];
 }
 
 function tableBlocks(t: AnswerTable, title?: string): Block[] {
@@ -201,7 +201,9 @@ function answerParts(answer: Answer, extras: RenderOptions): { text: string; blo
       if (answer.verified) blocks.unshift(context(`:white_check_mark: ${escapeMrkdwn(answer.verified)}`));
       if (answer.understood?.length) blocks.push(context(`Understood as: ${escapeMrkdwn(answer.understood.join(' · '))}`));
       if (answer.table)
-        blocks.push(...((!extras.classic && nativeTableBlocks(answer.table, answer.headline)) || tableBlocks(answer.table)));
+        blocks.push(
+          ...((!extras.classic && nativeTableBlocks(answer.table, answer.headline, answer.route === 'sql')) || tableBlocks(answer.table)),
+        );
       if (answer.table && extras.exportKey && extras.exportKey.length <= BUTTON_VALUE_LIMIT) {
         blocks.push({
           type: 'actions',

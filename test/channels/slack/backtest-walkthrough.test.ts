@@ -115,10 +115,14 @@ describe('a trader in Slack', () => {
     expect(text).toContain(`Sharpe | ${headline[1]}`);
     expect(text).toContain(`Return | ${headline[2]}`);
     expect(text).toContain(`Max drawdown | ${headline[3]}`);
+    // a KPI table is no query result: no row count under it
+    expect(text).not.toMatch(/^\d+ rows?$/m);
     // the members at their weights, and 24 monthly rebalances over two years
     expect(text).toMatch(/600519 +Kweichow Moutai Co., Ltd. +50\.0%/);
     expect(text).toMatch(/601318 +Ping An Insurance .* +20\.0%/);
     expect(text).toContain('showing 24 of 24 rows');
+    // the market beside it, titled as the other tables are
+    expect(text).toMatch(/\*Portfolio of 3 against the market\*/);
     // the tearsheet: its summary whole (no cell cut), the monthly returns by year, the drawdown periods
     expect(text).toMatch(/\*Tearsheet of portfolio of 3\*/);
     expect(text).toMatch(/Exposure \(mean, at the close\) +\d+\.\d% of the equity invested\n/);
