@@ -174,13 +174,20 @@ export class Deliveries {
    * of it has its own snapshot, taken once the lock is held; the key is a
    * quoted literal, as simple queries take no parameters), and the update with
    * the commit in another.
+   *
+   * The limits' counts read deliveries_waiting with plain index scans (bitmap scans off for this transaction):
+   * every question leaves two dead entries there (its queued and answering versions) until a vacuum, and a bitmap
+   * scan visits each one's heap row again on every start, while a plain index scan marks the dead ones and skips
+   * them afterwards, for these counts and for placeInLine's. With 4,500 dead entries a start's read took 0.7 ms
+   * of the lock every start waits for; after the first plain scan, 0.05 ms.
    */
   async take(key: string, jobId: string, worker: string, limits: AnsweringLimits): Promise<TakeVerdict> {
     const client = await this.pool.connect();
     try {
       const quotedKey = client.escapeLiteral(key);
-      const [, , found] = (await client.query(
-        `BEGIN; SELECT pg_advisory_xact_lock(${START_LOCK[0]}, ${START_LOCK[1]}); ${rowToTake(quotedKey, client.escapeLiteral(worker))}`,
+      const [, , , found] = (await client.query(
+        `BEGIN; SET LOCAL enable_bitmapscan = off; SELECT pg_advisory_xact_lock(${START_LOCK[0]}, ${START_LOCK[1]});
+         ${rowToTake(quotedKey, client.escapeLiteral(worker))}`,
       )) as unknown as pg.QueryResult<RowToTake>[];
       const verdict = verdictOn(found.rows[0], jobId, limits);
       if (!verdict.go) {
