@@ -52,6 +52,15 @@ export interface LlmClient {
   chatJson<T>(request: ChatRequest & { schema: z.ZodType<T> }): Promise<{ value: T; usage: LlmUsage }>;
 }
 
+/**
+ * A validation issue as a person may read it: zod quotes what the model wrote (an unrecognized key, a record's
+ * key in the path), so only plain names of our schema's fields are kept and every quoted part is left out.
+ */
+function shownIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map((p) => (typeof p === 'number' || /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(String(p)) ? String(p) : '…'));
+  return `${path.join('.') || '(root)'}: ${issue.message.replace(/"(?:[^"\\]|\\.)*"/g, '…')}`;
+}
+
 /** Rough token estimate (4 characters a token) for reserving budget before a call. */
 const estimateTokens = (text: string) => Math.ceil(text.length / 4) + 256;
 
@@ -139,7 +148,10 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
           const parsed = schema.safeParse(extractJson(text));
           return parsed.success
             ? { value: parsed.data }
-            : { problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+            : {
+                problem: parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+                shown: parsed.error.issues.map(shownIssue).join('; '),
+              };
         } catch (error) {
           return { problem: `not valid JSON (${(error as Error).message})` };
         }
@@ -157,7 +169,8 @@ export function createLlmClient(settings: LlmSettings): LlmClient {
       usage.completionTokens += second.usage.completionTokens;
       const secondTry = attempt(second.text);
       if ('value' in secondTry) return { value: secondTry.value as never, usage };
-      throw new LlmError(`the LLM's answer was still invalid after a repair attempt: ${secondTry.problem}`, true);
+      // the model is told its exact problem; a person is told ours, without the keys and values the model wrote
+      throw new LlmError(`the LLM's answer was still invalid after a repair attempt: ${secondTry.shown ?? secondTry.problem}`, true);
     },
   };
 }

@@ -28,6 +28,24 @@ describe('the LLM client', () => {
   });
 });
 
+describe("a hostile model's invalid reply", () => {
+  it('the model is told its exact problem; the error a person reads carries none of the keys or values it wrote', async () => {
+    const client = createLlmClient({ baseUrl: llm.baseUrl, model: 'scripted', maxRetries: 0 });
+    llm.requests.length = 0;
+    const hostile = { ticker: '600519', '<!channel> <https://evil.example|verify>': 1, rules: { '<@U123> click': 'x' } };
+    llm.script.push({ content: JSON.stringify(hostile) }, { content: JSON.stringify(hostile) });
+    const schema = z.object({ ticker: z.string(), rules: z.record(z.enum(['entry', 'exit']), z.string()) }).strict();
+    const failed = await client.chatJson({ system: 's', user: 'u', schema }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(LlmError);
+    const message = (failed as LlmError).message;
+    expect(message).toMatch(/^the LLM's answer was still invalid after a repair attempt: /);
+    expect(message).toContain('Unrecognized key');
+    for (const bad of ['<!channel>', 'evil.example', '<@U123>', 'click']) expect(message, bad).not.toContain(bad);
+    // the repair request named the problem exactly
+    expect(llm.requests[1].messages.at(-1)!.content).toContain('<!channel> <https://evil.example|verify>');
+  });
+});
+
 describe('the deadline and the retries (issue 33)', () => {
   it('ends a call to a model that never answers at the deadline, and closes its connection', async () => {
     const client = withDeadline(createLlmClient({ baseUrl: llm.baseUrl, model: 'scripted', timeoutMs: 60_000 }), 1_500);
