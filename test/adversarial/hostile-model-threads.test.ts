@@ -107,6 +107,24 @@ describe('a fragment the model answers with a plan of its own', () => {
   });
 });
 
+describe('a question on its own the model answers with a plan of its own', () => {
+  it('the model counts burglaries in 2018 for "thefts in 2019 with a getaway driver": the note names what the words said', async () => {
+    script(plan({ types: ['BURGLARY'], time: { from: '2018-01-01', to: '2019-01-01' } }));
+    const a = result(await conversation()('how many thefts in 2019 involved a getaway driver'));
+    expect(a.understood).toEqual(['burglaries', 'in 2018', 'all of Chicago']);
+    expect(a.notes).toContain(
+      `The model's query differs from what I read in your words: I read "thefts", "in 2019"; the answer counts "burglaries", "in 2018" instead. Check that this is the question you meant.`,
+    );
+  });
+
+  it('a slot the words left open is the model\'s to fill: "the year covid reached chicago" as 2020 gets no note', async () => {
+    script(plan({ types: ['THEFT'], time: { from: '2020-01-01', to: '2021-01-01' } }));
+    const a = result(await conversation()('how many thefts were there in the year covid reached chicago?'));
+    expect(a.understood).toEqual(['thefts', 'in 2020', 'all of Chicago']);
+    expect(a.notes.join(' ')).not.toMatch(/differs from what I read/);
+  });
+});
+
 describe('a fragment the model answers with free SQL and a restated question', () => {
   it('SQL for May restated as April: the restatement is dropped, and the note says which month it named', async () => {
     const ask = conversation();

@@ -3,9 +3,11 @@
 // answer says ("Understood as" is our words for it), but a model that changed a
 // slot the person did not speak to (the month read from "and April", the crime
 // type kept from the last answer) would answer another question with no word
-// of warning. The reader's edit of the last plan (what it was sure of) and the
-// model's plan are both said in "Understood as" words, and each part the model
-// changed is said in a note: our words for both, never the model's.
+// of warning; so would one that counted burglaries for "thefts in 2019 with a
+// getaway car". What the reader was sure of and the model's plan are both said
+// in "Understood as" words, and each part the model changed is said in a note:
+// our words for both, never the model's.
+import { assemble } from '../../plan/read/assemble.js';
 import { editPlan } from '../../plan/read/follow-up.js';
 import { scan } from '../../plan/read/scan.js';
 import { Work } from '../../plan/read/work.js';
@@ -17,13 +19,37 @@ import type { PlanContext } from './plan-types.js';
 const bare = (phrase: string) => phrase.replace(/\s*\([^()]*\)\s*$/, '').trim();
 
 /**
- * The note for what the model's plan changed of the reader's edit of the last plan, undefined when it kept all
- * of it (or the reader made no edit of it). The edit is readInThread's, for the words it could place.
+ * What the reader was sure of, as a whole plan: for a fragment, its edit of the last plan (the slots the person
+ * did not speak to are the last answer's); for a question on its own, the model's plan with the crime types and
+ * the period the person's words named (a slot the words left open is the model's to fill).
  */
-export function modelChangeNote(fragment: string, last: QueryPlan, modelPlan: QueryPlan, ctx: PlanContext, n: NarrationContext) {
-  const edited = editPlan(new Work(scan(fragment, ctx)), last, ctx).plan;
-  if (!edited) return undefined;
-  const read = understoodAs(edited, n);
+function readerPlan(question: string, last: QueryPlan | undefined, modelPlan: QueryPlan, ctx: PlanContext): QueryPlan | undefined {
+  const work = new Work(scan(question, ctx));
+  if (last) return editPlan(work, last, ctx).plan;
+  const read = assemble(work).plan;
+  if (!read) return undefined;
+  const { types, category, time } = read.filters;
+  return {
+    ...modelPlan,
+    filters: { ...modelPlan.filters, ...(types || category ? { types, category } : {}), ...(time ? { time } : {}) },
+  };
+}
+
+/**
+ * The note for what the model's plan changed of what the reader read in the person's words, undefined when it
+ * kept all of it (or the reader read nothing of it). `last`: the plan a fragment edits; undefined for a question
+ * on its own.
+ */
+export function modelChangeNote(
+  question: string,
+  last: QueryPlan | undefined,
+  modelPlan: QueryPlan,
+  ctx: PlanContext,
+  n: NarrationContext,
+) {
+  const expected = readerPlan(question, last, modelPlan, ctx);
+  if (!expected) return undefined;
+  const read = understoodAs(expected, n);
   const ran = understoodAs(modelPlan, n);
   const kept = new Set(ran.map(bare));
   const changed = read.filter((p) => !kept.has(bare(p)));

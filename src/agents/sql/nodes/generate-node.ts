@@ -127,9 +127,10 @@ export async function generateNode(state: SqlState): Promise<SqlNodeName | 'end'
     const outcome = await adoptPlan(state, checked.plan, planTerms(checked.plan), ctx);
     if (outcome.kind === 'unread') state.answer = unreadRefusal(state, outcome, 'The model read it into a query I cannot run that way.');
     if (outcome.kind !== 'compiled') return 'end';
-    // on a fragment, the slots the reader was sure of are the person's: a model that changed one is said so
+    // what the reader was sure of is the person's: a model that changed it is said so
     const last = state.fragment ? lastAnswerPlan(state.thread.history) : undefined;
-    if (last) state.modelChanged = modelChangeNote(state.question, last, outcome.plan, ctx, narrationContext(ctx, state.choices));
+    if (!state.givenPlan && (!state.fragment || last))
+      state.modelChanged = modelChangeNote(state.question, last ?? undefined, outcome.plan, ctx, narrationContext(ctx, state.choices));
     return usePlan(state, outcome.sql, `attempt ${state.attempt}: llm: query plan`);
   }
   // a fragment answered with the edited answer's own query is no edit: never shown as one
