@@ -5,8 +5,11 @@
 // The engine (tasks.ts: the rule library, the fee tables, their schemas) loads
 // on a thread's first backtest task and the chart renderer on its first chart,
 // so a thread started for a chart alone does not load the engine: about a
-// second of a cold process's first chart on a busy machine.
+// second of a cold process's first chart on a busy machine. Those loads are
+// counted (loading.ts): a thread must not be terminated in the middle of one.
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { UserError } from '../../core/errors.js';
+import { countedLoad, THREAD_LOADED } from './loading.js';
 import type { ChartSpec } from '../../core/answer.js';
 import type { ChartSize } from '../../charts/render-png.js';
 import type { ChartStyle } from '../../charts/chartjs-config.js';
@@ -18,8 +21,11 @@ interface WorkerUserError {
   userError: string;
 }
 
+/** The pool's shared loading state (pool.ts passes it to every thread). */
+const loading = (workerData as { loading: Int32Array }).loading;
+
 async function engineTask<I, O>(run: (tasks: typeof import('./tasks.js')) => (input: I) => O, input: I): Promise<O | WorkerUserError> {
-  const tasks = await import('./tasks.js');
+  const tasks = await countedLoad(loading, () => import('./tasks.js'));
   try {
     return run(tasks)(input);
   } catch (error) {
@@ -45,7 +51,7 @@ export function portfolio(input: PortfolioInput): Promise<PortfolioOutput | Work
 
 /** A chart as PNG bytes (Chart.js on @napi-rs/canvas, loaded on the first chart). */
 export async function renderPng(input: { spec: ChartSpec; size: ChartSize; style?: ChartStyle }): Promise<Uint8Array> {
-  const { renderChartPng } = await import('../../charts/render-png.js');
+  const { renderChartPng } = await countedLoad(loading, () => import('../../charts/render-png.js'));
   return renderChartPng(input.spec, input.size, input.style);
 }
 
@@ -53,3 +59,6 @@ const TASKS = { evaluate, renderPng, compare, portfolio };
 export type TaskName = keyof typeof TASKS;
 export type TaskInput<N extends TaskName> = Parameters<(typeof TASKS)[N]>[0];
 export type TaskOutput<N extends TaskName> = Exclude<Awaited<ReturnType<(typeof TASKS)[N]>>, WorkerUserError>;
+
+// this thread's modules are loaded: from now on it may be terminated between loads (pool.ts)
+parentPort?.postMessage({ [THREAD_LOADED]: threadId });
