@@ -4,7 +4,9 @@
 // crimes afresh) after a load in several merges, after a re-load that moves
 // stored rows to another type, year and block, after refused rows, and while
 // another session writes and a reader reads during the load.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLLUPS, type Rollup } from '../../../src/db/rollups.js';
 import { ingestCsv, type CsvSource } from '../../../src/ingest/csv-ingest.js';
@@ -15,6 +17,8 @@ import { generateCrimes } from '../../../src/ingest/generate/crimes.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { parseSimpleCsv, tempDir } from '../../helpers/files.js';
 import { portalRow } from '../../helpers/crime-data.js';
+import { runCli } from '../../helpers/cli.js';
+import { pollUntil } from '../../helpers/wait.js';
 
 let db: TestDatabase;
 const tmp = tempDir();
@@ -181,4 +185,42 @@ describe('a bulk load keeps the rollups exact', () => {
     expect(await reads).toEqual([]);
     expect(await drift()).toEqual(none());
   }, 60_000);
+
+  it('when the ingest is killed (kill -9) mid-load: the merged rows and their rollups agree, and the same command loads the rest', async () => {
+    const file = tmp.file('killed.csv');
+    await generateCrimes({ rows: 200_000, seed: 13, out: file });
+    const text = readFileSync(file, 'utf8').replace(/^(\d+),/gm, (_, id: string) => `${Number(id) + 70_000_000},`);
+    const rekeyed = tmp.file('killed-rekeyed.csv', text);
+    // this file's ids only (the tests above stored some past 90,000,000)
+    const loaded = () => count('SELECT count(*)::int AS n FROM crimes WHERE id BETWEEN 70000000 AND 79999999');
+    // the command's batches are 100,000 rows: it is killed once the first has merged, while the rest loads
+    const child = spawn(process.execPath, [path.resolve('dist/cli/main.js'), 'ingest', 'crimes', '--csv', rekeyed], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: db.url },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    await pollUntil(async () => ((await loaded()) > 0 ? true : undefined), 120_000, 'the first merge');
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    // the server rolls the open transaction back when it finds the client gone
+    await pollUntil(
+      async () =>
+        (await count(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()`,
+        )) === 0
+          ? true
+          : undefined,
+      60_000,
+      'the killed session to end',
+    );
+    const merged = await loaded(); // the first batch: 100,000 rows and the rest of the file chunk read with its last
+    expect(merged).toBeGreaterThanOrEqual(100_000);
+    expect(merged).toBeLessThan(200_000);
+    expect(await drift()).toEqual(none());
+
+    const again = await runCli(['ingest', 'crimes', '--csv', rekeyed], { DATABASE_URL: db.url });
+    expect(again.code).toBe(0);
+    expect(await loaded()).toBe(200_000);
+    expect(await drift()).toEqual(none());
+  }, 240_000);
 });
