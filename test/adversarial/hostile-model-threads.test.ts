@@ -162,6 +162,36 @@ describe('a fragment the model answers with free SQL and a restated question', (
     expect(a.headline).toBe(FRAGMENT);
   });
 
+  it('SQL for May or without the theft filter and no restatement at all: the query is checked against what I read', async () => {
+    for (const [query, why] of [
+      [
+        "SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND date >= '2019-05-01' AND date < '2019-06-01'",
+        "what I read in your words names 2019-04, the query's dates do not",
+      ],
+      [
+        "SELECT count(*) AS crimes FROM crimes WHERE date >= '2019-04-01' AND date < '2019-05-01'",
+        'what I read in your words names theft, the query does not',
+      ],
+    ]) {
+      const ask = conversation();
+      await ask('How many thefts were reported in 2019?');
+      script(sql(query));
+      const a = result(await ask(FRAGMENT));
+      expect(a.notes).toContain(
+        `The model's query differs from what I read in your words (${why}). Check that this is the question you meant.`,
+      );
+    }
+    // a query that reads what was read gets no note
+    const ask = conversation();
+    await ask('How many thefts were reported in 2019?');
+    script(
+      sql(
+        "SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND date >= '2019-04-01' AND date < '2019-05-01' AND description ILIKE '%VEHICLE%'",
+      ),
+    );
+    expect(result(await ask(FRAGMENT)).notes.join(' ')).not.toMatch(/differs from what I read/);
+  });
+
   it('after a free-SQL answer, "compare with 2018" answered with 2017: the restatement naming 2018 is dropped', async () => {
     const ask = conversation();
     script(sql("SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND year = 2019"));

@@ -18,15 +18,17 @@ import type { PlanContext } from './plan-types.js';
 /** A phrase of "Understood as" without the words it was said in: "in 2019-04 (April 2019)" -> "in 2019-04". */
 const bare = (phrase: string) => phrase.replace(/\s*\([^()]*\)\s*$/, '').trim();
 
+/** The reader's edit of the last plan for the words of a fragment it could place (readInThread's, kept when it fails). */
+export const readerEdit = (fragment: string, last: QueryPlan, ctx: PlanContext) => editPlan(new Work(scan(fragment, ctx)), last, ctx).plan;
+
 /**
  * What the reader was sure of, as a whole plan: for a fragment, its edit of the last plan (the slots the person
  * did not speak to are the last answer's); for a question on its own, the model's plan with the crime types and
  * the period the person's words named (a slot the words left open is the model's to fill).
  */
 function readerPlan(question: string, last: QueryPlan | undefined, modelPlan: QueryPlan, ctx: PlanContext): QueryPlan | undefined {
-  const work = new Work(scan(question, ctx));
-  if (last) return editPlan(work, last, ctx).plan;
-  const read = assemble(work).plan;
+  if (last) return readerEdit(question, last, ctx);
+  const read = assemble(new Work(scan(question, ctx))).plan;
   if (!read) return undefined;
   const { types, category, time } = read.filters;
   return {

@@ -62,26 +62,31 @@ const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 
 /** A month named with its year ("April 2019", "april of 2019"): a bare "may" is too often the verb to count. */
 const MONTH_YEAR = new RegExp(`\\b(${MONTHS.join('|')})(?:\\s+of)?,?\\s+((?:19|20)\\d\\d)\\b`, 'gi');
 
-/** The years and crime types the restatement names are the SQL's, and the other way round. */
-function literalCheck({ restated, sql, ctx }: CheckInput): RestatementCheck {
+/**
+ * The years, months and crime types the restatement names are the SQL's, and the other way round. `said` names the
+ * words in the reasons: the model's restatement, or our words for what the reader read.
+ */
+export function literalCheck(
+  { restated, sql, ctx }: Pick<CheckInput, 'restated' | 'sql' | 'ctx'>,
+  said = 'the restated question',
+): RestatementCheck {
   const literals = [...sql.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replace(/''/g, "'").toUpperCase());
   const code = sql.replace(/'(?:[^']|'')*'/g, "''");
   const sqlYears = new Set([...code.matchAll(YEAR), ...literals.join(' ').matchAll(YEAR)].map((m) => m[0]));
   const saidYears = new Set([...restated.matchAll(YEAR)].map((m) => m[0]));
-  for (const y of saidYears) if (!sqlYears.has(y)) return { ok: false, why: `the restated question names ${y}, the query does not` };
-  for (const y of sqlYears) if (!saidYears.has(y)) return { ok: false, why: `the query reads ${y}, the restated question does not say it` };
+  for (const y of saidYears) if (!sqlYears.has(y)) return { ok: false, why: `${said} names ${y}, the query does not` };
+  for (const y of sqlYears) if (!saidYears.has(y)) return { ok: false, why: `the query reads ${y}, ${said} does not say it` };
   // a month said with its year must be a month the query's dates start (April 2019: '2019-04-01' ... '2019-05-01')
   const sqlMonths = new Set(literals.flatMap((l) => [...l.matchAll(/\b((?:19|20)\d\d)-(\d\d)-\d\d\b/g)].map((m) => `${m[1]}-${m[2]}`)));
   for (const m of restated.matchAll(MONTH_YEAR)) {
     const month = `${m[2]}-${String(MONTHS.indexOf(m[1].toLowerCase()) + 1).padStart(2, '0')}`;
-    if (!sqlMonths.has(month)) return { ok: false, why: `the restated question names ${month}, the query's dates do not` };
+    if (!sqlMonths.has(month)) return { ok: false, why: `${said} names ${month}, the query's dates do not` };
   }
   const saidTypes = new Set(scan(restated, ctx).pieces.flatMap((p) => (p.kind === 'type' ? p.types : [])));
-  for (const t of saidTypes)
-    if (!literals.includes(t)) return { ok: false, why: `the restated question names ${t.toLowerCase()}, the query does not` };
+  for (const t of saidTypes) if (!literals.includes(t)) return { ok: false, why: `${said} names ${t.toLowerCase()}, the query does not` };
   const types = new Set(Object.keys(semanticModel().types));
   const typeLiterals = literals.filter((l) => types.has(l));
   for (const t of typeLiterals)
-    if (!saidTypes.has(t)) return { ok: false, why: `the query counts ${t.toLowerCase()}, the restated question does not say it` };
+    if (!saidTypes.has(t)) return { ok: false, why: `the query counts ${t.toLowerCase()}, ${said} does not say it` };
   return { ok: true };
 }

@@ -16,14 +16,16 @@ import { wholeResultFacts } from '../narration-facts.js';
 import { defaultFacts, resultFacts, tellFacts } from '../result-facts.js';
 import { ordersRows } from '../../../db/sql-order.js';
 import { z } from 'zod';
-import { narrationContext } from '../plan-path.js';
+import { lastAnswerPlan, narrationContext } from '../plan-path.js';
 import { planKey } from '../../../plan/plan-key.js';
 import { shownResult, shownValue } from '../../../core/inert-text.js';
 import { groupFacts } from '../../../plan/facts.js';
 import type { QueryPlan } from '../../../plan/query-plan.js';
 import { queryPool } from './query-pool.js';
 import { measure, measureSync } from '../../../core/answer-cost.js';
-import { checkRestatement } from '../restatement.js';
+import { checkRestatement, literalCheck } from '../restatement.js';
+import { readerEdit } from '../model-reading.js';
+import { resolvedQuestion } from '../../../plan/read/describe.js';
 import { runSql } from '../execute.js';
 import type { PlanContext } from '../plan-types.js';
 import { checkSql } from '../../../db/sql-guard.js';
@@ -111,7 +113,7 @@ export async function synthesizeNode(state: SqlState): Promise<'end'> {
     : undefined;
   const { text, note } = told ? { text: told.narration, note: undefined } : await measure('narration', () => narration(state, result));
   if (note) state.stepNote = note;
-  const restatementNote = await checkModelRestatement(state, state.result!, ctx);
+  const restatementNote = (await checkModelRestatement(state, state.result!, ctx)) ?? freeSqlChangeNote(state, ctx);
   const resolved = state.resolvedQuestion ?? (state.fragment ? undefined : state.question);
   await state.deps.memory.update(state.threadId, (s) => {
     s.pending = undefined;
@@ -207,4 +209,24 @@ async function checkModelRestatement(state: SqlState, result: QueryResult, ctx: 
   state.resolvedQuestion = undefined;
   // the why is ours (years, months and crime types as the data and the query write them), never the model's words
   return `The model's restatement of this follow-up did not match its query (${check.why}), so the question is kept in your words.`;
+}
+
+/**
+ * A fragment of a planned thread the model answered with free SQL (words the plan cannot say, "with a getaway
+ * car"): the query must still read what the reader read in the person's words (the month, the crime type), in our
+ * words for the reader's edit of the last plan. A query for May when the person said April is said so, with or
+ * without a restatement from the model.
+ */
+function freeSqlChangeNote(state: SqlState, ctx: PlanContext): string | undefined {
+  if (!state.fragment || state.plan || !state.sql) return undefined;
+  const last = lastAnswerPlan(state.thread.history);
+  const edited = last ? readerEdit(state.question, last, ctx) : undefined;
+  if (!edited) return undefined;
+  const check = literalCheck(
+    { restated: resolvedQuestion(edited, ctx), sql: state.asWritten ?? state.sql, ctx },
+    'what I read in your words',
+  );
+  if (check.ok) return undefined;
+  state.stepNote = `${state.stepNote ? `${state.stepNote}; ` : ''}the query differs from the reading: ${check.why}`;
+  return `The model's query differs from what I read in your words (${check.why}). Check that this is the question you meant.`;
 }
