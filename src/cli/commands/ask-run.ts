@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { typedCommand } from '../../agents/typed-command.js';
+import { destroyWorkerPool } from '../../backtest/threads/pool.js';
 import { createDesk } from '../../agents/create-desk.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
 import { answerText, type Answer } from '../../core/answer.js';
@@ -70,6 +71,10 @@ export async function runAsk(words: string[], opts: AskOptions): Promise<void> {
       }
     },
     { demoData: true },
+  ).finally(
+    // a backtest's threads are stopped once none is loading (pool.ts): the process' exit would terminate a thread
+    // that started late and is still loading, which can abort Node
+    destroyWorkerPool,
   );
   let chartPath: string | null = null;
   let chartCost: StageCost | undefined;

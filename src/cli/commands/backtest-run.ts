@@ -13,6 +13,7 @@ import { simulateWithCosts } from '../../backtest/simulate-costs.js';
 import { chinaModel, type ExecutionModelName } from '../../backtest/execution-model.js';
 import { dayOfIso } from '../../backtest/days.js';
 import { BacktestRuns } from '../../backtest/run-id.js';
+import { destroyWorkerPool } from '../../backtest/threads/pool.js';
 import { renderAnswerText } from '../../channels/cli/render-text.js';
 import { UserError } from '../../core/errors.js';
 import { llmFromConfig } from '../../llm/from-config.js';
@@ -110,6 +111,10 @@ export async function runBacktest(words: string[], opts: RunOptions): Promise<vo
       }),
     // the backtest agent reads bars with the app's own SQL: no model-written SQL, so no reader login to set up
     { demoData: true, reader: false },
+  ).finally(
+    // a scan's threads are stopped once none is loading (pool.ts): the process' exit would terminate a thread
+    // that started late and is still loading, which can abort Node
+    destroyWorkerPool,
   );
   let chartPath: string | undefined;
   if (answer.kind === 'result' && answer.chart) {
