@@ -15,6 +15,7 @@ import { openDatabase } from '../db/database.js';
 import { benchmarkPlans } from '../eval/benchmark-plans.js';
 import { compilePlan, PlanCompileError } from '../plan/compile.js';
 import { randomPlans } from '../plan/random-plans.js';
+import { planShape } from '../plan/rollup-choice.js';
 import { navigateAggregates } from '../db/aggregate-navigation.js';
 import { quantile } from './stats.js';
 
@@ -56,6 +57,7 @@ async function randomPlansBench(pool: pg.Pool, timeout: number): Promise<void> {
   const times: number[] = [];
   const tables = new Map<string, number>();
   const slow: { ms: number; from: string; plan: string }[] = [];
+  const shapes = new Map<string, { plans: number; ms: number[] }>();
   for (const p of randomPlans(200, 35, [rows[0].lo, rows[0].hi])) {
     let compiled;
     try {
@@ -70,6 +72,13 @@ async function randomPlansBench(pool: pg.Pool, timeout: number): Promise<void> {
     const table = run.from.replace(/ \(moved\)$/, '');
     tables.set(table, (tables.get(table) ?? 0) + 1);
     slow.push({ ms: t, from: run.from, plan: JSON.stringify({ ...p.plan, chart: undefined }) });
+    if (table === 'crimes') {
+      const key = planShape(p.plan, p.choices);
+      const shape = shapes.get(key) ?? { plans: 0, ms: [] };
+      shape.plans++;
+      shape.ms.push(t);
+      shapes.set(key, shape);
+    }
   }
   const fromCrimes = tables.get('crimes') ?? 0;
   console.log(
@@ -77,6 +86,11 @@ async function randomPlansBench(pool: pg.Pool, timeout: number): Promise<void> {
   );
   console.log(row('as run (median of 3 per plan)    ', times));
   for (const s of slow.sort((a, b) => b.ms - a.ms).slice(0, 5)) console.log(`    ${s.ms.toFixed(0)} ms from ${s.from}: ${s.plan}`);
+  // what the plans read from crimes need that no rollup keeps together, costliest first: the shapes a rollup could take
+  const costliest = [...shapes].sort((a, b) => b[1].ms.reduce((x, y) => x + y, 0) - a[1].ms.reduce((x, y) => x + y, 0));
+  console.log(`  shapes read from crimes (${shapes.size}; places | time facets beyond the year), costliest 8: plans, total ms, max ms`);
+  for (const [shape, { plans, ms: t }] of costliest.slice(0, 8))
+    console.log(`    ${shape}: ${plans}, ${t.reduce((x, y) => x + y, 0).toFixed(0)}, ${Math.max(...t).toFixed(0)}`);
 }
 
 export async function planBench(config: Config, logger: Logger, benchUrl: string, concurrent: number): Promise<void> {

@@ -117,6 +117,19 @@ function planNeeds(plan: QueryPlan, choices: Record<string, string>): PlanNeeds 
   return needs;
 }
 
+/**
+ * What a plan reads beyond the common facets every rollup keeps (year, type, FBI code, arrest, domestic): the shape
+ * the plan bench tallies for the plans answered from crimes, e.g. "beat+community_area | weekday,hour".
+ */
+export function planShape(plan: QueryPlan, choices: Record<string, string>): string {
+  if (plan.measure.kind === 'average_gap') return 'gap over some incidents';
+  const needs = planNeeds(plan, choices);
+  const common = new Set(['year', 'primary_type', 'fbi_code', 'arrest', 'domestic']);
+  const places = [...needs.columns].filter((c) => !common.has(c)).sort();
+  const facets = [...needs.facets].filter((f) => f !== 'year').sort();
+  return `${places.join('+') || 'no place'} | ${facets.join(',') || 'years only'}`;
+}
+
 const rollupHolds = (r: Rollup, needs: PlanNeeds): boolean =>
   [...needs.columns].every((c) => r.columns.includes(c)) && [...needs.facets].every((f) => GRAIN_FACETS[r.grain].includes(f));
 

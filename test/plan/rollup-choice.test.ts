@@ -1,7 +1,7 @@
 // Which rollup a plan is answered from: the smallest that keeps every column and
 // time facet it reads (the differential tests check the rows are the same).
 import { describe, expect, it } from 'vitest';
-import { chooseRollup } from '../../src/plan/rollup-choice.js';
+import { chooseRollup, planShape } from '../../src/plan/rollup-choice.js';
 import { parsePlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
 
 const choose = (plan: QueryPlanInput, choices: Record<string, string> = {}) => chooseRollup(parsePlan(plan), choices)?.table;
@@ -53,5 +53,17 @@ describe('the rollup a plan is answered from', () => {
     expect(
       choose({ measure: { kind: 'average_gap', unit: 'day' }, filters: { time: { from: '2019-01-01', to: '2020-01-01' } } }),
     ).toBeUndefined();
+  });
+
+  it('the shape the plan bench tallies for a plan read from crimes: its places and time facets beyond the year', () => {
+    const shape = (plan: QueryPlanInput, choices: Record<string, string> = {}) => planShape(parsePlan(plan), choices);
+    expect(shape({ measure: { kind: 'count' }, groupBy: ['hour'], filters: { districts: [1], weekdays: [6] } })).toBe(
+      'district | hour,weekday',
+    );
+    expect(shape({ measure: { kind: 'distinct', of: 'beat' }, groupBy: ['community_area'] })).toBe('beat+community_area | years only');
+    expect(shape({ measure: { kind: 'count' }, groupBy: ['day_of_year'], filters: { types: ['THEFT'], arrest: true } })).toBe(
+      'no place | day',
+    );
+    expect(shape({ measure: { kind: 'average_gap', unit: 'day' }, filters: { types: ['THEFT'] } })).toBe('gap over some incidents');
   });
 });
