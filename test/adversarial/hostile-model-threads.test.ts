@@ -242,6 +242,28 @@ describe("the model's SQL at the second turn of a thread", () => {
     expect(await count(`primary_type = 'X'`)).toBe(0);
   });
 
+  it('a query PostgreSQL stops on its rows (division by zero, a bad cast) goes back to the model, then is said plainly, never "something went wrong"', async () => {
+    const lines = t.logger.lines.length;
+    const ask = conversation();
+    await ask('How many thefts were reported in 2019?');
+    const zero = "SELECT count(*) / (count(*) - count(*)) AS n FROM crimes WHERE primary_type = 'THEFT' AND description ILIKE '%VEHICLE%'";
+    script(sql(zero), sql('SELECT description::int AS n FROM crimes'), sql(zero));
+    const a = await ask(FRAGMENT);
+    expect(a).toMatchObject({
+      kind: 'error',
+      retryable: false,
+      message:
+        'I could not write a valid query for this after 3 attempts. The last problem: PostgreSQL stopped the query while it ran: division by zero. Try rephrasing, or ask for something narrower.',
+    });
+    expect(model.llm.requests.at(-1)!.messages[1].content).toMatch(
+      /Error: PostgreSQL stopped the query while it ran: invalid input syntax for type integer/,
+    );
+    expect(t.logger.lines.slice(lines).join('\n')).not.toMatch(/sql agent failed/);
+    // told, a model that fixes it is answered
+    script(sql(zero), sql("SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND description ILIKE '%VEHICLE%'"));
+    expect(result(await conversation()('how many thefts in 2019 involved a getaway driver')).table?.columns).toEqual(['thefts']);
+  });
+
   it('a cross join of crimes with itself is stopped, in time, with a sentence that says what to do', async () => {
     const ask = conversation();
     await ask('How many thefts were reported in 2019?');

@@ -58,7 +58,15 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
     state.sql = verdict.statement;
     return 'run';
   }
-  state.previous = { sql: candidate, error: verdict.error };
+  return sendBack(state, candidate, verdict.error);
+}
+
+/**
+ * A query that failed (its check, or PostgreSQL while it ran) goes back to the model with the error while attempts
+ * remain; after the last, the person is told the last problem.
+ */
+export function sendBack(state: SqlState, sql: string, error: string): 'generate' | 'end' {
+  state.previous = { sql, error };
   const llmWrites = Boolean(state.deps.llm) && !state.llmUnavailable;
   if (llmWrites && state.attempt < MAX_ATTEMPTS) return 'generate';
   state.answer = makeAnswer({
@@ -66,7 +74,7 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
     route: 'sql',
     trace: state.trace,
     retryable: false,
-    message: `I could not write a valid query for this after ${state.attempt} attempt${state.attempt === 1 ? '' : 's'}. The last problem: ${shownProblem(verdict.error)} Try rephrasing, or ask for something narrower.`,
+    message: `I could not write a valid query for this after ${state.attempt} attempt${state.attempt === 1 ? '' : 's'}. The last problem: ${shownProblem(error)} Try rephrasing, or ask for something narrower.`,
   });
   return 'end';
 }
