@@ -327,7 +327,13 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
   const axes = plan.groupBy.map((d) => axis(d, plan.filters, everyPlace));
   const keys = axes.map((_, i) => `k${i + 1}`);
   const m = plan.measure;
-  const values = aggregates(m, c, s, true);
+  if (plan.ofTotal && (m.kind !== 'count' || !plan.groupBy.length))
+    throw new PlanCompileError('each group as a percent of the total needs a count by group');
+  // each group's percent of all groups in scope: a window over every group, taken before any cut
+  const values = [
+    ...(plan.ofTotal ? [`round(100.0 * ${s.grouped} / nullif(sum(${s.grouped}) OVER (), 0), 2) AS pct_of_total`] : []),
+    ...aggregates(m, c, s, true),
+  ];
   // a place or category that is not recorded (NULL) is no group: it is left out, and said
   const unknown = axes.filter((a) => !a.ordered).map((a) => `${a.key} IS NOT NULL`);
   const nullable = axes.filter((a) => !a.ordered && a.key !== 'primary_type').map((a) => a.name.replace(/_/g, ' '));
@@ -340,7 +346,9 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
   const outputs =
     m.kind === 'share'
       ? ['counts.share_pct', 'coalesce(counts.matching, 0) AS matching', 'coalesce(counts.incidents, 0) AS incidents']
-      : [`coalesce(counts.${measureName(m)}, 0) AS ${measureName(m)}`];
+      : plan.ofTotal
+        ? ['coalesce(counts.pct_of_total, 0) AS pct_of_total', `coalesce(counts.${measureName(m)}, 0) AS ${measureName(m)}`]
+        : [`coalesce(counts.${measureName(m)}, 0) AS ${measureName(m)}`];
   const labels = axes.map((a, i) => `${a.label(`axis${i + 1}.${keys[i]}`)} AS ${a.name}`);
   const from = axes.map((_, i) => `axis${i + 1}`).join(' CROSS JOIN ');
   const join = `LEFT JOIN counts ON ${keys.map((k, i) => `counts.${k} = axis${i + 1}.${k}`).join(' AND ')}`;
@@ -385,6 +393,8 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
 
 /** Averages and percentiles of per-group counts, over every member of the group in scope (empty ones count as 0). */
 function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>, c: Conditions, where: string[], s: Source): string {
+  if (plan.groupBy.join() === 'year' && m.kind === 'average_per' && PLACE_PER.has(m.per) && !plan.top)
+    return compilePlaceAverageByYear(plan, m, c, where, s);
   if (plan.groupBy.length) return compilePerGroupAlongTime(plan, m, where, s);
   const f = plan.filters;
   const [from, to] = bounds(f.time);
@@ -420,6 +430,36 @@ function compilePerGroup(plan: QueryPlan, m: Extract<Measure, { per: PerGroup }>
     default:
       return `WITH counts AS (\n  SELECT ${m.per}, ${s.grouped} AS n\n  FROM ${s.table}${filtered}\n  GROUP BY ${m.per}\n)\nSELECT ${agg('coalesce(counts.n, 0)')} AS ${name}\nFROM (SELECT DISTINCT ${m.per} FROM ${s.table} WHERE ${m.per} IS NOT NULL) members\nLEFT JOIN counts USING (${m.per})`;
   }
+}
+
+const PLACE_PER = new Set<PerGroup>(['block', 'community_area', 'district', 'ward', 'beat']);
+
+/**
+ * An average per block (or place) in each year ("per-block average by year"): each year's value is the plan's
+ * average over that year's incidents, as the same plan pinned to that year would give; every year of the
+ * period listed, a year with none as 0. Per block, the glossary's choice: the blocks with an incident that
+ * year, or every block in the data; per place, every place (as compilePerGroup).
+ */
+function compilePlaceAverageByYear(
+  plan: QueryPlan,
+  m: Extract<Measure, { kind: 'average_per' }>,
+  c: Conditions,
+  where: string[],
+  s: Source,
+): string {
+  const ax = axis('year', plan.filters);
+  const name = measureName(m);
+  const col = m.per;
+  const overIncidents = col === 'block' && c.glossary('per_block_average').id === 'blocks_with_incidents';
+  const filtered = whereClause(where).replace(/\n/g, '\n  ');
+  const members =
+    col === 'community_area'
+      ? '(SELECT count(*) FROM community_areas)'
+      : `(SELECT count(DISTINCT ${col}) FROM ${s.table}${col === 'block' ? '' : ` WHERE ${col} IS NOT NULL`})`;
+  const per = overIncidents
+    ? `per AS (\n  SELECT k1, round(avg(n), 2) AS v\n  FROM (\n    SELECT year AS k1, block, ${s.grouped} AS n\n    FROM ${s.table}${filtered.replace(/\n/g, '\n  ')}\n    GROUP BY 1, 2\n  ) per_block\n  GROUP BY k1\n)`
+    : `per AS (\n  SELECT year AS k1, round(${s.grouped}::numeric / ${members}, 2) AS v\n  FROM ${s.table}${filtered}\n  GROUP BY 1\n)`;
+  return `WITH ${per}\nSELECT ${ax.label('axis.k1')} AS ${ax.name}, coalesce(per.v, 0) AS ${name}\nFROM ${ax.members} AS axis(k1)\nLEFT JOIN per ON per.k1 = axis.k1\nORDER BY axis.k1`;
 }
 
 /** The coarser time axes an average or percentile per day (per month) can be grouped by, with each one's key of a day. */
@@ -544,6 +584,7 @@ function compileComparison(plan: QueryPlan, c: Conditions, s: Source): string {
   const current = plan.filters.time;
   if (!current) throw new PlanCompileError('a comparison needs the period it compares: this question names none');
   if (plan.none) throw new PlanCompileError('a comparison of only the groups with none');
+  if (plan.ofTotal) throw new PlanCompileError('a comparison of each group as a percent of the total');
   const m = plan.measure;
   if (plan.groupBy.length) {
     if (m.kind !== 'count' && m.kind !== 'distinct' && m.kind !== 'share')

@@ -32,7 +32,7 @@ function factsSql(plan: QueryPlan, choices: Record<string, string>): string {
   // the same groups as the answer: a fewest question's every place (zeros included), without the cut
   const inner = compilePlan(all, choices, { everyPlace: plan.top?.order === 'asc' || plan.none === true }).sql;
   const labels = plan.groupBy.map((_, i) => `l${i + 1}`);
-  const extra = plan.measure.kind === 'share' ? ', matching, incidents' : '';
+  const extra = plan.measure.kind === 'share' ? ', matching, incidents' : plan.ofTotal ? ', incidents' : '';
   const tie = (fn: 'max' | 'min') => `(SELECT array_agg(ARRAY[${labels.map((l) => `${l}::text`).join(', ')}] ORDER BY ord) FROM (
     SELECT ${labels.join(', ')}, ord FROM ro WHERE v = (SELECT ${fn}(v) FROM ro) ORDER BY ord LIMIT ${TIE_NAMES + 1}) t)`;
   return `WITH r(${[...labels, 'v'].join(', ')}${extra}) AS (

@@ -139,6 +139,7 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
   parts.push(where(plan, ctx));
   if (plan.groupBy.length) parts.push(`by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}`);
   if (plan.top) parts.push(topWords(plan.top));
+  if (plan.ofTotal) parts.push('each as a percent of all');
   if (plan.none) parts.push('only those with none');
   if (plan.compareWith) parts.push(`compared with ${periodLabel(plan.compareWith)}`);
   return parts;
@@ -167,10 +168,11 @@ function topPhrase(plan: QueryPlan): string {
  */
 function title(plan: QueryPlan, ctx: NarrationContext): string {
   const w = when(plan, ctx);
+  const ofTotal = plan.ofTotal ? `, each as a percent of all ${measurePhrase(plan, ctx)} there` : '';
   if (plan.top && plan.groupBy.length)
-    return `${capital(measurePhrase(plan, ctx))}${w ? ` ${w}` : ''}, ${where(plan, ctx)}: ${topPhrase(plan)}`;
+    return `${capital(measurePhrase(plan, ctx))}${w ? ` ${w}` : ''}, ${where(plan, ctx)}: ${topPhrase(plan)}${ofTotal}`;
   const by = plan.groupBy.length ? ` by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}` : '';
-  return `${capital(measurePhrase(plan, ctx))}${by}${w ? ` ${w}` : ''}, ${where(plan, ctx)}`;
+  return `${capital(measurePhrase(plan, ctx))}${by}${w ? ` ${w}` : ''}, ${where(plan, ctx)}${ofTotal}`;
 }
 
 const num = (v: Cell): number => (typeof v === 'number' ? v : Number(v));
@@ -289,7 +291,7 @@ const PLACE_AXES = new Set<Dimension>(['community_area', 'district', 'ward']);
 
 function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, range: string, facts: GroupFacts): string {
   const labels = plan.groupBy.length;
-  const pct = plan.measure.kind === 'share';
+  const pct = plan.measure.kind === 'share' || plan.ofTotal === true;
   const valueAt = labels; // the measure follows the label columns
   const empty = !facts.valued || !facts.highest || !facts.lowest || (!pct && facts.total === 0);
   if (empty && !plan.none) return `No ${subject(plan, ctx)} are recorded ${when(plan, ctx) || 'at all'}, ${where(plan, ctx)}${range}.`;
@@ -322,7 +324,7 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
   const ascending = plan.top?.order === 'asc';
   // the headline is said above the narration: the narration goes on from it
   // a total only of counts: shares, averages and distinct counts of the groups do not add up to the whole
-  const additive = plan.measure.kind === 'count';
+  const additive = plan.measure.kind === 'count' && !plan.ofTotal;
   const sentences = plan.top ? [] : [`${capital(many(facts.groups))}${additive ? `, ${show(facts.total)} in all` : ''}.`];
   if (plan.top && plan.top.n > 1) {
     // a top/bottom N names every group asked for, with its value, ties as ties

@@ -119,6 +119,11 @@ export const QueryPlan = z
     order: z.enum(['measure', 'axis']).optional(),
     /** the same measure over a second period, side by side with the change in percent (per group when grouped) */
     compareWith: TimeRange.optional(),
+    /**
+     * a count per group shown as each group's percent of the total over every group in scope ("what percent of
+     * each", "as a percentage" of a ranking of types or places); a ranking still goes by the count
+     */
+    ofTotal: z.literal(true).optional(),
     /** only the groups with none: the empty members of a complete axis ("which community areas had no homicides?") */
     none: z.literal(true).optional(),
     chart: z.enum(['auto', 'line', 'bar', 'none']).default('auto'),

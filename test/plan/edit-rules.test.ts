@@ -205,9 +205,19 @@ describe('the subject and the measure', () => {
     });
   });
 
-  it('"as a percentage" of a ranking of places or types is refused, saying why', () => {
-    const r = edit(thread('top 5 crime types in 2021'), 'as a percentage');
+  it('"as a percentage" of a ranking of places or types: each group as a percent of the total (known-misses.test.ts)', () => {
+    expectEdit(thread('top 5 crime types in 2021'), 'as a percentage', {
+      measure: count,
+      filters: { time: Y(2021) },
+      groupBy: ['type'],
+      top: { n: 5, order: 'desc' },
+      ofTotal: true,
+    });
+  });
+
+  it('"as a percentage" of an average by group is refused, saying why', () => {
+    const r = edit(thread('average thefts per day by month in 2021'), 'as a percentage');
     expect(r).toMatchObject({ ok: false });
-    if (!r.ok) expect(r.suggestion).toMatch(/each group as a percentage of the total/i);
+    if (!r.ok) expect(r.suggestion).toMatch(/each group as a percentage of the total needs a count/i);
   });
 });

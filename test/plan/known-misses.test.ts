@@ -173,3 +173,59 @@ describe('a ranking by a rate', () => {
     });
   });
 });
+
+describe('an average per block by year', () => {
+  it('"by year" after an average per block, and "per-block average by year" / "average per block by year" as a fragment', () => {
+    const last = thread('What is the average number of burglaries per block in 2019?');
+    const byYear: QueryPlanInput = { measure: { kind: 'average_per', per: 'block' }, filters: { types: ['BURGLARY'] }, groupBy: ['year'] };
+    expectEdit(last, 'by year', byYear);
+    for (const text of ['per-block average by year', 'average per block by year', 'the per block average by year'])
+      expectEdit(thread('burglaries in 2019'), text, byYear);
+  });
+
+  it("compiles each year as the average over that year's blocks (the glossary choice), every year listed", () => {
+    const p = thread('What is the average number of burglaries per block in 2019?', 'by year');
+    const some = compilePlan(p, { per_block_average: 'blocks_with_incidents' }, { rollups: false }).sql;
+    expect(some).toMatch(/SELECT year AS k1, block, count\(\*\) AS n/);
+    expect(some).toMatch(/round\(avg\(n\), 2\)/);
+    expect(some).toMatch(/generate_series\(\(SELECT min\(year\) FROM crimes\), \(SELECT max\(year\) FROM crimes\)\)/);
+    const every = compilePlan(p, { per_block_average: 'all_blocks' }, { rollups: false }).sql;
+    expect(every).toMatch(/count\(\*\)::numeric \/ \(SELECT count\(DISTINCT block\) FROM crimes\)/);
+  });
+});
+
+describe('each group as a percent of the total', () => {
+  it('"what percent of each", "as a percentage", "% of total" after a top 5 keep the ranking and add the percent', () => {
+    const last = thread('top 5 crime types in 2021');
+    for (const text of ['what percent of each', 'as a percentage', 'what percentage of each', 'as a percent'])
+      expectEdit(last, text, {
+        measure: count,
+        filters: { time: Y(2021) },
+        groupBy: ['type'],
+        top: { n: 5, order: 'desc' },
+        ofTotal: true,
+      });
+  });
+
+  it('stays through a place and a new N, and goes with the count ("arrest rate")', () => {
+    const p = thread('top 5 crime types in 2021', 'what percent of each', 'in district 11', 'show me top 10');
+    expect(p).toMatchObject({ ofTotal: true, top: { n: 10 }, filters: { districts: [11] } });
+    expect(thread('top 5 crime types in 2021', 'what percent of each', 'arrest rate').ofTotal).toBeUndefined();
+  });
+
+  it('compiles the percent over every group before the cut, and says so', () => {
+    const p = thread('top 5 crime types in 2021', 'what percent of each');
+    const { sql } = compilePlan(p, {}, { rollups: false });
+    expect(sql).toMatch(/round\(100\.0 \* count\(\*\) \/ nullif\(sum\(count\(\*\)\) OVER \(\), 0\), 2\) AS pct_of_total/);
+    expect(sql).toMatch(/LIMIT 5/);
+    expect(understoodAs(p, nctx)).toContain('each as a percent of all');
+    const rows = [
+      ['THEFT', 24.28, 1796],
+      ['BATTERY', 19.88, 1471],
+    ];
+    const two = { ...p, top: { n: 2, order: 'desc' as const } };
+    expect(narratePlan(two, { columns: ['primary_type', 'pct_of_total', 'incidents'], rows, rowCount: 2 }, nctx).headline).toBe(
+      'Crimes in 2021, all of Chicago: top 2 crime types, each as a percent of all crimes there',
+    );
+  });
+});

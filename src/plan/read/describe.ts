@@ -130,6 +130,7 @@ export function planPhrases(plan: QueryPlan, ctx: ReadContext): string[] {
   if (f.time) out.push(saidWords(f.time));
   for (const d of plan.groupBy) out.push(DIMENSION_WORDS[d].by);
   if (plan.top) out.push(topWords(plan.top));
+  if (plan.ofTotal) out.push('each as a percent of all');
   if (plan.compareWith) out.push(`compared with ${saidWords(plan.compareWith).replace(/^(in|on) /, '')}`);
   return out;
 }

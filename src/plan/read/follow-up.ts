@@ -54,6 +54,8 @@ export function isFragment(work: Work): boolean {
   if (live.some((p) => p.kind === 'remove' || p.kind === 'wholeYear' || p.kind === 'samePeriod')) return true;
   // "how many were arrests?", "what share was domestic?": the measure points back at the last answer's subject
   if (live.some((p) => p.kind === 'measure' && BACK_VERBS.has(work.word(p.end) ?? ''))) return true;
+  // "as a share of all crimes", "as an arrest rate": the last answer's count said another way
+  if (live.some((p) => p.kind === 'measure' && p.start === 0 && /^as\b/i.test(p.text))) return true;
   // a subject: what is counted ("thefts", "crimes", "arrests"), crime types as the grouping, an arrest rate
   const subjectLike = (p: Piece) =>
     isSubject(p) || (p.kind === 'dim' && p.dim === 'type') || (p.kind === 'measure' && p.arrestRate === true);
@@ -98,10 +100,18 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     part = share.arrestRate ? [] : sharePartPieces(share, live, work, isSubject);
     const f = mergeFilters(part, work, share.arrestRate ? { arrest: true } : {});
     const kind = !Object.keys(f).length && !share.arrestRate ? kindAsShare(plan, notes) : undefined;
+    // an arrest rate of arrests ("how many had an arrest" then "as an arrest rate"): of every incident in scope
+    if (share.arrestRate && plan.filters.arrest === true) {
+      delete plan.filters.arrest;
+      notes.push('the arrest rate: of every incident in the same scope, not only those with an arrest');
+    }
     if (Object.keys(f).length) plan.measure = { kind: 'share', part: f };
     else if (kind) plan.measure = { kind: 'share', part: kind };
-    else if (!share.arrestRate && plan.groupBy.some((d) => !TIME_GROUPS.has(d)))
-      work.drop(share, 'each group as a percentage of the total is not something I can work out offline yet');
+    else if (!share.arrestRate && plan.groupBy.length && plan.measure.kind === 'count') {
+      // "what percent of each", "as a percentage" of a ranking: each group's part of the total over every group
+      plan.ofTotal = true;
+      delete plan.compareWith;
+    } else if (!share.arrestRate && plan.groupBy.length) work.drop(share, 'each group as a percentage of the total needs a count by group');
     else work.drop(share, 'a share of what?');
   } else if (pending) {
     const perPiece = dims.find((d) => d.per && PER_OF[d.dim]) ?? dims.find((d) => PER_OF[d.dim] && !d.by);
@@ -132,8 +142,15 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   // "all types", "all wards": the slot removed, not a grouping
   const saysAll = (d: Piece) => work.word(d.start - 1) === 'all' || /^(across |over |for |in )?(all|every) /i.test(d.text);
   const ranked = work.of('rank').length > 0 || work.of('number').length > 0;
-  const removals = dims.filter((d) => REMOVABLE.has(d.dim) && !ranked && saysAll(d));
-  dims = dims.filter((d) => !removals.includes(d));
+  const every = dims.filter((d) => REMOVABLE.has(d.dim) && !ranked && saysAll(d));
+  // "show all districts" of an answer by district (a ranking, the fewest): every group listed, not the slot removed
+  const listAll = every.filter((d) => last.groupBy.includes(d.dim));
+  const removals = every.filter((d) => !listAll.includes(d));
+  if (listAll.length) {
+    delete plan.top;
+    delete plan.none;
+  }
+  dims = dims.filter((d) => !every.includes(d));
 
   // filters: each slot said replaces the same slot of the last plan
   const f: Filters = plan.filters;
@@ -174,8 +191,16 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   );
   replace(['location'], ['locations']);
   replace(['place'], [...PLACE_KEYS]);
+  // "show all districts" of an answer by district cut to a few: every district listed
+  const listsGroups = said(['allPlaces']).some((p) =>
+    last.groupBy.some((d) => PLACE_OF[d] && p.text.toLowerCase().includes(d.replace('community_', ''))),
+  );
+  if (listsGroups) {
+    delete plan.top;
+    delete plan.none;
+  }
   if (said(['allPlaces']).length) {
-    if (!PLACE_KEYS.some((k) => f[k])) notes.push('the last answer was already over all of Chicago');
+    if (!PLACE_KEYS.some((k) => f[k]) && !listsGroups) notes.push('the last answer was already over all of Chicago');
     for (const k of PLACE_KEYS) delete f[k];
   }
   replace(['night', 'hours'], ['night', 'hours']);
@@ -260,6 +285,8 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   for (const p of work.of('change')) if (!plan.groupBy.length && !plan.compareWith) work.drop(p, 'a change needs a time axis');
   for (const p of work.of('grouping')) if (!plan.groupBy.length) work.drop(p, 'a distribution needs a grouping');
 
+  // each group's percent of the total holds of a count by group only, and not beside a second period
+  if (plan.measure.kind !== 'count' || !plan.groupBy.length || plan.compareWith) delete plan.ofTotal;
   const parsed = QueryPlan.safeParse(plan);
   if (!parsed.success) {
     work.problems.push(`not a plan: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
@@ -306,10 +333,12 @@ function takeAway(slot: RemovableSlot, plan: QueryPlan, notes: string[]): void {
 function kindAsShare(plan: QueryPlan, notes: string[]): Filters | undefined {
   const f = plan.filters;
   // grouped by places or kinds, "as a percentage" is each group's part of the total: not this
-  if (plan.measure.kind !== 'count' || !(f.types || f.category) || f.exceptTypes || plan.groupBy.some((d) => !TIME_GROUPS.has(d)))
-    return undefined;
+  if (plan.measure.kind !== 'count' || plan.groupBy.some((d) => !TIME_GROUPS.has(d))) return undefined;
+  // the kind: the types (or category) counted, else the arrest or domestic flag ("crimes with an arrest")
+  const keys = f.types || f.category ? (['types', 'exceptTypes', 'category', 'descriptions'] as const) : (['arrest', 'domestic'] as const);
+  if (!keys.some((k) => f[k] !== undefined)) return undefined;
   const part: Filters = {};
-  for (const k of ['types', 'category', 'descriptions'] as const) {
+  for (const k of keys) {
     if (f[k] === undefined) continue;
     Object.assign(part, { [k]: f[k] });
     delete f[k];
@@ -359,11 +388,15 @@ function editPeriod(
     .filter((p) => p.months.length && (!SEASONS.has(p.label.toLowerCase()) || monthsOfYear(2000, p.months) !== undefined));
   const refYear = ref ? yearWithin(ref) : undefined;
   const periods: { piece: Piece; range: TimeRange }[] = stated.map((p) => {
-    // "same months in 2020" after January to March 2021: January to March 2020
+    // "same months in 2020" after January to March 2021: January to March 2020; "what about 2020" after April
+    // 2019 (a part of one year, said as a month or a season): April 2020
     const y = yearWithin(p.range);
-    if (same.length && ref && y !== undefined && isOneYear(p.range) && yearWithin(ref) !== undefined) {
+    const part = ref && yearWithin(ref) !== undefined && !isOneYear(ref) && monthPieces.length === 0 && stated.length === 1;
+    if ((same.length || part) && ref && y !== undefined && isOneYear(p.range) && yearWithin(ref) !== undefined) {
       const range = stepPeriod(ref, { unit: 'year', by: y - yearOf(ref.from) });
-      notes.push(`"${same[0].text}" ${p.text}: ${periodLabel(range)}, as the thread's ${periodLabel(ref)}`);
+      notes.push(
+        `"${same.length ? `${same[0].text} ` : ''}${p.text}": ${periodLabel(range)}, the same part of the year as the thread's ${periodLabel(ref)}`,
+      );
       return { piece: p, range: { ...range, said: undefined } };
     }
     return { piece: p, range: p.range };

@@ -200,7 +200,17 @@ function build(): Lexicon {
       add(w, [{ kind: 'measure', measure: cue, p: cue === 'median' ? 0.5 : undefined, subject: /\bcrimes?\b/.test(w) }], 4);
     }
   }
-  for (const w of ['arrest rate', 'arrest rates', 'arrest percentage', 'rate of arrest', 'rate of arrests', 'arrest share']) {
+  for (const w of [
+    'arrest rate',
+    'arrest rates',
+    'arrest percentage',
+    'rate of arrest',
+    'rate of arrests',
+    'arrest share',
+    'as an arrest rate',
+    'as arrest rate',
+    'as arrest rates',
+  ]) {
     add(w, [{ kind: 'measure', measure: 'share', arrestRate: true }], 3);
   }
   addDimensions(add);

@@ -50,6 +50,12 @@ export function tokenize(text: string): Words {
     const end = start + raw.length;
     const t = normaliseWord(raw);
     const range = HYPHEN_RANGE.exec(t);
+    const per = /^(per)-([a-z]+)$/.exec(t);
+    // "per-block average": "per block"
+    if (per) {
+      out.push({ t: per[1], raw, start, end }, { t: per[2], raw, start, end });
+      continue;
+    }
     // an ISO date (2019-07-04) or month (2021-03) stays one word
     if (range && !/^\d{4}-\d{2}(-\d{2})?$/.test(t) && !(range[1].length === 4 && range[2].length < 4)) {
       out.push({ t: range[1], raw, start, end }, { t: 'to', raw: '-', start, end }, { t: range[2], raw, start, end });

@@ -62,8 +62,16 @@ export class Work {
         this.dropped.add(p);
         continue;
       }
+      // "top 5 instead of 10", "top 10 rather than 5": the N it replaces, said and understood
+      if (this.replacedNumber(p)) {
+        this.scan.pieces.splice(this.scan.pieces.indexOf(p), 1);
+        this.bad.delete(p.start - 1); // the "than" of "rather than"
+        continue;
+      }
       const prev = this.live().find((q) => q.end === p.start && q.kind === 'rank');
-      const next = this.live().find((q) => q.start === p.end && (q.kind === 'rank' || (q.kind === 'dim' && !q.by)));
+      // "the 3 with the fewest", "the 5 with the most"
+      const after = this.scan.tokens[p.end]?.t === 'with' ? (this.scan.tokens[p.end + 1]?.t === 'the' ? p.end + 2 : p.end + 1) : p.end;
+      const next = this.live().find((q) => (q.start === p.end || q.start === after) && (q.kind === 'rank' || (q.kind === 'dim' && !q.by)));
       if (!prev && !next) this.drop(p);
     }
   }
@@ -87,6 +95,14 @@ export class Work {
     for (const q of negated) if (q.kind === 'type') q.negated = true;
     this.scan.pieces.splice(this.scan.pieces.indexOf(p), 1);
     return true;
+  }
+
+  /** A number after "instead of" / "rather than" whose ranking has its own number ("top 5 instead of 10"). */
+  private replacedNumber(p: Piece): boolean {
+    const t = (k: number) => this.scan.tokens[k]?.t;
+    const replaced =
+      (t(p.start - 1) === 'of' && t(p.start - 2) === 'instead') || (t(p.start - 1) === 'than' && t(p.start - 2) === 'rather');
+    return replaced && this.live().some((q) => q !== p && q.kind === 'number' && q.end <= p.start);
   }
 
   /** "had no X", "had zero X", "with no X", "without any X" after a grouping: the groups with none of X. */
