@@ -193,6 +193,14 @@ export async function playgroundLoadBench(o: {
   try {
     // warm: the schema, the reader's context, the connections
     for (const q of QUESTIONS) await ask(serve.url, q);
+    // finished questions' dead rows not yet vacuumed make every question's reads of the waiting ones dearer (deliveries.take)
+    const { rows: kept } = await pool.query<{ live: string; dead: string }>(
+      `SELECT (SELECT count(*) FROM deliveries) AS live, n_dead_tup AS dead FROM pg_stat_user_tables WHERE relid = 'deliveries'::regclass`,
+    );
+    if (kept[0])
+      console.log(
+        `deliveries before the run: ${kept[0].live} rows, ${kept[0].dead} dead rows not yet vacuumed (pg_stat_user_tables' estimate)`,
+      );
     const database = new DatabaseCpu(decodeURIComponent(new URL(o.databaseUrl).pathname.slice(1)));
     /** Runs `ask` and measures it: wall time, serve's and PostgreSQL's CPU, the load, the transactions. */
     const measured = async (label: string, asking: () => Promise<Asked[]>) => {
