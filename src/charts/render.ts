@@ -1,11 +1,8 @@
 // One entry point for chart images: a self-hosted QuickChart server when
 // QUICKCHART_URL is set (quickchart-js, POST /chart), the local renderer
-// otherwise. Both draw the same Chart.js v4 configuration.
-import QuickChartModule from 'quickchart-js';
-
-// quickchart-js is CommonJS whose module.exports is the class; its typings say
-// `export default`, which NodeNext reads as a namespace. This is the class.
-const QuickChart = QuickChartModule as unknown as typeof QuickChartModule.default;
+// otherwise. Both draw the same Chart.js v4 configuration. The QuickChart
+// client (and its fetch library) loads only when QUICKCHART_URL is set.
+import type QuickChartModule from 'quickchart-js';
 import type { ChartSpec } from '../core/answer.js';
 import { toChartJsConfig, type ChartStyle } from './chartjs-config.js';
 import type { ChartSize } from './render-png.js';
@@ -41,6 +38,9 @@ export async function renderChart(spec: ChartSpec, quickchartUrl?: string, style
   if (!quickchartUrl) return renderLocally(spec, style);
   const size = sizeOf(style);
   const url = new URL(quickchartUrl);
+  // quickchart-js is CommonJS whose module.exports is the class; its typings say
+  // `export default`, which NodeNext reads as a namespace. This is the class.
+  const QuickChart = (await import('quickchart-js')).default as unknown as typeof QuickChartModule.default;
   const chart = new QuickChart()
     .setScheme(url.protocol.replace(':', ''))
     .setHost(url.host)
