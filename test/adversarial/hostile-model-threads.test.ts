@@ -282,13 +282,14 @@ describe("the model's SQL at the second turn of a thread", () => {
 
 describe('column names that say what the numbers are not', () => {
   const ask = () => conversation()('how many thefts in 2019 involved a getaway driver');
-  it('a count named as a percentage, and a count of 2019 named for 2018: sent back, and refused in our words if the model insists', async () => {
+  it('a count named as a percentage, a count of 2019 named for 2018, all crimes named thefts: sent back, and refused in our words if the model insists', async () => {
     for (const [lie, problem] of [
       ["SELECT count(*) AS theft_percent FROM crimes WHERE primary_type = 'THEFT' AND year = 2019", 'names a ratio, but it is a count'],
       [
         "SELECT count(*) AS thefts_2018 FROM crimes WHERE primary_type = 'THEFT' AND year = 2019",
         'names 2018, but the query does not read 2018',
       ],
+      ['SELECT count(*) AS thefts FROM crimes WHERE year = 2019', 'names thefts, but the query does not select THEFT'],
     ]) {
       model.llm.requests.length = 0;
       script(sql(lie), sql(lie), sql(lie));

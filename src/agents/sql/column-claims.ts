@@ -3,9 +3,11 @@
 // the number with it. A hostile (or careless) model can name a count as a
 // percentage, or a count of 2019 as thefts_2018, and every number shown is the
 // database's while its label lies. The output columns' names are checked
-// against what each computes: a year a name says must be one the query reads,
-// and a name that says percent, share or rate must not be a bare count.
+// against what each computes: a year or a crime type a name says must be one
+// the query reads, and a name that says percent, share or rate must not be a
+// bare count ("thefts" over every crime was told as "Thefts: 260.").
 import { parse } from 'libpg-query';
+import { semanticModel } from '../../plan/semantic-model.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,6 +27,36 @@ function yearsRead(node: unknown, out = new Set<string>()): Set<string> {
     }
   }
   return out;
+}
+
+/** The text values of a query's constants, upper-cased ('THEFT', '%theft%'). */
+function textsRead(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const child of node) textsRead(child, out);
+  else if (node && typeof node === 'object')
+    for (const [key, value] of Object.entries(node as Json)) {
+      if (key === 'sval' && typeof value === 'string') out.push(value.toUpperCase());
+      else textsRead(value, out);
+    }
+  return out;
+}
+
+/** The crime types a column name says, by their own names ("thefts", "motor_vehicle_theft"), longest first. */
+function typesNamed(name: string): { type: string; word: string }[] {
+  let words = ` ${name
+    .toLowerCase()
+    .replace(/[^a-z]+/g, ' ')
+    .trim()} `;
+  const phrases = Object.entries(semanticModel().types)
+    .filter(([k, t]) => !k.startsWith('_') && typeof t !== 'string')
+    .flatMap(([type, t]) => [t.one, t.many].map((word) => ({ type, word })))
+    .sort((a, b) => b.word.length - a.word.length);
+  const found: { type: string; word: string }[] = [];
+  for (const p of phrases)
+    if (words.includes(` ${p.word} `)) {
+      found.push(p);
+      words = words.replace(` ${p.word} `, ' ');
+    }
+  return found;
 }
 
 /** count(*), count(x) or sum(x) with nothing around it: a number of rows, never a ratio. */
@@ -51,10 +83,14 @@ export async function columnClaimProblem(sql: string): Promise<string | undefine
     return undefined; // the guard has refused it already
   }
   const read = yearsRead(tree);
+  const texts = textsRead(tree);
   for (const { name, val } of outputColumns(tree)) {
     for (const [, year] of name.matchAll(YEAR))
       if (!read.has(year))
         return `The column "${name}" names ${year}, but the query does not read ${year}: name each column for what it computes.`;
+    for (const { type, word } of typesNamed(name))
+      if (!texts.some((t) => t.includes(type) || t.includes(word.toUpperCase())))
+        return `The column "${name}" names ${word}, but the query does not select ${type}: name each column for what it computes.`;
     if (RATIO.test(name) && bareCount(val))
       return `The column "${name}" names a ratio, but it is a count: compute the ratio (e.g. 100.0 * count(*) / total), or name it as a count.`;
   }
