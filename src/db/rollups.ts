@@ -1,4 +1,4 @@
-// The crime rollups (migrations 027, 036, 037, 041 and 050): pre-aggregated counts the plan
+// The crime rollups (migrations 027, 036, 037, 041, 050 and 051): pre-aggregated counts the plan
 // compiler answers from when a question fits inside one (src/plan/rollup-choice.ts),
 // and model-written SQL is moved onto (src/db/aggregate-navigation.ts).
 // This list is the one place they are defined: it mirrors the database's
@@ -13,16 +13,18 @@ import type pg from 'pg';
  * How a rollup's `date` is truncated. Each keeps some of the time facets a question can use: year
  * (the date's year, as a per-year average reads it), month (the month of year, a month-aligned
  * period), weekday (the day of the week: weekdays, weekends), day (day, day of year, any period of
- * whole days; a day keeps its weekday too) and hour (hour of day, night). month_hour and year_hour
+ * whole days; a day keeps its weekday too) and hour (hour of day, night). The hour grain keeps them all (`date`
+ * is the incident's hour). month_hour and year_hour
  * keep the hour of day inside the month's or year's first day; year_weekday_hour keeps the weekday
  * and the hour inside the year's first seven days (the first day of the year with the incident's
  * weekday, at its hour: the year, the weekday and the hour read from it as from crimes, the month
  * does not). An `all` rollup has no date: it counts all time.
  */
-export type RollupGrain = 'day' | 'month' | 'month_hour' | 'year' | 'year_hour' | 'year_weekday_hour' | 'all';
+export type RollupGrain = 'hour' | 'day' | 'month' | 'month_hour' | 'year' | 'year_hour' | 'year_weekday_hour' | 'all';
 export type TimeFacet = 'year' | 'month' | 'weekday' | 'day' | 'hour';
 
 export const GRAIN_FACETS: Record<RollupGrain, readonly TimeFacet[]> = {
+  hour: ['year', 'month', 'weekday', 'day', 'hour'],
   day: ['year', 'month', 'weekday', 'day'],
   month: ['year', 'month'],
   month_hour: ['year', 'month', 'hour'],
@@ -56,6 +58,7 @@ export const ROLLUPS: readonly Rollup[] = [
   { table: 'crimes_by_year_ward', grain: 'year', columns: [...COMMON, 'ward'] }, // 101K (036)
   { table: 'crimes_by_year_area', grain: 'year', columns: [...COMMON, 'community_area'] }, // 142K (036)
   { table: 'crimes_by_block', grain: 'all', columns: ['primary_type', 'block'] }, // 200K
+  { table: 'crimes_by_hour', grain: 'hour', columns: ['year'] }, // 219K: every hour with an incident, nothing else (051)
   { table: 'crimes_by_month_location', grain: 'month', columns: [...COMMON, 'location_description'] }, // 308K
   { table: 'crimes_by_year_beat', grain: 'year', columns: [...COMMON, 'beat', 'district'] }, // 407K
   { table: 'crimes_by_year_place', grain: 'year', columns: [...COMMON, 'community_area', 'district', 'ward'] }, // 410K

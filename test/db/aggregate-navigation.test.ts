@@ -37,10 +37,16 @@ describe('which SQL moves onto a rollup', () => {
       'crimes_by_month_location',
     ],
     ['SELECT extract(hour FROM date) AS h, count(*) FROM crimes GROUP BY 1', 'crimes_by_year_hour'],
+    // the hour in some months: without a type the rollup of every hour (051), with one the month-hour rollup
     [
       "SELECT extract(hour FROM date) AS h, count(*) FROM crimes WHERE date >= '2019-03-01' AND date < '2019-06-01' GROUP BY 1",
+      'crimes_by_hour',
+    ],
+    [
+      "SELECT extract(hour FROM date) AS h, count(*) FROM crimes WHERE primary_type = 'THEFT' AND date >= '2019-03-01' AND date < '2019-06-01' GROUP BY 1",
       'crimes_by_month_hour',
     ],
+    ["SELECT date_trunc('day', date) AS d, count(*) FROM crimes WHERE extract(hour FROM date) >= 22 GROUP BY 1", 'crimes_by_hour'],
     ["SELECT date::date AS day, count(*) FROM crimes WHERE date >= '2020-03-05' AND date < '2020-04-01' GROUP BY 1", 'crimes_by_day'],
     ["SELECT block, count(*) FROM crimes WHERE primary_type = 'BURGLARY' GROUP BY block ORDER BY 2 DESC LIMIT 10", 'crimes_by_block'],
     ['SELECT count(DISTINCT beat) FROM crimes WHERE year = 2019', 'crimes_by_year_beat'],
@@ -49,14 +55,17 @@ describe('which SQL moves onto a rollup', () => {
       "SELECT extract(hour FROM date)::int AS hour, count(*) FROM crimes WHERE primary_type = 'ROBBERY' AND (extract(isodow FROM date) IN (6, 7) OR (extract(isodow FROM date) = 5 AND extract(hour FROM date) >= 18)) GROUP BY 1",
       'crimes_by_year_weekday_hour',
     ],
-    ["SELECT to_char(date, 'FMDay') AS weekday, count(*) FROM crimes WHERE year = 2020 GROUP BY 1", 'crimes_by_year_weekday_hour'],
+    [
+      "SELECT to_char(date, 'FMDay') AS weekday, count(*) FROM crimes WHERE primary_type = 'THEFT' AND year = 2020 GROUP BY 1",
+      'crimes_by_year_weekday_hour',
+    ],
     ['SELECT extract(dow FROM date) AS d, count(*) FROM crimes WHERE arrest GROUP BY 1', 'crimes_by_year_weekday_hour'],
     // a weekday with a month, or a day of the month, needs days
     [
-      "SELECT extract(isodow FROM date) AS d, count(*) FROM crimes WHERE date >= '2020-03-01' AND date < '2020-05-01' GROUP BY 1",
+      "SELECT extract(isodow FROM date) AS d, count(*) FROM crimes WHERE domestic AND date >= '2020-03-01' AND date < '2020-05-01' GROUP BY 1",
       'crimes_by_day',
     ],
-    ["SELECT to_char(date, 'Dy DD') AS d, count(*) FROM crimes WHERE year = 2020 GROUP BY 1", 'crimes_by_day'],
+    ["SELECT to_char(date, 'Dy DD') AS d, count(*) FROM crimes WHERE NOT arrest AND year = 2020 GROUP BY 1", 'crimes_by_day'],
     // a rate over incidents: avg and sum of an integer, weighed by each group's count
     [
       "SELECT round(100.0 * avg(arrest::int), 2) AS arrest_pct, count(*) FROM crimes WHERE primary_type = 'NARCOTICS' AND year = 2015",

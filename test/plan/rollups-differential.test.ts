@@ -73,6 +73,7 @@ describe('rollups answer exactly as crimes', () => {
     expect([...used.keys()].sort()).toEqual([
       'crimes_by_block',
       'crimes_by_day',
+      'crimes_by_hour',
       'crimes_by_month',
       'crimes_by_month_hour',
       'crimes_by_month_location',
