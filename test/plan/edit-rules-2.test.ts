@@ -76,6 +76,12 @@ describe('the period', () => {
     for (const last of [thread('how many thefts in 2019', 'and april?'), thread('thefts in April 2019')])
       for (const text of ['what about 2020', 'and 2020?', 'in 2020', 'how about 2020'])
         expectEdit(last, text, { measure: count, filters: { types: ['THEFT'], time: april2020 } });
+    // its own year said again: the whole year
+    expectEdit(thread('thefts in April 2019'), 'all of 2019', { measure: count, filters: { types: ['THEFT'], time: Y(2019) } });
+    expectEdit(thread('thefts in April 2019'), 'and 2019?', {
+      measure: count,
+      filters: { types: ['THEFT'], time: Y(2019) },
+    });
   });
 
   it('after a season or a quarter: the same stretch of the year said; after a whole year: that year', () => {

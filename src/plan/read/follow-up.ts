@@ -391,7 +391,9 @@ function editPeriod(
     // "same months in 2020" after January to March 2021: January to March 2020; "what about 2020" after April
     // 2019 (a part of one year, said as a month or a season): April 2020
     const y = yearWithin(p.range);
-    const part = ref && yearWithin(ref) !== undefined && !isOneYear(ref) && monthPieces.length === 0 && stated.length === 1;
+    // (its own year said again is the whole year: "in 2019" after April 2019)
+    const part =
+      ref && yearWithin(ref) !== undefined && !isOneYear(ref) && monthPieces.length === 0 && stated.length === 1 && y !== yearWithin(ref);
     if ((same.length || part) && ref && y !== undefined && isOneYear(p.range) && yearWithin(ref) !== undefined) {
       const range = stepPeriod(ref, { unit: 'year', by: y - yearOf(ref.from) });
       notes.push(
