@@ -192,6 +192,26 @@ describe('a fragment the model answers with free SQL and a restated question', (
     expect(result(await ask(FRAGMENT)).notes.join(' ')).not.toMatch(/differs from what I read/);
   });
 
+  it('a question on its own answered with SQL for other years or types is said so; SQL that pins what the words left open is not', async () => {
+    script(sql("SELECT count(*) AS n FROM crimes WHERE primary_type = 'BURGLARY' AND year = 2018 AND description ILIKE '%FORCIBLE%'"));
+    const a = result(await conversation()('how many thefts in 2019 involved a getaway driver'));
+    expect(a.notes).toContain(
+      "The model's query differs from what I read in your words (what I read in your words names 2019, the query does not). Check that this is the question you meant.",
+    );
+    script(sql("SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND date >= '2020-01-01' AND date < '2021-01-01'"));
+    const open = result(await conversation()('how many thefts were there in the year covid reached chicago?'));
+    expect(open.notes.join(' ')).not.toMatch(/differs from what I read/);
+    // a December after thefts in 2019: the period ends on 2020-01-01, which reads no 2020
+    const ask = conversation();
+    await ask('How many thefts were reported in 2019?');
+    script(
+      sql(
+        "SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND date >= '2019-12-01' AND date < '2020-01-01' AND description ILIKE '%VEHICLE%'",
+      ),
+    );
+    expect(result(await ask('and December, with a getaway car?')).notes.join(' ')).not.toMatch(/differs from what I read/);
+  });
+
   it('after a free-SQL answer, "compare with 2018" answered with 2017: the restatement naming 2018 is dropped', async () => {
     const ask = conversation();
     script(sql("SELECT count(*) AS thefts FROM crimes WHERE primary_type = 'THEFT' AND year = 2019"));

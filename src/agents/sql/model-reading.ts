@@ -21,6 +21,9 @@ const bare = (phrase: string) => phrase.replace(/\s*\([^()]*\)\s*$/, '').trim();
 /** The reader's edit of the last plan for the words of a fragment it could place (readInThread's, kept when it fails). */
 export const readerEdit = (fragment: string, last: QueryPlan, ctx: PlanContext) => editPlan(new Work(scan(fragment, ctx)), last, ctx).plan;
 
+/** The reader's plan for the words of a question on its own it could place (readQuestion's, kept when it fails). */
+export const readerPartial = (question: string, ctx: PlanContext) => assemble(new Work(scan(question, ctx))).plan;
+
 /**
  * What the reader was sure of, as a whole plan: for a fragment, its edit of the last plan (the slots the person
  * did not speak to are the last answer's); for a question on its own, the model's plan with the crime types and
@@ -28,7 +31,7 @@ export const readerEdit = (fragment: string, last: QueryPlan, ctx: PlanContext) 
  */
 function readerPlan(question: string, last: QueryPlan | undefined, modelPlan: QueryPlan, ctx: PlanContext): QueryPlan | undefined {
   if (last) return readerEdit(question, last, ctx);
-  const read = assemble(new Work(scan(question, ctx))).plan;
+  const read = readerPartial(question, ctx);
   if (!read) return undefined;
   const { types, category, time } = read.filters;
   return {

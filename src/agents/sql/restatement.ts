@@ -69,13 +69,20 @@ const MONTH_YEAR = new RegExp(`\\b(${MONTHS.join('|')})(?:\\s+of)?,?\\s+((?:19|2
 export function literalCheck(
   { restated, sql, ctx }: Pick<CheckInput, 'restated' | 'sql' | 'ctx'>,
   said = 'the restated question',
+  /** false: only what the words name must be the query's (the words are a partial reading, the query may pin more) */
+  bothWays = true,
 ): RestatementCheck {
   const literals = [...sql.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replace(/''/g, "'").toUpperCase());
   const code = sql.replace(/'(?:[^']|'')*'/g, "''");
   const sqlYears = new Set([...code.matchAll(YEAR), ...literals.join(' ').matchAll(YEAR)].map((m) => m[0]));
   const saidYears = new Set([...restated.matchAll(YEAR)].map((m) => m[0]));
   for (const y of saidYears) if (!sqlYears.has(y)) return { ok: false, why: `${said} names ${y}, the query does not` };
-  for (const y of sqlYears) if (!saidYears.has(y)) return { ok: false, why: `the query reads ${y}, ${said} does not say it` };
+  // '2020-01-01' ending a period of 2019 (date < '2020-01-01') is no reading of 2020
+  const ends = new Set(literals.flatMap((l) => [...l.matchAll(/\b((?:19|20)\d\d)-01-01\b/g)].map((m) => m[1])));
+  const onlyEnd = (y: string) => ends.has(y) && sqlYears.has(String(Number(y) - 1)) && !new RegExp(`\\b${y}\\b`).test(code);
+  if (bothWays)
+    for (const y of sqlYears)
+      if (!saidYears.has(y) && !onlyEnd(y)) return { ok: false, why: `the query reads ${y}, ${said} does not say it` };
   // a month said with its year must be a month the query's dates start (April 2019: '2019-04-01' ... '2019-05-01')
   const sqlMonths = new Set(literals.flatMap((l) => [...l.matchAll(/\b((?:19|20)\d\d)-(\d\d)-\d\d\b/g)].map((m) => `${m[1]}-${m[2]}`)));
   for (const m of restated.matchAll(MONTH_YEAR)) {
@@ -86,7 +93,7 @@ export function literalCheck(
   for (const t of saidTypes) if (!literals.includes(t)) return { ok: false, why: `${said} names ${t.toLowerCase()}, the query does not` };
   const types = new Set(Object.keys(semanticModel().types));
   const typeLiterals = literals.filter((l) => types.has(l));
-  for (const t of typeLiterals)
+  for (const t of bothWays ? typeLiterals : [])
     if (!saidTypes.has(t)) return { ok: false, why: `the query counts ${t.toLowerCase()}, ${said} does not say it` };
   return { ok: true };
 }

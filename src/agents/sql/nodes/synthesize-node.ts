@@ -24,7 +24,7 @@ import type { QueryPlan } from '../../../plan/query-plan.js';
 import { queryPool } from './query-pool.js';
 import { measure, measureSync } from '../../../core/answer-cost.js';
 import { checkRestatement, literalCheck } from '../restatement.js';
-import { readerEdit } from '../model-reading.js';
+import { readerEdit, readerPartial } from '../model-reading.js';
 import { resolvedQuestion } from '../../../plan/read/describe.js';
 import { runSql } from '../execute.js';
 import type { PlanContext } from '../plan-types.js';
@@ -212,20 +212,19 @@ async function checkModelRestatement(state: SqlState, result: QueryResult, ctx: 
 }
 
 /**
- * A fragment of a planned thread the model answered with free SQL (words the plan cannot say, "with a getaway
- * car"): the query must still read what the reader read in the person's words (the month, the crime type), in our
- * words for the reader's edit of the last plan. A query for May when the person said April is said so, with or
- * without a restatement from the model.
+ * A question the model answered with free SQL (words the plan cannot say, "with a getaway car") must still read what
+ * the reader read in the person's words (the month, the crime type), in our words for the reader's reading: for a
+ * fragment its edit of the last plan (both ways: the slots it kept are the person's too), for a question on its own
+ * the part it placed (one way: the query may pin what the words left open). A query for May when the person said
+ * April is said so, with or without a restatement from the model.
  */
 function freeSqlChangeNote(state: SqlState, ctx: PlanContext): string | undefined {
-  if (!state.fragment || state.plan || !state.sql) return undefined;
-  const last = lastAnswerPlan(state.thread.history);
-  const edited = last ? readerEdit(state.question, last, ctx) : undefined;
-  if (!edited) return undefined;
-  const check = literalCheck(
-    { restated: resolvedQuestion(edited, ctx), sql: state.asWritten ?? state.sql, ctx },
-    'what I read in your words',
-  );
+  if (state.plan || !state.sql) return undefined;
+  const last = state.fragment ? lastAnswerPlan(state.thread.history) : undefined;
+  const read = state.fragment ? last && readerEdit(state.question, last, ctx) : readerPartial(state.question, ctx);
+  if (!read) return undefined;
+  const sql = state.asWritten ?? state.sql;
+  const check = literalCheck({ restated: resolvedQuestion(read, ctx), sql, ctx }, 'what I read in your words', Boolean(state.fragment));
   if (check.ok) return undefined;
   state.stepNote = `${state.stepNote ? `${state.stepNote}; ` : ''}the query differs from the reading: ${check.why}`;
   return `The model's query differs from what I read in your words (${check.why}). Check that this is the question you meant.`;
