@@ -49,8 +49,14 @@ describe('destroying the worker pool', () => {
       await destroyWorkerPool();
       expect(workerThreads()).toBe(0);
       const outcome = await run;
-      // finished before the stop with runSpec's numbers, or stopped: refused a load, or its thread terminated
-      if (typeof outcome === 'string') expect(outcome).toMatch(/^(the worker pool is shutting down|Terminating worker thread)$/);
+      // finished before the stop with runSpec's numbers, or stopped: refused a load, or its thread terminated. Once
+      // in about 700 stops Node's require(esm) fallback in piscina fails the task that was loading with its own
+      // message ("Unexpected status of a module that is imported again after being required"): still a clean stop,
+      // the process goes on, which is what this test holds
+      if (typeof outcome === 'string')
+        expect(outcome).toMatch(
+          /^(the worker pool is shutting down|Terminating worker thread|Unexpected status of a module that is imported again after being required.*)$/,
+        );
       else expect(outcome).toEqual(expected);
     }
     if (poolSize() > 1) expect(secondThreads).toBeGreaterThan(20);
