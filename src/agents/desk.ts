@@ -89,7 +89,8 @@ export class DataDesk {
       // arrests") is about the data, and so is a question the reader reads whole, however it is spelled; a
       // write word is a write unless the whole text reads as an edit of the last answer ("drop the year filter")
       const { history } = await this.deps.memory.get(message.threadId);
-      const reading = readInThread(text, lastAnswerPlan(history), await this.sql.loadPlanContext());
+      const before = lastAnswerPlan(history.slice(0, -1));
+      const reading = readInThread(text, lastAnswerPlan(history), await this.sql.loadPlanContext(), before);
       if (routed === 'refuse_write' ? reading.ok && reading.edit : reading.ok || (reading.edit && reading.edits.length)) routed = 'sql';
     }
     const gate = { node: 'relevance', ms: Math.round((performance.now() - started) * 1000) / 1000, note: routed };

@@ -8,6 +8,7 @@ import type { Dimension, Filters, Measure, PerGroup, QueryPlan, TimeRange } from
 import { glossary, option, type GlossaryOption } from '../knowledge/glossary.js';
 import { placeAxis, typeCategory } from './semantic-model.js';
 import { chooseRollup } from './rollup-choice.js';
+import { compileVersus } from './compile-compare.js';
 import type { Rollup } from '../db/rollups.js';
 
 export interface CompiledPlan {
@@ -287,6 +288,12 @@ export interface CompileOptions {
 }
 
 export function compilePlan(plan: QueryPlan, choices: Record<string, string> = {}, options: CompileOptions = {}): CompiledPlan {
+  if (plan.versus)
+    return compileVersus(
+      plan,
+      (p) => compilePlan(p, choices, options),
+      (why) => new PlanCompileError(why),
+    );
   const rollup = options.rollups === false ? undefined : chooseRollup(plan, choices);
   const s = rollup ? fromRollup(rollup) : CRIMES;
   // a community area or district in some years, from crimes: the year as days, so that the (place, date)

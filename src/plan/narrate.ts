@@ -13,6 +13,8 @@ import { DIMENSION_WORDS, monthName, PER_WORDS, topWords, weekdaysName } from '.
 import { titleCase } from './read/lexicon.js';
 import { TIE_NAMES, type GroupFacts } from './facts.js';
 import { shownValue } from '../core/inert-text.js';
+import { narrateVersus, versusPhrase } from './narrate-compare.js';
+import { versusSides } from './versus.js';
 
 export interface NarrationContext {
   /** community area number -> name */
@@ -142,6 +144,7 @@ export function understoodAs(plan: QueryPlan, ctx: NarrationContext): string[] {
   if (plan.ofTotal) parts.push('each as a percent of all');
   if (plan.none) parts.push('only those with none');
   if (plan.compareWith) parts.push(`compared with ${periodLabel(plan.compareWith)}`);
+  if (plan.versus) parts.push(versusPhrase(plan, ctx.areaNames));
   return parts;
 }
 
@@ -196,6 +199,7 @@ export function narratePlan(
   ctx: NarrationContext,
   facts?: GroupFacts,
 ): { headline: string; narration: string } {
+  if (plan.versus) return narrateVersus(plan, result, ctx.areaNames, title(versusSides(plan)[0], ctx));
   const head = title(plan, ctx);
   const m = plan.measure;
   const pct = m.kind === 'share';

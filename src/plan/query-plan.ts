@@ -119,6 +119,10 @@ export const QueryPlan = z
     order: z.enum(['measure', 'axis']).optional(),
     /** the same measure over a second period, side by side with the change in percent (per group when grouped) */
     compareWith: TimeRange.optional(),
+    /** the same plan with these filters in place of its own, side by side ("battery per year" then "compare with assault") */
+    versus: Filters.pick({ types: true, locations: true, areas: true, districts: true, wards: true, beats: true, blocks: true })
+      .strict()
+      .optional(),
     /**
      * a count per group shown as each group's percent of the total over every group in scope ("what percent of
      * each", "as a percentage" of a ranking of types or places); a ranking still goes by the count

@@ -14,6 +14,10 @@ import { planPhrases, planQuestion } from './read/describe.js';
 import { editPlan, isFragment } from './read/follow-up.js';
 import { scan } from './read/scan.js';
 import { Work } from './read/work.js';
+import { keepVersus, readVersus } from './read/compare-rules.js';
+import { readBackTo, readUndo } from './read/back-rules.js';
+import { readExtend } from './read/extend-rules.js';
+import { termsOf } from './read/assemble.js';
 
 export type { ReadContext } from './read/context.js';
 
@@ -49,15 +53,31 @@ export type ThreadReading = Reading & {
  * answer: its plan, or null when it had none (free SQL: the fragment is then the model's to apply);
  * undefined when the thread has no answer yet, and the text is read on its own.
  */
-export function readInThread(text: string, last: QueryPlan | null | undefined, ctx: ReadContext): ThreadReading {
+export function readInThread(text: string, last: QueryPlan | null | undefined, ctx: ReadContext, before?: QueryPlan | null): ThreadReading {
+  // "undo that": the answer before the last; "going back to all burglaries": the last without the subject's qualifiers
+  const undo = readUndo(text, last, before, ctx);
+  if (undo) return undo;
+  const extended = readExtend(text, last, ctx);
+  if (extended) return extended;
+  const back = readBackTo(text, last);
+  if (back) {
+    const r = readInThread(back.rest, back.last, ctx);
+    return { ...r, notes: [...back.notes, ...(r.notes ?? [])] };
+  }
   const work = new Work(scan(text, ctx));
   const edits = work
     .live()
     .filter((p) => p.kind !== 'followUp')
     .map((p) => p.text);
+  const versus = last ? readVersus(work, last, ctx) : undefined;
+  if (versus) {
+    const r = conclude(work, versus.plan, termsOf(versus.plan), ctx);
+    return { ...r, understood: [...r.understood, versus.phrase], edit: true, edits, notes: versus.notes };
+  }
   if (last !== undefined && isFragment(work) && edits.length) {
     if (last === null) return { ok: false, understood: edits, unplaced: [], suggestion: 'Ask it as one whole question', edit: true, edits };
     const { plan, terms, notes } = editPlan(work, last, ctx);
+    if (plan) keepVersus(last, plan, notes);
     return { ...conclude(work, plan, terms, ctx), edit: true, edits, notes };
   }
   return { ...readQuestion(text, ctx), edit: false, edits: [] };

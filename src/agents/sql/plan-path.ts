@@ -35,7 +35,8 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
       return { kind: 'unread', understood: [], unplaced: [state.question], suggestion: 'Ask the follow-up in words in the thread' };
     return adoptPlan(state, checked.plan, planTerms(checked.plan), ctx);
   }
-  const reading = readInThread(state.question, lastAnswerPlan(state.thread.history), ctx);
+  const history = state.thread.history;
+  const reading = readInThread(state.question, lastAnswerPlan(history), ctx, lastAnswerPlan(history.slice(0, -1)));
   state.fragment = reading.edit;
   if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
   const plan = parsePlan(reading.plan);

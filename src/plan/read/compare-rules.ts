@@ -1,0 +1,57 @@
+// "compare with assault", "compare with district 11", "vs residences": a
+// comparison that names a type, a location or a place and no period sets the
+// last plan beside the same plan with that slot replaced (plan.versus,
+// ../versus.ts). Period comparisons stay with the period slot (follow-up.ts).
+// A later edit keeps both sides, unless it changes the slot they differ in.
+import { QueryPlan, type Filters } from '../query-plan.js';
+import { versusPhrase } from '../narrate-compare.js';
+import { versusKeys } from '../versus.js';
+import { titleCase } from './lexicon.js';
+import type { ReadContext } from './context.js';
+import { mergeFilters } from './filters.js';
+import type { Piece } from './pieces.js';
+import type { Work } from './work.js';
+
+/** What a side may name; anything else said (a period, a grouping, a flag) is not this rule's. */
+const SIDE_KINDS = new Set<Piece['kind']>(['type', 'location', 'place']);
+const ALONGSIDE = new Set<Piece['kind']>(['compare', 'followUp']);
+const VERSUS_KEYS = ['types', 'locations', 'areas', 'districts', 'wards', 'beats', 'blocks'] as const;
+
+/** The last plan beside the side this fragment names, or undefined when it is no such comparison. */
+export function readVersus(
+  work: Work,
+  last: QueryPlan,
+  ctx: ReadContext,
+): { plan: QueryPlan; notes: string[]; phrase: string } | undefined {
+  const live = work.live();
+  if (!live.some((p) => p.kind === 'compare') || work.bad.size) return undefined;
+  const sides = live.filter((p) => SIDE_KINDS.has(p.kind));
+  if (!sides.length || sides.some((p) => p.kind === 'type' && (p.negated || p.descriptions))) return undefined;
+  if (live.some((p) => !SIDE_KINDS.has(p.kind) && !ALONGSIDE.has(p.kind))) return undefined;
+  const said = mergeFilters(sides, work, {});
+  const versus: NonNullable<QueryPlan['versus']> = {};
+  for (const k of VERSUS_KEYS) if (said[k] !== undefined) Object.assign(versus, { [k]: said[k] });
+  const plan: QueryPlan = structuredClone(last);
+  const notes: string[] = [];
+  // one comparison at a time: the sides replace a comparison of periods, and any other side
+  if (plan.compareWith) {
+    notes.push('beside the side named: no longer compared with another period');
+    delete plan.compareWith;
+  }
+  plan.versus = versus;
+  const parsed = QueryPlan.safeParse(plan);
+  if (!parsed.success) return undefined;
+  const names = new Map([...ctx.areas].map(([name, n]) => [n, titleCase(name)]));
+  return { plan: parsed.data, notes, phrase: versusPhrase(parsed.data, names) };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** After an edit of a plan with two sides: the sides go when the edit changed the slot they differ in ("what about theft?"). */
+export function keepVersus(last: QueryPlan, plan: QueryPlan, notes: string[]): void {
+  if (!last.versus || !plan.versus) return;
+  const keys = versusKeys(last.versus) as (keyof Filters)[];
+  if (keys.every((k) => same(last.filters[k], plan.filters[k]))) return;
+  delete plan.versus;
+  notes.push('no longer side by side: the edit changed what the two sides differed in');
+}
