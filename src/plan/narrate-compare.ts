@@ -21,6 +21,7 @@ export function narrateVersus(
   result: { columns: string[]; rows: Cell[][] },
   areaNames: ReadonlyMap<number, string>,
   head: string,
+  label: (v: Cell) => string,
 ): { headline: string; narration: string } {
   const keys = versusKeys(plan.versus!);
   const names = versusSides(plan).map((p) => sideWords(p.filters, keys, areaNames));
@@ -31,11 +32,9 @@ export function narrateVersus(
     const total = result.rows.reduce((sum, row) => sum + num(row[col]), 0);
     if (!grouped) return `${capital(names[i])}: ${fmtInt(total)}`;
     const high = Math.max(...result.rows.map((row) => num(row[col])));
-    const tops = result.rows.filter((row) => num(row[col]) === high).map((row) => String(row[0]));
-    const most =
-      high > 0
-        ? `, the most in ${tops.length > 3 ? `${tops.slice(0, 3).join(', ')} and ${tops.length - 3} more (tied)` : tops.join(' and ')}${tops.length > 1 && tops.length <= 3 ? ' (tied)' : ''} (${fmtInt(high)})`
-        : '';
+    const tops = result.rows.filter((row) => num(row[col]) === high).map((row) => label(row[0]));
+    const named = tops.length > 3 ? `${tops.slice(0, 3).join(', ')} and ${tops.length - 3} more` : tops.join(' and ');
+    const most = high > 0 ? `, the most (${fmtInt(high)}${tops.length > 1 ? ` each, tied` : ''}) in ${named}` : '';
     return `${capital(names[i])}: ${fmtInt(total)} in all${most}`;
   });
   return { headline, narration: `${headline}. ${told.join('. ')}.` };

@@ -199,7 +199,7 @@ export function narratePlan(
   ctx: NarrationContext,
   facts?: GroupFacts,
 ): { headline: string; narration: string } {
-  if (plan.versus) return narrateVersus(plan, result, ctx.areaNames, title(versusSides(plan)[0], ctx));
+  if (plan.versus) return narrateVersus(plan, result, ctx.areaNames, title(versusSides(plan)[0], ctx), (v) => labelOf(plan.groupBy[0], v));
   const head = title(plan, ctx);
   const m = plan.measure;
   const pct = m.kind === 'share';

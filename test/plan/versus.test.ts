@@ -95,7 +95,7 @@ describe('reading a comparison with a type, a location or a place', () => {
       {
         columns: ['year', 'a', 'b'],
         rows: [
-          [2010, 5, 3],
+          [2010, 5, 7],
           [2011, 7, 7],
         ],
         rowCount: 2,
@@ -103,7 +103,9 @@ describe('reading a comparison with a type, a location or a place', () => {
       { areaNames, choices: {} },
     );
     expect(told.headline).toMatch(/^Batteries by year.*beside assaults$/);
-    expect(told.narration).toMatch(/Batteries: 12 in all, the most in 2011 \(7\)\. Assaults: 10 in all, the most in 2011 \(7\)/);
+    expect(told.narration).toMatch(
+      /Batteries: 12 in all, the most \(7\) in 2011\. Assaults: 14 in all, the most \(7 each, tied\) in 2010 and 2011/,
+    );
   });
 });
 
