@@ -24,7 +24,7 @@
 // names the rollup; the differential test (test/db/aggregate-navigation.test.ts)
 // runs both forms of random SQL of the shapes models write.
 import { readFileSync } from 'node:fs';
-import { parse } from 'libpg-query';
+import { parseSql } from './parse-sql.js';
 import { fixturePath } from '../core/paths.js';
 import { CRIME_COLUMNS } from './crime-columns.js';
 import { sqlAllowList } from './sql-allowlist.js';
@@ -506,7 +506,7 @@ export async function navigateAggregates(sql: string): Promise<Navigated | undef
   const text = Buffer.from(sql, 'utf8');
   let tree: unknown;
   try {
-    tree = await parse(sql);
+    tree = await parseSql(sql);
   } catch {
     return undefined;
   }

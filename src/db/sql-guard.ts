@@ -9,7 +9,7 @@
 // refused too (sql-growth.ts).
 // The reader login, the READ ONLY transaction, role-level limits and revoked
 // EXECUTE on dangerous built-ins stand behind it: this is the first wall.
-import { parse } from 'libpg-query';
+import { parseSql } from './parse-sql.js';
 import { sqlAllowList, type SqlAllowList } from './sql-allowlist.js';
 import { stringGrowthProblem } from './sql-growth.js';
 
@@ -423,7 +423,7 @@ export async function checkSql(sql: string): Promise<GuardVerdict> {
   if (!sql.trim()) return { ok: false, reason: 'empty', message: 'The query is empty.' };
   let tree: { stmts?: { stmt: Json; stmt_location?: number | null; stmt_len?: number | null }[] };
   try {
-    tree = (await parse(sql)) as unknown as typeof tree;
+    tree = (await parseSql(sql)) as unknown as typeof tree;
   } catch (error) {
     const e = error as Error & { sqlDetails?: { cursorPosition?: number } };
     const at = e.sqlDetails?.cursorPosition;
@@ -473,7 +473,7 @@ export async function checkSql(sql: string): Promise<GuardVerdict> {
 export async function answersFromData(sql: string): Promise<boolean> {
   let tree: { stmts?: { stmt: Json }[] };
   try {
-    tree = (await parse(sql)) as unknown as typeof tree;
+    tree = (await parseSql(sql)) as unknown as typeof tree;
   } catch {
     return false;
   }

@@ -3,7 +3,7 @@
 // the one inertness check like any model text, so a query cannot carry a
 // phishing link or an instruction into the thread as `AS "Call 312-555-0199"`,
 // a string literal or a /* comment */.
-import { parse } from 'libpg-query';
+import { parseSql } from './parse-sql.js';
 import { inertProblem } from '../core/inert-text.js';
 
 type Json = Record<string, unknown>;
@@ -37,7 +37,7 @@ const commentsOf = (sql: string) =>
 export async function sqlWordsProblem(sql: string): Promise<string | undefined> {
   let words: string[];
   try {
-    words = wordsOf(await parse(sql), []);
+    words = wordsOf(await parseSql(sql), []);
   } catch {
     return undefined; // the guard says what is wrong with a query that does not parse
   }

@@ -6,7 +6,7 @@
 // against what each computes: a year or a crime type a name says must be one
 // the query reads, and a name that says percent, share or rate must not be a
 // bare count ("thefts" over every crime was told as "Thefts: 260.").
-import { parse } from 'libpg-query';
+import { parseSql } from '../../db/parse-sql.js';
 import { semanticModel } from '../../plan/semantic-model.js';
 
 type Json = Record<string, unknown>;
@@ -78,7 +78,7 @@ function outputColumns(tree: { stmts?: { stmt: Json }[] }): { name: string; val:
 export async function columnClaimProblem(sql: string): Promise<string | undefined> {
   let tree: { stmts?: { stmt: Json }[] };
   try {
-    tree = (await parse(sql)) as unknown as typeof tree;
+    tree = (await parseSql(sql)) as unknown as typeof tree;
   } catch {
     return undefined; // the guard has refused it already
   }
