@@ -18,7 +18,7 @@ export function versusPhrase(plan: QueryPlan, areaNames: ReadonlyMap<number, str
 /** `head`: the first side's title as narrate.ts writes it ("Batteries by year from 2010 to 2015, all of Chicago"). */
 export function narrateVersus(
   plan: QueryPlan,
-  result: { columns: string[]; rows: Cell[][] },
+  result: { columns: string[]; rows: Cell[][]; rowCount?: number },
   areaNames: ReadonlyMap<number, string>,
   head: string,
   label: (v: Cell) => string,
@@ -27,6 +27,10 @@ export function narrateVersus(
   const names = versusSides(plan).map((p) => sideWords(p.filters, keys, areaNames));
   const headline = `${head}, ${versusPhrase(plan, areaNames)}`;
   const grouped = plan.groupBy.length > 0;
+  // totals and peaks are claims over every group: not made from the rows kept of a longer result
+  const kept = result.rows.length;
+  if (result.rowCount !== undefined && result.rowCount > kept)
+    return { headline, narration: `${headline}. ${fmtInt(result.rowCount)} groups; the table shows the first ${fmtInt(kept)}.` };
   const at = grouped ? [1, 2] : [0, 1];
   const told = at.map((col, i) => {
     const total = result.rows.reduce((sum, row) => sum + num(row[col]), 0);

@@ -76,6 +76,10 @@ describe('reading a comparison with a type, a location or a place', () => {
     const other = readInThread('what about theft?', both, ctx);
     expect(other.ok && parsePlan(other.plan).versus).toBeFalsy();
     expect(other.notes?.join(' ')).toMatch(/no longer side by side/);
+    const periods = readInThread('compare with 2012', both, ctx);
+    const compared = periods.ok ? parsePlan(periods.plan) : undefined;
+    expect(compared?.compareWith?.from).toBe('2012-01-01');
+    expect(compared?.versus).toBeUndefined();
   });
 
   it('a period comparison stays a period comparison', () => {
@@ -106,6 +110,10 @@ describe('reading a comparison with a type, a location or a place', () => {
     expect(told.narration).toMatch(
       /Batteries: 12 in all, the most \(7\) in 2011\. Assaults: 14 in all, the most \(7 each, tied\) in 2010 and 2011/,
     );
+    // a longer result than the rows kept: no total or peak claimed from the rows kept
+    const cut = narratePlan(p, { columns: ['year', 'a', 'b'], rows: [[2010, 5, 7]], rowCount: 2 }, { areaNames, choices: {} });
+    expect(cut.narration).toMatch(/2 groups; the table shows the first 1\./);
+    expect(cut.narration).not.toMatch(/in all/);
   });
 });
 

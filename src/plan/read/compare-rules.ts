@@ -47,10 +47,19 @@ export function readVersus(
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-/** After an edit of a plan with two sides: the sides go when the edit changed the slot they differ in ("what about theft?"). */
+/**
+ * After an edit of a plan with two sides: the sides go when the edit changed the slot they differ in ("what about
+ * theft?") or compares periods instead ("compare with 2018").
+ */
 export function keepVersus(last: QueryPlan, plan: QueryPlan, notes: string[]): void {
   if (!last.versus || !plan.versus) return;
   const keys = versusKeys(last.versus) as (keyof Filters)[];
+  if (plan.compareWith && !last.compareWith) {
+    // "compare with 2018": one comparison at a time, the periods now
+    delete plan.versus;
+    notes.push('compared with the period named: no longer side by side with the other side');
+    return;
+  }
   if (keys.every((k) => same(last.filters[k], plan.filters[k]))) return;
   delete plan.versus;
   notes.push('no longer side by side: the edit changed what the two sides differed in');
