@@ -66,10 +66,15 @@ export type Conversation = z.infer<typeof conversationSchema>;
 type Turn = z.infer<typeof turnSchema>;
 
 /**
- * The benchmark files under fixtures/benchmarks: the original set, and two held-out sets written without looking
- * at the reader (the first has since been fitted; the second is the blind measure).
+ * The benchmark files under fixtures/benchmarks: the original set, and three held-out sets written without looking
+ * at the reader (the first two have since been fitted; the third, casual office sentences and terse fragments, is the blind measure).
  */
-export const CONVERSATION_FILES = ['conversations.jsonl', 'conversations-heldout.jsonl', 'conversations-heldout2.jsonl'] as const;
+export const CONVERSATION_FILES = [
+  'conversations.jsonl',
+  'conversations-heldout.jsonl',
+  'conversations-heldout2.jsonl',
+  'conversations-heldout3.jsonl',
+] as const;
 
 /** A benchmark file by its name under fixtures/benchmarks, or by its path. */
 export function conversationFile(name: string): string {

@@ -87,6 +87,40 @@ describe('the conversation benchmark files', () => {
     expect(turns.some((t) => t.sql.includes('(SELECT max(year) FROM crimes)'))).toBe(true);
   });
 
+  it('the third held-out set: 32 conversations of 3 to 6 turns, office sentences and terse fragments, relative periods on the last year', () => {
+    const conversations = loadConversations(conversationFile('conversations-heldout3.jsonl'));
+    const turns = conversations.flatMap((c) => c.turns);
+    expect(conversations.length).toBe(32);
+    expect(turns.length).toBeGreaterThanOrEqual(125);
+    for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
+    for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
+    for (const kind of [
+      'period',
+      'relative_period',
+      'type',
+      'place',
+      'flag',
+      'grouping',
+      'widen',
+      'ranking',
+      'fewest',
+      'measure',
+      'remove_period',
+      'remove_filter',
+      'comparison',
+      'comparison_series',
+      'comparison_ranking',
+    ])
+      expect(
+        turns.some((t) => t.edit === kind),
+        kind,
+      ).toBe(true);
+    // both voices: whole casual sentences, and fragments of a word or two
+    expect(turns.filter((t) => t.say.split(' ').length >= 6).length).toBeGreaterThanOrEqual(40);
+    expect(turns.filter((t) => t.say.split(' ').length <= 2).length).toBeGreaterThanOrEqual(20);
+    expect(turns.some((t) => t.sql.includes('(SELECT max(year) FROM crimes)'))).toBe(true);
+  });
+
   it.each(CONVERSATION_FILES)(
     '%s: gold queries written against crimes that pass the SQL guard, never our compiler output',
     async (file) => {
