@@ -57,7 +57,16 @@ function socketOf(client: pg.PoolClient): NodeJS.EventEmitter & { destroy(error?
 
 const GRACE_MS = 2_000;
 
-export async function withReadOnly<T>(pool: pg.Pool, options: ReadOnlyOptions, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * `work` runs inside the transaction; with a watchdog it may call `rearm` before each further statement of
+ * model-written SQL (an EXPLAIN, then the query), so that each has the whole timeout plus grace, as it would
+ * in a transaction of its own.
+ */
+export async function withReadOnly<T>(
+  pool: pg.Pool,
+  options: ReadOnlyOptions,
+  work: (client: pg.PoolClient, rearm: () => void) => Promise<T>,
+): Promise<T> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -71,9 +80,13 @@ export async function withReadOnly<T>(pool: pg.Pool, options: ReadOnlyOptions, w
     stopped ??= why;
     socket.destroy();
   };
-  const watchdog = options.watchdog
-    ? setTimeout(() => stop(new QueryTimeoutError(options.statementTimeoutMs)), options.statementTimeoutMs + GRACE_MS)
-    : undefined;
+  const arm = () => setTimeout(() => stop(new QueryTimeoutError(options.statementTimeoutMs)), options.statementTimeoutMs + GRACE_MS);
+  let watchdog = options.watchdog ? arm() : undefined;
+  const rearm = () => {
+    if (watchdog === undefined || stopped) return;
+    clearTimeout(watchdog);
+    watchdog = arm();
+  };
   // the backend sees its client go within a second (client_connection_check_interval) and stops
   const abandon = () => stop(new WorkAbandonedError());
   if (options.signal?.aborted) abandon();
@@ -97,7 +110,7 @@ export async function withReadOnly<T>(pool: pg.Pool, options: ReadOnlyOptions, w
     await client.query(
       `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}; SET LOCAL jit = off`,
     );
-    const result = await work(client);
+    const result = await work(client, rearm);
     await client.query('COMMIT');
     return result;
   } catch (error) {

@@ -1,12 +1,15 @@
-// Node 4, validate: the guard on PostgreSQL's own parser, then EXPLAIN under
-// the same walls as the run. A failure goes back to generate with the error,
+// Node 4, validate: the guard on PostgreSQL's own parser and the checks of what
+// the query claims and shows. Its EXPLAIN, under the same walls, is the first
+// statement of the run node's transaction: nothing runs unless it passes (one
+// transaction for both, where two took six round trips). A failure, here or of
+// the EXPLAIN, goes back to generate with the error,
 // at most MAX_ATTEMPTS times (once for a verified query: it would fail again).
 // The model's SQL must read the data: a constant (`SELECT 42 AS thefts`) reads
 // no table, and would be shown as the count it pretends to be.
 import { makeAnswer } from '../../../core/answer.js';
 import { inertProblem } from '../../../core/inert-text.js';
 import { checkSql } from '../../../db/sql-guard.js';
-import { validateSql } from '../execute.js';
+import { checkWithoutDatabase } from '../execute.js';
 import { DEFAULT_EXPLAIN_BUDGET } from '../../../db/explain-budget.js';
 import type { SqlNodeName, SqlState } from '../state.js';
 import { isOwnSql, queryPool } from './query-pool.js';
@@ -29,7 +32,7 @@ function shownProblem(error: string): string {
   return [...quoted, ...names].some((name) => inertProblem(name)) ? 'the query named things I may not show or run.' : error;
 }
 
-/** What the model is told when its query reads no table (the guard's own refusals come from validateSql). */
+/** What the model is told when its query reads no table (the guard's own refusals come from checkWithoutDatabase). */
 export const READS_NO_DATA =
   'The query must read the crime data: it reads no table, so its result would not come from the data (a constant such as SELECT 42 AS thefts is no answer). Select from crimes (or the other data tables) and compute the answer from their rows.';
 
@@ -53,7 +56,7 @@ export async function validateNode(state: SqlState): Promise<SqlNodeName | 'end'
   const claim = isOwnSql(state) ? undefined : await falseClaim(candidate);
   const verdict = claim
     ? { ok: false as const, error: claim }
-    : await validateSql(pool, candidate, state.deps.statementTimeoutMs, isOwnSql(state) ? undefined : DEFAULT_EXPLAIN_BUDGET);
+    : await checkWithoutDatabase(candidate, isOwnSql(state) ? undefined : DEFAULT_EXPLAIN_BUDGET);
   if (verdict.ok) {
     state.sql = verdict.statement;
     return 'run';
