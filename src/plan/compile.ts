@@ -28,6 +28,10 @@ const inList = (column: string, values: (string | number)[]) =>
 const notInList = (column: string, values: (string | number)[]) =>
   values.length === 1 ? `${column} <> ${list(values)}` : `${column} NOT IN (${list(values)})`;
 
+/** Not one of the values, a NULL included (a crime with no recorded location is not "on the street"). */
+const notAmong = (column: string, values: string[]) =>
+  values.length === 1 ? `${column} IS DISTINCT FROM ${list(values)}` : `(${column} IS NULL OR ${column} NOT IN (${list(values)}))`;
+
 /** A whole number of calendar years, as the `year` column can say it. */
 function wholeYears(t: TimeRange): [number, number] | undefined {
   const m1 = /^(\d{4})-01-01$/.exec(t.from);
@@ -77,7 +81,8 @@ class Conditions {
     if (f.category === 'violent') where.push(this.glossary('violent_crime').sql);
     if (f.descriptions)
       where.push(`(${f.descriptions.map((d) => `description ILIKE ${quote(`%${d.replace(/[\\%_]/g, '\\$&')}%`)}`).join(' OR ')})`);
-    if (f.locations) where.push(inList('location_description', f.locations));
+    if (f.locations)
+      where.push(f.exceptLocations ? notAmong('location_description', f.locations) : inList('location_description', f.locations));
     if (f.time) where.push(timeCondition(f.time, this.yearColumn));
     if (f.months) where.push(`extract(month FROM date) IN (${list(f.months)})`);
     if (f.weekdays) where.push(`extract(isodow FROM date) IN (${list(f.weekdays)})`);

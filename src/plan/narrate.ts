@@ -36,6 +36,12 @@ function choiceLabel(term: string, ctx: NarrationContext): string {
   return chosen ? `${label} (${chosen.label})` : label;
 }
 
+/** "on the street", "in a residence": how a person says where, for "not on the street". */
+function placeWords(location: string): string {
+  const words = semanticModel().locations[location]?.words ?? [location.toLowerCase()];
+  return words.find((x) => /^(on|in|at) /.test(x)) ?? `at ${words[0]}`;
+}
+
 /** "thefts", "thefts and robberies", "violent crimes (FBI violent index)", "crimes". */
 function subject(plan: QueryPlan, ctx: NarrationContext): string {
   const f = plan.filters;
@@ -55,10 +61,12 @@ function subject(plan: QueryPlan, ctx: NarrationContext): string {
       'or',
     )}`;
   if (f.locations)
-    what += ` at ${joinWords(
-      f.locations.map((l) => model.locations[l]?.label ?? l.toLowerCase()),
-      'or',
-    )}`;
+    what += f.exceptLocations
+      ? ` not ${joinWords(f.locations.map(placeWords), 'or')}`
+      : ` at ${joinWords(
+          f.locations.map((l) => model.locations[l]?.label ?? l.toLowerCase()),
+          'or',
+        )}`;
   if (f.arrest !== undefined) what += f.arrest ? ' with an arrest' : ' without an arrest';
   if (f.domestic !== undefined) what += f.domestic ? ' (domestic)' : ' (not domestic)';
   return what;

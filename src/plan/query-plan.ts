@@ -52,6 +52,8 @@ export const Filters = z
     descriptions: z.array(z.string()).min(1).optional(),
     /** exact location_description values */
     locations: z.array(z.string()).min(1).optional(),
+    /** the locations are left out rather than kept, with the incidents of no recorded location ("not on the street") */
+    exceptLocations: z.literal(true).optional(),
     time: TimeRange.optional(),
     /** ISO weekdays, 1 = Monday */
     weekdays: z.array(z.number().int().min(1).max(7)).min(1).optional(),

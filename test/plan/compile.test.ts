@@ -57,6 +57,18 @@ describe('compilePlan', () => {
     );
   });
 
+  it('locations left out: every other place and the incidents of no recorded location', async () => {
+    await db.pool.query(`UPDATE crimes SET location_description = NULL WHERE id % 53 = 0`);
+    await expectSame(
+      { measure: { kind: 'count' }, groupBy: ['year'], filters: { types: ['ROBBERY'], locations: ['STREET'], exceptLocations: true } },
+      `SELECT year, count(*) FROM crimes WHERE primary_type = 'ROBBERY' AND location_description IS DISTINCT FROM 'STREET' GROUP BY year ORDER BY year`,
+    );
+    await expectSame(
+      { measure: { kind: 'count' }, filters: { locations: ['STREET', 'SIDEWALK'], exceptLocations: true } },
+      `SELECT count(*) FROM crimes WHERE location_description IS NULL OR location_description NOT IN ('STREET', 'SIDEWALK')`,
+    );
+  });
+
   it('monthly homicides in a year: all 12 months, the empty ones as 0', async () => {
     const got = await expectSame(
       { measure: { kind: 'count' }, filters: { types: ['HOMICIDE'], time: { from: '2019-01-01', to: '2020-01-01' } }, groupBy: ['month'] },

@@ -35,6 +35,16 @@ describe('narratePlan', () => {
     );
   });
 
+  it('says the locations left out as a person would: not on the street', () => {
+    const p = plan({
+      measure: { kind: 'count' },
+      filters: { types: ['ROBBERY'], locations: ['STREET'], exceptLocations: true, time: y2019 },
+    });
+    expect(narratePlan(p, { columns: ['incidents'], rows: [[812]], rowCount: 1 }, ctx).headline).toBe(
+      'Robberies not on the street in 2019, all of Chicago: 812',
+    );
+  });
+
   it('says an empty result plainly, with the range of the data', () => {
     const p = plan({ measure: { kind: 'count' }, filters: { types: ['HOMICIDE'], time: { from: '2030-01-01', to: '2031-01-01' } } });
     expect(narratePlan(p, { columns: ['incidents'], rows: [[0]], rowCount: 1 }, ctx).narration).toBe(

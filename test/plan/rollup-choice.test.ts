@@ -31,6 +31,16 @@ describe('the rollup a plan is answered from', () => {
     ).toBe('crimes_by_year_weekday_hour');
   });
 
+  it('locations left out ("not on the street") need a rollup that keeps the place of occurrence', () => {
+    const notStreet = { locations: ['STREET'], exceptLocations: true as const };
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['year'], filters: notStreet })).toBe('crimes_by_year_location');
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['month'], filters: { ...notStreet, types: ['ROBBERY'] } })).toBe(
+      'crimes_by_month_location',
+    );
+    // the hour and the place together: no rollup keeps both
+    expect(choose({ measure: { kind: 'count' }, groupBy: ['hour'], filters: notStreet })).toBeUndefined();
+  });
+
   it('a weekday in some months, or in a run of days, needs whole days', () => {
     expect(
       choose({

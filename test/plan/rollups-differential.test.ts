@@ -59,6 +59,27 @@ describe('rollups answer exactly as crimes', () => {
     expect(compilePlan(parsePlan({ measure: { kind: 'average_gap', unit: 'day' }, filters: { types: ['THEFT'] } })).rollup).toBeUndefined();
   });
 
+  it('locations left out keep the incidents of no recorded location, from a location rollup as from crimes', async () => {
+    const kept = (locations: string[]) => ({ types: ['ROBBERY'], locations, exceptLocations: true as const });
+    const plans = [
+      parsePlan({ measure: { kind: 'count' }, groupBy: ['year'], filters: kept(['STREET']) }),
+      parsePlan({ measure: { kind: 'count' }, groupBy: ['location'], filters: kept(['STREET', 'SIDEWALK']) }),
+      parsePlan({ measure: { kind: 'count' }, groupBy: ['month'], filters: { locations: ['STREET'], exceptLocations: true } }),
+    ];
+    for (const plan of plans) {
+      const got = await bothWays(plan, {});
+      expect(got?.rollup, JSON.stringify(plan)).toMatch(/location/);
+      expect(got!.fast).toEqual(got!.raw);
+    }
+    // every incident is on the street, elsewhere, or at no recorded location
+    const street = await answers(compilePlan(parsePlan({ measure: { kind: 'count' }, filters: { locations: ['STREET'] } })).sql);
+    const rest = await answers(
+      compilePlan(parsePlan({ measure: { kind: 'count' }, filters: { locations: ['STREET'], exceptLocations: true } })).sql,
+    );
+    const all = await data.db.pool.query<{ n: string }>('SELECT count(*) AS n FROM crimes');
+    expect(Number(street.rows[0][0]) + Number(rest.rows[0][0])).toBe(Number(all.rows[0].n));
+  });
+
   it('2,000 generated plans over the whole plan language', async () => {
     const { rows } = await data.db.pool.query<{ lo: number; hi: number }>('SELECT min(year) AS lo, max(year) AS hi FROM crimes');
     const plans = randomPlans(2_000, 22, [rows[0].lo, rows[0].hi]);

@@ -70,7 +70,7 @@ const areaName = (ctx: ReadContext, n: number) => titleCase([...ctx.areas].find(
 /** The filters other than the subject, as phrases ("in Austin", "at night"). */
 function filterPhrases(f: Filters, ctx: ReadContext): string[] {
   const out: string[] = [];
-  if (f.locations) out.push(...f.locations.map(locationWords));
+  if (f.locations) out.push(...f.locations.map((l) => (f.exceptLocations ? `not ${locationWords(l)}` : locationWords(l))));
   if (f.areas) out.push(...f.areas.map((a) => `in ${areaName(ctx, a)}`));
   if (f.districts) out.push(...f.districts.map((d) => `in district ${d}`));
   if (f.wards) out.push(...f.wards.map((d) => `in ward ${d}`));

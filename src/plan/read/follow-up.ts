@@ -538,7 +538,7 @@ function widen(d: Dimension, plan: QueryPlan, notes: string[], ctx: ReadContext)
       }
       return;
     case 'location':
-      if (single(f.locations)) {
+      if (single(f.locations) && !f.exceptLocations) {
         notes.push(`by location: every location, not only ${f.locations[0].toLowerCase()}`);
         delete f.locations;
       }
@@ -582,7 +582,7 @@ function pinnedNow(plan: QueryPlan, said: (kinds: Piece['kind'][]) => Piece[], p
   for (const [dim, key] of Object.entries(PLACE_OF) as [Dimension, (typeof PLACE_KEYS)[number]][])
     if (places.some((p) => p.kind === 'place' && p.place === key) && f[key]?.length === 1) out.add(dim);
   if (said(['type']).length && f.types?.length === 1 && !f.category && !f.exceptTypes) out.add('type');
-  if (said(['location']).length && f.locations?.length === 1) out.add('location');
+  if (said(['location']).length && f.locations?.length === 1 && !f.exceptLocations) out.add('location');
   if (said(['months']).length && f.months?.length === 1) out.add('month_of_year');
   if (said(['weekdays']).length && f.weekdays?.length === 1) out.add('weekday');
   if (periodSet && f.time) {
