@@ -38,7 +38,12 @@ export function mergeFilters(pieces: Piece[], work: Work, into: Filters = {}): F
         else f.category = p.category;
         break;
       case 'location':
-        f.locations = union(f.locations, [p.location]);
+        // "not on the street": the locations left out; kept and left-out locations at once are refused
+        if (Boolean(p.negated) !== Boolean(f.exceptLocations) && f.locations) work.drop(p, 'a location kept and one left out at once');
+        else {
+          f.locations = union(f.locations, [p.location]);
+          if (p.negated) f.exceptLocations = true;
+        }
         break;
       case 'flag':
         if (f[p.flag] !== undefined && f[p.flag] !== p.value) work.drop(p, `${p.flag} both true and false`);

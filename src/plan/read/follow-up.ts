@@ -189,7 +189,7 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     work,
     withoutFlags(f, said(['flag'])),
   );
-  replace(['location'], ['locations']);
+  replace(['location'], ['locations', 'exceptLocations']);
   replace(['place'], [...PLACE_KEYS]);
   // "show all districts" of an answer by district cut to a few: every district listed
   const listsGroups = said(['allPlaces']).some((p) =>
@@ -313,7 +313,7 @@ const SLOT_KEYS: Record<RemovableSlot, (keyof Filters)[]> = {
   domestic: ['domestic'],
   night: ['night', 'hours'],
   weekend: ['weekend', 'weekdays'],
-  location: ['locations'],
+  location: ['locations', 'exceptLocations'],
 };
 
 /** "drop the year filter", "without the arrest filter", "drop the district": the slot taken away (said when it was not there). */
@@ -356,8 +356,10 @@ function removeSlot(d: Dimension, f: Filters, plan: QueryPlan): void {
     delete f.exceptTypes;
     delete f.category;
     delete f.descriptions;
-  } else if (d === 'location') delete f.locations;
-  else if (d === 'year') {
+  } else if (d === 'location') {
+    delete f.locations;
+    delete f.exceptLocations;
+  } else if (d === 'year') {
     delete f.time;
     delete plan.compareWith;
   } else for (const k of PLACE_KEYS) delete f[k];

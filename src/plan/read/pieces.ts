@@ -20,7 +20,8 @@ export type Meaning =
   | { kind: 'category'; category: 'violent' | 'property'; label: string }
   /** crimes, incidents: every type */
   | { kind: 'all' }
-  | { kind: 'location'; location: string; label: string }
+  /** negated: said as left out ("not on the street", "excluding the street") */
+  | { kind: 'location'; location: string; label: string; negated?: boolean }
   /** arrest or domestic; noun: the word names what is counted ("arrests") */
   | { kind: 'flag'; flag: Flag; value: boolean; noun?: boolean }
   /** step: the period was said as a step from another ("last year", "the year before", "next month") */

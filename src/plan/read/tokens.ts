@@ -1,6 +1,8 @@
 // Words of a question, normalised for matching: lower case, apostrophes and
 // possessive 's dropped ("O'Hare's" -> "ohare"), a.m./p.m. as am/pm, and
-// ranges written with a hyphen split into "a to b" ("2018-2020", "10pm-2am").
+// ranges written with a hyphen split into "a to b" ("2018-2020", "10pm-2am"),
+// and shorthand rewritten by the phrasebook ("w/" -> with, "top10" -> top 10).
+import { rewrite } from './phrasebook.js';
 export interface Token {
   /** the normalised word that rules and the lexicon match */
   t: string;
@@ -48,7 +50,8 @@ export function tokenize(text: string): Words {
     const raw = m[0];
     const start = m.index ?? 0;
     const end = start + raw.length;
-    const t = normaliseWord(raw);
+    // "w/ arrest": the slash is part of the shorthand
+    const t = raw.toLowerCase() === 'w' && s[end] === '/' ? 'w/' : normaliseWord(raw);
     const range = HYPHEN_RANGE.exec(t);
     const per = /^(per)-([a-z]+)$/.exec(t);
     // "per-block average": "per block"
@@ -63,7 +66,7 @@ export function tokenize(text: string): Words {
       out.push({ t, raw, start, end });
     }
   }
-  return { source: s, tokens: out };
+  return { source: s, tokens: rewrite(out) };
 }
 
 /** The words [i, i + len) as written. */

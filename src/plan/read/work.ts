@@ -78,21 +78,32 @@ export class Work {
 
   /**
    * "excluding thefts", "not theft", "other than thefts and batteries": the types that follow are left out
-   * (the relation word gives way to them). Only an exclusion word directly before crime types.
+   * (the relation word gives way to them). Only an exclusion word directly before crime types, or before
+   * location types ("not on the street", "excluding the street"), never both.
    */
   private negatesTypes(p: Piece, pieces: Piece[]): boolean {
-    if (!EXCLUDING.has(p.text.toLowerCase().replace(/\s+/g, ' '))) return false;
+    // the words as read (the phrasebook's "excluding" for "excl", "leave out the ones")
+    const words = this.scan.tokens
+      .slice(p.start, p.end)
+      .map((x) => x.t)
+      .join(' ');
+    if (!EXCLUDING.has(words)) return false;
     const negated: Piece[] = [];
     let at = p.end;
     for (;;) {
       while (LINKS.has(this.scan.tokens[at]?.t ?? '')) at++;
-      const next = pieces.find((q) => q.start === at && q.kind === 'type' && !q.descriptions);
+      const next = pieces.find(
+        (q) =>
+          q.start === at &&
+          ((q.kind === 'type' && !q.descriptions) || q.kind === 'location') &&
+          (!negated.length || q.kind === negated[0].kind),
+      );
       if (!next) break;
       negated.push(next);
       at = next.end;
     }
     if (!negated.length) return false;
-    for (const q of negated) if (q.kind === 'type') q.negated = true;
+    for (const q of negated) if (q.kind === 'type' || q.kind === 'location') q.negated = true;
     this.scan.pieces.splice(this.scan.pieces.indexOf(p), 1);
     return true;
   }

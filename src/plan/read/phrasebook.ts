@@ -1,0 +1,95 @@
+// How people type what the reader already understands ("w/ arrest", "by dist",
+// "top10", "from 2018 on", "same thing but"): the phrasebook
+// (fixtures/knowledge/phrasebook.json) rewrites such words into the reader's
+// own before the vocabulary is matched. Words it does not list are left as
+// they are, so a word that changes the meaning and is not understood is still
+// refused.
+import { readFileSync } from 'node:fs';
+import { fixturePath } from '../../core/paths.js';
+
+interface Word {
+  t: string;
+  raw: string;
+  start: number;
+  end: number;
+}
+
+interface Book {
+  splits: RegExp[];
+  /** patterns by first word, longest first */
+  phrases: Map<string, { say: string[]; read: string[] }[]>;
+}
+
+const YEAR = '{year}';
+const isYear = (w: string) => /^(19|20)\d{2}$/.test(w);
+
+let book: Book | undefined;
+
+function load(): Book {
+  const file = JSON.parse(readFileSync(fixturePath('knowledge', 'phrasebook.json'), 'utf8')) as {
+    split: { word: string }[];
+    phrases: { say: string; read: string }[];
+  };
+  const phrases = new Map<string, { say: string[]; read: string[] }[]>();
+  for (const p of file.phrases) {
+    const say = p.say.split(' ');
+    const list = phrases.get(say[0]) ?? [];
+    list.push({ say, read: p.read ? p.read.split(' ') : [] });
+    list.sort((a, b) => b.say.length - a.say.length);
+    phrases.set(say[0], list);
+  }
+  return { splits: file.split.map((s) => new RegExp(s.word)), phrases };
+}
+
+/** The words with the phrasebook's rewritings applied; a rewritten word keeps the span it was said in. */
+export function rewrite<T extends Word>(words: readonly T[]): T[] {
+  book ??= load();
+  const split: T[] = [];
+  for (const w of words) {
+    const m = book.splits.map((re) => re.exec(w.t)).find((x) => x);
+    if (m) for (const part of m.slice(1)) split.push({ ...w, t: part });
+    else split.push(w);
+  }
+  const out: T[] = [];
+  let i = 0;
+  while (i < split.length) {
+    const found = phraseAt(split, i, book);
+    if (!found) {
+      out.push(split[i++]);
+      continue;
+    }
+    const first = split[i];
+    const last = split[i + found.say.length - 1];
+    const span = {
+      start: first.start,
+      end: last.end,
+      raw: split
+        .slice(i, i + found.say.length)
+        .map((x) => x.raw)
+        .join(' '),
+    };
+    for (const r of found.read) out.push({ ...first, ...span, t: r === YEAR ? found.year! : r });
+    i += found.say.length;
+  }
+  return out;
+}
+
+function phraseAt<T extends Word>(words: readonly T[], i: number, b: Book): { say: string[]; read: string[]; year?: string } | undefined {
+  const candidates = [...(b.phrases.get(words[i].t) ?? []), ...(isYear(words[i].t) ? (b.phrases.get(YEAR) ?? []) : [])].sort(
+    (x, y) => y.say.length - x.say.length,
+  );
+  for (const c of candidates) {
+    let year: string | undefined;
+    const fits = c.say.every((s, k) => {
+      const w = words[i + k]?.t;
+      if (w === undefined) return false;
+      if (s === YEAR && isYear(w)) {
+        year = w;
+        return true;
+      }
+      return s === w;
+    });
+    if (fits) return { ...c, year };
+  }
+  return undefined;
+}
