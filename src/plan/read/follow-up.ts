@@ -107,7 +107,9 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     }
     if (Object.keys(f).length) plan.measure = { kind: 'share', part: f };
     else if (kind) plan.measure = { kind: 'share', part: kind };
-    else if (!share.arrestRate && plan.groupBy.length && plan.measure.kind === 'count') {
+    else if (plan.measure.kind === 'share') {
+      // "that share", "the highest percentage" after a share: the share in force
+    } else if (!share.arrestRate && plan.groupBy.length && plan.measure.kind === 'count') {
       // "what percent of each", "as a percentage" of a ranking: each group's part of the total over every group
       plan.ofTotal = true;
       delete plan.compareWith;
@@ -151,6 +153,10 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     delete plan.none;
   }
   dims = dims.filter((d) => !every.includes(d));
+
+  // "And battery?" after "what share of all crimes were thefts": the type inside the share, not the crimes it is of
+  const inShare = shareTypeEdit(work, plan, live, part, also);
+  if (inShare.length) part = [...part, ...inShare];
 
   // filters: each slot said replaces the same slot of the last plan
   const f: Filters = plan.filters;
@@ -348,6 +354,24 @@ function kindAsShare(plan: QueryPlan, notes: string[]): Filters | undefined {
 }
 
 const REMOVABLE = new Set<Dimension>(['type', 'location', 'community_area', 'district', 'ward', 'beat', 'block', 'year']);
+
+/**
+ * The types said in a follow-up to a share whose part is a type and whose whole is not ("share of all crimes that
+ * were thefts"): they replace the part's type. Returns the pieces placed there.
+ */
+function shareTypeEdit(work: Work, plan: QueryPlan, live: Piece[], part: Piece[], also: boolean): Piece[] {
+  const m = plan.measure;
+  if (m.kind !== 'share' || !(m.part.types || m.part.category) || plan.filters.types || plan.filters.category || also) return [];
+  const types = live.filter((p) => (p.kind === 'type' || p.kind === 'category') && !part.includes(p));
+  if (!types.length || types.some((p) => p.kind === 'type' && (p.negated || p.descriptions))) return [];
+  const into = { ...m.part };
+  delete into.types;
+  delete into.exceptTypes;
+  delete into.category;
+  mergeFilters(types, work, into);
+  m.part = into;
+  return types;
+}
 
 /** "all types", "all wards", "all years": that slot of the plan removed. */
 function removeSlot(d: Dimension, f: Filters, plan: QueryPlan): void {

@@ -1,0 +1,68 @@
+// Edits that mean what a person means, from the third blind held-out set
+// (fixtures/benchmarks/conversations-heldout3.jsonl): a type said after "what share of all crimes were thefts"
+// replaces the type inside the share; "that share" after a share keeps it. Pure tests of the reader.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { migrationsDir } from '../../src/core/paths.js';
+import { parsePlan, type QueryPlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
+import { readInThread, type ReadContext } from '../../src/plan/reader.js';
+
+const areas = new Map<string, number>();
+for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
+  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
+}
+const ctx: ReadContext = { latestDate: '2025-12-31', earliestDate: '2001-01-01', areas };
+
+function thread(...texts: string[]): QueryPlan {
+  let last: QueryPlan | undefined;
+  for (const text of texts) {
+    const r = readInThread(text, last, ctx);
+    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
+    last = parsePlan(r.plan);
+  }
+  return last!;
+}
+
+function bare(plan: QueryPlanInput): QueryPlan {
+  const p = parsePlan(structuredClone(plan));
+  if (p.filters.time) delete p.filters.time.said;
+  if (p.compareWith) delete p.compareWith.said;
+  return p;
+}
+
+function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput) {
+  const r = readInThread(text, last, ctx);
+  if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
+  expect(bare(r.plan), text).toEqual(bare(expected));
+}
+
+const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
+
+describe('a type said after a share of all crimes', () => {
+  it('"And battery?" after "what share of all crimes in 2022 were thefts": battery\'s share of all crimes', () => {
+    const last = thread('What share of all crimes in 2022 were thefts?');
+    expect(bare(last)).toEqual(bare({ measure: { kind: 'share', part: { types: ['THEFT'] } }, filters: { time: Y(2022) } }));
+    const battery = { measure: { kind: 'share', part: { types: ['BATTERY'] } }, filters: { time: Y(2022) } } as const;
+    for (const text of ['And battery?', 'what about battery', 'battery instead', 'and for batteries?']) expectEdit(last, text, battery);
+    expectEdit(last, 'and robbery in 2019?', { measure: { kind: 'share', part: { types: ['ROBBERY'] } }, filters: { time: Y(2019) } });
+  });
+
+  it('a share of one type (domestic share of battery): a type said replaces the crimes it is of, as before', () => {
+    const last = thread('What percentage of battery cases in 2020 were domestic?');
+    expectEdit(last, 'and assault?', {
+      measure: { kind: 'share', part: { domestic: true } },
+      filters: { types: ['ASSAULT'], time: Y(2020) },
+    });
+  });
+
+  it('"that share by year", "the share by district" after a share keep the share', () => {
+    const last = thread('What share of all crimes in 2022 were thefts?', 'And battery?');
+    const perYear = { measure: { kind: 'share', part: { types: ['BATTERY'] } }, groupBy: ['year'] } as const;
+    expectEdit(last, 'show that share by year for every year', perYear);
+    expectEdit(last, 'what percentage by district', {
+      measure: { kind: 'share', part: { types: ['BATTERY'] } },
+      filters: { time: Y(2022) },
+      groupBy: ['district'],
+    });
+  });
+});
