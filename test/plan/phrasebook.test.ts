@@ -87,6 +87,33 @@ describe('conversational glue', () => {
       expect(time(thread('narcotics arrests per year', t)), t).toEqual({ from: '2018-01-01', to: '2026-01-01' });
   });
 
+  it('"from 2018 on the street" is 2018 on the street: "on" ends the period only at the end of a clause', () => {
+    const p = thread('thefts from 2018 on the street');
+    expect(time(p)).toEqual(Y(2018));
+    expect(p.filters.locations).toEqual(['STREET']);
+  });
+
+  it('"the same comparison for motor vehicle thefts": the comparison kept, the type changed', () => {
+    const months = 'What does the number of thefts look like month by month in 2021?';
+    for (const t of ['Could you do the same comparison for motor vehicle thefts?', 'same comparison for motor vehicle thefts']) {
+      const p = thread(months, 'How does 2020 stack up against that?', t);
+      expect(p.filters.types, t).toEqual(['MOTOR VEHICLE THEFT']);
+      expect(p.compareWith && { from: p.compareWith.from, to: p.compareWith.to }, t).toEqual(Y(2020));
+      expect(p.versus, t).toBeUndefined();
+    }
+  });
+
+  it('"how does 2020 stack up against that", "put 2023 next to it": the year beside the thread\'s, not instead', () => {
+    const p = thread('What does the number of thefts look like month by month in 2021?', 'How does 2020 stack up against that?');
+    expect(time(p)).toEqual(Y(2021));
+    expect(p.compareWith && { from: p.compareWith.from, to: p.compareWith.to }).toEqual(Y(2020));
+    for (const t of ['Could you put 2023 next to it?', 'put 2023 beside it']) {
+      const q = thread('burglaries in Austin by month in 2024', t);
+      expect(time(q), t).toEqual(Y(2024));
+      expect(q.compareWith && { from: q.compareWith.from, to: q.compareWith.to }, t).toEqual(Y(2023));
+    }
+  });
+
   it('"instead of only 2021", "rather than just 2023": the year replaced, not kept', () => {
     const top = thread('top 10 community areas for robbery in 2021');
     for (const t of [

@@ -17,7 +17,14 @@ interface Word {
 interface Book {
   splits: RegExp[];
   /** patterns by first word, longest first */
-  phrases: Map<string, { say: string[]; read: string[] }[]>;
+  phrases: Map<string, Phrase[]>;
+}
+
+interface Phrase {
+  say: string[];
+  read: string[];
+  /** only when nothing but punctuation or the end of the text follows ("from 2018 on", not "from 2018 on the street") */
+  clauseEnd: boolean;
 }
 
 const YEAR = '{year}';
@@ -28,13 +35,13 @@ let book: Book | undefined;
 function load(): Book {
   const file = JSON.parse(readFileSync(fixturePath('knowledge', 'phrasebook.json'), 'utf8')) as {
     split: { word: string }[];
-    phrases: { say: string; read: string }[];
+    phrases: { say: string; read: string; clause_end?: boolean }[];
   };
-  const phrases = new Map<string, { say: string[]; read: string[] }[]>();
+  const phrases = new Map<string, Phrase[]>();
   for (const p of file.phrases) {
     const say = p.say.split(' ');
     const list = phrases.get(say[0]) ?? [];
-    list.push({ say, read: p.read ? p.read.split(' ') : [] });
+    list.push({ say, read: p.read ? p.read.split(' ') : [], clauseEnd: p.clause_end === true });
     list.sort((a, b) => b.say.length - a.say.length);
     phrases.set(say[0], list);
   }
@@ -42,7 +49,7 @@ function load(): Book {
 }
 
 /** The words with the phrasebook's rewritings applied; a rewritten word keeps the span it was said in. */
-export function rewrite<T extends Word>(words: readonly T[]): T[] {
+export function rewrite<T extends Word>(words: readonly T[], source: string): T[] {
   book ??= load();
   const split: T[] = [];
   for (const w of words) {
@@ -53,7 +60,7 @@ export function rewrite<T extends Word>(words: readonly T[]): T[] {
   const out: T[] = [];
   let i = 0;
   while (i < split.length) {
-    const found = phraseAt(split, i, book);
+    const found = phraseAt(split, i, book, source);
     if (!found) {
       out.push(split[i++]);
       continue;
@@ -74,7 +81,7 @@ export function rewrite<T extends Word>(words: readonly T[]): T[] {
   return out;
 }
 
-function phraseAt<T extends Word>(words: readonly T[], i: number, b: Book): { say: string[]; read: string[]; year?: string } | undefined {
+function phraseAt<T extends Word>(words: readonly T[], i: number, b: Book, source: string): (Phrase & { year?: string }) | undefined {
   const candidates = [...(b.phrases.get(words[i].t) ?? []), ...(isYear(words[i].t) ? (b.phrases.get(YEAR) ?? []) : [])].sort(
     (x, y) => y.say.length - x.say.length,
   );
@@ -89,7 +96,8 @@ function phraseAt<T extends Word>(words: readonly T[], i: number, b: Book): { sa
       }
       return s === w;
     });
-    if (fits) return { ...c, year };
+    const end = words[i + c.say.length - 1]?.end ?? 0;
+    if (fits && (!c.clauseEnd || /^\s*(?:[,.;:!?)]|$)/.test(source.slice(end)))) return { ...c, year };
   }
   return undefined;
 }

@@ -66,7 +66,7 @@ export function tokenize(text: string): Words {
       out.push({ t, raw, start, end });
     }
   }
-  return { source: s, tokens: rewrite(out) };
+  return { source: s, tokens: rewrite(out, s) };
 }
 
 /** The words [i, i + len) as written. */
