@@ -40,6 +40,17 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
   state.fragment = reading.edit;
   if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
   const plan = parsePlan(reading.plan);
+  if (plan.measure.kind === 'share' && (plan.top || plan.order === 'measure') && state.deps.llm && !state.llmUnavailable) {
+    // the plan cannot say a minimum group size, and the highest rate is often a group of a few incidents: with a
+    // model, the model writes the ranking (it can keep groups large enough to compare, and says so); offline the
+    // reader's ranking is answered, with each group's incidents beside its rate so a 100% of one is seen as such
+    return {
+      kind: 'unread',
+      understood: reading.understood,
+      unplaced: ['a ranking by rate (it needs a minimum number of incidents per group)'],
+      suggestion: 'Ask for the rate in each group, e.g. "arrest rate of thefts by district in 2019", and read the table',
+    };
+  }
   // what the edit did beyond its words (a widened filter, a step from the thread's period) is said in the notes
   for (const note of reading.notes ?? []) if (!state.assumptions.includes(note)) state.assumptions.push(note);
   return adoptPlan(state, plan, reading.terms, ctx);
