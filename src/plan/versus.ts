@@ -12,7 +12,7 @@ type Versus = NonNullable<QueryPlan['versus']>;
 /** The filters each slot a side can differ in holds: a side's types replace the whole subject, a place every place. */
 const SLOTS: { said: (keyof Versus)[]; replaces: (keyof Filters)[] }[] = [
   { said: ['types'], replaces: ['types', 'exceptTypes', 'category', 'descriptions'] },
-  { said: ['locations'], replaces: ['locations'] },
+  { said: ['locations'], replaces: ['locations', 'exceptLocations'] },
   {
     said: ['areas', 'districts', 'wards', 'beats', 'blocks'],
     replaces: ['areas', 'districts', 'wards', 'beats', 'blocks'],

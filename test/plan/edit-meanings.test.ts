@@ -66,3 +66,23 @@ describe('a type said after a share of all crimes', () => {
     });
   });
 });
+
+describe("a comparison with another type that restates the thread's scope", () => {
+  it('"compare with robbery arrests" after weapons-violation arrests per year: robbery beside it, the arrest filter and years kept', () => {
+    const last = thread('How many weapons violations were there each year?', 'only arrests', 'since 2021');
+    const expected = {
+      measure: { kind: 'count' },
+      filters: { types: ['WEAPONS VIOLATION'], arrest: true, time: { from: '2021-01-01', to: '2026-01-01' } },
+      groupBy: ['year'],
+      versus: { types: ['ROBBERY'] },
+    } as const;
+    for (const text of ['compare with robbery arrests', 'vs robberies with an arrest', 'compare that with robbery arrests'])
+      expectEdit(last, text, expected);
+    expectEdit(last, 'vs robbery', expected);
+  });
+
+  it('a flag the thread does not have is not a side: refused rather than dropped', () => {
+    const last = thread('How many weapons violations were there each year?');
+    expect(readInThread('compare with robbery arrests', last, ctx).ok).toBe(false);
+  });
+});

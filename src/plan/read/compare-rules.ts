@@ -27,7 +27,9 @@ export function readVersus(
   if (!live.some((p) => p.kind === 'compare') || work.bad.size) return undefined;
   const sides = live.filter((p) => SIDE_KINDS.has(p.kind));
   if (!sides.length || sides.some((p) => p.kind === 'type' && (p.negated || p.descriptions))) return undefined;
-  if (live.some((p) => !SIDE_KINDS.has(p.kind) && !ALONGSIDE.has(p.kind))) return undefined;
+  // "robbery arrests" beside weapons violations with an arrest: a flag the thread already has restates the scope
+  const restated = (p: Piece) => p.kind === 'flag' && last.filters[p.flag] === p.value;
+  if (live.some((p) => !SIDE_KINDS.has(p.kind) && !ALONGSIDE.has(p.kind) && !restated(p))) return undefined;
   const said = mergeFilters(sides, work, {});
   const versus: NonNullable<QueryPlan['versus']> = {};
   for (const k of VERSUS_KEYS) if (said[k] !== undefined) Object.assign(versus, { [k]: said[k] });
