@@ -128,6 +128,19 @@ const DATA_TO = '(SELECT max(date)::date + 1 FROM crimes)';
 const bounds = (t: TimeRange | undefined): [string, string] =>
   t ? [`${quote(t.from)}::date`, `${quote(t.to)}::date`] : [DATA_FROM, DATA_TO];
 
+/**
+ * How the groups of a listing with no cut go: the plan's order, else time and cycles (`ordered`) along the axis,
+ * shares along the axis (a table of rates is read per group), counts most first.
+ */
+export function listOrder(plan: QueryPlan, ordered: boolean): NonNullable<QueryPlan['order']> {
+  return plan.order ?? (ordered || plan.measure.kind === 'share' ? 'axis' : 'measure');
+}
+
+/** Whether a dimension is listed along its own order (time, cycles) when the plan says no order. */
+export const isOrderedAxis = (d: Dimension): boolean => axis(d, {}).ordered;
+
+const DIRECTION = { measure: 'DESC', measure_asc: 'ASC' } as const;
+
 interface Axis {
   /** the key computed from a crime row */
   key: string;
@@ -398,8 +411,8 @@ function compileGrouped(plan: QueryPlan, c: Conditions, where: string[], everyPl
     const ranked = `ranked AS (\n  SELECT ${[...shown.map((c) => `${c.expr} AS ${c.alias}`), ...along, `rank() OVER (ORDER BY ${rankOrder}) AS place`].join(',\n         ')}\n  ${body.replace(/\n/g, '\n  ')}\n)`;
     return `WITH ${[counts, ...axisCtes, ranked].join(',\n')}\nSELECT ${shown.map((c) => `${c.alias} AS ${c.name}`).join(', ')}\nFROM ranked\nWHERE place <= ${plan.top.n}\nORDER BY ${['place', ...then].join(', ')}`;
   }
-  const alongAxis = plan.order ? plan.order === 'axis' : axes[0].ordered || m.kind === 'share';
-  const order = alongAxis ? byAxis : [`${value} DESC${nullsLast}`, ...byAxis];
+  const listed = listOrder(plan, axes[0].ordered);
+  const order = listed === 'axis' ? byAxis : [`${value} ${DIRECTION[listed]}${nullsLast}`, ...byAxis];
   return `WITH ${[counts, ...axisCtes].join(',\n')}\nSELECT ${[...labels, ...outputs].join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}`;
 }
 
@@ -520,7 +533,8 @@ function compilePerGroupAlongTime(plan: QueryPlan, m: Extract<Measure, { per: Pe
     const cut = plan.top.n === 1 ? '\nWHERE place = 1\nORDER BY k1' : `\nORDER BY place, k1\nLIMIT ${plan.top.n}`;
     return `WITH ${[...ctes, ranked].join(',\n')}\nSELECT ${ax.label('k1')} AS ${ax.name}, v AS ${name}\nFROM ranked${cut}`;
   }
-  const order = plan.order === 'measure' ? `${value} DESC, k1` : 'k1';
+  const listed = plan.order ?? 'axis';
+  const order = listed === 'axis' ? 'k1' : `${value} ${DIRECTION[listed]}, k1`;
   return `WITH ${ctes.join(',\n')}\n${select}\nORDER BY ${order}`;
 }
 
@@ -780,7 +794,7 @@ function compileGroupedComparison(
     return `WITH ${[...ctes, ranked].join(',\n')}\nSELECT ${aliases.map((al, i) => `${al} AS ${names[i]}`).join(', ')}\nFROM ranked\nWHERE place <= ${plan.top.n}\nORDER BY ${['place', ...axes.map((_, i) => `o${i + 1}`)].join(', ')}`;
   }
   const byAxis = axes.map((x, i) => (x.ordered ? `axis${i + 1}.${keys[i]}` : x.label(`axis${i + 1}.${keys[i]}`)));
-  const alongAxis = plan.order ? plan.order === 'axis' : axes[0].ordered || m.kind === 'share';
-  const order = alongAxis ? byAxis : [`${va} DESC${nullsLast}`, ...byAxis];
+  const listed = listOrder(plan, axes[0].ordered);
+  const order = listed === 'axis' ? byAxis : [`${va} ${DIRECTION[listed]}${nullsLast}`, ...byAxis];
   return `WITH ${ctes.join(',\n')}\nSELECT ${columns.join(',\n       ')}\n${body}\nORDER BY ${order.join(', ')}`;
 }

@@ -6,7 +6,7 @@
 import type { Cell } from '../core/answer.js';
 import { fmtInt, fmtNumber } from '../core/format.js';
 import { glossary, option } from '../knowledge/glossary.js';
-import { isSeriesAgainstYear, periodLabel } from './compile.js';
+import { isOrderedAxis, isSeriesAgainstYear, listOrder, periodLabel } from './compile.js';
 import type { Dimension, QueryPlan } from './query-plan.js';
 import { placeAxis, semanticModel, typePlural } from './semantic-model.js';
 import { DIMENSION_WORDS, monthName, PER_WORDS, topWords, weekdaysName } from './words.js';
@@ -183,7 +183,16 @@ function title(plan: QueryPlan, ctx: NarrationContext): string {
   if (plan.top && plan.groupBy.length)
     return `${capital(measurePhrase(plan, ctx))}${w ? ` ${w}` : ''}, ${where(plan, ctx)}: ${topPhrase(plan)}${ofTotal}`;
   const by = plan.groupBy.length ? ` by ${plan.groupBy.map((d) => DIMENSION_WORDS[d].narrated).join(' and ')}` : '';
-  return `${capital(measurePhrase(plan, ctx))}${by}${w ? ` ${w}` : ''}, ${where(plan, ctx)}${ofTotal}`;
+  return `${capital(measurePhrase(plan, ctx))}${by}${w ? ` ${w}` : ''}, ${where(plan, ctx)}${ofTotal}${orderPhrase(plan)}`;
+}
+
+/** An order asked against the usual one: ", fewest first", ", in order of district" (most first is said by "Most:"). */
+function orderPhrase(plan: QueryPlan): string {
+  if (!plan.groupBy.length || plan.top || !plan.order) return '';
+  if (plan.order === 'measure_asc') return plan.measure.kind === 'count' ? ', fewest first' : ', lowest first';
+  if (plan.order === 'axis' && listOrder({ ...plan, order: undefined }, isOrderedAxis(plan.groupBy[0])) !== 'axis')
+    return `, in order of ${DIMENSION_WORDS[plan.groupBy[0]].narrated}`;
+  return '';
 }
 
 const num = (v: Cell): number => (typeof v === 'number' ? v : Number(v));
@@ -332,8 +341,8 @@ function describeGroups(plan: QueryPlan, r: PlanRows, ctx: NarrationContext, ran
     return `${many(1)}: ${label(r.rows[0])} with ${show(r.rows[0][valueAt], pct)}.`;
   }
   // a ranking ("which blocks had the most", "top 5") names its end, not the other one
-  const ranking = Boolean(plan.top) || plan.order === 'measure';
-  const ascending = plan.top?.order === 'asc';
+  const ranking = Boolean(plan.top) || plan.order === 'measure' || plan.order === 'measure_asc';
+  const ascending = plan.top ? plan.top.order === 'asc' : plan.order === 'measure_asc';
   // the headline is said above the narration: the narration goes on from it
   // a total only of counts: shares, averages and distinct counts of the groups do not add up to the whole
   const additive = plan.measure.kind === 'count' && !plan.ofTotal;

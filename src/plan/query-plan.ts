@@ -114,11 +114,12 @@ export const QueryPlan = z
     /** the first n groups by the measure (desc: the most), ties at the cut by label; the top 1 comes with every group tied with it */
     top: z.object({ n: z.number().int().min(1).max(1000), order: z.enum(['desc', 'asc']) }).optional(),
     /**
-     * how the groups are listed when no top is asked: by the measure (a ranking: "most first", "which districts had
-     * the most") or along the axis (time, cycles, names). Default: time and cycles along the axis, counts by the measure,
-     * shares along the axis (a table of rates is read per group).
+     * how the groups are listed when no top is asked: by the measure, most first (a ranking: "most first", "which
+     * districts had the most"), by the measure fewest first ("sort ascending", "lowest first"; every group, no cut), or
+     * along the axis (time, cycles, names: "alphabetically"). Default: time and cycles along the axis, counts by the
+     * measure most first, shares along the axis (a table of rates is read per group).
      */
-    order: z.enum(['measure', 'axis']).optional(),
+    order: z.enum(['measure', 'measure_asc', 'axis']).optional(),
     /** the same measure over a second period, side by side with the change in percent (per group when grouped) */
     compareWith: TimeRange.optional(),
     /** the same plan with these filters in place of its own, side by side ("battery per year" then "compare with assault") */

@@ -91,7 +91,7 @@ export function randomPlans(count: number, seed: number, years: [number, number]
       input.groupBy = pickSome(r, dims, r.chance(0.7) ? 1 : 2);
       if (input.groupBy.length === 2 && input.groupBy.includes('block')) input.groupBy = ['block'];
       if (r.chance(0.35)) input.top = { n: r.int(1, 12), order: r.chance(0.6) ? 'desc' : 'asc' };
-      else if (r.chance(0.3)) input.order = r.chance(0.5) ? 'measure' : 'axis';
+      else if (r.chance(0.3)) input.order = (['measure', 'measure_asc', 'axis'] as const)[r.int(0, 2)];
     }
     const parsed = QueryPlan.safeParse(input);
     if (!parsed.success) continue;

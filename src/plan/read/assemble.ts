@@ -6,6 +6,7 @@ import { QueryPlan, type Dimension, type Measure, type PerGroup, type TimeRange 
 import { mergeFilters, PART_KINDS, sharePartPieces } from './filters.js';
 import { joinPeriods } from './periods.js';
 import { isSubject, type Piece } from './pieces.js';
+import { applySort } from './sort-edit.js';
 import type { Work } from './work.js';
 
 export const PER_OF: Partial<Record<Dimension, PerGroup>> = {
@@ -119,6 +120,8 @@ export function assemble(work: Work): Assembled {
     work.problems.push(`not a plan: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
     return { terms: [] };
   }
+  // "…, fewest first", "… alphabetically": the order asked of the groups
+  applySort(work, parsed.data);
   for (const t of termsOf(parsed.data)) terms.add(t);
   return { plan: parsed.data, terms: order(terms) };
 }

@@ -159,13 +159,14 @@ export function planQuestion(plan: QueryPlan, ctx: ReadContext): string {
     const most = plan.top.order === 'desc' ? 'the most' : 'the fewest';
     if (m.kind === 'count') q = `${which} had ${most} ${subject} ${tail([])}`;
     else q = `${measureWords(plan, subject)} ${tail([])}, ${which} had ${plan.top.order === 'desc' ? 'the highest' : 'the lowest'}`;
-  } else if (plan.order === 'measure' && plan.groupBy.length === 1) {
+  } else if ((plan.order === 'measure' || plan.order === 'measure_asc') && plan.groupBy.length === 1) {
     // a ranking with no number: "which districts had the most thefts", "…, which crime types had the highest"
     const which = `which ${DIMENSION_WORDS[plan.groupBy[0]].many}`;
+    const most = plan.order === 'measure' ? 'most' : 'fewest';
     q =
       m.kind === 'count'
-        ? `${which} had the most ${subject} ${tail([])}`
-        : `${measureWords(plan, subject)} ${tail([])}, ${which} had the highest`;
+        ? `${which} had the ${most} ${subject} ${tail([])}`
+        : `${measureWords(plan, subject)} ${tail([])}, ${which} had the ${plan.order === 'measure' ? 'highest' : 'lowest'}`;
   } else {
     q =
       m.kind === 'count'

@@ -24,6 +24,7 @@ import { addDays, monthOf, monthRange, yearOf, yearRange } from './dates.js';
 import { mergeFilters, sharePartPieces } from './filters.js';
 import { isOneDay, isOneMonth, isOneYear, joinPeriods, lastDay, monthsBetween, monthsOfYear, stepPeriod, yearWithin } from './periods.js';
 import { isSubject, type Piece, type RemovableSlot } from './pieces.js';
+import { applySort, orderDims } from './sort-edit.js';
 import type { Work } from './work.js';
 
 /** A verb right after the measure, with no subject between: "how many were ...", "what percentage was ...". */
@@ -88,7 +89,9 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   const notes: string[] = [];
   const live = work.live();
   const also = live.some((p) => p.kind === 'followUp' && p.also);
-  let dims = work.of('dim');
+  // "in order of district": the order's axis, not a grouping
+  const ordering = orderDims(work, work.of('dim'), last);
+  let dims = work.of('dim').filter((d) => !ordering.includes(d));
 
   // the measure
   const cues = work.of('measure');
@@ -288,6 +291,7 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
     delete plan.top;
     delete plan.order;
   }
+  applySort(work, plan);
   for (const p of work.of('change')) if (!plan.groupBy.length && !plan.compareWith) work.drop(p, 'a change needs a time axis');
   for (const p of work.of('grouping')) if (!plan.groupBy.length) work.drop(p, 'a distribution needs a grouping');
 

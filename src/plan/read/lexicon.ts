@@ -3,7 +3,7 @@
 // context and get a table of their own per area map.
 import type { Dimension } from '../query-plan.js';
 import { entries, semanticModel } from './model.js';
-import type { Meaning, RemovableSlot } from './pieces.js';
+import type { Meaning, RemovableSlot, SortTo } from './pieces.js';
 import { phraseKey } from './tokens.js';
 
 /** Whether an entry may be read at [start, end) of the words t (ambiguous words need company). */
@@ -235,6 +235,7 @@ function build(): Lexicon {
   for (const w of m.ranking.most) add(w, [{ kind: 'rank', order: 'desc', common: common.has(w) }], 4);
   for (const w of m.ranking.least) add(w, [{ kind: 'rank', order: 'asc' }], 4);
   for (const w of m.ranking.order_only ?? []) add(w, [{ kind: 'rank', order: 'desc', orderOnly: true }], 4);
+  for (const [to, words] of Object.entries(m.ranking.sort ?? {})) for (const w of words) add(w, [{ kind: 'sort', to: to as SortTo }], 4);
   for (const w of m.compare_words ?? []) add(w, [{ kind: 'compare' }], 5);
   for (const w of m.change_words ?? []) add(w, [{ kind: 'change' }], 5);
   for (const w of m.grouping_fillers ?? []) add(w, [{ kind: 'grouping' }], 5);

@@ -1,7 +1,7 @@
 // The semantic model (fixtures/knowledge/semantic-model.json) as the reader
 // sees it: every section it reads, typed (the file may hold more).
 import { semanticModel as loadModel } from '../semantic-model.js';
-import type { RemovableSlot } from './pieces.js';
+import type { RemovableSlot, SortTo } from './pieces.js';
 
 interface Named {
   label: string;
@@ -21,7 +21,7 @@ export interface SemanticModel {
   months: Record<string, string[]>;
   seasons: Record<string, { months: number[]; words: string[] }>;
   day_parts: Record<string, { hours: [number, number]; words: string[] }>;
-  ranking: { most: string[]; least: string[]; order_only?: string[]; common?: string[] };
+  ranking: { most: string[]; least: string[]; order_only?: string[]; common?: string[]; sort?: Partial<Record<SortTo, string[]>> };
   stop_words: string[];
   terms?: { night?: string[]; weekend?: string[]; weekdays?: string[] };
   area_aliases?: Record<string, string>;

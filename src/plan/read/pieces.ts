@@ -42,6 +42,8 @@ export type Meaning =
   | { kind: 'dim'; dim: Dimension; by: boolean; per: boolean; plural?: boolean; weak?: boolean; calendar?: boolean }
   /** most/least; common: "most common" (of types, when nothing else is ranked); orderOnly: "most first" */
   | { kind: 'rank'; order: 'desc' | 'asc'; common?: boolean; orderOnly?: boolean }
+  /** "sort ascending", "alphabetically", "reverse the order": how every group of a grouped answer is listed */
+  | { kind: 'sort'; to: SortTo }
   | { kind: 'number'; n: number }
   | { kind: 'compare' }
   /** "changed": fine along a time grouping or a comparison */
@@ -64,6 +66,9 @@ export type Meaning =
   | { kind: 'relation' }
   /** words that look like a filter the plan cannot hold ("at least 50", "district 99") */
   | { kind: 'invalid' };
+
+/** A listing order said on its own: the plan's orders, or the other way round of the last answer's. */
+export type SortTo = 'measure' | 'measure_asc' | 'axis' | 'reverse';
 
 export type Piece = Meaning & {
   /** first word, and one past the last word, of the span */
