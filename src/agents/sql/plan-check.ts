@@ -114,5 +114,17 @@ export function checkPlan(plan: QueryPlan, schema: SchemaInfo | undefined): Plan
   }
   const compared = periodProblem(plan.compareWith);
   if (compared) return { ok: false, problem: compared };
-  return { ok: true, plan: { ...plan, filters, measure, ...(plan.compareWith ? { compareWith: withoutSaid(plan.compareWith) } : {}) } };
+  // the other side of a side by side is words of the model too: its types, locations and blocks checked the same way
+  const versus = plan.versus ? checkFilters(plan.versus, schema) : undefined;
+  if (typeof versus === 'string') return { ok: false, problem: versus };
+  return {
+    ok: true,
+    plan: {
+      ...plan,
+      filters,
+      measure,
+      ...(plan.compareWith ? { compareWith: withoutSaid(plan.compareWith) } : {}),
+      ...(versus ? { versus } : {}),
+    },
+  };
 }
