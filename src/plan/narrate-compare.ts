@@ -32,6 +32,11 @@ export function narrateVersus(
   if (result.rowCount !== undefined && result.rowCount > kept)
     return { headline, narration: `${headline}. ${fmtInt(result.rowCount)} groups; the table shows the first ${fmtInt(kept)}.` };
   const at = grouped ? [1, 2] : [0, 1];
+  if (plan.measure.kind === 'share')
+    return {
+      headline,
+      narration: `${headline}. ${at.map((col, i) => shareSaid(result.rows, col, capital(names[i]), grouped, label)).join('. ')}.`,
+    };
   const told = at.map((col, i) => {
     const total = result.rows.reduce((sum, row) => sum + num(row[col]), 0);
     if (!grouped) return `${capital(names[i])}: ${fmtInt(total)}`;
@@ -42,4 +47,16 @@ export function narrateVersus(
     return `${capital(names[i])}: ${fmtInt(total)} in all${most}`;
   });
   return { headline, narration: `${headline}. ${told.join('. ')}.` };
+}
+
+/** A side of two shares: its share, or its highest group's (a share has no total over groups). */
+function shareSaid(rows: Cell[][], col: number, name: string, grouped: boolean, label: (v: Cell) => string): string {
+  const pct = (v: number) => `${v.toFixed(2)}%`;
+  const known = rows.filter((row) => row[col] !== null && row[col] !== undefined);
+  if (!known.length) return `${name}: no incidents`;
+  if (!grouped) return `${name}: ${pct(num(known[0][col]))}`;
+  const high = Math.max(...known.map((row) => num(row[col])));
+  const tops = known.filter((row) => num(row[col]) === high).map((row) => label(row[0]));
+  const named = tops.length > 3 ? `${tops.slice(0, 3).join(', ')} and ${tops.length - 3} more` : tops.join(' and ');
+  return `${name}: the highest share (${pct(high)}${tops.length > 1 ? ' each, tied' : ''}) in ${named}`;
 }

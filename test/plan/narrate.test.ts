@@ -45,6 +45,22 @@ describe('narratePlan', () => {
     );
   });
 
+  it("two shares side by side: each side's highest share, no total of percentages", () => {
+    const p = plan({
+      measure: { kind: 'share', part: { domestic: true } },
+      filters: { types: ['ASSAULT'] },
+      groupBy: ['year'],
+      versus: { types: ['BATTERY'] },
+    });
+    const rows = [
+      [2020, 19.54, 42.07],
+      [2021, 20.16, 42.83],
+    ];
+    const n = narratePlan(p, { columns: ['year', 'share_pct_assaults', 'share_pct_batteries'], rows, rowCount: 2 }, ctx).narration;
+    expect(n).toContain('Assaults: the highest share (20.16%) in 2021. Batteries: the highest share (42.83%) in 2021.');
+    expect(n).not.toMatch(/in all/);
+  });
+
   it('says an empty result plainly, with the range of the data', () => {
     const p = plan({ measure: { kind: 'count' }, filters: { types: ['HOMICIDE'], time: { from: '2030-01-01', to: '2031-01-01' } } });
     expect(narratePlan(p, { columns: ['incidents'], rows: [[0]], rowCount: 1 }, ctx).narration).toBe(

@@ -168,6 +168,30 @@ describe('compiling two sides side by side', () => {
     }
   });
 
+  it('two shares side by side: the domestic share of assaults beside that of batteries, per year, as psql says', async () => {
+    const p = parsePlan({
+      measure: { kind: 'share', part: { domestic: true } },
+      filters: { types: ['ASSAULT'], time: { from: '2020-01-01', to: '2026-01-01' } },
+      groupBy: ['year'],
+      versus: { types: ['BATTERY'] },
+    });
+    const got = await rows(compilePlan(p).sql);
+    expect(await rows(compilePlan(p, {}, { rollups: false }).sql)).toEqual(got);
+    const share = (t: string) =>
+      `round(100.0 * count(*) FILTER (WHERE domestic AND primary_type = '${t}') / nullif(count(*) FILTER (WHERE primary_type = '${t}'), 0), 2)`;
+    const gold = await rows(
+      `SELECT year, ${share('ASSAULT')}, ${share('BATTERY')} FROM crimes WHERE year BETWEEN 2020 AND 2025 GROUP BY 1 ORDER BY 1`,
+    );
+    expect(got.map((r) => r.map((v: unknown) => (v === null ? null : Number(v))))).toEqual(
+      gold.map((r) => r.map((v: unknown) => (v === null ? null : Number(v)))),
+    );
+    expect(gold.length).toBeGreaterThan(3);
+    // one share beside the other, with no period grouping
+    const [[a, b]] = await rows(compilePlan({ ...p, groupBy: [] }).sql);
+    expect(Number(a)).toBeLessThan(100);
+    expect(Number(b)).toBeGreaterThan(0);
+  });
+
   it('a total of each side, and an honest refusal of what two sides cannot be', async () => {
     const p = parsePlan({ measure: { kind: 'count' }, filters: { types: ['THEFT'] }, versus: { types: ['ROBBERY'] } });
     const [[a, b]] = await rows(compilePlan(p).sql);
@@ -175,7 +199,7 @@ describe('compiling two sides side by side', () => {
       "SELECT count(*) FILTER (WHERE primary_type = 'THEFT'), count(*) FILTER (WHERE primary_type = 'ROBBERY') FROM crimes",
     );
     expect([Number(a), Number(b)]).toEqual([Number(ga), Number(gb)]);
-    expect(() => compilePlan({ ...p, measure: { kind: 'average_per', per: 'day' } })).toThrow(/counts only/);
+    expect(() => compilePlan({ ...p, measure: { kind: 'average_per', per: 'day' } })).toThrow(/counts or shares only/);
     expect(() => compilePlan({ ...p, groupBy: ['district'], top: { n: 3, order: 'desc' } })).toThrow(/plain count/);
   });
 });
