@@ -86,3 +86,46 @@ describe("a comparison with another type that restates the thread's scope", () =
     expect(readInThread('compare with robbery arrests', last, ctx).ok).toBe(false);
   });
 });
+
+describe('periods set beside, or let go', () => {
+  it('"put 2023 next to it", "how does 2020 stack up against that", "compare with 2023" after a year by month: compared, not replaced', () => {
+    const last = thread('burglaries in Austin in 2024 by month');
+    for (const [text, y] of [
+      ['Could you put 2023 next to it?', 2023],
+      ['How does 2020 stack up against that?', 2020],
+      ['compare with 2023', 2023],
+    ] as const) {
+      const r = readInThread(text, last, ctx);
+      if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)}`);
+      expect(r.plan.filters?.time, text).toMatchObject(Y(2024));
+      expect(r.plan.compareWith, text).toMatchObject(Y(y));
+      expect(r.plan.groupBy, text).toEqual(last.groupBy);
+    }
+  });
+
+  it('"across all years instead of only 2021", "rather than just 2023": the period removed, the ranking kept', () => {
+    const last = thread('top 10 community areas for robbery in 2021');
+    for (const text of ['Could you do that across all years instead of only 2021?', 'How about across all years rather than just 2021?']) {
+      const r = readInThread(text, last, ctx);
+      if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)}`);
+      expect(r.plan.filters?.time, text).toBeUndefined();
+      expect(r.plan.top, text).toEqual({ n: 10, order: 'desc' });
+      expect(r.plan.filters?.types, text).toEqual(['ROBBERY']);
+    }
+  });
+});
+
+describe('a location left out', () => {
+  it('"leave out the ones on the street", "excl street", "not on the street": every other location, the rest kept', () => {
+    const last = thread('robberies by hour in 2023');
+    for (const text of ['Leave out the ones that happened on the street', 'excl street', 'not on the street', 'excluding the street']) {
+      const r = readInThread(text, last, ctx);
+      if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)}`);
+      expect(r.plan.filters, text).toMatchObject({ types: ['ROBBERY'], locations: ['STREET'], exceptLocations: true });
+      expect(r.plan.groupBy, text).toEqual(['hour']);
+    }
+    // then by location: the street stays left out, not widened to every location
+    const r = readInThread('by location', thread('robberies by hour in 2023', 'excl street'), ctx);
+    expect(r.ok && r.plan.filters).toMatchObject({ locations: ['STREET'], exceptLocations: true });
+  });
+});
