@@ -120,11 +120,18 @@ describe('conversational glue', () => {
       'Could you do that across all years instead of only 2021?',
       'How about across all years rather than just 2021?',
       'all years rather than just 2021',
+      'all years instead of only in 2021',
+      'all years rather than just for 2021',
     ]) {
       const r = readInThread(t, top, ctx);
       expect(r.ok, t).toBe(true);
       if (r.ok) expect(parsePlan(r.plan).filters.time, t).toBeUndefined();
     }
+  });
+
+  it('"2020 instead of 2021", "2020 rather than 2021": 2020 alone, not both years joined', () => {
+    for (const t of ['2020 instead of 2021', 'in 2020 rather than 2021', '2020 instead'])
+      expect(time(thread('thefts by month in 2021', t)), t).toEqual(Y(2020));
   });
 
   it('"taken together": one period, not a series', () => {
