@@ -23,14 +23,15 @@ function thread(...texts: string[]): QueryPlan {
   return last!;
 }
 
-function bare(plan: QueryPlanInput): QueryPlan {
-  const p = parsePlan(structuredClone(plan));
+/** A plan written in a test (readonly literals allowed), parsed with its said-words left out. */
+function bare(plan: QueryPlanInput | Readonly<Record<string, unknown>>): QueryPlan {
+  const p = parsePlan(structuredClone(plan) as QueryPlanInput);
   if (p.filters.time) delete p.filters.time.said;
   if (p.compareWith) delete p.compareWith.said;
   return p;
 }
 
-function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput) {
+function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput | Readonly<Record<string, unknown>>) {
   const r = readInThread(text, last, ctx);
   if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
   expect(bare(r.plan), text).toEqual(bare(expected));
