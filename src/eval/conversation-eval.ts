@@ -66,14 +66,16 @@ export type Conversation = z.infer<typeof conversationSchema>;
 type Turn = z.infer<typeof turnSchema>;
 
 /**
- * The benchmark files under fixtures/benchmarks: the original set, and three held-out sets written without looking
- * at the reader (the first two have since been fitted; the third, casual office sentences and terse fragments, is the blind measure).
+ * The benchmark files under fixtures/benchmarks: the original set, and four held-out sets written without looking
+ * at the reader (the first three have since been fitted; the fourth, a journalist's, a district analyst's, a hurried
+ * Slack user's and a manager's threads, is the blind measure).
  */
 export const CONVERSATION_FILES = [
   'conversations.jsonl',
   'conversations-heldout.jsonl',
   'conversations-heldout2.jsonl',
   'conversations-heldout3.jsonl',
+  'conversations-heldout4.jsonl',
 ] as const;
 
 /** A benchmark file by its name under fixtures/benchmarks, or by its path. */

@@ -121,6 +121,45 @@ describe('the conversation benchmark files', () => {
     expect(turns.some((t) => t.sql.includes('(SELECT max(year) FROM crimes)'))).toBe(true);
   });
 
+  it('the fourth held-out set: 28 conversations of 3 to 6 turns in four voices, each kind of follow-up it was written for', () => {
+    const conversations = loadConversations(conversationFile('conversations-heldout4.jsonl'));
+    const turns = conversations.flatMap((c) => c.turns);
+    expect(conversations.length).toBe(28);
+    expect(turns.length).toBeGreaterThanOrEqual(110);
+    for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
+    for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
+    // a journalist, a district analyst, a hurried Slack user and a manager: each writes several threads
+    for (const voice of ['journalist', 'district analyst', 'hurried slack', 'manager'])
+      expect(conversations.filter((c) => c.title.startsWith(`${voice}:`)).length, voice).toBeGreaterThanOrEqual(6);
+    for (const kind of [
+      'period',
+      'month',
+      'relative_period',
+      'type',
+      'place',
+      'flag',
+      'grouping',
+      'ranking',
+      'fewest',
+      'measure',
+      'share',
+      'remove_scope',
+      'remove_filter',
+      'comparison',
+      'comparison_series',
+      'comparison_grouped',
+    ])
+      expect(
+        turns.some((t) => t.edit === kind),
+        kind,
+      ).toBe(true);
+    // the hurried user's fragments, all lowercase
+    expect(turns.filter((t) => t.say.split(' ').length <= 3 && t.say === t.say.toLowerCase()).length).toBeGreaterThanOrEqual(15);
+    // relative periods are written against the data's last year; 'last year' and 'this year' are left out while their reading is settled
+    expect(turns.some((t) => t.sql.includes('(SELECT max(year) FROM crimes)'))).toBe(true);
+    expect(turns.filter((t) => /\b(last|this) year\b/i.test(t.say))).toEqual([]);
+  });
+
   it.each(CONVERSATION_FILES)(
     '%s: gold queries written against crimes that pass the SQL guard, never our compiler output',
     async (file) => {
