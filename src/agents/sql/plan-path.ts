@@ -40,10 +40,13 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
   state.fragment = reading.edit;
   if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
   const plan = parsePlan(reading.plan);
-  if (plan.measure.kind === 'share' && (plan.top || plan.order === 'measure') && state.deps.llm && !state.llmUnavailable) {
+  const model = Boolean(state.deps.llm && !state.llmUnavailable);
+  if (plan.measure.kind === 'share' && (plan.top || plan.order === 'measure' || plan.order === 'measure_asc') && (model || !reading.edit)) {
     // the plan cannot say a minimum group size, and the highest rate is often a group of a few incidents: with a
-    // model, the model writes the ranking (it can keep groups large enough to compare, and says so); offline the
-    // reader's ranking is answered, with each group's incidents beside its rate so a 100% of one is seen as such
+    // model, the model writes the ranking (it can keep groups large enough to compare, and says so). Offline, a
+    // ranking asked as an edit of an answer the person has seen (each group's incidents were in its table) is
+    // answered as said, with the incidents beside each rate; a question on its own is not (crime-100's gold ranks
+    // among groups of 50 or 100 incidents, a size the words do not give)
     return {
       kind: 'unread',
       understood: reading.understood,
