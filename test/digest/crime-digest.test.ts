@@ -38,11 +38,12 @@ describe('the crime digest', () => {
       [before, from, monday],
     );
     expect(answer.table!.rows.map((r) => r.slice(0, 3))).toEqual(types.map((t) => [t.primary_type, Number(t.cur), Number(t.prev)]));
-    // every statement is the compiler's: the totals, the arrest share and the types count from the daily rollup;
-    // no rollup holds community areas by day, so that one reads crimes' days through the date index
+    // every statement is the compiler's: the two totals over every type from the hourly rollup (no type column, so
+    // fewer rows than the daily one), the arrest share and the types count from the daily rollup; no rollup holds
+    // community areas by day, so that one reads crimes' days through the date index
     expect(answer.sql.map((sql) => /\bFROM (crimes\w*)/.exec(sql)?.[1])).toEqual([
-      'crimes_by_day',
-      'crimes_by_day',
+      'crimes_by_hour',
+      'crimes_by_hour',
       'crimes_by_day',
       'crimes_by_day',
       'crimes',
