@@ -21,6 +21,7 @@ interface Book {
 }
 
 interface Phrase {
+  /** words; {year} is a four-digit year, {words} one to four words, both copied into 'read' */
   say: string[];
   read: string[];
   /** only when nothing but punctuation or the end of the text follows ("from 2018 on", not "from 2018 on the street") */
@@ -28,6 +29,8 @@ interface Phrase {
 }
 
 const YEAR = '{year}';
+const WORDS = '{words}';
+const MAX_WORDS = 4;
 const isYear = (w: string) => /^(19|20)\d{2}$/.test(w);
 
 let book: Book | undefined;
@@ -66,38 +69,66 @@ export function rewrite<T extends Word>(words: readonly T[], source: string): T[
       continue;
     }
     const first = split[i];
-    const last = split[i + found.say.length - 1];
+    const last = split[i + found.len - 1];
     const span = {
       start: first.start,
       end: last.end,
       raw: split
-        .slice(i, i + found.say.length)
+        .slice(i, i + found.len)
         .map((x) => x.raw)
         .join(' '),
     };
-    for (const r of found.read) out.push({ ...first, ...span, t: r === YEAR ? found.year! : r });
-    i += found.say.length;
+    for (const r of found.read) {
+      if (r === WORDS) out.push(...rewrite(found.words, source));
+      else out.push({ ...first, ...span, t: r === YEAR ? found.year! : r });
+    }
+    i += found.len;
   }
   return out;
 }
 
-function phraseAt<T extends Word>(words: readonly T[], i: number, b: Book, source: string): (Phrase & { year?: string }) | undefined {
+interface Found extends Phrase {
+  len: number;
+  year?: string;
+  words: Word[];
+}
+
+function phraseAt<T extends Word>(words: readonly T[], i: number, b: Book, source: string): (Found & { words: T[] }) | undefined {
   const candidates = [...(b.phrases.get(words[i].t) ?? []), ...(isYear(words[i].t) ? (b.phrases.get(YEAR) ?? []) : [])].sort(
     (x, y) => y.say.length - x.say.length,
   );
   for (const c of candidates) {
-    let year: string | undefined;
-    const fits = c.say.every((s, k) => {
-      const w = words[i + k]?.t;
-      if (w === undefined) return false;
-      if (s === YEAR && isYear(w)) {
-        year = w;
-        return true;
-      }
-      return s === w;
-    });
-    const end = words[i + c.say.length - 1]?.end ?? 0;
-    if (fits && (!c.clauseEnd || /^\s*(?:[,.;:!?)]|$)/.test(source.slice(end)))) return { ...c, year };
+    const m = fit(c.say, 0, words, i, source, c.clauseEnd);
+    if (m) return { ...c, ...m };
   }
   return undefined;
+}
+
+/** The words of 'say' from k on, matched at words[i]: the length taken, the year and the {words} copied. */
+function fit<T extends Word>(
+  say: string[],
+  k: number,
+  words: readonly T[],
+  i: number,
+  source: string,
+  clauseEnd: boolean,
+): { len: number; year?: string; words: T[] } | undefined {
+  if (k === say.length) {
+    const end = words[i - 1]?.end ?? 0;
+    return !clauseEnd || /^\s*(?:[,.;:!?)]|$)/.test(source.slice(end)) ? { len: 0, words: [] } : undefined;
+  }
+  const s = say[k];
+  if (s === WORDS) {
+    // the fewest words that let the rest fit ("put battery next to it", "put the 2020 numbers next to each month")
+    for (let n = 1; n <= MAX_WORDS && i + n <= words.length; n++) {
+      const rest = fit(say, k + 1, words, i + n, source, clauseEnd);
+      if (rest) return { ...rest, len: rest.len + n, words: [...words.slice(i, i + n), ...rest.words] };
+    }
+    return undefined;
+  }
+  const w = words[i]?.t;
+  if (w === undefined) return undefined;
+  if (s === YEAR ? !isYear(w) : s !== w) return undefined;
+  const rest = fit(say, k + 1, words, i + 1, source, clauseEnd);
+  return rest && { ...rest, len: rest.len + 1, year: s === YEAR ? w : rest.year };
 }

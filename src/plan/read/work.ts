@@ -69,8 +69,9 @@ export class Work {
         continue;
       }
       const prev = this.live().find((q) => q.end === p.start && q.kind === 'rank');
-      // "the 3 with the fewest", "the 5 with the most"
-      const after = this.scan.tokens[p.end]?.t === 'with' ? (this.scan.tokens[p.end + 1]?.t === 'the' ? p.end + 2 : p.end + 1) : p.end;
+      // "the 3 with the fewest", "the 5 with the most", "which five had the fewest", "which 3 saw the most"
+      const linked = ['with', 'had', 'have', 'saw'].includes(this.scan.tokens[p.end]?.t ?? '');
+      const after = linked ? (this.scan.tokens[p.end + 1]?.t === 'the' ? p.end + 2 : p.end + 1) : p.end;
       const next = this.live().find((q) => (q.start === p.end || q.start === after) && (q.kind === 'rank' || (q.kind === 'dim' && !q.by)));
       if (!prev && !next) this.drop(p);
     }
