@@ -33,6 +33,38 @@ const BACK_VERBS = new Set(['were', 'was', 'are', 'is']);
 /** Follow-up words that mark an edit wherever they stand ("top 10 instead", "also by district", "how many of them"). */
 const EDIT_ANYWHERE = new Set(['instead', 'also', 'as well', 'too', 'again', 'rather', 'ones', 'them', 'those']);
 
+/** Words before "as a percentage" that point back at the last answer ("show that", "what is the trend"). */
+const POINTING_BACK = new Set([
+  'what',
+  'whats',
+  "what's",
+  'is',
+  'was',
+  'show',
+  'me',
+  'give',
+  'put',
+  'that',
+  'it',
+  'this',
+  'those',
+  'these',
+  'them',
+  'the',
+  'trend',
+  'numbers',
+  'figures',
+  'and',
+  'now',
+  'so',
+  'can',
+  'you',
+  'please',
+]);
+
+/** "that year", "the same period" in an edit: the last answer's period, kept (nothing to change). */
+const BACK_PERIOD = /^(?:year|month|period|time)$/;
+
 /** What gives a question its own scope: a period or a place, said or removed. */
 const SCOPE_KINDS = new Set<Piece['kind']>(['time', 'months', 'weekdays', 'weekend', 'hours', 'night', 'place', 'allPlaces', 'allTime']);
 
@@ -56,7 +88,9 @@ export function isFragment(work: Work): boolean {
   // "how many were arrests?", "what share was domestic?": the measure points back at the last answer's subject
   if (live.some((p) => p.kind === 'measure' && BACK_VERBS.has(work.word(p.end) ?? ''))) return true;
   // "as a share of all crimes", "as an arrest rate": the last answer's count said another way
-  if (live.some((p) => p.kind === 'measure' && p.start === 0 && /^as\b/i.test(p.text))) return true;
+  // ("what is that as a percentage", "show the trend as a share": only words pointing back before it)
+  const pointsBack = (p: Piece) => work.scan.tokens.slice(0, p.start).every((x) => POINTING_BACK.has(x.t));
+  if (live.some((p) => p.kind === 'measure' && /^as\b/i.test(p.text) && pointsBack(p))) return true;
   // a subject: what is counted ("thefts", "crimes", "arrests"), crime types as the grouping, an arrest rate
   const subjectLike = (p: Piece) =>
     isSubject(p) || (p.kind === 'dim' && p.dim === 'type') || (p.kind === 'measure' && p.arrestRate === true);
@@ -92,6 +126,11 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   // "in order of district": the order's axis, not a grouping
   const ordering = orderDims(work, work.of('dim'), last);
   let dims = work.of('dim').filter((d) => !ordering.includes(d));
+
+  // "as a percentage of all crimes that year": the period in force, said back
+  if (last.filters.time)
+    for (const i of [...work.bad])
+      if (BACK_PERIOD.test(work.word(i) ?? '') && ['that', 'same'].includes(work.word(i - 1) ?? '')) work.bad.delete(i);
 
   // the measure
   const cues = work.of('measure');
@@ -147,7 +186,9 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   // "all types", "all wards": the slot removed, not a grouping
   const saysAll = (d: Piece) => work.word(d.start - 1) === 'all' || /^(across |over |for |in )?(all|every) /i.test(d.text);
   const ranked = work.of('rank').length > 0 || work.of('number').length > 0;
-  const every = dims.filter((d) => REMOVABLE.has(d.dim) && !ranked && saysAll(d));
+  // "for every year since 2010": each year of the period said, a series (not the years let go)
+  const eachOfPeriod = (d: Piece) => d.kind === 'dim' && d.dim === 'year' && work.of('time').length > 0;
+  const every = dims.filter((d) => REMOVABLE.has(d.dim) && !ranked && saysAll(d) && !eachOfPeriod(d));
   // "show all districts" of an answer by district (a ranking, the fewest): every group listed, not the slot removed
   const listAll = every.filter((d) => last.groupBy.includes(d.dim));
   const removals = every.filter((d) => !listAll.includes(d));
@@ -211,6 +252,14 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   if (said(['allPlaces']).length) {
     if (!PLACE_KEYS.some((k) => f[k]) && !listsGroups) notes.push('the last answer was already over all of Chicago');
     for (const k of PLACE_KEYS) delete f[k];
+    // "how did the citywide rate compare" after the lowest district (no place to let go): one figure for
+    // the city, the grouping by place and its ranking let go; by district in Austin, "citywide" lets Austin go
+    const byPlace = plan.groupBy.filter((g) => PLACE_OF[g]);
+    const hadPlace = PLACE_KEYS.some((k) => last.filters[k]);
+    if (!listsGroups && !hadPlace && byPlace.length && !dims.some((d) => PLACE_OF[d.dim])) {
+      plan.groupBy = plan.groupBy.filter((g) => !PLACE_OF[g]);
+      notes.push(`citywide: all of Chicago, no longer by ${byPlace.join(' and ').replace('_', ' ')}`);
+    }
   }
   replace(['night', 'hours'], ['night', 'hours']);
   replace(['weekend', 'weekdays'], ['weekend', 'weekdays']);
@@ -258,7 +307,8 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
       plan.top = { n: 1, order }; // "which location type was the most common?" after a top 3
     else if (plural && order === 'desc' && !plan.top) plan.order = 'measure';
     else plan.top = { n: 1, order };
-  } else if (plan.groupBy.join() !== before) {
+  } else if (plan.groupBy.join() !== before || dims.some((d) => /\btrend\b|over time/i.test(d.text))) {
+    // "show the trend as a percentage" after the worst year: the whole series again
     delete plan.top;
   }
   // "which districts had none?": only the groups with none; a ranking said now replaces it
