@@ -189,3 +189,19 @@ describe('"put X next to it", "put 2023 next to each month": a comparison, keepi
     expect(refusedWords('thefts by year since 2020', 'put it in a spreadsheet')).toContain('put');
   });
 });
+
+describe('"the 3 years before that", "the two years prior": that many years right before the thread\'s period', () => {
+  it("whatever the length of the thread's period", () => {
+    const last3 = ['robberies since 2010 by year', 'How many robberies in total over the last 3 years?'];
+    for (const t of ['And in the 3 years before that?', 'the 3 years before', 'what about the three years prior'])
+      expect(time(thread(...last3, t)), t).toEqual({ from: '2020-01-01', to: '2023-01-01' });
+    const one = thread('thefts in 2020', 'what about the 2 years before that?');
+    expect(time(one)).toEqual({ from: '2018-01-01', to: '2020-01-01' });
+    expect(thread('thefts in 2020 by month', 'and the three years earlier?').groupBy).toEqual(['month']);
+  });
+
+  it('on its own (before what?) it is refused, and "the year before" still moves the period by one', () => {
+    expect(readInThread('thefts in the 3 years before', undefined, ctx).ok).toBe(false);
+    expect(time(thread('thefts in 2020', 'the year before'))).toEqual(Y(2019));
+  });
+});

@@ -334,8 +334,9 @@ function readTime(work: Work, groupsIn: Dimension[]): { groups: Dimension[]; tim
   const groups = [...groupsIn];
   const times: Extract<Piece, { kind: 'time' }>[] = [];
   for (const p of work.of('time')) {
-    // "next year" on its own has no period to count from (the data's end would be the future)
-    if (p.step && p.step.by > 0) {
+    // "next year" on its own has no period to count from (the data's end would be the future); nor has
+    // "the 3 years before" (before what?)
+    if (p.step && (p.step.by > 0 || p.step.adjoining)) {
       work.drop(p, `"${p.text}" needs a period to count from`);
       continue;
     }

@@ -10,6 +10,7 @@ import type { PeriodStep } from './pieces.js';
 /** The period moved by a step ("the year before" 2020-03 is 2019-03); its words stay the step's. */
 export function stepPeriod(t: TimeRange, step: PeriodStep, said?: string): TimeRange {
   const months = step.unit === 'year' ? 12 * step.by : step.by;
+  if (step.adjoining) return { from: addMonths(t.from, months), to: t.from, ...(said ? { said } : {}) };
   return { from: addMonths(t.from, months), to: addMonths(t.to, months), ...(said ? { said } : {}) };
 }
 

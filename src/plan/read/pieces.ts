@@ -10,6 +10,8 @@ export type PlaceKind = 'areas' | 'districts' | 'wards' | 'beats' | 'blocks';
 export interface PeriodStep {
   unit: 'year' | 'month';
   by: number;
+  /** "the 3 years before that": the |by| units right before the reference period's start, however long that period is */
+  adjoining?: boolean;
 }
 type MeasureCue = 'count' | 'distinct' | 'share' | 'average' | 'median' | 'percentile';
 

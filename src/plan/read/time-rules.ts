@@ -157,8 +157,29 @@ const MONTH_AFTER = [
   ['a', 'month', 'later'],
 ];
 
+/**
+ * "the 3 years before that", "2 years earlier", "the 6 months prior": that many whole years (months) right
+ * before the reference period; on its own, before the latest year (month).
+ */
+function adjoiningAt(x: RuleInput, i: number): Full | undefined {
+  const { t, ctx } = x;
+  let j = t[i] === 'the' ? i + 1 : i;
+  const n = smallNumber(t[j]);
+  const unit = { years: 'year', months: 'month' }[t[j + 1] ?? ''] as 'year' | 'month' | undefined;
+  if (n === undefined || n < 2 || n > 50 || /^(19|20)\d\d$/.test(t[j] ?? '') || !unit) return undefined;
+  if (!['before', 'prior', 'earlier'].includes(t[j + 2] ?? '')) return undefined;
+  j += 3;
+  if (['that', 'it', 'this', 'then'].includes(t[j] ?? '')) j++;
+  const latest = ctx.latestDate;
+  const endOf = unit === 'year' ? yearRange(yearOf(latest)).from : monthStart(latest);
+  const months = unit === 'year' ? 12 * n : n;
+  return { from: addMonths(endOf, -months), to: endOf, len: j - i, grain: 'relative', step: { unit, by: -n, adjoining: true } };
+}
+
 function relativeAt(x: RuleInput, i: number): Full | undefined {
   const { t, ctx } = x;
+  const adjoining = adjoiningAt(x, i);
+  if (adjoining) return adjoining;
   if (!RELATIVE_STARTS.has(t[i] ?? '')) return undefined;
   const latest = ctx.latestDate;
   const end = addDays(latest, 1);
