@@ -129,3 +129,96 @@ describe('"as a percentage of all crimes" of the thread\'s count', () => {
     expect(r.ok).toBe(false);
   });
 });
+
+describe('"the totals" of a series: one figure per period', () => {
+  const monthly = () => thread('How many domestic battery cases were there in 2020?', 'Break it down by month.', 'What about 2019?');
+  const base = { measure: { kind: 'count' }, filters: { types: ['BATTERY'], domestic: true } } as const;
+  it('"compare the 2019 and 2020 totals" after a by-month answer: the two years\' totals, no months', () => {
+    for (const text of ['Compare the 2019 and 2020 totals.', 'compare the totals for 2019 and 2020'])
+      expectEdit(monthly(), text, { ...base, filters: { ...base.filters, time: Y(2020) }, compareWith: Y(2019) });
+  });
+  it('"what\'s the total?" after a by-month answer: the year\'s total', () => {
+    expectEdit(monthly(), "what's the total?", { ...base, filters: { ...base.filters, time: Y(2019) } });
+  });
+  it('"totals by district": a new grouping, not one total', () => {
+    expectEdit(monthly(), 'totals by district', { ...base, filters: { ...base.filters, time: Y(2019) }, groupBy: ['district'] });
+  });
+});
+
+describe('a comparison done again for other types, one row per type', () => {
+  it('"do it for robberies and assaults in district 4, by crime type" keeps 2021 against 2022', () => {
+    const last = thread('Robberies in district 3: 2021 versus 2022?', 'Same comparison for district 4.');
+    const expected = {
+      measure: { kind: 'count' },
+      filters: { types: ['ROBBERY', 'ASSAULT'], districts: [4], time: Y(2021) },
+      groupBy: ['type'],
+      compareWith: Y(2022),
+    } as const;
+    for (const text of [
+      'do it for robberies and assaults in district 4, by crime type',
+      'do the same for robberies and assaults in district 4 by crime type',
+      'and for robberies and assaults, by crime type',
+    ])
+      expectEdit(last, text, expected);
+  });
+});
+
+describe('"both": the two answers before, side by side', () => {
+  function threadWithBefore(...texts: string[]): { last: QueryPlan; before: QueryPlan } {
+    let last: QueryPlan | undefined;
+    let before: QueryPlan | undefined;
+    for (const text of texts) {
+      const r = readInThread(text, last, ctx, before);
+      if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)}`);
+      before = last;
+      last = parsePlan(r.plan);
+    }
+    return { last: last!, before: before! };
+  }
+  it('Lakeview then Logan Square, "both by year since 2019": years with a column for each', () => {
+    const { last, before } = threadWithBefore('robberys in lakeview 2021', 'and logan square');
+    for (const text of ['both by year since 2019', 'both of them by year since 2019']) {
+      const r = readInThread(text, last, ctx, before);
+      if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)}`);
+      expect(bare(r.plan), text).toEqual(
+        bare({
+          measure: { kind: 'count' },
+          filters: { types: ['ROBBERY'], areas: [6], time: since(2019) },
+          groupBy: ['year'],
+          versus: { areas: [22] },
+        }),
+      );
+    }
+  });
+  it('thefts then battery, "both by month": a column for each type', () => {
+    const { last, before } = threadWithBefore('thefts in 2021', 'and battery');
+    const r = readInThread('both by month', last, ctx, before);
+    if (!r.ok) throw new Error('refused');
+    expect(bare(r.plan)).toEqual(
+      bare({
+        measure: { kind: 'count' },
+        filters: { types: ['THEFT'], time: Y(2021) },
+        groupBy: ['month'],
+        versus: { types: ['BATTERY'] },
+      }),
+    );
+  });
+  it('two answers that differ in more than one slot: "both" is not placed', () => {
+    const { last, before } = threadWithBefore('thefts in lakeview in 2021', 'battery in logan square');
+    expect(readInThread('both by month', last, ctx, before).ok).toBe(false);
+  });
+});
+
+describe('a share of a type after the top types', () => {
+  it('"what percentage of all Humboldt Park crimes that year were thefts?": one share, not one per type', () => {
+    const last = thread(
+      'How many crimes were reported in Austin in 2022?',
+      'What were the top 5 crime types there?',
+      'How about Humboldt Park?',
+    );
+    expectEdit(last, 'What percentage of all Humboldt Park crimes that year were thefts?', {
+      measure: { kind: 'share', part: { types: ['THEFT'] } },
+      filters: { areas: [23], time: Y(2022) },
+    });
+  });
+});

@@ -66,3 +66,31 @@ export function keepVersus(last: QueryPlan, plan: QueryPlan, notes: string[]): v
   delete plan.versus;
   notes.push('no longer side by side: the edit changed what the two sides differed in');
 }
+
+/** The slots two answers in a row can differ in for "both" to set them side by side (what versus can hold). */
+const BOTH_SLOTS: (keyof Filters)[][] = [['types'], ['locations'], ['areas', 'districts', 'wards', 'beats', 'blocks']];
+
+/**
+ * "both by year since 2019" after "robberies in Lakeview 2021" then "and Logan Square": the two answers before
+ * differ in one slot (a place, a type, a location), so "both" is the edited plan with each side: the first
+ * answer's side first, the last one's beside it. Nothing happens when they differ in more than that slot.
+ */
+export function bothSides(work: Work, last: QueryPlan, before: QueryPlan | null | undefined, plan: QueryPlan, notes: string[]): void {
+  const both = [...work.bad].filter((i) => work.word(i) === 'both');
+  if (!both.length || !before || plan.versus || plan.compareWith || !same(before.measure, last.measure)) return;
+  const keys = [...new Set([...Object.keys(before.filters), ...Object.keys(last.filters)])] as (keyof Filters)[];
+  const differ = keys.filter((k) => !same(before.filters[k], last.filters[k]));
+  const slot = BOTH_SLOTS.find((s) => differ.length > 0 && differ.every((k) => s.includes(k)));
+  // the edit itself must leave that slot as the last answer had it
+  if (!slot || !slot.every((k) => same(plan.filters[k], last.filters[k]))) return;
+  const versus: NonNullable<QueryPlan['versus']> = {};
+  for (const k of slot) if (last.filters[k] !== undefined) Object.assign(versus, { [k]: last.filters[k] });
+  if (!Object.keys(versus).length) return;
+  for (const k of slot) {
+    if (before.filters[k] === undefined) delete plan.filters[k];
+    else Object.assign(plan.filters, { [k]: before.filters[k] });
+  }
+  plan.versus = versus;
+  for (const i of both) work.bad.delete(i);
+  notes.push('both: the two answers before, side by side');
+}

@@ -24,6 +24,7 @@ import { addDays, monthOf, monthRange, yearOf, yearRange } from './dates.js';
 import { mergeFilters, sharePartPieces } from './filters.js';
 import { isOneDay, isOneMonth, isOneYear, joinPeriods, lastDay, monthsBetween, monthsOfYear, stepPeriod, yearWithin } from './periods.js';
 import { isSubject, type Piece, type RemovableSlot } from './pieces.js';
+import { bothSides } from './compare-rules.js';
 import { applySort, orderDims } from './sort-edit.js';
 import type { Work } from './work.js';
 
@@ -65,6 +66,17 @@ const POINTING_BACK = new Set([
 /** "that year", "the same period" in an edit: the last answer's period, kept (nothing to change). */
 const BACK_PERIOD = /^(?:year|month|period|time)$/;
 
+/** Groupings along time that "the totals" add up. */
+const SERIES = new Set<Dimension>(['year', 'month', 'date']);
+
+/** "the total", "the 2019 and 2020 totals": the sum of the last answer's series ("totals" placed here). */
+function saysTotals(work: Work): boolean {
+  const said = work.of('measure').some((p) => /^(?:the )?totals?$/i.test(p.text));
+  const loose = [...work.bad].filter((i) => work.word(i) === 'totals' || work.word(i) === 'total');
+  for (const i of loose) work.bad.delete(i);
+  return said || loose.length > 0;
+}
+
 /** What gives a question its own scope: a period or a place, said or removed. */
 const SCOPE_KINDS = new Set<Piece['kind']>(['time', 'months', 'weekdays', 'weekend', 'hours', 'night', 'place', 'allPlaces', 'allTime']);
 
@@ -83,6 +95,9 @@ export function isFragment(work: Work): boolean {
   const live = work.live();
   if (!live.length) return false;
   if (live.some((p) => p.kind === 'followUp' && (p.start === 0 || EDIT_ANYWHERE.has(p.text.toLowerCase())))) return true;
+  // "do it for robberies and assaults in district 4", "do the same for 2020": the last answer done again
+  const [w0, w1] = [work.word(0), work.word(1)];
+  if (w0 === 'do' && ['it', 'that', 'this', 'the', 'same'].includes(w1 ?? '')) return true;
   // "drop the year filter", "the whole year", "same months in 2020": only said of a thread's last answer
   if (live.some((p) => p.kind === 'remove' || p.kind === 'wholeYear' || p.kind === 'samePeriod')) return true;
   // "how many were arrests?", "what share was domestic?": the measure points back at the last answer's subject
@@ -118,7 +133,7 @@ export interface Edit {
   notes: string[];
 }
 
-export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
+export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext, earlier?: QueryPlan | null): Edit {
   const plan: QueryPlan = structuredClone(last);
   const notes: string[] = [];
   const live = work.live();
@@ -148,6 +163,13 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
       notes.push('the arrest rate: of every incident in the same scope, not only those with an arrest');
     }
     if (Object.keys(f).length) plan.measure = { kind: 'share', part: f };
+    // "what percentage of all crimes that year were thefts?" after the top types: one share, not one per type
+    if ((f.types || f.category) && plan.groupBy.includes('type')) {
+      plan.groupBy = plan.groupBy.filter((g) => g !== 'type');
+      delete plan.top;
+      delete plan.order;
+      notes.push('a share of a crime type: of all crimes, no longer by crime type');
+    }
     else if (kind) plan.measure = { kind: 'share', part: kind };
     else if (plan.measure.kind === 'share') {
       // "that share", "the highest percentage" after a share: the share in force
@@ -288,6 +310,14 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   const pinned = pinnedNow(plan, said, periodSet.set);
   const narrowed = plan.groupBy.filter((g) => pinned.has(g));
   plan.groupBy = plan.groupBy.filter((g) => !pinned.has(g));
+  // "compare the 2019 and 2020 totals", "what's the total?" after a by-month answer: one figure per period
+  if (saysTotals(work) && !dims.length && !plan.top && !work.of('rank').length && !work.of('number').length) {
+    const series = plan.groupBy.filter((g) => SERIES.has(g));
+    if (series.length) {
+      plan.groupBy = plan.groupBy.filter((g) => !SERIES.has(g));
+      notes.push(`the totals: one figure for the whole period, no longer by ${series.join(' and ')}`);
+    }
+  }
 
   // the ranking
   const numbers = work.of('number');
@@ -345,6 +375,7 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext): Edit {
   for (const p of work.of('change')) if (!plan.groupBy.length && !plan.compareWith) work.drop(p, 'a change needs a time axis');
   for (const p of work.of('grouping')) if (!plan.groupBy.length) work.drop(p, 'a distribution needs a grouping');
 
+  bothSides(work, last, earlier, plan, notes);
   // each group's percent of the total holds of a count by group only, and not beside a second period
   if (plan.measure.kind !== 'count' || !plan.groupBy.length || plan.compareWith) delete plan.ofTotal;
   const parsed = QueryPlan.safeParse(plan);
