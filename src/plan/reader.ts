@@ -76,7 +76,7 @@ export function readInThread(text: string, last: QueryPlan | null | undefined, c
   }
   if (last !== undefined && isFragment(work) && edits.length) {
     if (last === null) return { ok: false, understood: edits, unplaced: [], suggestion: 'Ask it as one whole question', edit: true, edits };
-    const { plan, terms, notes } = editPlan(work, last, ctx);
+    const { plan, terms, notes } = editPlan(work, last, ctx, before);
     if (plan) keepVersus(last, plan, notes);
     return { ...conclude(work, plan, terms, ctx), edit: true, edits, notes };
   }
