@@ -130,6 +130,8 @@ function measurePhrase(plan: QueryPlan, ctx: NarrationContext): string {
       return `${DIMENSION_WORDS[m.of].many} with ${s}`;
     case 'share': {
       const part = subject({ ...plan, filters: m.part } as QueryPlan, ctx).replace(/^crimes ?/, '');
+      // "share of crimes that were thefts", not "share of crimes thefts"
+      if (m.part.types || m.part.category) return `share of ${s} that were ${part}`;
       return `share of ${s} ${part ? part.replace(/^with /, 'with ') : ''}`.trim();
     }
     case 'average_per':

@@ -75,6 +75,14 @@ describe('narratePlan', () => {
     );
   });
 
+  it('a share of a crime type says what the crimes were: "share of crimes that were thefts"', () => {
+    const p = plan({ measure: { kind: 'share', part: { types: ['THEFT'] } }, filters: { time: y2019 } });
+    expect(
+      narratePlan(p, { columns: ['share_pct', 'matching', 'incidents'], rows: [[23.72, 2011, 8479]], rowCount: 1 }, ctx).headline,
+    ).toBe('Share of crimes that were thefts in 2019, all of Chicago: 23.72% (2,011 of 8,479)');
+    expect(understoodAs(p, ctx)[0]).toBe('share of crimes that were thefts');
+  });
+
   it('weekdays by name, ties said as ties, no percentage change across a cycle', () => {
     const p = plan({ measure: { kind: 'count' }, filters: { time: y2019 }, groupBy: ['weekday'] });
     const rows = [
