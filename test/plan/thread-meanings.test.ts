@@ -222,3 +222,19 @@ describe('a share of a type after the top types', () => {
     });
   });
 });
+
+describe('"the previous N years" after the last N years: the N years right before', () => {
+  it('after robberies over the last 3 years (2023-2025): 2020-2022, not the same years again', () => {
+    const last = thread('How many robberies in total over the last 3 years?');
+    for (const text of ['and the previous 3 years?', 'And in the 3 years before that?'])
+      expectEdit(last, text, {
+        measure: { kind: 'count' },
+        filters: { types: ['ROBBERY'], time: { from: '2020-01-01', to: '2023-01-01' } },
+      });
+  });
+  it('asked on its own, "the previous 3 years" is still the last three', () => {
+    const r = readInThread('How many robberies in the previous 3 years?', undefined, ctx);
+    if (!r.ok) throw new Error('refused');
+    expect(bare(r.plan).filters.time).toEqual({ from: '2023-01-01', to: '2026-01-01' });
+  });
+});

@@ -169,8 +169,7 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext, earlier?
       delete plan.top;
       delete plan.order;
       notes.push('a share of a crime type: of all crimes, no longer by crime type');
-    }
-    else if (kind) plan.measure = { kind: 'share', part: kind };
+    } else if (kind) plan.measure = { kind: 'share', part: kind };
     else if (plan.measure.kind === 'share') {
       // "that share", "the highest percentage" after a share: the share in force
     } else if (!share.arrestRate && plan.groupBy.length && plan.measure.kind === 'count') {
@@ -501,6 +500,13 @@ function editPeriod(
   const periods: { piece: Piece; range: TimeRange }[] = stated.map((p) => {
     // "same months in 2020" after January to March 2021: January to March 2020; "what about 2020" after April
     // 2019 (a part of one year, said as a month or a season): April 2020
+    // "and the previous 3 years?" after the last 3 years: as long again, right before (not the same years again)
+    const len = ref && monthsBetween(ref, { from: ref.to, to: ref.to });
+    if (ref && len && p.range.from === ref.from && p.range.to === ref.to && /\b(?:previous|prior|preceding)\b/i.test(p.text)) {
+      const range = stepPeriod(ref, { unit: 'month', by: -len });
+      notes.push(`"${p.text}": ${periodLabel(range)}, the period right before the thread's ${periodLabel(ref)}`);
+      return { piece: p, range };
+    }
     const y = yearWithin(p.range);
     // (its own year said again is the whole year: "in 2019" after April 2019)
     const part =
