@@ -463,19 +463,25 @@ function describeComparison(plan: QueryPlan, r: PlanRows, ctx: NarrationContext)
   }
   const sentences: string[] = [];
   const complete = r.rows.length === r.rowCount;
+  // a change is told in time order: from the compared period when it came first ("2021 against 2019"), else
+  // from the thread's own period ("2021 versus 2022": from 2021 to 2022)
+  const forward = plan.compareWith!.from > plan.filters.time!.from;
+  const [first, then] = forward ? [0, 1] : [1, 0];
+  const [p1, p2] = forward ? [pa, pb] : [pb, pa];
   if (plan.measure.kind === 'count' && complete) {
     const [ta, tb] = [0, 1].map((k) => r.rows.reduce((x, row) => x + num(row[labels + k]), 0));
-    const total = tb === 0 ? '' : ` (${ta >= tb ? '+' : ''}${fmtNumber(((ta - tb) / tb) * 100, 1)}%)`;
+    const [t1, t2] = forward ? [ta, tb] : [tb, ta];
+    const total = t1 === 0 ? '' : ` (${t2 >= t1 ? '+' : ''}${fmtNumber(((t2 - t1) / t1) * 100, 1)}%)`;
     sentences.push(`${pa}: ${show(ta)} in all; ${pb}: ${show(tb)}${total}.`);
   } else sentences.push(`${capital(many(noun, r.rowCount))}, each in ${pa} and in ${pb}.`);
   const valued = r.rows.filter((row) => row[labels] !== null && row[labels + 1] !== null);
-  const moves = valued.map((row) => ({ row, delta: num(row[labels]) - num(row[labels + 1]) }));
+  const moves = valued.map((row) => ({ row, delta: num(row[labels + then]) - num(row[labels + first]) }));
   if (!moves.length) return sentences.join(' ');
   const up = moves.reduce((m, x) => (x.delta > m.delta ? x : m), moves[0]);
   const down = moves.reduce((m, x) => (x.delta < m.delta ? x : m), moves[0]);
   const tied = (v: number) => moves.filter((x) => x.delta === v).length;
   const move = (word: string, x: (typeof moves)[number]) =>
-    `The largest ${word}${complete ? '' : ' in the rows shown'}: ${label(x.row)}, ${show(x.row[labels + 1], pct)} in ${pb} to ${show(x.row[labels], pct)} in ${pa}${tied(x.delta) > 1 ? `, tied with ${fmtInt(tied(x.delta) - 1)} more` : ''}.`;
+    `The largest ${word}${complete ? '' : ' in the rows shown'}: ${label(x.row)}, ${show(x.row[labels + first], pct)} in ${p1} to ${show(x.row[labels + then], pct)} in ${p2}${tied(x.delta) > 1 ? `, tied with ${fmtInt(tied(x.delta) - 1)} more` : ''}.`;
   if (up.delta > 0) sentences.push(move('rise', up));
   if (down.delta < 0) sentences.push(move('fall', down));
   if (up.delta <= 0 && down.delta >= 0) sentences.push(`Every ${noun.one} had the same in both.`);

@@ -75,6 +75,27 @@ describe('narratePlan', () => {
     );
   });
 
+  it('a comparison by group with the later year compared ("2021 versus 2022") tells the change in time order', () => {
+    const p = plan({
+      measure: { kind: 'count' },
+      filters: { types: ['ROBBERY', 'ASSAULT'], districts: [4], time: { from: '2021-01-01', to: '2022-01-01' } },
+      groupBy: ['type'],
+      compareWith: { from: '2022-01-01', to: '2023-01-01' },
+    });
+    const rows = [
+      ['ASSAULT', 20, 26, -23.1],
+      ['ROBBERY', 7, 7, 0],
+    ];
+    const n = narratePlan(
+      p,
+      { columns: ['primary_type', 'incidents', 'compared_incidents', 'change_pct'], rows, rowCount: 2 },
+      ctx,
+    ).narration;
+    expect(n).toContain('2021: 27 in all; 2022: 33 (+22.2%).');
+    expect(n).toContain('The largest rise: ASSAULT, 20 in 2021 to 26 in 2022.');
+    expect(n).not.toContain('fall');
+  });
+
   it('a share of a crime type says what the crimes were: "share of crimes that were thefts"', () => {
     const p = plan({ measure: { kind: 'share', part: { types: ['THEFT'] } }, filters: { time: y2019 } });
     expect(
