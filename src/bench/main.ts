@@ -131,23 +131,34 @@ program
   )
   .option('--worker-concurrency <n>', "serve's WORKER_CONCURRENCY", positiveInt)
   .option('--cpu-prof <dir>', "write serve's CPU profile (node --cpu-prof) into this folder")
-  .action(async (opts: { questions: number; serial: number; databaseUrl?: string; workerConcurrency?: number; cpuProf?: string }) => {
-    let databaseUrl = opts.databaseUrl;
-    if (databaseUrl) {
-      // a database of your own (the 8.5M-row one): migrated, and given generated crimes only when it has none
-      const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, options: APP_SEARCH_PATH });
-      await migrate(pool);
-      await ensureCrimes(pool, 200_000);
-      await pool.end();
-    } else {
-      const config = loadConfigFromProcess();
-      const bench = await openBenchDatabase(config, createLogger(config.logLevel), false);
-      await ensureCrimes(bench.pool, 200_000);
-      databaseUrl = bench.url;
-      await bench.close();
-    }
-    await playgroundLoadBench({ ...opts, databaseUrl, cpuProfileDir: opts.cpuProf });
-  });
+  .option('--mix <kind>', "shapes: eight question shapes repeated; benchmarks: the benchmark files' opening questions", 'shapes')
+  .action(
+    async (opts: {
+      questions: number;
+      serial: number;
+      databaseUrl?: string;
+      workerConcurrency?: number;
+      cpuProf?: string;
+      mix: string;
+    }) => {
+      if (opts.mix !== 'shapes' && opts.mix !== 'benchmarks') throw new Error(`--mix is shapes or benchmarks, not ${opts.mix}`);
+      let databaseUrl = opts.databaseUrl;
+      if (databaseUrl) {
+        // a database of your own (the 8.5M-row one): migrated, and given generated crimes only when it has none
+        const pool = new pg.Pool({ connectionString: databaseUrl, max: 2, options: APP_SEARCH_PATH });
+        await migrate(pool);
+        await ensureCrimes(pool, 200_000);
+        await pool.end();
+      } else {
+        const config = loadConfigFromProcess();
+        const bench = await openBenchDatabase(config, createLogger(config.logLevel), false);
+        await ensureCrimes(bench.pool, 200_000);
+        databaseUrl = bench.url;
+        await bench.close();
+      }
+      await playgroundLoadBench({ ...opts, mix: opts.mix, databaseUrl, cpuProfileDir: opts.cpuProf });
+    },
+  );
 
 program
   .command('export')

@@ -13,6 +13,8 @@ import path from 'node:path';
 import { answerCost, COST_STAGES, type AnswerCost, type CostStage } from '../core/answer-cost.js';
 import type { Answer } from '../core/answer.js';
 import { quantile } from './stats.js';
+import { CONVERSATION_FILES, conversationFile, loadConversations } from '../eval/conversation-eval.js';
+import { loadBenchmarks } from '../eval/sql-eval.js';
 import { cpuMsOf, DatabaseCpu, startServe } from './serve-process.js';
 import pg from 'pg';
 import { APP_SEARCH_PATH } from '../db/database.js';
@@ -28,6 +30,25 @@ const QUESTIONS = [
   'Which 10 community areas had the most battery reports?',
   'What share of narcotics cases ended in an arrest?',
 ];
+
+/**
+ * --mix benchmarks: every question the benchmark files open with (crime-100, crime-chat-40 and the first turn of
+ * each conversation set), shuffled by a fixed seed: the shapes people ask, not eight repeated ones (what a model
+ * would answer is refused offline, as it is in the channel).
+ */
+function benchmarkQuestions(): string[] {
+  const all = [
+    ...loadBenchmarks().map((b) => b.question),
+    ...CONVERSATION_FILES.flatMap((f) => loadConversations(conversationFile(f)).map((c) => c.turns[0].say)),
+  ];
+  let seed = 7;
+  const next = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  for (let i = all.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [all[i], all[j]] = [all[j], all[i]];
+  }
+  return all;
+}
 
 interface Asked {
   thread: string;
@@ -56,7 +77,9 @@ async function ask(url: string, text: string): Promise<Asked> {
     const event = body.split('\n\n').find((e) => e.startsWith('event: answer\n'));
     if (!event) return { thread, ms, error: 'no answer event' };
     const payload = JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { answer: Answer; chartUrl: string | null };
-    if (payload.answer.kind !== 'result') return { thread, ms, answer: payload.answer, error: `a ${payload.answer.kind} answer` };
+    // a clarifying question or a refusal is a reply (counted by kind in the summary); an error answer is an error
+    if (payload.answer.kind !== 'result')
+      return { thread, ms, answer: payload.answer, ...(payload.answer.kind === 'error' ? { error: 'an error answer' } : {}) };
     if (!payload.chartUrl) return { thread, ms, answer: payload.answer };
     const chartStarted = performance.now();
     const chart = await fetch(`${url}${payload.chartUrl}`);
@@ -148,6 +171,9 @@ function summary(label: string, asked: Asked[], spent: Spent, xacts: number): vo
       `end to end p50 ${f1(quantile(ms, 0.5))} ms, p99 ${f1(quantile(ms, 0.99))} ms, max ${f1(Math.max(...ms))} ms; ` +
       `errors ${asked.length - ok.length}${errors.size ? ` (${[...errors].map(([e, n]) => `${n} × ${e}`).join('; ')})` : ''}`,
   );
+  const kinds = new Map<string, number>();
+  for (const a of ok) kinds.set(a.answer?.kind ?? 'result', (kinds.get(a.answer?.kind ?? 'result') ?? 0) + 1);
+  console.log(`  replies by kind: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}`);
   const charts = asked.filter((a) => a.chartMs !== undefined).map((a) => a.chartMs!);
   if (charts.length)
     console.log(`  chart fetched by the page: ${charts.length}, p50 ${f1(quantile(charts, 0.5))} ms, p99 ${f1(quantile(charts, 0.99))} ms`);
@@ -167,7 +193,12 @@ export async function playgroundLoadBench(o: {
   serial: number;
   workerConcurrency?: number;
   cpuProfileDir?: string;
+  mix?: 'shapes' | 'benchmarks';
 }): Promise<void> {
+  const questions = o.mix === 'benchmarks' ? benchmarkQuestions() : QUESTIONS;
+  console.log(
+    `questions: ${o.mix === 'benchmarks' ? `${questions.length} from the benchmark files` : `${questions.length} shapes, repeated`}`,
+  );
   if (o.cpuProfileDir) mkdirSync(o.cpuProfileDir, { recursive: true });
   const serve = await startServe(
     {
@@ -219,11 +250,11 @@ export async function playgroundLoadBench(o: {
     };
     await measured('one at a time', async () => {
       const serial: Asked[] = [];
-      for (let i = 0; i < o.serial; i++) serial.push(await ask(serve.url, QUESTIONS[i % QUESTIONS.length]));
+      for (let i = 0; i < o.serial; i++) serial.push(await ask(serve.url, questions[i % questions.length]));
       return serial;
     });
     await measured(`${o.questions} at once`, () =>
-      Promise.all(Array.from({ length: o.questions }, (_, i) => ask(serve.url, QUESTIONS[i % QUESTIONS.length]))),
+      Promise.all(Array.from({ length: o.questions }, (_, i) => ask(serve.url, questions[(o.serial + i) % questions.length]))),
     );
   } finally {
     await pool.end();
