@@ -1,41 +1,11 @@
 // Edits that mean what a person means, from the third blind held-out set
 // (fixtures/benchmarks/conversations-heldout3.jsonl): a type said after "what share of all crimes were thefts"
 // replaces the type inside the share; "that share" after a share keeps it. Pure tests of the reader.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
-import { parsePlan, type QueryPlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
-import { readInThread, type ReadContext } from '../../src/plan/reader.js';
+import { threadReader } from '../helpers/reader.js';
+import { readInThread } from '../../src/plan/reader.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-12-31', earliestDate: '2001-01-01', areas };
-
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
-
-/** A plan written in a test (readonly literals allowed), parsed with its said-words left out. */
-function bare(plan: QueryPlanInput | Readonly<Record<string, unknown>>): QueryPlan {
-  const p = parsePlan(structuredClone(plan) as QueryPlanInput);
-  if (p.filters.time) delete p.filters.time.said;
-  if (p.compareWith) delete p.compareWith.said;
-  return p;
-}
-
-function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput | Readonly<Record<string, unknown>>) {
-  const r = readInThread(text, last, ctx);
-  if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-  expect(bare(r.plan), text).toEqual(bare(expected));
-}
+const { ctx, thread, bare, expectEdit } = threadReader('2025-12-31', { asEdit: false });
 
 const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
 

@@ -2,41 +2,11 @@
 // each in several wordings: a replaced N said beside the new one, "the 3 with the fewest", "show all
 // districts" of a cut ranking, a bare year after part of a year, a count said again as a share or an
 // arrest rate. Pure tests of the reader (src/plan/read/follow-up.ts, work.ts).
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
-import { parsePlan, type QueryPlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
-import { readInThread, type ReadContext } from '../../src/plan/reader.js';
+import { describe, it } from 'vitest';
+import { threadReader } from '../helpers/reader.js';
+import { type QueryPlanInput } from '../../src/plan/query-plan.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-06-30', earliestDate: '2001-01-01', areas };
-
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
-
-function bare(plan: QueryPlanInput): QueryPlan {
-  const p = parsePlan(structuredClone(plan));
-  if (p.filters.time) delete p.filters.time.said;
-  if (p.compareWith) delete p.compareWith.said;
-  return p;
-}
-
-function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput) {
-  const r = readInThread(text, last, ctx);
-  if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-  expect(r.edit, text).toBe(true);
-  expect(bare(r.plan), text).toEqual(bare(expected));
-}
+const { thread, expectEdit } = threadReader('2025-06-30', { asEdit: true });
 
 const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
 const count = { kind: 'count' } as const;

@@ -1,45 +1,13 @@
 // The follow-up edit rules the held-out conversations (fixtures/benchmarks/conversations-heldout.jsonl)
 // found missing, one by one: a fragment read against the thread's last plan gives the plan a person
 // means, each in more than one wording. Pure unit tests of the reader (src/plan/read/follow-up.ts).
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
-import { parsePlan, type QueryPlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
-import { readInThread, readQuestion, type ReadContext } from '../../src/plan/reader.js';
+import { threadReader } from '../helpers/reader.js';
+import { type QueryPlan } from '../../src/plan/query-plan.js';
+import { readInThread, readQuestion } from '../../src/plan/reader.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-06-30', earliestDate: '2001-01-01', areas };
-
-/** The thread's plan after each of these texts, in order (each must read). */
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
-
-/** A plan without the words its periods were said with. */
-function bare(plan: QueryPlanInput): QueryPlan {
-  const p = parsePlan(structuredClone(plan));
-  if (p.filters.time) delete p.filters.time.said;
-  if (p.compareWith) delete p.compareWith.said;
-  return p;
-}
-
+const { ctx, thread, bare, expectEdit } = threadReader('2025-06-30', { asEdit: true });
 const edit = (last: QueryPlan, text: string) => readInThread(text, last, ctx);
-
-function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput) {
-  const r = edit(last, text);
-  if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-  expect(r.edit, text).toBe(true);
-  expect(bare(r.plan), text).toEqual(bare(expected));
-}
 
 const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
 const count = { kind: 'count' } as const;

@@ -3,44 +3,15 @@
 // (and "compare with 2018" then puts each year beside that month of 2018); "and the fewest?" after a top 5
 // is the bottom 5; a crime type left out ("excluding thefts"); a month range in the thread's year ("jan-mar");
 // a ranking by a rate. Pure tests of the reader, the compiler's SQL shape and the narration.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
+import { threadReader } from '../helpers/reader.js';
 import { compilePlan } from '../../src/plan/compile.js';
 import { narratePlan, understoodAs, type NarrationContext } from '../../src/plan/narrate.js';
-import { parsePlan, type QueryPlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
-import { readInThread, readQuestion, type ReadContext } from '../../src/plan/reader.js';
+import { type QueryPlanInput } from '../../src/plan/query-plan.js';
+import { readInThread, readQuestion } from '../../src/plan/reader.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-06-30', earliestDate: '2001-01-01', areas };
+const { ctx, thread, bare, expectEdit } = threadReader('2025-06-30', { asEdit: true });
 const nctx: NarrationContext = { areaNames: new Map([[25, 'Austin']]), dataFrom: '2001-01-01', dataTo: '2025-06-30', choices: {} };
-
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
-
-function bare(plan: QueryPlanInput): QueryPlan {
-  const p = parsePlan(structuredClone(plan));
-  if (p.filters.time) delete p.filters.time.said;
-  if (p.compareWith) delete p.compareWith.said;
-  return p;
-}
-
-function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput) {
-  const r = readInThread(text, last, ctx);
-  if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-  expect(r.edit, text).toBe(true);
-  expect(bare(r.plan), text).toEqual(bare(expected));
-}
 
 const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
 const count = { kind: 'count' } as const;

@@ -2,27 +2,12 @@
 // each in several wordings: "break that out by", "numbers", "the best", "whole city", "start it from",
 // "that year", "which five had the fewest", "put X next to it / each month", "one row per". Words that
 // change the meaning and are not understood are still refused.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
-import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
-import { readInThread, type ReadContext } from '../../src/plan/reader.js';
+import { threadReader } from '../helpers/reader.js';
+import { type QueryPlan } from '../../src/plan/query-plan.js';
+import { readInThread } from '../../src/plan/reader.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-12-31', earliestDate: '2001-01-01', areas };
-
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
+const { ctx, thread } = threadReader('2025-12-31', { asEdit: false });
 
 /** The words refused in the last text of the thread (the earlier ones must read). */
 function refusedWords(...texts: string[]): string[] {

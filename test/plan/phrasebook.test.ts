@@ -2,27 +2,12 @@
 // conversational glue of the third blind set (fixtures/benchmarks/conversations-heldout3.jsonl), each
 // in a Teams-sentence and a Slack-fragment wording, read as the reader's own words; negations stay
 // negations, and a word that changes the meaning and is not listed is still refused.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
+import { threadReader } from '../helpers/reader.js';
 import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
-import { readInThread, type ReadContext } from '../../src/plan/reader.js';
+import { readInThread } from '../../src/plan/reader.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-12-31', earliestDate: '2001-01-01', areas };
-
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
+const { ctx, thread } = threadReader('2025-12-31', { asEdit: false });
 
 const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
 const time = (p: QueryPlan) => p.filters.time && { from: p.filters.time.from, to: p.filters.time.to };

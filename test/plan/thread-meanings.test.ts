@@ -1,40 +1,12 @@
 // Meanings of follow-ups from the fourth blind held-out set (fixtures/benchmarks/conversations-heldout4.jsonl):
 // "for every year since 2010" is a series, "the citywide rate" lets the ranking by place go, "as a
 // percentage of all crimes (that year)" is the share of the thread's count. Pure tests of the reader.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
-import { parsePlan, type QueryPlan, type QueryPlanInput } from '../../src/plan/query-plan.js';
-import { readInThread, type ReadContext } from '../../src/plan/reader.js';
+import { threadReader } from '../helpers/reader.js';
+import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
+import { readInThread } from '../../src/plan/reader.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-12-31', earliestDate: '2001-01-01', areas };
-
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
-
-function bare(plan: QueryPlanInput | Readonly<Record<string, unknown>>): QueryPlan {
-  const p = parsePlan(structuredClone(plan) as QueryPlanInput);
-  if (p.filters.time) delete p.filters.time.said;
-  if (p.compareWith) delete p.compareWith.said;
-  return p;
-}
-
-function expectEdit(last: QueryPlan, text: string, expected: QueryPlanInput | Readonly<Record<string, unknown>>) {
-  const r = readInThread(text, last, ctx);
-  if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-  expect(bare(r.plan), text).toEqual(bare(expected));
-}
+const { ctx, thread, bare, expectEdit } = threadReader('2025-12-31', { asEdit: false });
 
 const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
 const since = (y: number) => ({ from: `${y}-01-01`, to: '2026-01-01' });
