@@ -66,9 +66,9 @@ export type Conversation = z.infer<typeof conversationSchema>;
 type Turn = z.infer<typeof turnSchema>;
 
 /**
- * The benchmark files under fixtures/benchmarks: the original set, and four held-out sets written without looking
- * at the reader (the first three have since been fitted; the fourth, a journalist's, a district analyst's, a hurried
- * Slack user's and a manager's threads, is the blind measure).
+ * The benchmark files under fixtures/benchmarks: the original set, and five held-out sets written without looking
+ * at the reader (the first four have since been fitted; the fifth, a community organizer's, a researcher's, a council
+ * staffer's and a phone-skimming executive's threads, is the blind measure).
  */
 export const CONVERSATION_FILES = [
   'conversations.jsonl',
@@ -76,6 +76,7 @@ export const CONVERSATION_FILES = [
   'conversations-heldout2.jsonl',
   'conversations-heldout3.jsonl',
   'conversations-heldout4.jsonl',
+  'conversations-heldout5.jsonl',
 ] as const;
 
 /** A benchmark file by its name under fixtures/benchmarks, or by its path. */
