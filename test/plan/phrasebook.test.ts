@@ -159,3 +159,23 @@ describe('still refused', () => {
     expect(r.ok).toBe(false);
   });
 });
+
+describe('adding back what a filter left out', () => {
+  it('"include the ones without an arrest too" after "only arrests" drops the arrest filter; never flips it', () => {
+    const first = ['narcotics in Humboldt Park by year since 2022', 'only arrests'];
+    expect(thread(...first).filters.arrest).toBe(true);
+    for (const t of [
+      'Include the ones without an arrest too.',
+      'include those without an arrest',
+      'include the ones without arrests too',
+      'including the ones without an arrest',
+    ]) {
+      const p = thread(...first, t);
+      expect(p.filters.arrest, t).toBeUndefined();
+      expect(p.filters.types, t).toEqual(['NARCOTICS']);
+      expect(p.groupBy, t).toEqual(['year']);
+    }
+    // said on its own, "without an arrest" is still the other half
+    expect(thread(...first, 'only the ones without an arrest').filters.arrest).toBe(false);
+  });
+});
