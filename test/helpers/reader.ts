@@ -22,7 +22,8 @@ function areasOfMigration(): Map<string, number> {
  * the last plan (not a question complete on its own).
  */
 export function threadReader(latestDate: string, { asEdit }: { asEdit: boolean }) {
-  const ctx: ReadContext = { latestDate, earliestDate: '2001-01-01', areas: areasOfMigration() };
+  const areas = areasOfMigration();
+  const ctx: ReadContext = { latestDate, earliestDate: '2001-01-01', areas };
 
   /** The thread's plan after each of these texts, in order (each must read). */
   function thread(...texts: string[]): QueryPlan {
@@ -50,5 +51,5 @@ export function threadReader(latestDate: string, { asEdit }: { asEdit: boolean }
     expect(bare(r.plan), text).toEqual(bare(expected));
   }
 
-  return { ctx, thread, bare, expectEdit };
+  return { ctx, areas, thread, bare, expectEdit };
 }

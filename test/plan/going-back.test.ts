@@ -1,16 +1,11 @@
 // Going back in a thread: "undo that" is the answer before the last; "going back to all burglaries" takes
 // away what narrowed the subject; "extend it to 2020" lengthens the thread's period at one end.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
+import { threadReader } from '../helpers/reader.js';
 import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
-import { readInThread, type ReadContext } from '../../src/plan/reader.js';
+import { readInThread } from '../../src/plan/reader.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-06-30', earliestDate: '2001-01-01', areas };
+const { ctx } = threadReader('2025-06-30', { asEdit: false });
 
 /** Each plan of the thread, in order, every text read with the answer before the last as the agent passes it. */
 function plans(...texts: string[]): QueryPlan[] {

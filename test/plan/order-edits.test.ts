@@ -1,29 +1,14 @@
 // Order edits of a grouped answer ("sort ascending", "lowest first", "alphabetically", "reverse the order"):
 // read in several wordings against the thread's last plan, compiled to the ORDER BY a person means, restated
 // in the headline; a single number has nothing to sort and says so rather than being refused as off-topic.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
+import { threadReader } from '../helpers/reader.js';
 import { compilePlan } from '../../src/plan/compile.js';
 import { narratePlan } from '../../src/plan/narrate.js';
 import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
-import { readInThread, readQuestion, type ReadContext } from '../../src/plan/reader.js';
+import { readInThread, readQuestion } from '../../src/plan/reader.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-06-30', earliestDate: '2001-01-01', areas };
-
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
+const { ctx, thread } = threadReader('2025-06-30', { asEdit: false });
 
 /** The plan after the edit, which must read as an edit that changes nothing but the order. */
 function ordered(last: QueryPlan, text: string): QueryPlan {

@@ -2,31 +2,16 @@
 // with assault"; "in district 7" then "compare with district 11"): read in several wordings, kept by later
 // edits, compiled through the rollup choice (the same rows from a rollup as from crimes, and as one scan
 // with two FILTERed counts would give), and narrated with both sides named.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { migrationsDir } from '../../src/core/paths.js';
+import { threadReader } from '../helpers/reader.js';
 import { compilePlan } from '../../src/plan/compile.js';
 import { narratePlan, understoodAs } from '../../src/plan/narrate.js';
 import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
-import { readInThread, type ReadContext } from '../../src/plan/reader.js';
+import { readInThread } from '../../src/plan/reader.js';
 import { crimeDatabase } from '../helpers/crime-data.js';
 
-const areas = new Map<string, number>();
-for (const m of readFileSync(`${migrationsDir}/002_crimes.sql`, 'utf8').matchAll(/\((\d+), '((?:[^']|'')+)'\)/g)) {
-  areas.set(m[2].replace(/''/g, "'").toLowerCase(), Number(m[1]));
-}
-const ctx: ReadContext = { latestDate: '2025-06-30', earliestDate: '2001-01-01', areas };
+const { ctx, areas, thread } = threadReader('2025-06-30', { asEdit: false });
 const areaNames = new Map([...areas].map(([name, n]) => [n, name]));
-
-function thread(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)} ${r.suggestion}`);
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
 
 describe('reading a comparison with a type, a location or a place', () => {
   it('a type: battery per year beside assault, in several wordings', () => {
