@@ -4,6 +4,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
+import { createLlmClient, type LlmClient } from '../../src/llm/client.js';
 
 export type ScriptedReply =
   | { content: string; promptTokens?: number; completionTokens?: number; delayMs?: number }
@@ -101,4 +102,18 @@ export function useFakeLlm(): { llm: FakeLlm } {
     await holder.llm?.close();
   });
   return holder;
+}
+
+/**
+ * The client the desk uses, pointed at a scripted model. A scripted model has no rate limit of its own: the
+ * client's default token budget (200,000 a minute) would make a test file wait, so the limits are lifted.
+ */
+export function scriptedClient(llm: FakeLlm, { model, maxRetries }: { model: string; maxRetries: number }): LlmClient {
+  return createLlmClient({
+    baseUrl: llm.baseUrl,
+    apiKey: 'k',
+    model,
+    maxRetries,
+    limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 },
+  });
 }

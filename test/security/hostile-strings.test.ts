@@ -12,10 +12,9 @@ import type { Answer } from '../../src/core/answer.js';
 import { renderAnswerMessages } from '../../src/channels/slack/render-blocks.js';
 import { answerCard } from '../../src/channels/teams/render-card.js';
 import { renderAnswerText } from '../../src/channels/cli/render-text.js';
-import { createLlmClient } from '../../src/llm/client.js';
 import { crimeDatabase } from '../helpers/crime-data.js';
 import { testDesk } from '../helpers/desk.js';
-import { useFakeLlm } from '../helpers/fake-llm.js';
+import { scriptedClient, useFakeLlm } from '../helpers/fake-llm.js';
 
 const corpus = JSON.parse(readFileSync(fixturePath('security', 'inert-corpus.json'), 'utf8')) as { hostile: string[] };
 const data = crimeDatabase(3_000);
@@ -63,13 +62,7 @@ beforeAll(async () => {
   for (const [i, s] of corpus.hostile.entries())
     await data.db.pool.query('UPDATE crimes SET location_description = $1, description = $1 WHERE id = $2', [s, planted[i]]);
   desk = testDesk(data.db, {
-    llm: createLlmClient({
-      baseUrl: model.llm.baseUrl,
-      apiKey: 'k',
-      model: 'hostile',
-      maxRetries: 0,
-      limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 },
-    }),
+    llm: scriptedClient(model.llm, { model: 'hostile', maxRetries: 0 }),
   }).desk;
 }, 120_000);
 

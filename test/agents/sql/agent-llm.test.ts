@@ -3,7 +3,7 @@ import { createLlmClient } from '../../../src/llm/client.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { useFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+import { scriptedClient, useFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 
 let db: TestDatabase;
 const model = useFakeLlm();
@@ -15,15 +15,8 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await loadCrimes(db.pool, 10_000);
   llm = model.llm;
-  // a scripted model has no rate limit of its own: the client's default token budget (200,000 a minute) would make this file wait
   desk = testDesk(db, {
-    llm: createLlmClient({
-      baseUrl: llm.baseUrl,
-      apiKey: 'k',
-      model: 'fake-sql',
-      maxRetries: 1,
-      limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 },
-    }),
+    llm: scriptedClient(llm, { model: 'fake-sql', maxRetries: 1 }),
   }).desk;
   thefts2019 = (await db.pool.query(`SELECT count(*) AS n FROM crimes WHERE primary_type = 'THEFT' AND year = 2019`)).rows[0].n;
 });

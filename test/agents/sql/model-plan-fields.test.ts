@@ -2,11 +2,10 @@
 // tells the model about each, and a plan that uses them is checked like a person's words, compiled by us and
 // answered with the database's own numbers (a scripted OpenAI-compatible server plays the model).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmClient } from '../../../src/llm/client.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { loadCrimes } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { useFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
+import { scriptedClient, useFakeLlm, type FakeLlm } from '../../helpers/fake-llm.js';
 
 let db: TestDatabase;
 const model = useFakeLlm();
@@ -18,13 +17,7 @@ beforeAll(async () => {
   await loadCrimes(db.pool, 10_000);
   llm = model.llm;
   desk = testDesk(db, {
-    llm: createLlmClient({
-      baseUrl: llm.baseUrl,
-      apiKey: 'k',
-      model: 'fake-sql',
-      maxRetries: 1,
-      limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 },
-    }),
+    llm: scriptedClient(llm, { model: 'fake-sql', maxRetries: 1 }),
   }).desk;
 });
 afterAll(async () => {

@@ -2,10 +2,9 @@
 // used as the next turn's context (issue 32): a scripted model that restates wrongly is caught every
 // time, one that restates rightly is kept, one that gives the edited answer's query again is no edit.
 import { describe, expect, it, beforeAll } from 'vitest';
-import { createLlmClient } from '../../../src/llm/client.js';
 import { crimeDatabase } from '../../helpers/crime-data.js';
 import { testDesk } from '../../helpers/desk.js';
-import { useFakeLlm } from '../../helpers/fake-llm.js';
+import { scriptedClient, useFakeLlm } from '../../helpers/fake-llm.js';
 
 const data = crimeDatabase(10_000);
 const model = useFakeLlm();
@@ -15,13 +14,7 @@ beforeAll(() => {
   // a one-number result is told by us with no narration call; any other call picks the row count
   model.llm.respond = () => ({ content: JSON.stringify({ facts: ['rows'] }) });
   t = testDesk(data.db, {
-    llm: createLlmClient({
-      baseUrl: model.llm.baseUrl,
-      apiKey: 'k',
-      model: 'fake',
-      maxRetries: 0,
-      limits: { requestsPerMinute: 100_000, tokensPerMinute: 100_000_000 },
-    }),
+    llm: scriptedClient(model.llm, { model: 'fake', maxRetries: 0 }),
   });
 });
 
