@@ -16,6 +16,26 @@ const recorded = (file: string) =>
     }
   ).offline_turns_right_min;
 
+/**
+ * A held-out set's shape: how many conversations (exactly, or at least), at least how many turns, 3 to 6 turns each,
+ * and every edit kind it was written to cover present at least once.
+ */
+function heldOutSet(file: string, want: { conversations?: number; atLeast?: number; turns?: number; kinds: string[] }) {
+  const conversations = loadConversations(conversationFile(file));
+  const turns = conversations.flatMap((c) => c.turns);
+  if (want.conversations !== undefined) expect(conversations.length).toBe(want.conversations);
+  if (want.atLeast !== undefined) expect(conversations.length).toBeGreaterThanOrEqual(want.atLeast);
+  expect(turns.length).toBeGreaterThanOrEqual(want.turns ?? 0);
+  for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
+  for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
+  for (const kind of want.kinds)
+    expect(
+      turns.some((t) => t.edit === kind),
+      kind,
+    ).toBe(true);
+  return { conversations, turns };
+}
+
 describe('the conversation benchmark files', () => {
   it('the original set: at least 60 conversations and 250 turns, each of its edit kinds 8 times or more, 16+ ambiguous openings', () => {
     const conversations = loadConversations(conversationFile('conversations.jsonl'));
@@ -28,93 +48,75 @@ describe('the conversation benchmark files', () => {
   });
 
   it('the held-out set: at least 40 conversations of 3 to 6 turns, comparisons after a count, a series, a ranking and a grouping', () => {
-    const conversations = loadConversations(conversationFile('conversations-heldout.jsonl'));
-    const turns = conversations.flatMap((c) => c.turns);
-    expect(conversations.length).toBeGreaterThanOrEqual(40);
-    for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
-    for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
-    for (const kind of [
-      'comparison',
-      'comparison_series',
-      'comparison_ranking',
-      'comparison_grouped',
-      'remove_period',
-      'remove_filter',
-      'share',
-      'fewest',
-    ])
-      expect(
-        turns.some((t) => t.edit === kind),
-        kind,
-      ).toBe(true);
+    const { conversations } = heldOutSet('conversations-heldout.jsonl', {
+      atLeast: 40,
+      kinds: [
+        'comparison',
+        'comparison_series',
+        'comparison_ranking',
+        'comparison_grouped',
+        'remove_period',
+        'remove_filter',
+        'share',
+        'fewest',
+      ],
+    });
     // an ambiguous term brought in by a follow-up is asked about there
     expect(conversations.some((c) => c.turns.slice(1).some((t) => t.clarify))).toBe(true);
   });
 
   it('the second held-out set: 45 conversations of 3 to 6 turns, 190+ turns, every kind of follow-up edit it was written to cover', () => {
-    const conversations = loadConversations(conversationFile('conversations-heldout2.jsonl'));
-    const turns = conversations.flatMap((c) => c.turns);
-    expect(conversations.length).toBe(45);
-    expect(turns.length).toBeGreaterThanOrEqual(190);
-    for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
-    for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
-    for (const kind of [
-      'period',
-      'month',
-      'relative_period',
-      'period_set',
-      'type',
-      'place',
-      'flag',
-      'grouping',
-      'widen',
-      'ranking',
-      'fewest',
-      'measure',
-      'share',
-      'remove_period',
-      'remove_filter',
-      'comparison',
-      'comparison_series',
-      'comparison_ranking',
-      'comparison_grouped',
-    ])
-      expect(
-        turns.some((t) => t.edit === kind),
-        kind,
-      ).toBe(true);
+    const { turns } = heldOutSet('conversations-heldout2.jsonl', {
+      conversations: 45,
+      turns: 190,
+      kinds: [
+        'period',
+        'month',
+        'relative_period',
+        'period_set',
+        'type',
+        'place',
+        'flag',
+        'grouping',
+        'widen',
+        'ranking',
+        'fewest',
+        'measure',
+        'share',
+        'remove_period',
+        'remove_filter',
+        'comparison',
+        'comparison_series',
+        'comparison_ranking',
+        'comparison_grouped',
+      ],
+    });
     // relative periods are written against the data's last year, never a calendar date
     expect(turns.some((t) => t.sql.includes('(SELECT max(year) FROM crimes)'))).toBe(true);
   });
 
   it('the third held-out set: 32 conversations of 3 to 6 turns, office sentences and terse fragments, relative periods on the last year', () => {
-    const conversations = loadConversations(conversationFile('conversations-heldout3.jsonl'));
-    const turns = conversations.flatMap((c) => c.turns);
-    expect(conversations.length).toBe(32);
-    expect(turns.length).toBeGreaterThanOrEqual(125);
-    for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
-    for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
-    for (const kind of [
-      'period',
-      'relative_period',
-      'type',
-      'place',
-      'flag',
-      'grouping',
-      'widen',
-      'ranking',
-      'fewest',
-      'measure',
-      'remove_period',
-      'remove_filter',
-      'comparison',
-      'comparison_series',
-      'comparison_ranking',
-    ])
-      expect(
-        turns.some((t) => t.edit === kind),
-        kind,
-      ).toBe(true);
+    const { turns } = heldOutSet('conversations-heldout3.jsonl', {
+      conversations: 32,
+      turns: 125,
+      kinds: [
+        'period',
+        'relative_period',
+        'type',
+        'place',
+        'flag',
+        'grouping',
+        'widen',
+        'ranking',
+        'fewest',
+        'measure',
+        'remove_period',
+        'remove_filter',
+        'comparison',
+        'comparison_series',
+        'comparison_ranking',
+      ],
+    });
     // both voices: whole casual sentences, and fragments of a word or two
     expect(turns.filter((t) => t.say.split(' ').length >= 6).length).toBeGreaterThanOrEqual(40);
     expect(turns.filter((t) => t.say.split(' ').length <= 2).length).toBeGreaterThanOrEqual(20);
@@ -122,37 +124,31 @@ describe('the conversation benchmark files', () => {
   });
 
   it('the fourth held-out set: 28 conversations of 3 to 6 turns in four voices, each kind of follow-up it was written for', () => {
-    const conversations = loadConversations(conversationFile('conversations-heldout4.jsonl'));
-    const turns = conversations.flatMap((c) => c.turns);
-    expect(conversations.length).toBe(28);
-    expect(turns.length).toBeGreaterThanOrEqual(110);
-    for (const c of conversations) expect(c.turns.length, c.id).toBeGreaterThanOrEqual(3);
-    for (const c of conversations) expect(c.turns.length, c.id).toBeLessThanOrEqual(6);
+    const { conversations, turns } = heldOutSet('conversations-heldout4.jsonl', {
+      conversations: 28,
+      turns: 110,
+      kinds: [
+        'period',
+        'month',
+        'relative_period',
+        'type',
+        'place',
+        'flag',
+        'grouping',
+        'ranking',
+        'fewest',
+        'measure',
+        'share',
+        'remove_scope',
+        'remove_filter',
+        'comparison',
+        'comparison_series',
+        'comparison_grouped',
+      ],
+    });
     // a journalist, a district analyst, a hurried Slack user and a manager: each writes several threads
     for (const voice of ['journalist', 'district analyst', 'hurried slack', 'manager'])
       expect(conversations.filter((c) => c.title.startsWith(`${voice}:`)).length, voice).toBeGreaterThanOrEqual(6);
-    for (const kind of [
-      'period',
-      'month',
-      'relative_period',
-      'type',
-      'place',
-      'flag',
-      'grouping',
-      'ranking',
-      'fewest',
-      'measure',
-      'share',
-      'remove_scope',
-      'remove_filter',
-      'comparison',
-      'comparison_series',
-      'comparison_grouped',
-    ])
-      expect(
-        turns.some((t) => t.edit === kind),
-        kind,
-      ).toBe(true);
     // the hurried user's fragments, all lowercase
     expect(turns.filter((t) => t.say.split(' ').length <= 3 && t.say === t.say.toLowerCase()).length).toBeGreaterThanOrEqual(15);
     // relative periods are written against the data's last year; 'last year' and 'this year' are left out while their reading is settled
