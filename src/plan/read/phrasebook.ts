@@ -45,9 +45,9 @@ function load(): Book {
     const say = p.say.split(' ');
     const list = phrases.get(say[0]) ?? [];
     list.push({ say, read: p.read ? p.read.split(' ') : [], clauseEnd: p.clause_end === true });
-    list.sort((a, b) => b.say.length - a.say.length);
     phrases.set(say[0], list);
   }
+  for (const list of phrases.values()) list.sort((a, b) => b.say.length - a.say.length);
   return { splits: file.split.map((s) => new RegExp(s.word)), phrases };
 }
 
@@ -94,9 +94,9 @@ interface Found extends Phrase {
 }
 
 function phraseAt<T extends Word>(words: readonly T[], i: number, b: Book, source: string): (Found & { words: T[] }) | undefined {
-  const candidates = [...(b.phrases.get(words[i].t) ?? []), ...(isYear(words[i].t) ? (b.phrases.get(YEAR) ?? []) : [])].sort(
-    (x, y) => y.say.length - x.say.length,
-  );
+  // each list is sorted longest first when loaded; only a year merges two lists here
+  const own = b.phrases.get(words[i].t) ?? [];
+  const candidates = isYear(words[i].t) ? [...own, ...(b.phrases.get(YEAR) ?? [])].sort((x, y) => y.say.length - x.say.length) : own;
   for (const c of candidates) {
     const m = fit(c.say, 0, words, i, source, c.clauseEnd);
     if (m) return { ...c, ...m };
