@@ -35,8 +35,20 @@ import { similarVerified } from '../verified/verified-queries.js';
 
 export type Route = 'sql' | 'backtest' | 'help' | 'reject' | 'refuse_write';
 
-const WRITE_REQUEST =
-  /^\s*(please\s+)?(delete|remove|drop|truncate|update|insert|alter|create|grant|revoke|merge|modify|change|erase|wipe|overwrite|set)\b|\b(delete|drop|truncate|insert into|update)\b.*\b(table|rows?|records?|data|crimes)\b/i;
+/**
+ * A request to change the data: SQL's own write statements, a strong write verb first ("delete all crimes from
+ * 2001"), or any write verb with the data as its object ("remove the 2019 records"). "drop the arrest filter",
+ * "remove the year", "change it to 2019" and "update the chart" edit the answer, not the data, and are read as such.
+ */
+const WRITE_REQUEST = new RegExp(
+  [
+    String.raw`\b(?:insert\s+into|delete\s+from|truncate\s+table|update\s+\w+\s+set)\b`,
+    String.raw`\b(?:drop|alter|create|truncate)\s+(?:table|schema|index|database|view|role|user|column)\b`,
+    String.raw`^\s*(?:please\s+)?(?:delete|truncate|erase|wipe|purge|overwrite|insert|grant|revoke)\b`,
+    String.raw`\b(?:delete|remove|drop|truncate|erase|wipe|purge|alter|update|modify|overwrite|insert|add|change|edit|correct)\b.*\b(?:tables?|rows?|records?|data|database|dataset|entries|entry|schema)\b`,
+  ].join('|'),
+  'i',
+);
 const GREETING =
   /^\s*((hi|hello|hey|hiya|howdy|yo|greetings)(\s+(there|all|everyone|team|bot|data\s*desk))?|help|what can you do|how do (i|you) use( (this|it|you))?|\?|good (morning|afternoon|evening)(\s+(all|everyone))?)\b[\s!?.]*$/i;
 const BACKTEST_WORDS = /\b(backtest|back-test|strategy|strategies|stock|stocks|shares?|ticker|a-share|portfolio|sharpe|drawdown)\b/i;

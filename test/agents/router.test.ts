@@ -123,6 +123,30 @@ describe('the relevance gate', () => {
     expect(route('hello there')).toBe('help');
   });
 
+  it('refuses changes to the data, and reads "drop the arrest filter" and other edits of the answer as questions', () => {
+    for (const t of [
+      'delete all crimes from 2001',
+      'please truncate the crimes table',
+      'DROP TABLE crimes',
+      'update crimes set arrest = true',
+      'insert into crimes values (1)',
+      'remove the 2019 records',
+      'can you erase the rows for district 7?',
+      'wipe the database',
+    ])
+      expect(router(t), t).toBe('refuse_write');
+    for (const t of [
+      'drop the arrest filter',
+      'remove the year filter, all years pooled',
+      'Drop the domestic piece, all battery.',
+      'change the year to 2019',
+      'set it to district 8',
+      'add 2013',
+      'create a chart by month',
+    ])
+      expect(router(t), t).not.toBe('refuse_write');
+  });
+
   it('does not take an area name alone as a question about the data', () => {
     expect(router('best pizza in Logan Square')).toBe('reject');
     expect(router('How many crimes were reported in Logan Square in 2020?')).toBe('sql');
