@@ -327,6 +327,35 @@ describe('rankings said formally', () => {
   });
 });
 
+describe('context and courtesy around the question', () => {
+  it('"Good afternoon.", "I am writing a piece on ...", "I am compiling statistics on ...": the question itself, no hours', () => {
+    const p = thread('Good afternoon. Could you tell me how many deceptive practice offenses were reported in 2021?');
+    expect(p.filters).toMatchObject({ types: ['DECEPTIVE PRACTICE'], time: { from: '2021-01-01', to: '2022-01-01' } });
+    expect(p.filters.hours).toBeUndefined();
+    expect(thread("I'm writing a piece on car thefts. How many motor vehicle thefts were there citywide in 2022?").filters.types).toEqual([
+      'MOTOR VEHICLE THEFT',
+    ]);
+    const arson = thread('I am compiling statistics on arson. How many incidents were recorded between 2015 and 2020 inclusive?');
+    expect(arson.filters.types).toEqual(['ARSON']);
+    expect(time(arson)).toEqual(Y(2015, 2020));
+  });
+
+  it('"for the month of July", "the same statistics for stalking", "is this higher or lower than in 2019"', () => {
+    const july = thread(
+      'Could you kindly report the number of criminal sexual assaults in 2020?',
+      'And for the month of July specifically?',
+    );
+    expect(time(july)).toEqual({ from: '2020-07-01', to: '2020-08-01' });
+    expect(july.groupBy).toEqual([]);
+    expect(thread('criminal sexual assaults in 2020', 'I would now like the same statistics for stalking.').filters.types).toEqual([
+      'STALKING',
+    ]);
+    const vs = thread('Please state the number of weapons violations in 2024.', 'Is this higher or lower than in 2019?');
+    expect([time(vs), compared(vs)]).toEqual([Y(2024), Y(2019)]);
+    expect(thread('arson since 2015', 'Please omit domestic incidents.').filters).toMatchObject({ types: ['ARSON'], domestic: false });
+  });
+});
+
 describe('what is still refused', () => {
   it('an unknown content word after formal framing is refused, not dropped', () => {
     expect(refusedWords('thefts in 2019', 'Please disaggregate by officer.')).toContain('officer');

@@ -26,6 +26,8 @@ interface Phrase {
   read: string[];
   /** only when nothing but punctuation or the end of the text follows ("from 2018 on", not "from 2018 on the street") */
   clauseEnd: boolean;
+  /** the second word when it is a plain word: most candidates are told apart by it without fitting the rest */
+  second?: string;
 }
 
 const YEAR = '{year}';
@@ -44,7 +46,8 @@ function load(): Book {
   for (const p of file.phrases) {
     const say = p.say.split(' ');
     const list = phrases.get(say[0]) ?? [];
-    list.push({ say, read: p.read ? p.read.split(' ') : [], clauseEnd: p.clause_end === true });
+    const second = say[1] === undefined || say[1] === YEAR || say[1] === WORDS ? undefined : say[1];
+    list.push({ say, read: p.read ? p.read.split(' ') : [], clauseEnd: p.clause_end === true, second });
     phrases.set(say[0], list);
   }
   for (const list of phrases.values()) list.sort((a, b) => b.say.length - a.say.length);
@@ -97,7 +100,9 @@ function phraseAt<T extends Word>(words: readonly T[], i: number, b: Book, sourc
   // each list is sorted longest first when loaded; only a year merges two lists here
   const own = b.phrases.get(words[i].t) ?? [];
   const candidates = isYear(words[i].t) ? [...own, ...(b.phrases.get(YEAR) ?? [])].sort((x, y) => y.say.length - x.say.length) : own;
+  const next = words[i + 1]?.t;
   for (const c of candidates) {
+    if (c.second !== undefined && c.second !== next) continue;
     const m = fit(c.say, 0, words, i, source, c.clauseEnd);
     if (m) return { ...c, ...m };
   }
