@@ -356,6 +356,24 @@ describe('context and courtesy around the question', () => {
   });
 });
 
+describe("formal names for the thread's filters", () => {
+  it('"disregard the geographic restriction", "remove the temporal restriction", "over the same timeframe"', () => {
+    const base = ['narcotics offenses in West Garfield Park in 2019'];
+    const east = thread(...base, 'What about East Garfield Park over the same timeframe?');
+    expect(east.filters.areas).toEqual([27]);
+    expect(time(east)).toEqual(Y(2019));
+    const anywhere = thread(...base, 'Please disregard the geographic restriction.');
+    expect(anywhere.filters.areas).toBeUndefined();
+    expect(time(anywhere)).toEqual(Y(2019));
+    const always = thread(...base, 'Please remove the temporal restriction.');
+    expect(always.filters.time).toBeUndefined();
+    expect(always.filters.areas).toEqual([26]);
+    expect(thread('homicides in calendar year 2021', "I'd like the same information for each police district.").groupBy).toEqual([
+      'district',
+    ]);
+  });
+});
+
 describe('what is still refused', () => {
   it('an unknown content word after formal framing is refused, not dropped', () => {
     expect(refusedWords('thefts in 2019', 'Please disaggregate by officer.')).toContain('officer');
