@@ -32,7 +32,13 @@ export function readVersus(
   if (live.some((p) => !SIDE_KINDS.has(p.kind) && !ALONGSIDE.has(p.kind) && !restated(p))) return undefined;
   const said = mergeFilters(sides, work, {});
   const versus: NonNullable<QueryPlan['versus']> = {};
-  for (const k of VERSUS_KEYS) if (said[k] !== undefined) Object.assign(versus, { [k]: said[k] });
+  // "compare the 11th with district 25" in a thread about district 25: the thread's own place is the first side
+  const own = (k: (typeof VERSUS_KEYS)[number], v: unknown) => JSON.stringify(last.filters[k] ?? []).includes(JSON.stringify(v));
+  for (const k of VERSUS_KEYS) {
+    const side = (said[k] as unknown[] | undefined)?.filter((v) => !own(k, v));
+    if (side?.length) Object.assign(versus, { [k]: side });
+  }
+  if (!Object.keys(versus).length) return undefined;
   const plan: QueryPlan = structuredClone(last);
   const notes: string[] = [];
   // one comparison at a time: the sides replace a comparison of periods, and any other side

@@ -77,6 +77,9 @@ function saysTotals(work: Work): boolean {
   return said || loose.length > 0;
 }
 
+/** Words that make a plain "crimes" every crime: "all crimes", "every incident", "crimes overall". */
+const WIDENING = new Set(['all', 'every', 'any', 'total', 'overall', 'whole', 'general', 'altogether']);
+
 /** What gives a question its own scope: a period or a place, said or removed. */
 const SCOPE_KINDS = new Set<Piece['kind']>(['time', 'months', 'weekdays', 'weekend', 'hours', 'night', 'place', 'allPlaces', 'allTime']);
 
@@ -162,6 +165,13 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext, earlier?
       delete plan.filters.arrest;
       notes.push('the arrest rate: of every incident in the same scope, not only those with an arrest');
     }
+    // "what percent is arrest?" after arrests, "what share was domestic" after domestic batteries: the part the
+    // last answer filtered to is the share now, of every incident in the same scope (not 100% of itself)
+    for (const flag of ['arrest', 'domestic'] as const)
+      if (f[flag] !== undefined && plan.filters[flag] === f[flag]) {
+        delete plan.filters[flag];
+        notes.push(`the share: of every incident in the same scope, not only those ${flag === 'arrest' ? 'with an arrest' : 'domestic'}`);
+      }
     if (Object.keys(f).length) plan.measure = { kind: 'share', part: f };
     // "what percentage of all crimes that year were thefts?" after the top types: one share, not one per type
     if ((f.types || f.category) && plan.groupBy.includes('type')) {
@@ -206,10 +216,17 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext, earlier?
 
   // "all types", "all wards": the slot removed, not a grouping
   const saysAll = (d: Piece) => work.word(d.start - 1) === 'all' || /^(across |over |for |in )?(all|every) /i.test(d.text);
-  const ranked = work.of('rank').length > 0 || work.of('number').length > 0;
+  // a ranking said of that dimension ("top 5 of all types", "all types, top 5"), not one in another clause of the
+  // text ("all crime types, which five had the fewest?": the last answer's groups ranked, every type counted)
+  const rankings = [...work.of('rank'), ...work.of('number')];
+  const clauseOf = (i: number) => (work.scan.words.source.slice(0, work.scan.tokens[i]?.start ?? 0).match(/[,;:]/g) ?? []).length;
+  const rankedOf = (d: Piece) => rankings.some((r) => clauseOf(r.start) === clauseOf(d.start));
+  const ranked = rankings.length > 0;
   // "for every year since 2010": each year of the period said, a series (not the years let go)
   const eachOfPeriod = (d: Piece) => d.kind === 'dim' && d.dim === 'year' && work.of('time').length > 0;
-  const every = dims.filter((d) => REMOVABLE.has(d.dim) && !ranked && saysAll(d) && !eachOfPeriod(d));
+  const every = dims.filter(
+    (d) => REMOVABLE.has(d.dim) && (!ranked || (!rankedOf(d) && last.groupBy.length > 0)) && saysAll(d) && !eachOfPeriod(d),
+  );
   // "show all districts" of an answer by district (a ranking, the fewest): every group listed, not the slot removed
   const listAll = every.filter((d) => last.groupBy.includes(d.dim));
   const removals = every.filter((d) => !listAll.includes(d));
@@ -249,7 +266,15 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext, earlier?
   )
     mergeFilters(addedTypes, work, f);
   else replace(['type', 'category'], ['types', 'exceptTypes', 'category', 'descriptions']);
-  if (!said(['type', 'category']).length && said(['all']).length && !said(['flag']).some((p) => p.kind === 'flag' && p.noun)) {
+  // "only incidents with an arrest", "just the cases that were domestic": the plain noun a flag is said of, not
+  // every crime ("all crimes with an arrest", "any incident", "crimes overall" still let the type go)
+  const headNoun = (p: Piece) =>
+    said(['flag']).length > 0 && !WIDENING.has(work.word(p.start - 1) ?? '') && !WIDENING.has(work.word(p.end) ?? '');
+  if (
+    !said(['type', 'category']).length &&
+    said(['all']).some((p) => !headNoun(p)) &&
+    !said(['flag']).some((p) => p.kind === 'flag' && p.noun)
+  ) {
     delete f.types;
     delete f.exceptTypes;
     delete f.category;
@@ -580,6 +605,8 @@ function editPeriod(
     return { set: false, monthsTaken };
   }
   if (!periods.length) return { set: false, monthsTaken };
+  const added = addedPeriod(work, periods, ref, plan, notes);
+  if (added !== undefined) return { set: added, monthsTaken };
   const joined = periods.length === 1 ? periods[0].range : joinPeriods(periods.map((p) => p.range));
   if (!joined) {
     for (const p of periods.slice(1))
@@ -597,6 +624,47 @@ function editPeriod(
   f.time = periods.length === 1 ? joined : { ...joined, said: undefined };
   if (monthsTaken.length) delete f.months;
   return { set: true, monthsTaken };
+}
+
+/**
+ * "add 2013", "2013 too", "also 2013" after 2023: the period said is added to the thread's, not put in its
+ * place. Of one year (or month) against another: the two side by side (2023 beside 2013); of a series by year,
+ * or a stretch of years the period runs on from: the stretch made longer. Undefined when no period is added
+ * ("and 2013?" replaces it); true when the period was set, false when it stays.
+ */
+function addedPeriod(
+  work: Work,
+  periods: { piece: Piece; range: TimeRange }[],
+  ref: TimeRange | undefined,
+  plan: QueryPlan,
+  notes: string[],
+): boolean | undefined {
+  // "add 2013", "2013 too", "also 2013": the adding word leads or closes the fragment ("I would also like the
+  // numbers for 2018" asks for 2018's)
+  const n = work.scan.tokens.length;
+  const adding = work
+    .live()
+    .some((p) => p.kind === 'followUp' && p.also && (p.start === 0 || p.end >= n - 1 || /^(?:add|plus)$/i.test(p.text)));
+  if (!adding || !ref || periods.length !== 1 || plan.compareWith || work.of('wholeYear').length) return undefined;
+  const said = periods[0].range;
+  if (said.from < ref.to && ref.from < said.to) return undefined; // inside the thread's period: not a second one
+  const hull = joinPeriods([ref, said]);
+  const single = (t: TimeRange) => isOneYear(t) || isOneMonth(t);
+  if (!plan.groupBy.includes('year') && single(ref) && single(said) && isOneYear(ref) === isOneYear(said)) {
+    // the later period first, the earlier beside it (as "2023 compared with 2022")
+    const [main, other] = said.from > ref.from ? [said, ref] : [ref, said];
+    plan.filters.time = main;
+    plan.compareWith = other;
+    notes.push(`${periodLabel(said)} beside ${periodLabel(ref)}: both, not one in place of the other`);
+    return main === said;
+  }
+  if (hull) {
+    plan.filters.time = { ...hull, said: undefined };
+    notes.push(`${periodLabel(said)} added: ${periodLabel(plan.filters.time)}`);
+    return true;
+  }
+  work.drop(periods[0].piece, `a period apart from the thread's ${periodLabel(ref)} (say "compare with ${periodLabel(said)}")`);
+  return false;
 }
 
 const SEASONS = new Set(['summer', 'winter', 'spring', 'fall', 'autumn']);
