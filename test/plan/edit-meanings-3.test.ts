@@ -112,3 +112,12 @@ describe('places named the way a district commander names them', () => {
     expect(readInThread('the 12th', last, ctx).ok).toBe(false);
   });
 });
+
+describe('"which is less?" after the group with the most', () => {
+  it('is the group with the fewest; of two periods side by side it is refused, not guessed', () => {
+    const last = thread('Which district have most burglary in 2017?');
+    const fewest = { measure: COUNT, filters: { types: ['BURGLARY'], time: Y(2017) }, groupBy: ['district'], top: { n: 1, order: 'asc' } };
+    for (const text of ['which is less?', 'which one is less', 'which has less?', 'which is lower?']) expectEdit(last, text, fewest);
+    expect(readInThread('which is less?', thread('thefts in 2019 vs 2020'), ctx).ok).toBe(false);
+  });
+});
