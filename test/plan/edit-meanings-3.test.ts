@@ -121,3 +121,15 @@ describe('"which is less?" after the group with the most', () => {
     expect(readInThread('which is less?', thread('thefts in 2019 vs 2020'), ctx).ok).toBe(false);
   });
 });
+
+describe('a month said of two years side by side', () => {
+  it('"just July, both years" after 2021 against 2020 by month: July 2021 against July 2020', () => {
+    const last = thread('Motor vehicle theft in 2021 by month', 'compare with 2020');
+    const july = {
+      measure: COUNT,
+      filters: { types: ['MOTOR VEHICLE THEFT'], time: { from: '2021-07-01', to: '2021-08-01' } },
+      compareWith: { from: '2020-07-01', to: '2020-08-01' },
+    };
+    for (const text of ['just July, both years', 'only July', 'what about July?']) expectEdit(last, text, july);
+  });
+});

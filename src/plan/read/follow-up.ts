@@ -616,7 +616,13 @@ function editPeriod(
   if (plan.compareWith && f.time) {
     // "and 2021?" after 2020 against 2019: the comparison keeps its distance (2021 against 2020)
     const moved = monthsBetween(f.time, joined);
-    if (moved !== undefined && moved !== 0) {
+    const inYear = yearWithin(f.time) !== undefined && yearWithin(joined) === yearWithin(f.time) && !isOneYear(joined);
+    const otherYear = yearWithin(plan.compareWith);
+    if (inYear && otherYear !== undefined && isOneYear(plan.compareWith)) {
+      // "just July, both years" after 2021 against 2020: July 2021 against July 2020 (the same part of each year)
+      plan.compareWith = stepPeriod(joined, { unit: 'year', by: otherYear - yearOf(joined.from) });
+      notes.push(`compared with ${periodLabel(plan.compareWith)}, the same part of the other year`);
+    } else if (moved !== undefined && moved !== 0) {
       plan.compareWith = stepPeriod(plan.compareWith, { unit: 'month', by: moved });
       notes.push(`compared with ${periodLabel(plan.compareWith)}, as far before as the thread's comparison was`);
     }
