@@ -21,7 +21,7 @@ interface Book {
 }
 
 interface Phrase {
-  /** words; {year} is a four-digit year, {words} one to four words, both copied into 'read' */
+  /** words; {year} is a four-digit year, {n} a number of one to three digits, {words} one to four words, all copied into 'read' */
   say: string[];
   read: string[];
   /** only when nothing but punctuation or the end of the text follows ("from 2018 on", not "from 2018 on the street") */
@@ -31,27 +31,35 @@ interface Phrase {
 }
 
 const YEAR = '{year}';
+/** a whole number of one to three digits ('limit {n}'), copied into 'read' */
+const NUMBER = '{n}';
 const WORDS = '{words}';
 const MAX_WORDS = 4;
 const isYear = (w: string) => /^(19|20)\d{2}$/.test(w);
+const isNumber = (w: string) => /^\d{1,3}$/.test(w);
 
 let book: Book | undefined;
 
+/** The phrasebook, and the books of one kind of speaker kept apart (phrasebook-analyst.json: SQL and stats words; phrasebook-chat.json: chat wording). */
+const FILES = ['phrasebook.json', 'phrasebook-analyst.json', 'phrasebook-chat.json'];
+
+interface BookFile {
+  split?: { word: string }[];
+  phrases: { say: string; read: string; clause_end?: boolean }[];
+}
+
 function load(): Book {
-  const file = JSON.parse(readFileSync(fixturePath('knowledge', 'phrasebook.json'), 'utf8')) as {
-    split: { word: string }[];
-    phrases: { say: string; read: string; clause_end?: boolean }[];
-  };
+  const files = FILES.map((name) => JSON.parse(readFileSync(fixturePath('knowledge', name), 'utf8')) as BookFile);
   const phrases = new Map<string, Phrase[]>();
-  for (const p of file.phrases) {
+  for (const p of files.flatMap((f) => f.phrases)) {
     const say = p.say.split(' ');
     const list = phrases.get(say[0]) ?? [];
-    const second = say[1] === undefined || say[1] === YEAR || say[1] === WORDS ? undefined : say[1];
+    const second = say[1] === undefined || say[1] === YEAR || say[1] === WORDS || say[1] === NUMBER ? undefined : say[1];
     list.push({ say, read: p.read ? p.read.split(' ') : [], clauseEnd: p.clause_end === true, second });
     phrases.set(say[0], list);
   }
   for (const list of phrases.values()) list.sort((a, b) => b.say.length - a.say.length);
-  return { splits: file.split.map((s) => new RegExp(s.word)), phrases };
+  return { splits: files.flatMap((f) => f.split ?? []).map((s) => new RegExp(s.word)), phrases };
 }
 
 /** The words with the phrasebook's rewritings applied; a rewritten word keeps the span it was said in. */
@@ -83,7 +91,7 @@ export function rewrite<T extends Word>(words: readonly T[], source: string): T[
     };
     for (const r of found.read) {
       if (r === WORDS) out.push(...rewrite(found.words, source));
-      else out.push({ ...first, ...span, t: r === YEAR ? found.year! : r });
+      else out.push({ ...first, ...span, t: r === YEAR ? found.year! : r === NUMBER ? found.n! : r });
     }
     i += found.len;
   }
@@ -93,6 +101,7 @@ export function rewrite<T extends Word>(words: readonly T[], source: string): T[
 interface Found extends Phrase {
   len: number;
   year?: string;
+  n?: string;
   words: Word[];
 }
 
@@ -117,7 +126,7 @@ function fit<T extends Word>(
   i: number,
   source: string,
   clauseEnd: boolean,
-): { len: number; year?: string; words: T[] } | undefined {
+): { len: number; year?: string; n?: string; words: T[] } | undefined {
   if (k === say.length) {
     const end = words[i - 1]?.end ?? 0;
     return !clauseEnd || /^\s*(?:[,.;:!?)]|$)/.test(source.slice(end)) ? { len: 0, words: [] } : undefined;
@@ -133,7 +142,7 @@ function fit<T extends Word>(
   }
   const w = words[i]?.t;
   if (w === undefined) return undefined;
-  if (s === YEAR ? !isYear(w) : s !== w) return undefined;
+  if (s === YEAR ? !isYear(w) : s === NUMBER ? !isNumber(w) : s !== w) return undefined;
   const rest = fit(say, k + 1, words, i + 1, source, clauseEnd);
-  return rest && { ...rest, len: rest.len + 1, year: s === YEAR ? w : rest.year };
+  return rest && { ...rest, len: rest.len + 1, year: s === YEAR ? w : rest.year, n: s === NUMBER ? w : rest.n };
 }

@@ -12,6 +12,7 @@ import type { Meaning, Piece } from './pieces.js';
 import type { Rule, RuleInput } from './rule.js';
 import { timeRules } from './time-rules.js';
 import { spanText, tokenize, type Token, type Words } from './tokens.js';
+import { hasNoDataMeaning, ownPlaceWords, tolerate } from './unknown-words.js';
 
 export interface Scan {
   words: Words;
@@ -19,6 +20,8 @@ export interface Scan {
   pieces: Piece[];
   /** indexes of the words nothing took and that are not stop words */
   unplaced: number[];
+  /** indexes of unknown words passed over as no condition on the data (unknown-words.ts): the answer says them */
+  skipped: number[];
 }
 
 const RULES: Rule[] = [...timeRules, ...hourRules, ...placeRules, removeRule];
@@ -30,7 +33,8 @@ export function scan(text: string, ctx: ReadContext): Scan {
   const areas = areaLexicon(ctx.areas);
   const vocabulary = fuzzyVocabulary(ctx.areas);
   for (const tok of tokens) {
-    if (tok.t.length >= 6 && /^[a-z]+$/.test(tok.t) && !lex.known.has(tok.t) && !vocabulary.known.has(tok.t)) {
+    const unknown = !lex.known.has(tok.t) && !vocabulary.known.has(tok.t) && !hasNoDataMeaning(tok.t);
+    if (tok.t.length >= 6 && /^[a-z]+$/.test(tok.t) && unknown) {
       const fix = nearest(tok.t, vocabulary.words, (w) => sense(w, lex.phrases, areas));
       if (fix) tok.t = fix;
     }
@@ -69,11 +73,19 @@ export function scan(text: string, ctx: ReadContext): Scan {
       for (const meaning of best.meanings) pieces.push({ ...meaning, start: i, end: i + best.len, text });
       i += best.len;
     } else {
-      if (!lex.stop.has(t[i])) unplaced.push(i);
+      if (!lex.stop.has(t[i]) && !hasNoDataMeaning(t[i])) unplaced.push(i);
       i++;
     }
   }
-  return { words, tokens, pieces, unplaced };
+  // "robberies in district 7 ... in my district": the district named
+  const own = ownPlaceWords(tokens, pieces);
+  const kept = pieces.filter((p) => !own.includes(p.start));
+  const known = unplaced.filter((k) => !own.includes(k));
+  // only words the vocabulary has never heard of may be passed over ("may" without a month's company is not one)
+  const strange = known.filter((k) => !lex.known.has(t[k]) && !vocabulary.known.has(t[k]));
+  const { skipped } = tolerate(tokens, kept, strange, words.source);
+  const left = known.filter((k) => !skipped.includes(k));
+  return { words, tokens, pieces: kept, unplaced: left, skipped };
 }
 
 /** What a single word means, to tell whether two corrections are the same word. */
