@@ -133,3 +133,30 @@ describe('a month said of two years side by side', () => {
     for (const text of ['just July, both years', 'only July', 'what about July?']) expectEdit(last, text, july);
   });
 });
+
+describe('a police watch is a shift of the day; two edits in one message', () => {
+  it('"on the overnight watch" is the night; "same watch" keeps it; "forget the watch, all hours" drops it', () => {
+    const night = thread('District 11. How many narcotics incidents on the overnight watch in 2024?');
+    expect(night.filters.night).toBe(true);
+    const battery = thread('narcotics at night in district 11 in 2024', 'Now battery, same watch, 2019.');
+    expect(battery.filters).toMatchObject({ types: ['BATTERY'], night: true, districts: [11] });
+    const all = { measure: COUNT, filters: { types: ['BATTERY'], time: Y(2019), districts: [11] } };
+    for (const text of ['Forget the watch, all hours.', 'drop the watch', 'forget the shift']) expectEdit(battery, text, all);
+  });
+
+  it('"Take the arrest off and show me criminal damage instead": the flag taken away and the type replaced', () => {
+    const last = thread('thefts in district 3 with an arrest in 2023 by block, top 10');
+    const damage = {
+      measure: COUNT,
+      filters: { types: ['CRIMINAL DAMAGE'], time: Y(2023), districts: [3] },
+      groupBy: ['block'],
+      top: { n: 10, order: 'desc' },
+    };
+    for (const text of [
+      'Take the arrest off and show me criminal damage instead.',
+      'take the arrest filter off, criminal damage instead',
+      'drop the arrest and show me criminal damage instead',
+    ])
+      expectEdit(last, text, damage);
+  });
+});

@@ -312,7 +312,8 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext, earlier?
   for (const r of removals) removeSlot(r.dim, f, plan);
 
   const periodSet = editPeriod(work, last, plan, notes, ctx);
-  for (const r of work.of('remove')) takeAway(r.slot, plan, notes);
+  // "forget the watch, all hours": one slot said twice is taken away once (no note that it was not there)
+  for (const slot of new Set(work.of('remove').map((r) => r.slot))) takeAway(slot, plan, notes);
   const months = said(['months']).filter((p) => !periodSet.monthsTaken.includes(p));
   if (months.length) {
     delete f.months;
