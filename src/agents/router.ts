@@ -68,6 +68,8 @@ interface DomainWords {
   measures: string[];
   safety: string[];
   places: string[];
+  numberedUnits: string[];
+  figures: string[];
 }
 interface GateVocabulary {
   types: Record<string, { one: string; many: string; words: string[] }>;
@@ -87,6 +89,10 @@ interface Vocabulary {
   safety: RegExp;
   /** generic place words and the kinds of location in the data */
   places: RegExp;
+  /** a unit named with its number ("ward 27", "beat 1123") */
+  numberedUnit: RegExp;
+  /** a plain ask for its figures ("numbers", "stats") */
+  figures: RegExp;
   always: RegExp;
   offTopic: RegExp;
   /** single-word crime type names, for typos ("homocides", "burglarys", "thefs") */
@@ -122,6 +128,8 @@ function vocab(): Vocabulary {
       measures: wordsRegex(domain.measures),
       safety: wordsRegex(domain.safety),
       places: wordsRegex([...domain.places, ...locations.flat().map(escapeLiteral)]),
+      numberedUnit: new RegExp(`(?<![\\w-])(?:${domain.numberedUnits.join('|')}) *(?:no\\.? *|#)?\\d{1,4}(?![\\w-])`, 'i'),
+      figures: wordsRegex(domain.figures),
       always: wordsRegex(fragments(cues.always)),
       offTopic: wordsRegex(fragments(cues.offTopic)),
       typeWords: new Set(
@@ -177,6 +185,8 @@ function decide(text: string, named: RegExp | undefined): Route {
   if (v.offTopic.test(t)) return 'reject';
   if (v.safety.test(t) && (v.places.test(t) || named?.test(t))) return 'sql';
   if (measured && v.columns.test(t)) return 'sql';
+  // "ward 27 numbers for 2023", "district 3 stats": a numbered unit's figures (off-topic words refused above)
+  if (v.numberedUnit.test(t) && v.figures.test(t)) return 'sql';
   // similar enough to a verified question (scores are BM25 over the example questions)
   const best = similarVerified(t, 1)[0];
   if (best && best.score >= SIMILARITY_THRESHOLD) return 'sql';

@@ -147,6 +147,27 @@ describe('the relevance gate', () => {
       expect(router(t), t).not.toBe('refuse_write');
   });
 
+  it('takes a numbered ward, district, beat or community area asked for its figures as a question about the data', () => {
+    for (const t of [
+      'ward 27 numbers for 2023',
+      'district 3 stats last year',
+      'give me the figures for beat 1123',
+      'community area 25 totals since 2020',
+      'Ward 42 data for 2021 please',
+    ])
+      expect(router(t), t).toBe('sql');
+    for (const t of [
+      'ward 27 alderman phone number',
+      'best pizza in ward 2',
+      'district 3 weather data',
+      'phone number for the district 9 station',
+    ])
+      expect(router(t), t).toBe('reject');
+    // a unit without a number, or figures of nothing in the data, are no question about it
+    expect(router('what are the ward numbers of the aldermen')).toBe('reject');
+    expect(router('numbers for 2023')).toBe('reject');
+  });
+
   it('does not take an area name alone as a question about the data', () => {
     expect(router('best pizza in Logan Square')).toBe('reject');
     expect(router('How many crimes were reported in Logan Square in 2020?')).toBe('sql');
