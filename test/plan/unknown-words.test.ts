@@ -155,3 +155,30 @@ describe('what is counted, a question the data cannot answer, and a verb on the 
     expect(skipped(text)).toEqual([]);
   });
 });
+
+describe('chat spellings and a police voice (phrasebook-chat.json)', () => {
+  it.each(['crimes at nite in district 1 2023', 'how many crimes at nite in district 1 in 2023', 'district 1 crimes 2023 at nite'])(
+    '%s: at night',
+    (text) => expect(plan(text).filters.night).toBe(true),
+  );
+  it.each(['Only the ones where we made an arrest.', 'only where we made an arrest', 'just the ones where an arrest was made'])(
+    '%s: with an arrest, the rest of the thread kept',
+    (text) => {
+      const last = thread('thefts in district 3, 2022 through 2024, top 10 blocks');
+      const r = readInThread(text, last, ctx);
+      expect(r.ok).toBe(true);
+      if (r.ok)
+        expect(parsePlan(r.plan)).toMatchObject({ filters: { types: ['THEFT'], districts: [3], arrest: true }, groupBy: ['block'] });
+    },
+  );
+  it.each([
+    'Which five districts had the most over that stretch?',
+    'top 5 districts over that stretch',
+    'which 5 districts had the most over that span',
+  ])("%s: the thread's period kept", (text) => {
+    const last = thread('Weapons violations from 2015 to 2025 by year');
+    const r = readInThread(text, last, ctx);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(parsePlan(r.plan).filters.time).toMatchObject({ from: '2015-01-01', to: '2026-01-01' });
+  });
+});
