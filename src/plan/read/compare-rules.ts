@@ -83,6 +83,11 @@ const BOTH_SLOTS: (keyof Filters)[][] = [['types'], ['locations'], ['areas', 'di
  */
 export function bothSides(work: Work, last: QueryPlan, before: QueryPlan | null | undefined, plan: QueryPlan, notes: string[]): void {
   const both = [...work.bad].filter((i) => work.word(i) === 'both');
+  // "just July, both years" after 2021 against 2020: the two periods side by side, kept (said back, nothing to add)
+  if (both.length && last.compareWith && plan.compareWith) {
+    for (const i of both) work.bad.delete(i);
+    return;
+  }
   if (!both.length || !before || plan.versus || plan.compareWith || !same(before.measure, last.measure)) return;
   const keys = [...new Set([...Object.keys(before.filters), ...Object.keys(last.filters)])] as (keyof Filters)[];
   const differ = keys.filter((k) => !same(before.filters[k], last.filters[k]));
