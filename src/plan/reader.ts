@@ -18,6 +18,7 @@ import { keepVersus, readVersus } from './read/compare-rules.js';
 import { readBackTo, readUndo } from './read/back-rules.js';
 import { readExtend } from './read/extend-rules.js';
 import { termsOf } from './read/assemble.js';
+import { skippedNote } from './read/unknown-words.js';
 
 export type { ReadContext } from './read/context.js';
 
@@ -72,15 +73,31 @@ export function readInThread(text: string, last: QueryPlan | null | undefined, c
   const versus = last ? readVersus(work, last, ctx) : undefined;
   if (versus) {
     const r = conclude(work, versus.plan, termsOf(versus.plan), ctx);
-    return { ...r, understood: [...r.understood, versus.phrase], edit: true, edits, notes: versus.notes };
+    return {
+      ...r,
+      understood: [...r.understood, versus.phrase],
+      edit: true,
+      edits,
+      notes: [...(versus.notes ?? []), ...skippedNotes(work)],
+    };
   }
   if (last !== undefined && isFragment(work) && edits.length) {
     if (last === null) return { ok: false, understood: edits, unplaced: [], suggestion: 'Ask it as one whole question', edit: true, edits };
     const { plan, terms, notes } = editPlan(work, last, ctx, before);
     if (plan) keepVersus(last, plan, notes);
-    return { ...conclude(work, plan, terms, ctx), edit: true, edits, notes };
+    return { ...conclude(work, plan, terms, ctx), edit: true, edits, notes: [...(notes ?? []), ...skippedNotes(work)] };
   }
-  return { ...readQuestion(text, ctx), edit: false, edits: [] };
+  const whole = new Work(scan(text, ctx));
+  const { plan, terms } = assemble(whole);
+  return { ...conclude(whole, plan, terms, ctx), edit: false, edits: [], notes: skippedNotes(whole) };
+}
+
+/** The words the reading passed over (read/unknown-words.ts): an answer says them in its notes, never silently. */
+const skippedWords = (work: Work): string[] => work.scan.skipped.map((i) => work.scan.tokens[i].raw);
+
+function skippedNotes(work: Work): string[] {
+  const note = skippedNote(skippedWords(work));
+  return note ? [note] : [];
 }
 
 function conclude(work: Work, plan: QueryPlan | undefined, terms: string[], ctx: ReadContext): Reading {
@@ -93,7 +110,8 @@ function conclude(work: Work, plan: QueryPlan | undefined, terms: string[], ctx:
         .live()
         .filter((p) => p.kind !== 'followUp')
         .map((p) => p.text);
-  const unplaced = work.unplacedPhrases();
+  // a refusal names every word not used, the passed-over ones too
+  const unplaced = [...work.unplacedPhrases(), ...skippedWords(work).filter((w) => !work.unplacedPhrases().includes(w))];
   const why = work.problems.find((p) => p !== NOTHING);
   const suggestion = `${why ? `${capitalise(why)}. ` : ''}${plan && understood.length ? `Try: ${planQuestion(plan, ctx)}` : FALLBACK}`;
   return { ok: false, understood, unplaced, suggestion };

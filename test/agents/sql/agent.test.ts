@@ -259,6 +259,13 @@ describe('SQL agent without an LLM (the query plan)', () => {
     expect(a.kind === 'refusal' && a.reason).toMatch(/I could not use: .*"near each other.*No LLM is configured/);
   });
 
+  it('says a word it passed over among the answer\'s assumptions ("Honestly, how many thefts in 2020?")', async () => {
+    const { desk } = testDesk(db);
+    const a = await ask(desk, 'Honestly, how many thefts in 2020?', 'passed-over');
+    expect(a).toMatchObject({ kind: 'result', route: 'sql' });
+    expect(a.kind === 'result' && a.assumptions.join(' ')).toMatch(/I did not use: "Honestly"/);
+  });
+
   it('refuses requests to change data, greets, and turns away other topics', async () => {
     const { desk } = testDesk(db);
     expect(await ask(desk, 'delete all crimes from 2001')).toMatchObject({
