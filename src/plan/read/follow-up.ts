@@ -286,7 +286,7 @@ export function editPlan(work: Work, last: QueryPlan, ctx: ReadContext, earlier?
     withoutFlags(f, said(['flag'])),
   );
   replace(['location'], ['locations', 'exceptLocations']);
-  replace(['place'], [...PLACE_KEYS]);
+  if (!addedPlace(also, said(['place']), work, plan, notes)) replace(['place'], [...PLACE_KEYS]);
   // "show all districts" of an answer by district cut to a few: every district listed
   const listsGroups = said(['allPlaces']).some((p) =>
     last.groupBy.some((d) => PLACE_OF[d] && p.text.toLowerCase().includes(d.replace('community_', ''))),
@@ -744,6 +744,33 @@ function widen(d: Dimension, plan: QueryPlan, notes: string[], ctx: ReadContext)
       }
     }
   }
+}
+
+/**
+ * "add district 5", "also district 5", "district 5 too" after an answer for district 3: both places, not one in
+ * place of the other (as "also robberies" keeps thefts and "add 2013" keeps 2023). Each place's own figure is
+ * what is asked for, so the two are set side by side (plan.versus); over a list by that kind of place, the place
+ * joins the list. False when the place said is no such addition (then it replaces the thread's).
+ */
+function addedPlace(also: boolean, places: Piece[], work: Work, plan: QueryPlan, notes: string[]): boolean {
+  if (!also || !places.length || plan.versus || plan.compareWith) return false;
+  const said = mergeFilters(places, work, {});
+  const keys = PLACE_KEYS.filter((k) => said[k]?.length);
+  if (keys.length !== 1) return false;
+  const key = keys[0];
+  const own = plan.filters[key] as (number | string)[] | undefined;
+  if (!own?.length || PLACE_KEYS.some((k) => k !== key && plan.filters[k])) return false;
+  const fresh = (said[key] as (number | string)[]).filter((v) => !own.includes(v));
+  if (!fresh.length) return false;
+  const name = (vs: (number | string)[]) => `${key === 'areas' ? 'community area' : key.replace(/s$/, '')} ${vs.join(', ')}`;
+  if (plan.groupBy.some((g) => PLACE_OF[g] === key)) {
+    Object.assign(plan.filters, { [key]: [...own, ...fresh] });
+    notes.push(`${name(fresh)} added to the list`);
+  } else {
+    plan.versus = { [key]: fresh };
+    notes.push(`${name(fresh)} beside ${name(own)}: both, not one in place of the other`);
+  }
+  return true;
 }
 
 const PLACE_OF: Partial<Record<Dimension, (typeof PLACE_KEYS)[number]>> = {
