@@ -8,12 +8,49 @@ import type { QueryResult } from './result-shape.js';
 
 const TOLERANCE = 1e-6;
 
-function sameCell(a: Cell, b: Cell): boolean {
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** A month of the year by its name ("March", "Mar") is its number, 3: a person reads either the same. */
+function monthNumber(c: Cell): Cell {
+  if (typeof c !== 'string') return c;
+  const name = c.trim().toLowerCase();
+  const k = MONTHS.findIndex((m) => m === name || (name.length === 3 && m.startsWith(name)));
+  return k < 0 ? c : k + 1;
+}
+
+function sameCell(x: Cell, y: Cell): boolean {
+  const a = monthNumber(x);
+  const b = monthNumber(y);
   if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) <= TOLERANCE * Math.max(1, Math.abs(a), Math.abs(b));
   return String(a) === String(b);
 }
 
-const rowKey = (row: Cell[]) => JSON.stringify(row.map((c) => (typeof c === 'number' ? Math.round(c * 1e6) / 1e6 : c)));
+const rowKey = (row: Cell[]) => JSON.stringify(row.map(monthNumber).map((c) => (typeof c === 'number' ? Math.round(c * 1e6) / 1e6 : c)));
+
+/**
+ * Whether the gold query's rows are in an order a person asked for: it orders them (ORDER BY outside a window)
+ * and not only by its first column, the group's own key ("GROUP BY 1 ORDER BY 1", "ORDER BY district" after
+ * "by district"), unless it keeps the first N. "by district" shown with the most first is the same answer as
+ * the same rows in district order; "top 5" or "fewest first" is not.
+ */
+function ordersRows(goldSql: string): boolean {
+  const sql = goldSql.replace(/over\s*\([^)]*\)/gi, '');
+  const orderBy = /\border\s+by\s+((?:(?!\border\s+by\b)[\s\S])*)$/i.exec(sql);
+  if (!orderBy) return false;
+  if (/\blimit\b/i.test(orderBy[1])) return true;
+  const first = /^\s*select\s+(?:distinct\s+)?((?:(?!\bfrom\b)[^,])+)/i.exec(sql)?.[1].trim().toLowerCase() ?? '';
+  const alias = /\bas\s+"?(\w+)"?$/.exec(first)?.[1];
+  const expression = first.replace(/\s+as\s+"?\w+"?$/, '');
+  const keys = orderBy[1].split(',').map((k) =>
+    k
+      .trim()
+      .replace(/;$/, '')
+      .replace(/\s+asc$/i, '')
+      .trim()
+      .toLowerCase(),
+  );
+  return !keys.every((k) => k === '1' || k === alias || k === expression);
+}
 
 function sameRows(gold: Cell[][], pred: Cell[][], ordered: boolean): boolean {
   if (gold.length !== pred.length) return false;
@@ -55,7 +92,7 @@ export function relaxedMatch(gold: QueryResult, pred: QueryResult, ordered: bool
 /**
  * A result against the gold query's: the same row count, and the rows kept (a result keeps up to 1,000)
  * equal to the gold's first ones: strictly (the same columns), or relaxed (names and column order
- * ignored). In order when the gold query orders its rows (ORDER BY outside a window).
+ * ignored). In order when the gold query orders its rows by more than its group key (ordersRows).
  */
 export function scoreResult(
   goldSql: string,
@@ -63,7 +100,7 @@ export function scoreResult(
   pred: QueryResult,
 ): { strict: boolean; relaxed: boolean; failure?: string } {
   const seenGold = { ...gold, rows: gold.rows.slice(0, pred.rows.length) };
-  const ordered = /\border\s+by\b/i.test(goldSql.replace(/over\s*\([^)]*\)/gi, ''));
+  const ordered = ordersRows(goldSql);
   const sameCount = pred.rowCount === gold.rowCount;
   const strict = sameCount && strictMatch(seenGold, pred, ordered);
   const relaxed = strict || (sameCount && relaxedMatch(seenGold, pred, ordered));
