@@ -25,7 +25,11 @@ function sameCell(x: Cell, y: Cell): boolean {
   return String(a) === String(b);
 }
 
-const rowKey = (row: Cell[]) => JSON.stringify(row.map(monthNumber).map((c) => (typeof c === 'number' ? Math.round(c * 1e6) / 1e6 : c)));
+/** A row as a key for comparing rows in any order: cells compared as sameCell does (a number and its text alike). */
+const rowKey = (row: Cell[]) =>
+  JSON.stringify(
+    row.map(monthNumber).map((c) => (typeof c === 'number' ? String(Math.round(c * 1e6) / 1e6) : c === null ? null : String(c))),
+  );
 
 /**
  * Whether the gold query's rows are in an order a person asked for: it orders them (ORDER BY outside a window)
