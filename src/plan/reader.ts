@@ -29,6 +29,8 @@ export type Reading =
 
 const FALLBACK = 'Try: how many thefts were reported in Austin in 2019?';
 const NOTHING = 'nothing to count';
+const NO_EARLIER_ANSWER =
+  'There is no earlier answer in this thread to build on: ask the whole question, e.g. "how many thefts were reported in 2019?"';
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export function readQuestion(text: string, ctx: ReadContext): Reading {
@@ -87,13 +89,21 @@ export function readInThread(text: string, last: QueryPlan | null | undefined, c
     if (plan) keepVersus(last, plan, notes);
     return { ...conclude(work, plan, terms, ctx), edit: true, edits, notes: [...(notes ?? []), ...skippedNotes(work)] };
   }
+  if (last === undefined && isFragment(work) && work.live().some((p) => p.kind === 'followUp' && p.back)) {
+    // "same for 2019" with no answer in the thread yet (the first question was refused): there is nothing to edit,
+    // and read on its own it would count every crime of 2019
+    return { ok: false, understood: edits, unplaced: [], suggestion: NO_EARLIER_ANSWER, edit: true, edits };
+  }
   const whole = new Work(scan(text, ctx));
   const { plan, terms } = assemble(whole);
-  return { ...conclude(whole, plan, terms, ctx), edit: false, edits: [], notes: skippedNotes(whole) };
+  return { ...conclude(whole, plan, terms, ctx), edit: false, edits: [], ...said(skippedNotes(whole)) };
 }
 
 /** The words the reading passed over (read/unknown-words.ts): an answer says them in its notes, never silently. */
 const skippedWords = (work: Work): string[] => work.scan.skipped.map((i) => work.scan.tokens[i].raw);
+
+/** Notes only when there are some: a reading with nothing to say is the same as readQuestion's. */
+const said = (notes: string[]) => (notes.length ? { notes } : {});
 
 function skippedNotes(work: Work): string[] {
   const note = skippedNote(skippedWords(work));

@@ -255,7 +255,9 @@ function build(): Lexicon {
     'and',
   ]);
   const adding = new Set(m.follow_up_adding ?? ['also', 'as well', 'too']);
-  for (const w of m.follow_up ?? []) add(w, [{ kind: 'followUp', also: adding.has(w), opener: openers.has(w) }], 6);
+  // words that only make sense against an earlier answer ('same for', 'instead', 'those')
+  const back = new Set(m.follow_up_points_back ?? []);
+  for (const w of m.follow_up ?? []) add(w, [{ kind: 'followUp', also: adding.has(w), opener: openers.has(w), back: back.has(w) }], 6);
   for (const [slot, words] of Object.entries(m.removals?.phrases ?? {}) as [RemovableSlot, string[]][])
     for (const w of words) add(w, [{ kind: 'remove', slot }], 4);
   for (const w of m.filler_phrases ?? []) add(w, [], 7);

@@ -35,6 +35,7 @@ export interface SemanticModel {
   period_edits?: { whole_year?: string[]; same_period?: string[] };
   /** follow-up words that add to the last answer's slot rather than replace it ("also robberies") */
   follow_up_adding?: string[];
+  follow_up_points_back?: string[];
   removals?: { phrases?: Partial<Record<RemovableSlot, string[]>> };
 }
 

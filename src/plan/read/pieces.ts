@@ -63,7 +63,7 @@ export type Meaning =
   /** "drop the year filter", "without the arrest filter": that slot of the last plan taken away */
   | { kind: 'remove'; slot: RemovableSlot }
   /** what about, instead, also, only */
-  | { kind: 'followUp'; also?: boolean; opener?: boolean }
+  | { kind: 'followUp'; also?: boolean; opener?: boolean; back?: boolean }
   /** near, around, involving, except: the words that follow cannot be placed either */
   | { kind: 'relation' }
   /** words that look like a filter the plan cannot hold ("at least 50", "district 99") */
