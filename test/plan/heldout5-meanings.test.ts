@@ -194,3 +194,22 @@ describe("a place added to the thread's place", () => {
     }
   });
 });
+
+describe('two places named against each other after a list of places', () => {
+  it('"ward 3 vs ward 4 that year" after the top wards: the two wards side by side, that year, no list', () => {
+    for (const t of ['ward 3 vs ward 4 that year', 'compare ward 3 with ward 4', 'ward 3 versus ward 4']) {
+      const p = thread('top 5 wards for criminal damage in 2024', 'same for 2023', t);
+      expect(p.filters.wards, t).toEqual([3]);
+      expect(p.versus, t).toEqual({ wards: [4] });
+      expect(p.groupBy, t).toEqual([]);
+      expect(p.top, t).toBeUndefined();
+      expect(p.compareWith, t).toBeUndefined();
+      expect(time(p), t).toEqual(Y(2023));
+    }
+  });
+
+  it("a period that is not the thread's is still no side", () => {
+    const r = readInThread('ward 3 vs ward 4 in 2019', thread('thefts by ward in 2023'), ctx);
+    expect(r.ok && r.plan.versus && r.plan.filters?.time?.from === '2023-01-01').toBeFalsy();
+  });
+});

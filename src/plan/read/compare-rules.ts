@@ -16,6 +16,8 @@ import type { Work } from './work.js';
 const SIDE_KINDS = new Set<Piece['kind']>(['type', 'location', 'place']);
 const ALONGSIDE = new Set<Piece['kind']>(['compare', 'followUp']);
 const VERSUS_KEYS = ['types', 'locations', 'areas', 'districts', 'wards', 'beats', 'blocks'] as const;
+/** The grouping that lists the places of a side's kind (places only: a type beside a type keeps a list of types). */
+const DIM_OF = { areas: 'community_area', districts: 'district', wards: 'ward', beats: 'beat', blocks: 'block' } as const;
 
 /** The last plan beside the side this fragment names, or undefined when it is no such comparison. */
 export function readVersus(
@@ -24,11 +26,26 @@ export function readVersus(
   ctx: ReadContext,
 ): { plan: QueryPlan; notes: string[]; phrase: string } | undefined {
   const live = work.live();
-  if (!live.some((p) => p.kind === 'compare') || work.bad.size) return undefined;
+  // "that year", "the same period": the thread's own period said back (no second period)
+  const saidBack = [...work.bad].filter(
+    (i) =>
+      !!last.filters.time && /^(?:year|month|period|time)$/.test(work.word(i) ?? '') && ['that', 'same'].includes(work.word(i - 1) ?? ''),
+  );
+  if (!live.some((p) => p.kind === 'compare') || work.bad.size > saidBack.length) return undefined;
   const sides = live.filter((p) => SIDE_KINDS.has(p.kind));
   if (!sides.length || sides.some((p) => p.kind === 'type' && (p.negated || p.descriptions))) return undefined;
   // "robbery arrests" beside weapons violations with an arrest: a flag the thread already has restates the scope
-  const restated = (p: Piece) => p.kind === 'flag' && last.filters[p.flag] === p.value;
+  // "ward 3 vs ward 4 that year": the thread's own period said back is no second period
+  const t = last.filters.time;
+  const restated = (p: Piece) =>
+    (p.kind === 'flag' && last.filters[p.flag] === p.value) ||
+    p.kind === 'samePeriod' ||
+    (p.kind === 'wholeYear' &&
+      !!t &&
+      /-01-01$/.test(t.from) &&
+      Number(t.to.slice(0, 4)) === Number(t.from.slice(0, 4)) + 1 &&
+      t.to.endsWith('-01-01')) ||
+    (p.kind === 'time' && !!t && p.range.from === t.from && p.range.to === t.to);
   if (live.some((p) => !SIDE_KINDS.has(p.kind) && !ALONGSIDE.has(p.kind) && !restated(p))) return undefined;
   const said = mergeFilters(sides, work, {});
   const versus: NonNullable<QueryPlan['versus']> = {};
@@ -46,9 +63,30 @@ export function readVersus(
     notes.push('beside the side named: no longer compared with another period');
     delete plan.compareWith;
   }
+  // "ward 3 vs ward 4" names both places: the first is the thread's place, the second beside it
+  for (const k of Object.keys(DIM_OF) as (keyof typeof DIM_OF)[]) {
+    const side = versus[k] as unknown[] | undefined;
+    if (side?.length === 2 && (said[k] as unknown[]).length === 2) {
+      Object.assign(plan.filters, { [k]: [side[0]] });
+      Object.assign(versus, { [k]: [side[1]] });
+    }
+  }
+  // two places side by side are two figures: not also a list of every place of that kind, nor a ranking of them
+  const sideDims = new Set<string>(
+    versusKeys(versus)
+      .map((k) => DIM_OF[k as keyof typeof DIM_OF])
+      .filter(Boolean),
+  );
+  if (plan.groupBy.some((g) => sideDims.has(g))) {
+    plan.groupBy = plan.groupBy.filter((g) => !sideDims.has(g));
+    delete plan.top;
+    delete plan.none;
+    notes.push('the two sides named, not every one of them');
+  }
   plan.versus = versus;
   const parsed = QueryPlan.safeParse(plan);
   if (!parsed.success) return undefined;
+  for (const i of saidBack) work.bad.delete(i);
   const names = new Map([...ctx.areas].map(([name, n]) => [n, titleCase(name)]));
   return { plan: parsed.data, notes, phrase: versusPhrase(parsed.data, names) };
 }
