@@ -66,9 +66,9 @@ export type Conversation = z.infer<typeof conversationSchema>;
 type Turn = z.infer<typeof turnSchema>;
 
 /**
- * The benchmark files under fixtures/benchmarks: the original set, and five held-out sets written without looking
- * at the reader (the first four have since been fitted; the fifth, a community organizer's, a researcher's, a council
- * staffer's and a phone-skimming executive's threads, is the blind measure).
+ * The benchmark files under fixtures/benchmarks: the original set, and seven held-out sets written without looking
+ * at the reader. The first six have since been fitted; the seventh (a policy aide's, a phone-skimming product
+ * manager's, a student's, a safety volunteer's and an insurance analyst's threads) is the blind measure.
  */
 export const CONVERSATION_FILES = [
   'conversations.jsonl',
@@ -77,6 +77,8 @@ export const CONVERSATION_FILES = [
   'conversations-heldout3.jsonl',
   'conversations-heldout4.jsonl',
   'conversations-heldout5.jsonl',
+  'conversations-heldout6.jsonl',
+  'conversations-heldout7.jsonl',
 ] as const;
 
 /** A benchmark file by its name under fixtures/benchmarks, or by its path. */

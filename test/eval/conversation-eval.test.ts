@@ -156,6 +156,13 @@ describe('the conversation benchmark files', () => {
     expect(turns.filter((t) => /\b(last|this) year\b/i.test(t.say))).toEqual([]);
   });
 
+  it('the sixth and seventh held-out sets: 40 threads each in five voices, every kind of edit the writers were asked to cover', () => {
+    const kinds: string[] = ['period', 'month', 'relative_period', 'type', 'place', 'flag', 'grouping', 'ranking', 'fewest', 'comparison'];
+    for (const more of ['comparison_series', 'share', 'remove_filter', 'remove_period', 'measure', 'widen'] as const) kinds.push(more);
+    heldOutSet('conversations-heldout6.jsonl', { conversations: 40, turns: 170, kinds });
+    heldOutSet('conversations-heldout7.jsonl', { conversations: 40, turns: 160, kinds });
+  });
+
   it.each(CONVERSATION_FILES)(
     '%s: gold queries written against crimes that pass the SQL guard, never our compiler output',
     async (file) => {

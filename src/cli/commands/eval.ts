@@ -59,7 +59,7 @@ export function registerEval(program: Command): void {
     .option('--limit <n>', 'only the first n conversations', positiveInt)
     .option(
       '--file <name>',
-      'the conversations file: a name under fixtures/benchmarks (conversations.jsonl, conversations-heldout.jsonl, conversations-heldout2.jsonl, conversations-heldout3.jsonl, conversations-heldout4.jsonl, conversations-heldout5.jsonl) or a path',
+      'the conversations file: a name under fixtures/benchmarks (conversations.jsonl, conversations-heldout.jsonl, conversations-heldout2.jsonl, conversations-heldout3.jsonl, conversations-heldout4.jsonl, conversations-heldout5.jsonl, conversations-heldout6.jsonl, conversations-heldout7.jsonl) or a path',
       'conversations.jsonl',
     )
     .action(async (opts: { limit?: number; file: string }) => {
