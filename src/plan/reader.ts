@@ -25,12 +25,13 @@ export type { ReadContext } from './read/context.js';
 export type Reading =
   /** terms: the ambiguous glossary terms in play ('night', 'per_block_average', 'calendar_day', 'violent_crime', 'weekend') */
   | { ok: true; plan: QueryPlanInput; understood: string[]; terms: string[] }
-  | { ok: false; understood: string[]; unplaced: string[]; suggestion: string };
+  /** reason: why a reading of every word stopped, when it is not a word left unread ("There is no earlier answer…") */
+  | { ok: false; understood: string[]; unplaced: string[]; suggestion: string; reason?: string };
 
 const FALLBACK = 'Try: how many thefts were reported in Austin in 2019?';
 const NOTHING = 'nothing to count';
-const NO_EARLIER_ANSWER =
-  'There is no earlier answer in this thread to build on: ask the whole question, e.g. "how many thefts were reported in 2019?"';
+const NO_EARLIER_ANSWER = 'There is no earlier answer in this thread to build on';
+const ASK_WHOLE = 'Ask the whole question, e.g. "how many thefts were reported in 2019?"';
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export function readQuestion(text: string, ctx: ReadContext): Reading {
@@ -92,7 +93,7 @@ export function readInThread(text: string, last: QueryPlan | null | undefined, c
   if (last === undefined && isFragment(work) && work.live().some((p) => p.kind === 'followUp' && p.back)) {
     // "same for 2019" with no answer in the thread yet (the first question was refused): there is nothing to edit,
     // and read on its own it would count every crime of 2019
-    return { ok: false, understood: edits, unplaced: [], suggestion: NO_EARLIER_ANSWER, edit: true, edits };
+    return { ok: false, understood: edits, unplaced: [], reason: NO_EARLIER_ANSWER, suggestion: ASK_WHOLE, edit: true, edits };
   }
   const whole = new Work(scan(text, ctx));
   const { plan, terms } = assemble(whole);

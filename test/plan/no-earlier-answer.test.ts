@@ -13,7 +13,8 @@ describe('a fragment with no earlier answer', () => {
     (text) => {
       const r = readInThread(text, undefined, ctx);
       expect(r.ok).toBe(false);
-      expect(!r.ok && r.suggestion).toMatch(/no earlier answer in this thread/);
+      expect(!r.ok && r.reason).toMatch(/no earlier answer in this thread/);
+      expect(!r.ok && r.suggestion).toMatch(/Ask the whole question/);
     },
   );
 

@@ -38,7 +38,14 @@ export async function planFromWords(state: SqlState, ctx: PlanContext): Promise<
   const history = state.thread.history;
   const reading = readInThread(state.question, lastAnswerPlan(history), ctx, lastAnswerPlan(history.slice(0, -1)));
   state.fragment = reading.edit;
-  if (!reading.ok) return { kind: 'unread', understood: reading.understood, unplaced: reading.unplaced, suggestion: reading.suggestion };
+  if (!reading.ok)
+    return {
+      kind: 'unread',
+      understood: reading.understood,
+      unplaced: reading.unplaced,
+      suggestion: reading.suggestion,
+      reason: reading.reason,
+    };
   const plan = parsePlan(reading.plan);
   const model = Boolean(state.deps.llm && !state.llmUnavailable);
   if (plan.measure.kind === 'share' && (plan.top || plan.order === 'measure' || plan.order === 'measure_asc') && (model || !reading.edit)) {
@@ -138,7 +145,7 @@ export function unreadRefusal(state: SqlState, unread: Extract<PlanOutcome, { ki
     kind: 'refusal',
     route: 'sql',
     trace: state.trace,
-    reason: `${understood}${unplaced}. ${why}`,
+    reason: unread.reason ? `${understood}. ${unread.reason}` : `${understood}${unplaced}. ${why}`,
     alternatives: [unread.suggestion, 'Configure an LLM (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL) for free-form questions'].filter(Boolean),
   });
 }

@@ -14,4 +14,5 @@ export type PlanOutcome =
   | { kind: 'asked' }
   /** the plan path answered itself (state.answer): a block the data does not have, with the nearest it has */
   | { kind: 'told' }
-  | { kind: 'unread'; understood: string[]; unplaced: string[]; suggestion: string };
+  /** reason: why the reading stopped when every word was read ("There is no earlier answer…"), instead of the words left */
+  | { kind: 'unread'; understood: string[]; unplaced: string[]; suggestion: string; reason?: string };

@@ -266,6 +266,14 @@ describe('SQL agent without an LLM (the query plan)', () => {
     expect(a.kind === 'result' && a.assumptions.join(' ')).toMatch(/I did not use: "Honestly"/);
   });
 
+  it('a fragment that points back in a thread with no answer yet says so as its reason ("same for 2019")', async () => {
+    const { desk } = testDesk(db);
+    const a = await ask(desk, 'same for 2019', 'nothing-before');
+    expect(a).toMatchObject({ kind: 'refusal' });
+    expect(a.kind === 'refusal' && a.reason).toMatch(/There is no earlier answer in this thread to build on/);
+    expect(a.kind === 'refusal' && a.reason).not.toMatch(/needs one/);
+  });
+
   it('refuses requests to change data, greets, and turns away other topics', async () => {
     const { desk } = testDesk(db);
     expect(await ask(desk, 'delete all crimes from 2001')).toMatchObject({
