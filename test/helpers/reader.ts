@@ -51,5 +51,18 @@ export function threadReader(latestDate: string, { asEdit }: { asEdit: boolean }
     expect(bare(r.plan), text).toEqual(bare(expected));
   }
 
-  return { ctx, areas, thread, bare, expectEdit };
+  /** The thread after each text, each read with the two answers before it, as the bot reads them ("both", "undo"). */
+  function threadWithBefore(...texts: string[]): { last: QueryPlan; before: QueryPlan } {
+    let last: QueryPlan | undefined;
+    let before: QueryPlan | undefined;
+    for (const text of texts) {
+      const r = readInThread(text, last, ctx, before);
+      if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)}`);
+      before = last;
+      last = parsePlan(r.plan);
+    }
+    return { last: last!, before: before! };
+  }
+
+  return { ctx, areas, thread, threadWithBefore, bare, expectEdit };
 }

@@ -5,26 +5,13 @@
 // ("add district 5", "also district 5"), which sets both places side by side instead of replacing the first.
 import { describe, expect, it } from 'vitest';
 import { threadReader } from '../helpers/reader.js';
-import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
+import { type QueryPlan } from '../../src/plan/query-plan.js';
 import { readInThread } from '../../src/plan/reader.js';
 
-const { ctx, thread } = threadReader('2025-12-31', { asEdit: false });
+const { ctx, thread, threadWithBefore } = threadReader('2025-12-31', { asEdit: false });
 
 const Y = (from: number, to = from) => ({ from: `${from}-01-01`, to: `${to + 1}-01-01` });
 const time = (p: QueryPlan) => p.filters.time && { from: p.filters.time.from, to: p.filters.time.to };
-
-/** The thread's plan after each text, reading each with the two answers before it (as the bot does). */
-function threadWithBefore(...texts: string[]): QueryPlan {
-  let last: QueryPlan | undefined;
-  let before: QueryPlan | undefined;
-  for (const text of texts) {
-    const r = readInThread(text, last, ctx, before);
-    if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)}`);
-    before = last;
-    last = parsePlan(r.plan);
-  }
-  return last!;
-}
 
 describe('a numbered ward, district or beat asked for its figures', () => {
   it('"ward 27 numbers for 2023", "district 3 counts for 2022", "beat 1123 totals in 2024": a count there', () => {
@@ -159,7 +146,7 @@ describe('extending the period, said politely and of "the period" or "the analys
 describe('both places of the two answers before, side by side', () => {
   it('"put both wards side by side by year" after ward 24 then ward 20', () => {
     for (const t of ['put both wards side by side by year', 'both of them side by side by year', 'set both wards side by side per year']) {
-      const p = threadWithBefore('narcotics in ward 24 per year, past 3 years', 'what about ward 20', t);
+      const p = threadWithBefore('narcotics in ward 24 per year, past 3 years', 'what about ward 20', t).last;
       expect(p.filters.wards, t).toEqual([24]);
       expect(p.versus, t).toEqual({ wards: [20] });
       expect(p.groupBy, t).toEqual(['year']);

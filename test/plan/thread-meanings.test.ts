@@ -3,10 +3,9 @@
 // percentage of all crimes (that year)" is the share of the thread's count. Pure tests of the reader.
 import { describe, expect, it } from 'vitest';
 import { threadReader } from '../helpers/reader.js';
-import { parsePlan, type QueryPlan } from '../../src/plan/query-plan.js';
 import { readInThread } from '../../src/plan/reader.js';
 
-const { ctx, thread, bare, expectEdit } = threadReader('2025-12-31', { asEdit: false });
+const { ctx, thread, threadWithBefore, bare, expectEdit } = threadReader('2025-12-31', { asEdit: false });
 
 const Y = (y: number) => ({ from: `${y}-01-01`, to: `${y + 1}-01-01` });
 const since = (y: number) => ({ from: `${y}-01-01`, to: '2026-01-01' });
@@ -136,17 +135,6 @@ describe('a comparison done again for other types, one row per type', () => {
 });
 
 describe('"both": the two answers before, side by side', () => {
-  function threadWithBefore(...texts: string[]): { last: QueryPlan; before: QueryPlan } {
-    let last: QueryPlan | undefined;
-    let before: QueryPlan | undefined;
-    for (const text of texts) {
-      const r = readInThread(text, last, ctx, before);
-      if (!r.ok) throw new Error(`"${text}" was refused: ${JSON.stringify(r.unplaced)}`);
-      before = last;
-      last = parsePlan(r.plan);
-    }
-    return { last: last!, before: before! };
-  }
   it('Lakeview then Logan Square, "both by year since 2019": years with a column for each', () => {
     const { last, before } = threadWithBefore('robberys in lakeview 2021', 'and logan square');
     for (const text of ['both by year since 2019', 'both of them by year since 2019']) {
