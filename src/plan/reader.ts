@@ -122,7 +122,7 @@ function conclude(work: Work, plan: QueryPlan | undefined, terms: string[], ctx:
         .filter((p) => p.kind !== 'followUp')
         .map((p) => p.text);
   // a refusal names every word not used, the passed-over ones too
-  const unplaced = [...work.unplacedPhrases(), ...skippedWords(work).filter((w) => !work.unplacedPhrases().includes(w))];
+  const unplaced = [...new Set([...work.unplacedPhrases(), ...skippedWords(work)])];
   const why = work.problems.find((p) => p !== NOTHING);
   const suggestion = `${why ? `${capitalise(why)}. ` : ''}${plan && understood.length ? `Try: ${planQuestion(plan, ctx)}` : FALLBACK}`;
   return { ok: false, understood, unplaced, suggestion };
